@@ -1,0 +1,598 @@
+/*
+ * sinew: skeletal animation and skinning. The runtime API.
+ *
+ * The runtime depends on libc and libm only. It never allocates inside a
+ * frame: objects are created once (create functions allocate through an
+ * optional allocator and validate everything), and every per-frame step
+ * writes into buffers the caller owns. Functions hold no global state and
+ * are safe to call from several threads on distinct outputs.
+ *
+ * A frame, step by step:
+ *
+ *   1. sinew_clip_sample()      clip at time t -> local pose (one TRS per joint)
+ *   2. sinew_local_to_model()   local pose -> model-space matrices, parents first
+ *   3. sinew_skin_palette()     palette[j] = model[skin->joints[j]] * inverse_bind[j]
+ *   4. sinew_skin_lbs()         linear blend skinning of positions, normals, tangents
+ *      or sinew_dq_palette() + sinew_skin_dqs()   dual-quaternion skinning
+ *
+ *   sinew_cursor cur = { keys, clip->track_count };     // keys: caller's int32 array
+ *   sinew_clip_sample(clip, skeleton, t, SINEW_SAMPLE_LOOP, &cur, local, n, &err);
+ *   sinew_local_to_model(skeleton, local, NULL, model, n, &err);
+ *   sinew_skin_palette(skin, model, n, NULL, palette, skin->joint_count, &err);
+ *   sinew_skin_lbs(&(sinew_skin_job){ .skin = skin, .palette = palette,
+ *                  .palette_count = skin->joint_count,
+ *                  .positions = pos, .out_positions = out_pos }, &err);
+ *
+ * Conventions:
+ *   - quaternions are (x, y, z, w); matrices are column-major 4x4 as in glTF
+ *     and OpenGL: element (row r, column c) is m[c * 4 + r], and a point is
+ *     transformed as M * (x, y, z, 1);
+ *   - a transform is translation * rotation * scale (scale applied first);
+ *   - joints are stored parents first: parents[j] < j, -1 for a root;
+ *   - every function that can fail returns a sinew_result and, when the
+ *     optional `err` is not NULL, fills it with the result and a sentence that
+ *     names the place (a joint, a track, a key, a vertex). The library never
+ *     prints; warnings (data that was repaired) go to the optional logger.
+ *   - zero-initialised option structs mean defaults.
+ */
+#ifndef SINEW_H
+#define SINEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SINEW_VERSION_MAJOR 0
+#define SINEW_VERSION_MINOR 1
+#define SINEW_VERSION_PATCH 0
+#define SINEW_VERSION_STRING "0.1.0"
+
+/* Most joints in one skeleton: parent indices are int16 with -1 for none. */
+#define SINEW_MAX_JOINTS 32767
+/* Most influences (joint, weight pairs) per skinned vertex. */
+#define SINEW_MAX_INFLUENCES 8
+
+#if defined(_WIN32) && defined(SINEW_SHARED)
+#  ifdef SINEW_BUILDING
+#    define SINEW_API __declspec(dllexport)
+#  else
+#    define SINEW_API __declspec(dllimport)
+#  endif
+#elif defined(__GNUC__)
+#  define SINEW_API __attribute__((visibility("default")))
+#else
+#  define SINEW_API
+#endif
+
+/* Returns the library's version as "MAJOR.MINOR.PATCH". */
+SINEW_API const char *sinew_version(void);
+
+/* ======================================================================== */
+/* Results, errors, logging, allocation                                      */
+/* ======================================================================== */
+
+/* One list makes both the enum and sinew_result_name(). */
+#define SINEW_RESULT_LIST(X)                                                   \
+    X(SINEW_OK, "ok")                                                          \
+    X(SINEW_ERROR_INVALID_ARGUMENT, "invalid argument")                        \
+    X(SINEW_ERROR_OUT_OF_MEMORY, "out of memory")                              \
+    X(SINEW_ERROR_BUFFER_TOO_SMALL, "buffer too small")                        \
+    X(SINEW_ERROR_SIZE_MISMATCH, "sizes do not match")                         \
+    X(SINEW_ERROR_TOO_MANY_JOINTS, "too many joints")                          \
+    X(SINEW_ERROR_BAD_PARENT, "parent index out of range")                     \
+    X(SINEW_ERROR_CYCLE, "joint hierarchy has a cycle")                        \
+    X(SINEW_ERROR_UNKNOWN_JOINT, "joint name not found")                       \
+    X(SINEW_ERROR_BAD_JOINT_INDEX, "joint index out of range")                 \
+    X(SINEW_ERROR_BAD_WEIGHT, "negative or NaN weight")                        \
+    X(SINEW_ERROR_ZERO_WEIGHT, "vertex weights sum to zero")                   \
+    X(SINEW_ERROR_NOT_FINITE, "NaN or infinite value")                         \
+    X(SINEW_ERROR_BAD_ROTATION, "rotation quaternion of zero length")          \
+    X(SINEW_ERROR_KEYS_NOT_INCREASING, "key times not strictly increasing")    \
+    X(SINEW_ERROR_DUPLICATE_TRACK, "two tracks animate the same joint value")  \
+    X(SINEW_ERROR_SHEAR, "matrix has shear or projection")                     \
+    X(SINEW_ERROR_SINGULAR, "matrix is not invertible")
+
+typedef enum sinew_result {
+#define SINEW__RESULT_ENUM(name, text) name,
+    SINEW_RESULT_LIST(SINEW__RESULT_ENUM)
+#undef SINEW__RESULT_ENUM
+    SINEW_RESULT_COUNT
+} sinew_result;
+
+/* Returns the enumerator's name ("SINEW_ERROR_CYCLE"), or "SINEW_UNKNOWN"
+ * for a value outside the enum. The string is static. */
+SINEW_API const char *sinew_result_name(sinew_result result);
+
+/* Returns a short lower-case description of the result ("joint hierarchy
+ * has a cycle"). The string is static. */
+SINEW_API const char *sinew_result_text(sinew_result result);
+
+/* Filled by functions that fail, when the caller passes one. `description`
+ * is a full sentence naming the place, e.g.
+ * "track 3 (joint 5, rotation): key 7 time 0.25 is not after key 6 time 0.25". */
+typedef struct sinew_error {
+    sinew_result result;
+    char description[256];
+} sinew_error;
+
+typedef enum sinew_log_level {
+    SINEW_LOG_INFO = 0,
+    SINEW_LOG_WARNING = 1
+} sinew_log_level;
+
+/* Receives the library's warnings: data that sinew accepted but repaired
+ * (weights that did not sum to 1, duplicate joint names, non-unit rotation
+ * keys). `message` lives only during the call. */
+typedef struct sinew_logger {
+    void (*log)(void *user, sinew_log_level level, const char *message);
+    void *user;
+} sinew_logger;
+
+/* Allocation used by create functions; both NULL means malloc and free.
+ * The object remembers its allocator so that its free function uses it. */
+typedef struct sinew_allocator {
+    void *(*alloc)(void *user, size_t size);
+    void (*free)(void *user, void *ptr);
+    void *user;
+} sinew_allocator;
+
+/* Options for every create function. Zero-initialised means malloc/free and
+ * no logging. Passing NULL is the same as a zeroed struct. */
+typedef struct sinew_options {
+    sinew_allocator allocator;
+    sinew_logger logger;
+} sinew_options;
+
+/* ======================================================================== */
+/* Math                                                                      */
+/* ======================================================================== */
+
+typedef struct sinew_vec3 { float x, y, z; } sinew_vec3;
+typedef struct sinew_quat { float x, y, z, w; } sinew_quat;
+/* Column-major: element (row r, column c) is m[c * 4 + r]; m[12..14] is the
+ * translation. */
+typedef struct sinew_mat4 { float m[16]; } sinew_mat4;
+/* translation * rotation * scale. */
+typedef struct sinew_transform {
+    sinew_vec3 translation;
+    sinew_quat rotation;
+    sinew_vec3 scale;
+} sinew_transform;
+
+/* Returns (x, y, z). */
+SINEW_API sinew_vec3 sinew_vec3_make(float x, float y, float z);
+/* Returns a + b. */
+SINEW_API sinew_vec3 sinew_vec3_add(sinew_vec3 a, sinew_vec3 b);
+/* Returns a - b. */
+SINEW_API sinew_vec3 sinew_vec3_sub(sinew_vec3 a, sinew_vec3 b);
+/* Returns a * s. */
+SINEW_API sinew_vec3 sinew_vec3_scale(sinew_vec3 a, float s);
+/* Returns the dot product of a and b. */
+SINEW_API float sinew_vec3_dot(sinew_vec3 a, sinew_vec3 b);
+/* Returns the cross product a x b. */
+SINEW_API sinew_vec3 sinew_vec3_cross(sinew_vec3 a, sinew_vec3 b);
+/* Returns the Euclidean length of a. */
+SINEW_API float sinew_vec3_length(sinew_vec3 a);
+/* Returns a / |a|, or (0, 0, 0) when |a| is 0. */
+SINEW_API sinew_vec3 sinew_vec3_normalize(sinew_vec3 a);
+/* Returns a + (b - a) * t; t = 0 returns a exactly. */
+SINEW_API sinew_vec3 sinew_vec3_lerp(sinew_vec3 a, sinew_vec3 b, float t);
+
+/* Returns the identity rotation (0, 0, 0, 1). */
+SINEW_API sinew_quat sinew_quat_identity(void);
+/* Returns the rotation of `radians` about `axis` (normalized here; a zero
+ * axis gives the identity). */
+SINEW_API sinew_quat sinew_quat_from_axis_angle(sinew_vec3 axis, float radians);
+/* Returns the Hamilton product a * b: the rotation b followed by a. */
+SINEW_API sinew_quat sinew_quat_mul(sinew_quat a, sinew_quat b);
+/* Returns the conjugate (-x, -y, -z, w), the inverse of a unit quaternion. */
+SINEW_API sinew_quat sinew_quat_conjugate(sinew_quat q);
+/* Returns the 4D dot product. */
+SINEW_API float sinew_quat_dot(sinew_quat a, sinew_quat b);
+/* Returns q / |q|, or the identity when |q| is 0 or not finite. */
+SINEW_API sinew_quat sinew_quat_normalize(sinew_quat q);
+/* Returns v rotated by the unit quaternion q. */
+SINEW_API sinew_vec3 sinew_quat_rotate(sinew_quat q, sinew_vec3 v);
+/* Shortest-path normalized linear interpolation: b is negated when
+ * dot(a, b) < 0, the result is normalized. Cheaper than slerp, not
+ * constant-speed. */
+SINEW_API sinew_quat sinew_quat_nlerp(sinew_quat a, sinew_quat b, float t);
+/* Shortest-path spherical linear interpolation of unit quaternions, constant
+ * angular speed. t = 0 returns a exactly; nearly equal inputs fall back to
+ * nlerp to avoid dividing by a tiny sine. */
+SINEW_API sinew_quat sinew_quat_slerp(sinew_quat a, sinew_quat b, float t);
+/* Returns the unit quaternion of a pure rotation matrix given as 9 floats,
+ * column-major (Shepperd's method: stable for every angle). */
+SINEW_API sinew_quat sinew_quat_from_mat3(const float r[9]);
+
+/* Returns the identity transform. */
+SINEW_API sinew_transform sinew_transform_identity(void);
+
+/* Returns the identity matrix. */
+SINEW_API sinew_mat4 sinew_mat4_identity(void);
+/* Returns a * b (b applied first). */
+SINEW_API sinew_mat4 sinew_mat4_mul(const sinew_mat4 *a, const sinew_mat4 *b);
+/* Returns the transpose. */
+SINEW_API sinew_mat4 sinew_mat4_transpose(const sinew_mat4 *a);
+/* Returns the determinant. */
+SINEW_API float sinew_mat4_determinant(const sinew_mat4 *a);
+/* Writes the inverse of `a` to `out` (which may alias `a`). Returns
+ * SINEW_ERROR_SINGULAR, leaving `out` untouched, when the determinant is 0 or
+ * not finite. */
+SINEW_API sinew_result sinew_mat4_inverse(const sinew_mat4 *a, sinew_mat4 *out);
+/* Returns M * (p, 1), the perspective divide ignored (affine use). */
+SINEW_API sinew_vec3 sinew_mat4_transform_point(const sinew_mat4 *m, sinew_vec3 p);
+/* Returns M * (v, 0): the upper 3x3 applied to v. */
+SINEW_API sinew_vec3 sinew_mat4_transform_vector(const sinew_mat4 *m, sinew_vec3 v);
+/* Returns the matrix T * R * S of a transform. The rotation need not be
+ * normalized: it is normalized here. */
+SINEW_API sinew_mat4 sinew_mat4_from_transform(const sinew_transform *t);
+/* Decomposes an affine matrix into translation, rotation and scale. A
+ * negative determinant is expressed as a negative x scale. Returns SINEW_OK
+ * when the matrix is exactly a TRS (within 1e-4 relative), and
+ * SINEW_ERROR_SHEAR when its axes are not orthogonal or its last row is not
+ * (0, 0, 0, 1); `out` then holds the closest TRS (axes orthogonalised by
+ * Gram-Schmidt from x). `shear`, when not NULL, receives the largest |cosine|
+ * between two axes (0 for a TRS). A singular upper 3x3 returns
+ * SINEW_ERROR_SINGULAR with a zero scale on the collapsed axes. */
+SINEW_API sinew_result sinew_mat4_decompose(const sinew_mat4 *m, sinew_transform *out,
+                                            float *shear);
+
+/* ======================================================================== */
+/* Skeleton                                                                  */
+/* ======================================================================== */
+
+/* A flat array of joints, parents first. Created by sinew_skeleton_create();
+ * every field is read-only. Names are UTF-8, never NULL ("" when unnamed). */
+typedef struct sinew_skeleton {
+    int joint_count;
+    const int16_t *parents;          /* parents[j] < j, -1 for a root */
+    const char *const *names;        /* one per joint */
+    const uint32_t *name_hashes;     /* sinew_name_hash(names[j]) */
+    const sinew_transform *rest_pose; /* local TRS per joint */
+    /* private */
+    const int32_t *lookup_;
+    uint32_t lookup_mask_;
+    sinew_allocator allocator_;
+} sinew_skeleton;
+
+/* What sinew_skeleton_create() reads. Joints may come in any order. */
+typedef struct sinew_skeleton_desc {
+    int joint_count;                  /* 1 .. SINEW_MAX_JOINTS */
+    const int *parents;               /* parent of each joint in this array, -1 for a root */
+    const char *const *names;         /* optional; NULL entries mean "" */
+    const sinew_transform *rest_pose; /* optional; NULL means identity */
+} sinew_skeleton_desc;
+
+/* Builds a skeleton from joints in any order: the result lists every parent
+ * before its children, keeping the given order where it already allows that
+ * (input that is already parents-first comes out unchanged). `remap`, when not
+ * NULL, must hold joint_count ints and receives for each input joint its index
+ * in the result. Errors: SINEW_ERROR_TOO_MANY_JOINTS, SINEW_ERROR_BAD_PARENT
+ * (out of range), SINEW_ERROR_CYCLE (a joint that is its own ancestor),
+ * SINEW_ERROR_NOT_FINITE and SINEW_ERROR_BAD_ROTATION (rest pose). Duplicate
+ * names are allowed and reported to the logger; rest rotations that are not
+ * unit length are normalized and reported. Free with sinew_skeleton_free(). */
+SINEW_API sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *desc, int *remap,
+                                                const sinew_options *options, sinew_error *err);
+
+/* Frees a skeleton (NULL is fine). */
+SINEW_API void sinew_skeleton_free(sinew_skeleton *skeleton);
+
+/* Returns the lowest index of a joint named `name`, or -1. O(1) on average. */
+SINEW_API int sinew_skeleton_find_joint(const sinew_skeleton *skeleton, const char *name);
+
+/* Returns the 32-bit FNV-1a hash of a NUL-terminated UTF-8 string. */
+SINEW_API uint32_t sinew_name_hash(const char *name);
+
+/* Returns the number of edges between joint and its root (0 for a root), or
+ * -1 when joint is out of range. */
+SINEW_API int sinew_skeleton_depth(const sinew_skeleton *skeleton, int joint);
+
+/* ======================================================================== */
+/* Clips and sampling                                                        */
+/* ======================================================================== */
+
+typedef enum sinew_interpolation {
+    SINEW_INTERP_LINEAR = 0, /* lerp; rotations slerp (or nlerp, see flags) */
+    SINEW_INTERP_STEP = 1,   /* the value of the last key at or before t */
+    SINEW_INTERP_CUBICSPLINE = 2 /* glTF cubic Hermite spline */
+} sinew_interpolation;
+
+typedef enum sinew_track_target {
+    SINEW_TARGET_TRANSLATION = 0, /* 3 components */
+    SINEW_TARGET_ROTATION = 1,    /* 4 components, quaternion x y z w */
+    SINEW_TARGET_SCALE = 2        /* 3 components */
+} sinew_track_target;
+
+/* One animated value of one joint. `values` holds, per key, 3 (translation,
+ * scale) or 4 (rotation) floats; for CUBICSPLINE, per key the in-tangent, the
+ * value and the out-tangent, in that order, as glTF stores them. Tangents are
+ * per second: the spline scales them by the key interval. */
+typedef struct sinew_track {
+    int joint;
+    sinew_track_target target;
+    sinew_interpolation interpolation;
+    int key_count;
+    const float *times;  /* key_count seconds, strictly increasing, >= 0 */
+    const float *values;
+} sinew_track;
+
+/* Keyframe tracks for the joints of one skeleton. Created by
+ * sinew_clip_create(); every field is read-only. */
+typedef struct sinew_clip {
+    const char *name;       /* never NULL */
+    float duration;         /* seconds; sampling time runs over [0, duration] */
+    int joint_count;        /* joints of the skeleton this clip animates */
+    int track_count;
+    const sinew_track *tracks;
+    /* private */
+    sinew_allocator allocator_;
+} sinew_clip;
+
+typedef struct sinew_clip_desc {
+    const char *name;        /* optional */
+    int joint_count;         /* skeleton size; every track's joint is below it */
+    float duration;          /* 0: the last key time of all tracks */
+    int track_count;
+    const sinew_track *tracks;
+} sinew_clip_desc;
+
+/* Copies and validates tracks into a clip. Errors name the track and key:
+ * SINEW_ERROR_BAD_JOINT_INDEX, SINEW_ERROR_KEYS_NOT_INCREASING (also a first
+ * time below 0), SINEW_ERROR_NOT_FINITE (times, values, tangents),
+ * SINEW_ERROR_BAD_ROTATION (a zero quaternion key), SINEW_ERROR_DUPLICATE_TRACK,
+ * SINEW_ERROR_INVALID_ARGUMENT (no keys, a duration shorter than the last key,
+ * an unknown target or interpolation). Rotation keys (values, not tangents)
+ * that are not unit length are normalized and reported to the logger. A clip
+ * with no tracks is allowed: it plays the rest pose. */
+SINEW_API sinew_clip *sinew_clip_create(const sinew_clip_desc *desc, const sinew_options *options,
+                                        sinew_error *err);
+
+/* Frees a clip (NULL is fine). */
+SINEW_API void sinew_clip_free(sinew_clip *clip);
+
+typedef enum sinew_sample_flags {
+    SINEW_SAMPLE_CLAMP = 0, /* t is clamped to [0, duration] */
+    SINEW_SAMPLE_LOOP = 1,  /* t wraps into [0, duration) */
+    SINEW_SAMPLE_NLERP = 2  /* LINEAR rotations use nlerp instead of slerp */
+} sinew_sample_flags;
+
+/* Per playing clip, caller-owned: one key hint per track, so that forward
+ * playback finds its keys in amortized O(1) and a random seek in O(log n).
+ * `keys` must hold clip->track_count entries; zero them (or leave any values:
+ * a wrong hint costs a search, never a wrong result). A cursor may be shared
+ * by no two threads. A zeroed sinew_cursor (no storage) means binary search
+ * every time. */
+typedef struct sinew_cursor {
+    int32_t *keys;
+    int count;
+} sinew_cursor;
+
+/* Samples one track at time t (not wrapped here: before the first key gives
+ * the first value, after the last the last value). Writes 3 or 4 floats to
+ * `out`. `hint`, optional, is the cursor entry for this track. `flags` takes
+ * SINEW_SAMPLE_NLERP. Rotations are unit length on return. Never fails on a
+ * track that came from a clip. */
+SINEW_API void sinew_track_sample(const sinew_track *track, float t, unsigned flags,
+                                  int32_t *hint, float out[4]);
+
+/* Samples the clip at time t into `out` (output_count local transforms, the
+ * skeleton's joint count). Joints without a track, and the values a joint's
+ * tracks leave out, keep the skeleton's rest pose. `cursor` is optional.
+ * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, t not finite),
+ * SINEW_ERROR_SIZE_MISMATCH (clip, skeleton and output joint counts differ),
+ * SINEW_ERROR_BUFFER_TOO_SMALL (cursor with fewer keys than tracks). */
+SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                         float time, unsigned flags, sinew_cursor *cursor,
+                                         sinew_transform *out, int output_count, sinew_error *err);
+
+/* Returns the number of keys summed over the clip's tracks whose target is
+ * `target`. */
+SINEW_API int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target);
+
+/* ======================================================================== */
+/* Poses                                                                     */
+/* ======================================================================== */
+
+/* Turns a local pose into model-space matrices in one pass over the joints,
+ * parents first: model[j] = model[parent] * TRS(local[j]), and for a root
+ * root * TRS(local[j]) (`root` NULL means identity). Rotations must be unit
+ * length (sampling and blending return them so). `count` must equal the
+ * skeleton's joint count. Errors: SINEW_ERROR_INVALID_ARGUMENT,
+ * SINEW_ERROR_SIZE_MISMATCH. */
+SINEW_API sinew_result sinew_local_to_model(const sinew_skeleton *skeleton,
+                                            const sinew_transform *local, const sinew_mat4 *root,
+                                            sinew_mat4 *model, int count, sinew_error *err);
+
+/* Copies the skeleton's rest pose into `out` (count transforms). Errors as
+ * sinew_local_to_model(). */
+SINEW_API sinew_result sinew_rest_pose(const sinew_skeleton *skeleton, sinew_transform *out,
+                                       int count, sinew_error *err);
+
+/* ======================================================================== */
+/* Skins                                                                     */
+/* ======================================================================== */
+
+typedef enum sinew_index_type {
+    SINEW_INDEX_U8 = 0,
+    SINEW_INDEX_U16 = 1
+} sinew_index_type;
+
+typedef enum sinew_weight_type {
+    SINEW_WEIGHT_F32 = 0,
+    SINEW_WEIGHT_UNORM8 = 1,  /* weight = value / 255 */
+    SINEW_WEIGHT_UNORM16 = 2  /* weight = value / 65535 */
+} sinew_weight_type;
+
+/* The skin of one vertex set: which skeleton joints its palette uses, their
+ * inverse bind matrices, and each vertex's influences. Influences are stored
+ * vertex-major: vertex v's influence i is element v * influence_count + i of
+ * `indices` and `weights`; indices point into `joints` (the skin's own joint
+ * list), not into the skeleton. A zero weight means no influence. Weights of
+ * each vertex sum to 1 (exactly 255 or 65535 for unorm). Read-only. */
+typedef struct sinew_skin {
+    int joint_count;                 /* palette size */
+    const int16_t *joints;           /* skeleton joint of each skin joint */
+    const sinew_mat4 *inverse_bind;  /* one per skin joint */
+    int vertex_count;
+    int influence_count;             /* 1 .. SINEW_MAX_INFLUENCES per vertex */
+    sinew_index_type index_type;
+    const void *indices;
+    sinew_weight_type weight_type;
+    const void *weights;
+    /* private */
+    sinew_allocator allocator_;
+} sinew_skin;
+
+typedef struct sinew_skin_desc {
+    int joint_count;
+    const int *joints;                /* skeleton joint indices, or NULL ... */
+    const char *const *joint_names;   /* ... to match by name instead */
+    const sinew_mat4 *inverse_bind;   /* optional; NULL means identity */
+    int vertex_count;
+    int influence_count;
+    sinew_index_type index_type;      /* U8 needs joint_count <= 256 */
+    const void *indices;
+    sinew_weight_type weight_type;
+    const void *weights;
+} sinew_skin_desc;
+
+/* What sinew_skin_create() repaired. */
+typedef struct sinew_skin_report {
+    int normalized_vertices; /* vertices whose weight sum was not 1 */
+    int worst_vertex;        /* the one furthest from 1, -1 if none */
+    float worst_sum;         /* its weight sum before normalizing */
+    int cleared_indices;     /* zero-weight influences whose out-of-range index was set to 0 */
+} sinew_skin_report;
+
+/* Copies, validates and normalizes a skin for `skeleton`. The caller's arrays
+ * are never modified. Errors name the vertex or joint:
+ * SINEW_ERROR_UNKNOWN_JOINT (a name not in the skeleton),
+ * SINEW_ERROR_BAD_JOINT_INDEX (a skin joint outside the skeleton, or a vertex
+ * influence with a non-zero weight whose index is not below joint_count),
+ * SINEW_ERROR_BAD_WEIGHT (negative or NaN), SINEW_ERROR_ZERO_WEIGHT (a vertex
+ * whose weights are all 0), SINEW_ERROR_NOT_FINITE (an inverse bind matrix),
+ * SINEW_ERROR_INVALID_ARGUMENT (counts, types). Weight sums off 1 by more
+ * than 1e-5 (float) or off 255/65535 (unorm) are normalized, counted in
+ * `report` (optional) and reported to the logger; sums within the tolerance
+ * are kept bit for bit. Free with sinew_skin_free(). */
+SINEW_API sinew_skin *sinew_skin_create(const sinew_skeleton *skeleton, const sinew_skin_desc *desc,
+                                        const sinew_options *options, sinew_skin_report *report,
+                                        sinew_error *err);
+
+/* Frees a skin (NULL is fine). */
+SINEW_API void sinew_skin_free(sinew_skin *skin);
+
+/* Reads vertex v's influences as skin joint indices and float weights
+ * (influence_count entries each; zero weights included). Returns the number
+ * of influences with a non-zero weight. v must be below vertex_count. */
+SINEW_API int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights);
+
+/* Computes the skinning palette: palette[j] = left * model[skin->joints[j]]
+ * * inverse_bind[j] for each skin joint. `left` (NULL means identity) is for
+ * formats that want the mesh node's inverse world matrix. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_BUFFER_TOO_SMALL (model_count not
+ * above every skin joint, or palette_count below skin->joint_count). */
+SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
+                                          int model_count, const sinew_mat4 *left,
+                                          sinew_mat4 *palette, int palette_count, sinew_error *err);
+
+/* ======================================================================== */
+/* CPU skinning (scalar reference)                                           */
+/* ======================================================================== */
+
+/* How normals follow a blended matrix M. */
+typedef enum sinew_normal_mode {
+    /* Decided once per call from the palette: the cheap path when every
+     * palette matrix is a rotation times a uniform scale, the inverse
+     * transpose otherwise. */
+    SINEW_NORMALS_AUTO = 0,
+    /* n' = M n, renormalized: the usual engine path. Exact where one
+     * rotation-and-uniform-scale matrix acts; where different rotations
+     * blend, M is no rotation and n' leans off the inverse transpose by a
+     * few degrees at strongly bent joints (under 3 degrees measured on the
+     * demo walk). Wrong under non-uniform scale. */
+    SINEW_NORMALS_FAST = 1,
+    /* n' = inverse transpose of M applied to n (through the cofactor
+     * matrix), renormalized: exact under non-uniform scale and shear. */
+    SINEW_NORMALS_INVERSE_TRANSPOSE = 2
+} sinew_normal_mode;
+
+/* A dual quaternion rigid transform with the stretch that dual quaternions
+ * cannot carry. A palette matrix M (upper 3x3 A, translation t) becomes the
+ * rotation R closest to A's axes (Gram-Schmidt from x, made proper) and
+ * stretch S = R^T A (3x3, column-major), so that M p = R (S p) + t exactly.
+ * DQS blends S linearly and the rigid parts as dual quaternions (the
+ * two-phase method of Kavan et al. 2008, "Geometric Skinning with Approximate
+ * Dual Quaternion Blending", section 4). */
+typedef struct sinew_dq_transform {
+    sinew_quat real;
+    sinew_quat dual;
+    float stretch[9];
+} sinew_dq_transform;
+
+/* Converts `count` palette matrices to dual quaternion transforms. Returns
+ * SINEW_ERROR_SINGULAR (naming the joint) for a matrix whose 3x3 part is
+ * singular (that joint's output is then the identity),
+ * SINEW_ERROR_INVALID_ARGUMENT for NULL pointers. */
+SINEW_API sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count,
+                                        sinew_dq_transform *out, sinew_error *err);
+
+/* One skinning call over a vertex range. Inputs and outputs are caller-owned
+ * float streams: positions and normals 3 floats per vertex, tangents 4 (w,
+ * the handedness, is copied). A stride is in bytes, 0 meaning tightly packed.
+ * An input left NULL is not skinned; an output may alias its input (same
+ * stride). Vertex v reads element v of each stream, for v in
+ * [first_vertex, first_vertex + vertex_count); vertex_count 0 means up to
+ * the skin's vertex_count. Threads split a mesh by disjoint ranges. */
+typedef struct sinew_skin_job {
+    const sinew_skin *skin;
+    const sinew_mat4 *palette;             /* LBS: from sinew_skin_palette() */
+    const sinew_dq_transform *dq_palette;  /* DQS: from sinew_dq_palette() */
+    int palette_count;                     /* at least skin->joint_count */
+    int first_vertex;
+    int vertex_count;
+    sinew_normal_mode normal_mode;
+    const float *positions;  size_t positions_stride;
+    const float *normals;    size_t normals_stride;
+    const float *tangents;   size_t tangents_stride;
+    float *out_positions;    size_t out_positions_stride;
+    float *out_normals;      size_t out_normals_stride;
+    float *out_tangents;     size_t out_tangents_stride;
+} sinew_skin_job;
+
+/* Checks a job without running it: the skin, the palette (`palette` for
+ * LBS, `dq_palette` for DQS: `dqs` selects), its count, the vertex range,
+ * strides, and that every input has an output. Returns the first problem. */
+SINEW_API sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs,
+                                               sinew_error *err);
+
+/* Linear blend skinning: M = sum of w_i * palette[i]; positions M (p, 1),
+ * normals per job->normal_mode, tangents M (t, 0) renormalized. A NaN in the
+ * palette gives NaN outputs, never a crash. Validates first. */
+SINEW_API sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err);
+
+/* Dual quaternion skinning. Per vertex: each influence's dual quaternion is
+ * negated when its real part points away from the first influence's
+ * (antipodality), the weighted sum is normalized by its real part's length,
+ * and the blended stretch S = sum of w_i S_i is applied before it:
+ * p' = DQ(S p), normals DQ-rotated cofactor(S) n, tangents DQ-rotated S t.
+ * With no stretch anywhere in the palette (rigid joints) S is skipped.
+ * Validates first. */
+SINEW_API sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err);
+
+/* Returns true when every matrix's 3x3 part is a rotation times a uniform
+ * scale (columns orthogonal and of equal length within `tolerance`,
+ * relative). This is the test SINEW_NORMALS_AUTO makes. */
+SINEW_API bool sinew_palette_is_conformal(const sinew_mat4 *palette, int count, float tolerance);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_H */

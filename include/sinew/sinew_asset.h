@@ -1,0 +1,70 @@
+/*
+ * sinew assets: a skeleton with its clips and meshes, as loaders and the
+ * built-in demo character produce them. Part of the core library (libc and
+ * libm only). Every field is read-only; sinew_asset_free() releases it all.
+ *
+ *   sinew_error err = {0};
+ *   sinew_asset *a = sinew_demo_create(NULL, &err);
+ *   if (!a) { fprintf(stderr, "%s\n", err.description); return 1; }
+ *   const sinew_clip *walk = sinew_asset_find_clip(a, "walk");
+ *   ... sample walk on a->skeleton, skin a->meshes[0] (see sinew.h) ...
+ *   sinew_asset_free(a);
+ */
+#ifndef SINEW_ASSET_H
+#define SINEW_ASSET_H
+
+#include "sinew.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One triangle mesh with separate attribute streams. */
+typedef struct sinew_mesh {
+    const char *name;         /* never NULL */
+    int vertex_count;
+    const float *positions;   /* 3 floats per vertex, bind pose, model space */
+    const float *normals;     /* 3 per vertex, or NULL */
+    const float *tangents;    /* 4 per vertex (w = bitangent sign), or NULL */
+    const float *texcoords;   /* 2 per vertex, or NULL */
+    int index_count;          /* a multiple of 3 */
+    const uint32_t *indices;  /* triangle list, counter-clockwise front faces */
+    const sinew_skin *skin;   /* NULL for a rigid mesh */
+    int joint;                /* rigid mesh: skeleton joint carrying it, -1 for none */
+} sinew_mesh;
+
+typedef struct sinew_asset {
+    const char *name;                 /* never NULL */
+    const sinew_skeleton *skeleton;   /* never NULL */
+    int clip_count;
+    const sinew_clip *const *clips;   /* each animates `skeleton` */
+    int mesh_count;
+    const sinew_mesh *meshes;
+    /* private */
+    sinew_allocator allocator_;
+    void *blocks_;
+} sinew_asset;
+
+/* Frees the asset and everything it holds: skeleton, clips, meshes and their
+ * skins (NULL is fine). */
+SINEW_API void sinew_asset_free(sinew_asset *asset);
+
+/* Returns the first clip named `name`, or NULL. */
+SINEW_API const sinew_clip *sinew_asset_find_clip(const sinew_asset *asset, const char *name);
+
+/* Builds the built-in demo character in code, with no files: "sinew_demo", a
+ * 22-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh
+ * of about 4,000 vertices with smooth weights of up to 4 influences (u8 joint
+ * indices, float weights), normals, tangents and texture coordinates, and two
+ * clips: "walk" (1 s cycle, LINEAR keys at 30 fps, moving forward 1.3 m per
+ * cycle on the root joint) and "idle" (3 s, CUBICSPLINE keys at irregular
+ * times with non-uniform chest scale for breathing, and one STEP track).
+ * Deterministic: every call builds the same data. Errors only for
+ * allocation failure. */
+SINEW_API sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_ASSET_H */

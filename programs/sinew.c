@@ -1,0 +1,320 @@
+/* The sinew command-line tool: a client of the public API only. */
+#define _POSIX_C_SOURCE 199309L
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+static const char usage[] =
+    "usage: sinew <command> [arguments]\n"
+    "\n"
+    "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
+    "\n"
+    "commands:\n"
+    "  demo          play the built-in character through the whole CPU pipeline\n"
+    "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
+    "                print what it did and how long each stage took\n"
+    "  info [FILE]   print the skeleton tree, the clips and the meshes of FILE;\n"
+    "                without FILE, of the built-in character\n"
+    "\n"
+    "options:\n"
+    "  -h, --help    print this help and exit\n"
+    "  --version     print the version and exit\n"
+    "\n"
+    "exit status:\n"
+    "  0  success\n"
+    "  1  the command failed (bad or unreadable data); the reason is on stderr\n"
+    "  2  usage error (unknown command or option, missing argument)\n";
+
+static void log_to_stderr(void *user, sinew_log_level level, const char *message)
+{
+    (void)user;
+    fprintf(stderr, "sinew: %s: %s\n", level == SINEW_LOG_WARNING ? "warning" : "info", message);
+}
+
+static const sinew_options cli_options = {{NULL, NULL, NULL}, {log_to_stderr, NULL}};
+
+static sinew_asset *load_asset(const char *path)
+{
+    sinew_error err = {0};
+    if (path) {
+        fprintf(stderr, "sinew: %s: reading files is not available in this build; "
+                        "run without FILE for the built-in character\n", path);
+        return NULL;
+    }
+    sinew_asset *a = sinew_demo_create(&cli_options, &err);
+    if (!a) fprintf(stderr, "sinew: built-in character: %s\n", err.description);
+    return a;
+}
+
+/* ---- info --------------------------------------------------------------- */
+
+static const char *interp_name(sinew_interpolation i)
+{
+    return i == SINEW_INTERP_STEP ? "STEP" : i == SINEW_INTERP_LINEAR ? "LINEAR" : "CUBICSPLINE";
+}
+
+static void print_skeleton(const sinew_skeleton *sk)
+{
+    int max_depth = 0, roots = 0;
+    for (int j = 0; j < sk->joint_count; ++j) {
+        int d = sinew_skeleton_depth(sk, j);
+        if (d > max_depth) max_depth = d;
+        roots += sk->parents[j] < 0;
+    }
+    printf("skeleton: %d joints, %d root%s, depth %d\n", sk->joint_count, roots, roots == 1 ? "" : "s", max_depth);
+    for (int j = 0; j < sk->joint_count; ++j) {
+        const sinew_transform *r = &sk->rest_pose[j];
+        printf("  %3d %*s%s", j, 2 * sinew_skeleton_depth(sk, j), "", sk->names[j][0] ? sk->names[j] : "(unnamed)");
+        printf("  t=(%.3g, %.3g, %.3g)", (double)r->translation.x, (double)r->translation.y,
+               (double)r->translation.z);
+        if (r->rotation.w < 0.999999f)
+            printf(" r=(%.3g, %.3g, %.3g, %.3g)", (double)r->rotation.x, (double)r->rotation.y,
+                   (double)r->rotation.z, (double)r->rotation.w);
+        if (r->scale.x != 1.0f || r->scale.y != 1.0f || r->scale.z != 1.0f)
+            printf(" s=(%.3g, %.3g, %.3g)", (double)r->scale.x, (double)r->scale.y, (double)r->scale.z);
+        printf("\n");
+    }
+}
+
+static void print_clip(int index, const sinew_clip *c)
+{
+    int by_interp[3] = {0, 0, 0}, animated = 0;
+    for (int i = 0; i < c->track_count; ++i) by_interp[c->tracks[i].interpolation]++;
+    /* joints with at least one track */
+    for (int j = 0; j < c->joint_count; ++j) {
+        for (int i = 0; i < c->track_count; ++i) {
+            if (c->tracks[i].joint == j) {
+                ++animated;
+                break;
+            }
+        }
+    }
+    printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale\n", index,
+           c->name, (double)c->duration, c->track_count, animated, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
+           sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    printf("      interpolation:");
+    for (int i = 0; i < 3; ++i)
+        if (by_interp[i]) printf(" %d %s", by_interp[i], interp_name((sinew_interpolation)i));
+    printf("\n");
+}
+
+static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
+{
+    printf("  %d \"%s\": %d vertices, %d triangles; attributes: position%s%s%s\n", index, m->name, m->vertex_count,
+           m->index_count / 3, m->normals ? ", normal" : "", m->tangents ? ", tangent" : "",
+           m->texcoords ? ", texcoord" : "");
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < m->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k) {
+            float x = m->positions[v * 3 + k];
+            lo[k] = fminf(lo[k], x), hi[k] = fmaxf(hi[k], x);
+        }
+    if (m->vertex_count)
+        printf("      bounds: (%.3f, %.3f, %.3f) to (%.3f, %.3f, %.3f)\n", (double)lo[0], (double)lo[1],
+               (double)lo[2], (double)hi[0], (double)hi[1], (double)hi[2]);
+    const sinew_skin *s = m->skin;
+    if (!s) {
+        printf("      rigid, carried by joint %d%s%s\n", m->joint, m->joint >= 0 ? " " : "",
+               m->joint >= 0 ? sk->names[m->joint] : "");
+        return;
+    }
+    int histogram[SINEW_MAX_INFLUENCES + 1] = {0};
+    long total = 0;
+    for (int v = 0; v < s->vertex_count; ++v) {
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        int n = sinew_skin_vertex(s, v, idx, w);
+        histogram[n]++;
+        total += n;
+    }
+    static const char *const wt[] = {"float", "unorm8", "unorm16"};
+    printf("      skin: %d joints, %d influence slots per vertex (%s indices, %s weights)\n", s->joint_count,
+           s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16", wt[s->weight_type]);
+    printf("      influences per vertex: average %.2f;", s->vertex_count ? (double)total / s->vertex_count : 0.0);
+    for (int n = 1; n <= SINEW_MAX_INFLUENCES; ++n)
+        if (histogram[n]) printf(" %d: %d", n, histogram[n]);
+    printf("\n");
+}
+
+static int cmd_info(int argc, char **argv)
+{
+    if (argc > 1) {
+        fprintf(stderr, "sinew: info takes at most one FILE\n");
+        return EXIT_USAGE;
+    }
+    sinew_asset *a = load_asset(argc ? argv[0] : NULL);
+    if (!a) return EXIT_FAILED;
+    printf("asset \"%s\"\n", a->name);
+    print_skeleton(a->skeleton);
+    printf("clips: %d\n", a->clip_count);
+    for (int i = 0; i < a->clip_count; ++i) print_clip(i, a->clips[i]);
+    printf("meshes: %d\n", a->mesh_count);
+    for (int i = 0; i < a->mesh_count; ++i) print_mesh(i, &a->meshes[i], a->skeleton);
+    sinew_asset_free(a);
+    return EXIT_OK;
+}
+
+/* ---- demo --------------------------------------------------------------- */
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+enum { STAGE_SAMPLE, STAGE_MODEL, STAGE_PALETTE, STAGE_LBS, STAGE_DQS, STAGE_COUNT };
+static const char *const stage_names[STAGE_COUNT] = {
+    "sample", "local_to_model", "palette", "skin LBS (pos+nrm+tan)", "skin DQS (pos+nrm+tan)"};
+
+static int fail_with(const char *what, const sinew_error *err)
+{
+    fprintf(stderr, "sinew: demo: %s: %s\n", what, err->description);
+    return EXIT_FAILED;
+}
+
+static int cmd_demo(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 0) {
+        fprintf(stderr, "sinew: demo takes no arguments\n");
+        return EXIT_USAGE;
+    }
+    sinew_asset *a = load_asset(NULL);
+    if (!a) return EXIT_FAILED;
+    const sinew_skeleton *sk = a->skeleton;
+    const sinew_mesh *mesh = &a->meshes[0];
+    const sinew_skin *skin = mesh->skin;
+    int n = sk->joint_count, nv = mesh->vertex_count;
+
+    printf("sinew %s demo: built-in character \"%s\"\n", sinew_version(), a->name);
+    printf("  %d joints, mesh \"%s\" with %d vertices and %d triangles, %d clips\n", n, mesh->name, nv,
+           mesh->index_count / 3, a->clip_count);
+
+    sinew_transform *local = malloc(sizeof *local * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n);
+    sinew_mat4 *palette = malloc(sizeof *palette * (size_t)skin->joint_count);
+    sinew_dq_transform *dq = malloc(sizeof *dq * (size_t)skin->joint_count);
+    float *lbs_pos = malloc(sizeof(float) * 3 * (size_t)nv), *lbs_nrm = malloc(sizeof(float) * 3 * (size_t)nv);
+    float *lbs_tan = malloc(sizeof(float) * 4 * (size_t)nv);
+    float *dqs_pos = malloc(sizeof(float) * 3 * (size_t)nv), *dqs_nrm = malloc(sizeof(float) * 3 * (size_t)nv);
+    float *dqs_tan = malloc(sizeof(float) * 4 * (size_t)nv);
+    int32_t *keys = calloc(64, sizeof *keys);
+    int status = EXIT_OK;
+    if (!local || !model || !palette || !dq || !lbs_pos || !lbs_nrm || !lbs_tan || !dqs_pos || !dqs_nrm || !dqs_tan ||
+        !keys) {
+        fprintf(stderr, "sinew: demo: out of memory\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+
+    const int fps = 60;
+    double stage_time[STAGE_COUNT] = {0};
+    long frames_total = 0;
+    for (int c = 0; c < a->clip_count && status == EXIT_OK; ++c) {
+        const sinew_clip *clip = a->clips[c];
+        if (clip->track_count > 64) continue;
+        memset(keys, 0, sizeof *keys * 64);
+        sinew_cursor cursor = {keys, 64};
+        /* two full cycles of each clip, played forward with wrap-around */
+        int frames = (int)ceilf(2.0f * clip->duration * (float)fps);
+        float lo_y = INFINITY, hi_y = -INFINITY, max_gap = 0.0f, root_travel = 0.0f;
+        sinew_vec3 root_start = {0, 0, 0};
+        for (int f = 0; f < frames; ++f) {
+            float t = (float)f / (float)fps;
+            sinew_error err = {0};
+            double t0 = now_seconds();
+            if (sinew_clip_sample(clip, sk, t, SINEW_SAMPLE_LOOP, &cursor, local, n, &err) != SINEW_OK) {
+                status = fail_with("sample", &err);
+                break;
+            }
+            double t1 = now_seconds();
+            sinew_local_to_model(sk, local, NULL, model, n, &err);
+            double t2 = now_seconds();
+            sinew_skin_palette(skin, model, n, NULL, palette, skin->joint_count, &err);
+            double t3 = now_seconds();
+            sinew_skin_job job = {.skin = skin, .palette = palette, .dq_palette = dq,
+                                  .palette_count = skin->joint_count,
+                                  .positions = mesh->positions, .normals = mesh->normals,
+                                  .tangents = mesh->tangents, .out_positions = lbs_pos,
+                                  .out_normals = lbs_nrm, .out_tangents = lbs_tan};
+            if (sinew_skin_lbs(&job, &err) != SINEW_OK) {
+                status = fail_with("LBS", &err);
+                break;
+            }
+            double t4 = now_seconds();
+            job.out_positions = dqs_pos, job.out_normals = dqs_nrm, job.out_tangents = dqs_tan;
+            if (sinew_dq_palette(palette, skin->joint_count, dq, &err) != SINEW_OK ||
+                sinew_skin_dqs(&job, &err) != SINEW_OK) {
+                status = fail_with("DQS", &err);
+                break;
+            }
+            double t5 = now_seconds();
+            stage_time[STAGE_SAMPLE] += t1 - t0;
+            stage_time[STAGE_MODEL] += t2 - t1;
+            stage_time[STAGE_PALETTE] += t3 - t2;
+            stage_time[STAGE_LBS] += t4 - t3;
+            stage_time[STAGE_DQS] += t5 - t4;
+            ++frames_total;
+
+            sinew_vec3 root = sinew_vec3_make(model[0].m[12], model[0].m[13], model[0].m[14]);
+            if (f == 0) root_start = root;
+            root_travel = fmaxf(root_travel, sinew_vec3_length(sinew_vec3_sub(root, root_start)));
+            for (int v = 0; v < nv; ++v) {
+                float y = lbs_pos[v * 3 + 1];
+                lo_y = fminf(lo_y, y), hi_y = fmaxf(hi_y, y);
+                for (int k = 0; k < 3; ++k) max_gap = fmaxf(max_gap, fabsf(lbs_pos[v * 3 + k] - dqs_pos[v * 3 + k]));
+            }
+        }
+        if (status != EXIT_OK) break;
+        printf("  clip \"%s\" (%.2f s, %d tracks): %d frames at %d Hz over two cycles\n", clip->name,
+               (double)clip->duration, clip->track_count, frames, fps);
+        printf("      mesh height %.3f to %.3f m; root travels up to %.3f m before the loop wraps;\n"
+               "      LBS and DQS positions differ by at most %.1f mm\n",
+               (double)lo_y, (double)hi_y, (double)root_travel, 1000.0 * (double)max_gap);
+    }
+    if (status == EXIT_OK) {
+        printf("  time per stage over %ld frames (one thread, scalar reference code):\n", frames_total);
+        printf("      %-26s %12s %14s\n", "stage", "total ms", "per frame us");
+        double total = 0.0;
+        for (int s = 0; s < STAGE_COUNT; ++s) {
+            printf("      %-26s %12.3f %14.2f\n", stage_names[s], 1e3 * stage_time[s],
+                   1e6 * stage_time[s] / (double)frames_total);
+            total += stage_time[s];
+        }
+        printf("      %-26s %12.3f %14.2f\n", "all", 1e3 * total, 1e6 * total / (double)frames_total);
+    }
+done:
+    free(local), free(model), free(palette), free(dq);
+    free(lbs_pos), free(lbs_nrm), free(lbs_tan), free(dqs_pos), free(dqs_nrm), free(dqs_tan), free(keys);
+    sinew_asset_free(a);
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage, stderr);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
+        fputs(usage, stdout);
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("sinew %s\n", sinew_version());
+        return EXIT_OK;
+    }
+    if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
+    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
+    fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);
+    return EXIT_USAGE;
+}

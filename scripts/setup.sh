@@ -1,0 +1,29 @@
+# Sourced by scripts/demo and scripts/test: makes sure the build tools are
+# here. As root with apt-get (a fresh Debian 12 machine, CI) it installs what
+# is missing; otherwise it names what is missing in one line and fails.
+# Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make.
+
+sinew_setup() {
+    local missing=() packages=()
+    command -v cmake >/dev/null 2>&1 || { missing+=(cmake); packages+=(cmake); }
+    command -v cc >/dev/null 2>&1 || { missing+=(cc); packages+=(gcc libc6-dev); }
+    if ! command -v ninja >/dev/null 2>&1 && ! command -v make >/dev/null 2>&1; then
+        missing+=(make); packages+=(make)
+    fi
+    [ ${#missing[@]} -eq 0 ] && return 0
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "sinew: installing ${packages[*]}" >&2
+        if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null 2>&1 ||
+           { apt-get update -q >/dev/null 2>&1 &&
+             DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null; }; then
+            return 0
+        fi
+    fi
+    echo "sinew: missing ${missing[*]}: install with 'apt-get install ${packages[*]}'" >&2
+    return 1
+}
+
+# The generator: Ninja when present, else Makefiles.
+sinew_generator() {
+    if command -v ninja >/dev/null 2>&1; then echo Ninja; else echo "Unix Makefiles"; fi
+}

@@ -1,0 +1,19 @@
+/* Building an asset: an arena for its arrays, and ownership of the objects
+ * it holds. Used by the demo character and the loaders. */
+#ifndef SINEW_ASSET_INTERNAL_H
+#define SINEW_ASSET_INTERNAL_H
+
+#include "sinew/sinew_asset.h"
+#include "../internal.h"
+
+/* A new empty asset (name copied), or NULL when out of memory. */
+sinew_asset *sinew__asset_new(const char *name, const sinew_options *options);
+
+/* Zeroed memory that lives as long as the asset, or NULL (count * size
+ * overflow included). */
+void *sinew__asset_alloc(sinew_asset *asset, size_t count, size_t size);
+
+/* A copy of `s` owned by the asset, or NULL. */
+char *sinew__asset_strdup(sinew_asset *asset, const char *s);
+
+#endif

@@ -1,0 +1,332 @@
+/* Clips: creation with validation, and sampling (STEP, LINEAR, CUBICSPLINE
+ * with glTF's semantics) with per-track key hints. */
+#include "../internal.h"
+
+static const char *const target_names[] = {"translation", "rotation", "scale"};
+
+static int target_components(sinew_track_target target)
+{
+    return target == SINEW_TARGET_ROTATION ? 4 : 3;
+}
+
+static size_t value_count(const sinew_track *t)
+{
+    size_t per_key = (size_t)target_components(t->target) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+    return (size_t)t->key_count * per_key;
+}
+
+/* Checks one track of a description; returns the problem with its place. */
+static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *err)
+{
+    const sinew_track *t = &d->tracks[i];
+    if (t->joint < 0 || t->joint >= d->joint_count)
+        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "track %d: joint %d is out of range (%d joints)", i,
+                           t->joint, d->joint_count);
+    if ((unsigned)t->target > SINEW_TARGET_SCALE)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d): unknown target %d", i, t->joint,
+                           (int)t->target);
+    const char *what = target_names[t->target];
+    if ((unsigned)t->interpolation > SINEW_INTERP_CUBICSPLINE)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, %s): unknown interpolation %d", i,
+                           t->joint, what, (int)t->interpolation);
+    if (t->key_count < 1 || !t->times || !t->values)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, %s): no keys", i, t->joint, what);
+    for (int k = 0; k < t->key_count; ++k) {
+        float time = t->times[k];
+        if (!isfinite(time))
+            return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "track %d (joint %d, %s): key %d time is not finite", i,
+                               t->joint, what, k);
+        if (k == 0 && time < 0.0f)
+            return sinew__fail(err, SINEW_ERROR_KEYS_NOT_INCREASING,
+                               "track %d (joint %d, %s): key 0 time %g is negative", i, t->joint, what, (double)time);
+        if (k > 0 && !(time > t->times[k - 1]))
+            return sinew__fail(err, SINEW_ERROR_KEYS_NOT_INCREASING,
+                               "track %d (joint %d, %s): key %d time %g is not after key %d time %g", i, t->joint,
+                               what, k, (double)time, k - 1, (double)t->times[k - 1]);
+    }
+    int c = target_components(t->target);
+    bool cubic = t->interpolation == SINEW_INTERP_CUBICSPLINE;
+    size_t n = value_count(t);
+    for (size_t v = 0; v < n; ++v) {
+        if (!isfinite(t->values[v])) {
+            size_t key = v / (size_t)(c * (cubic ? 3 : 1));
+            return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "track %d (joint %d, %s): key %zu %s is not finite", i,
+                               t->joint, what, key,
+                               cubic ? (const char *[]){"in-tangent", "value", "out-tangent"}[(v / c) % 3] : "value");
+        }
+    }
+    if (t->target == SINEW_TARGET_ROTATION) {
+        for (int k = 0; k < t->key_count; ++k) {
+            const float *q = &t->values[(size_t)k * (cubic ? 12 : 4) + (cubic ? 4 : 0)];
+            if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
+                return sinew__fail(err, SINEW_ERROR_BAD_ROTATION,
+                                   "track %d (joint %d, rotation): key %d is the zero quaternion", i, t->joint, k);
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *options, sinew_error *err)
+{
+    sinew__ok(err);
+    if (!d) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip description is NULL");
+        return NULL;
+    }
+    const char *name = d->name ? d->name : "";
+    if (d->joint_count < 0 || d->joint_count > SINEW_MAX_JOINTS || d->track_count < 0 ||
+        (d->track_count > 0 && !d->tracks)) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": bad counts (%d joints, %d tracks)", name,
+                    d->joint_count, d->track_count);
+        return NULL;
+    }
+    if (!isfinite(d->duration) || d->duration < 0.0f) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": duration %g is negative or not finite", name,
+                    (double)d->duration);
+        return NULL;
+    }
+    float last_time = 0.0f;
+    for (int i = 0; i < d->track_count; ++i) {
+        if (check_track(d, i, err) != SINEW_OK) return NULL;
+        float end = d->tracks[i].times[d->tracks[i].key_count - 1];
+        if (end > last_time) last_time = end;
+    }
+    if (d->duration > 0.0f && d->duration < last_time) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": duration %g is shorter than the last key at %g",
+                    name, (double)d->duration, (double)last_time);
+        return NULL;
+    }
+
+    sinew_allocator alloc = sinew__allocator(options);
+    /* Duplicate check: one bit per (joint, target). */
+    size_t seen_bytes = ((size_t)d->joint_count * 3 + 7) / 8;
+    unsigned char *seen = sinew__alloc(&alloc, seen_bytes);
+    if (!seen) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        return NULL;
+    }
+    memset(seen, 0, seen_bytes);
+    for (int i = 0; i < d->track_count; ++i) {
+        const sinew_track *t = &d->tracks[i];
+        size_t bit = (size_t)t->joint * 3 + (size_t)t->target;
+        if (seen[bit / 8] & (1u << (bit % 8))) {
+            sinew__free(&alloc, seen);
+            sinew__fail(err, SINEW_ERROR_DUPLICATE_TRACK, "clip \"%s\": track %d animates joint %d %s a second time",
+                        name, i, t->joint, target_names[t->target]);
+            return NULL;
+        }
+        seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
+    }
+    sinew__free(&alloc, seen);
+
+    sinew__layout l = {sizeof(sinew_clip), false};
+    size_t off_tracks = sinew__layout_add(&l, (size_t)d->track_count, sizeof(sinew_track), 8);
+    /* Per track: times then values. The same sequence of layout_add calls
+     * runs again below to place the pointers. */
+    for (int i = 0; i < d->track_count; ++i) {
+        sinew__layout_add(&l, (size_t)d->tracks[i].key_count, sizeof(float), 4);
+        sinew__layout_add(&l, value_count(&d->tracks[i]), sizeof(float), 4);
+    }
+    size_t off_name = sinew__layout_add(&l, strlen(name) + 1, 1, 1);
+    unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
+    if (!block) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        return NULL;
+    }
+    sinew_clip *clip = (sinew_clip *)block;
+    sinew_track *tracks = (sinew_track *)(block + off_tracks);
+    sinew__layout l2 = {off_tracks + (size_t)d->track_count * sizeof(sinew_track), false};
+    int renormalized = 0;
+    for (int i = 0; i < d->track_count; ++i) {
+        const sinew_track *src = &d->tracks[i];
+        float *times = (float *)(block + sinew__layout_add(&l2, (size_t)src->key_count, sizeof(float), 4));
+        size_t nv = value_count(src);
+        float *values = (float *)(block + sinew__layout_add(&l2, nv, sizeof(float), 4));
+        memcpy(times, src->times, sizeof(float) * (size_t)src->key_count);
+        memcpy(values, src->values, sizeof(float) * nv);
+        if (src->target == SINEW_TARGET_ROTATION) {
+            bool cubic = src->interpolation == SINEW_INTERP_CUBICSPLINE;
+            for (int k = 0; k < src->key_count; ++k) {
+                float *q = &values[(size_t)k * (cubic ? 12 : 4) + (cubic ? 4 : 0)];
+                sinew_quat v = sinew__q(q[0], q[1], q[2], q[3]);
+                if (fabsf(sinew__q_dot(v, v) - 1.0f) > 1e-5f) {
+                    v = sinew__q_normalize(v);
+                    q[0] = v.x, q[1] = v.y, q[2] = v.z, q[3] = v.w;
+                    ++renormalized;
+                }
+            }
+        }
+        tracks[i] = *src;
+        tracks[i].times = times;
+        tracks[i].values = values;
+    }
+    char *name_copy = (char *)(block + off_name);
+    memcpy(name_copy, name, strlen(name) + 1);
+    if (renormalized)
+        sinew__warn(options, "clip \"%s\": %d rotation key(s) were not unit length and were normalized", name,
+                    renormalized);
+
+    clip->name = name_copy;
+    clip->duration = d->duration > 0.0f ? d->duration : last_time;
+    clip->joint_count = d->joint_count;
+    clip->track_count = d->track_count;
+    clip->tracks = tracks;
+    clip->allocator_ = alloc;
+    return clip;
+}
+
+void sinew_clip_free(sinew_clip *clip)
+{
+    if (!clip) return;
+    sinew_allocator a = clip->allocator_;
+    sinew__free(&a, clip);
+}
+
+int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
+{
+    int n = 0;
+    if (!clip) return 0;
+    for (int i = 0; i < clip->track_count; ++i)
+        if (clip->tracks[i].target == target) n += clip->tracks[i].key_count;
+    return n;
+}
+
+/* Returns k with times[k] <= t < times[k + 1], given n >= 2 and
+ * times[0] <= t < times[n - 1] (any t, NaN included, gives some k in
+ * [0, n - 2]). Tries the hint and the few intervals after it before a binary
+ * search: forward playback is amortized O(1), a seek O(log n). */
+static int find_key(const float *times, int n, float t, int32_t *hint)
+{
+    int k = hint ? *hint : 0;
+    if (k < 0 || k > n - 2) k = 0;
+    if (times[k] <= t) {
+        for (int step = 0; step < 4 && k <= n - 2; ++step, ++k) {
+            if (t < times[k + 1]) {
+                if (hint) *hint = k;
+                return k;
+            }
+        }
+    }
+    int lo = 0, hi = n - 2; /* answer in [lo, hi] */
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (times[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    if (hint) *hint = lo;
+    return lo;
+}
+
+void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t *hint, float out[4])
+{
+    int c = target_components(tr->target);
+    int n = tr->key_count;
+    bool cubic = tr->interpolation == SINEW_INTERP_CUBICSPLINE;
+    int stride = cubic ? 3 * c : c;  /* floats per key */
+    int value_at = cubic ? c : 0;    /* the value inside a key's floats */
+    const float *v = tr->values;
+
+    int k;
+    if (n == 1 || t <= tr->times[0]) {
+        memcpy(out, &v[value_at], sizeof(float) * (size_t)c);
+        return;
+    }
+    if (t >= tr->times[n - 1]) {
+        memcpy(out, &v[(size_t)(n - 1) * stride + value_at], sizeof(float) * (size_t)c);
+        return;
+    }
+    k = find_key(tr->times, n, t, hint);
+    const float *a = &v[(size_t)k * stride];
+    const float *b = &v[(size_t)(k + 1) * stride];
+    float t0 = tr->times[k], td = tr->times[k + 1] - t0;
+    if (t == t0) { /* on a key: its stored value, bit for bit, whatever the interpolation */
+        memcpy(out, a + value_at, sizeof(float) * (size_t)c);
+        return;
+    }
+    float s = (t - t0) / td;
+
+    switch (tr->interpolation) {
+    case SINEW_INTERP_STEP:
+        memcpy(out, a, sizeof(float) * (size_t)c);
+        return;
+    case SINEW_INTERP_LINEAR:
+        if (c == 4) {
+            sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
+            sinew_quat q = (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
+            out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+        } else {
+            for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
+        }
+        return;
+    case SINEW_INTERP_CUBICSPLINE: {
+        /* glTF: p(s) = (2s^3 - 3s^2 + 1) v_k + td (s^3 - 2s^2 + s) b_k
+         *            + (-2s^3 + 3s^2) v_k+1 + td (s^3 - s^2) a_k+1,
+         * with b_k the out-tangent of key k and a_k+1 the in-tangent of k+1. */
+        float s2 = s * s, s3 = s2 * s;
+        float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f;
+        float h10 = (s3 - 2.0f * s2 + s) * td;
+        float h01 = -2.0f * s3 + 3.0f * s2;
+        float h11 = (s3 - s2) * td;
+        const float *va = a + c, *out_tangent = a + 2 * c;
+        const float *in_tangent = b, *vb = b + c;
+        for (int i = 0; i < c; ++i)
+            out[i] = h00 * va[i] + h10 * out_tangent[i] + h01 * vb[i] + h11 * in_tangent[i];
+        if (c == 4) {
+            sinew_quat q = sinew__q_normalize(sinew__q(out[0], out[1], out[2], out[3]));
+            out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+        }
+        return;
+    }
+    }
+}
+
+sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
+                               sinew_cursor *cursor, sinew_transform *out, int output_count, sinew_error *err)
+{
+    if (!clip || !sk || !out)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip sample: clip, skeleton and output are required");
+    if (!isfinite(time))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": sample time is not finite", clip->name);
+    if (clip->joint_count != sk->joint_count || output_count != sk->joint_count)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
+                           "clip \"%s\" animates %d joints, skeleton has %d, output holds %d", clip->name,
+                           clip->joint_count, sk->joint_count, output_count);
+    int32_t *hints = NULL;
+    if (cursor && cursor->keys) {
+        if (cursor->count < clip->track_count)
+            return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys for %d tracks",
+                               clip->name, cursor->count, clip->track_count);
+        hints = cursor->keys;
+    }
+
+    float d = clip->duration;
+    float t = time;
+    if (flags & SINEW_SAMPLE_LOOP) {
+        if (d > 0.0f) {
+            t = fmodf(t, d);
+            if (t < 0.0f) t += d;
+            if (t >= d) t = 0.0f; /* -tiny + d rounds to d */
+        } else {
+            t = 0.0f;
+        }
+    } else {
+        t = t < 0.0f ? 0.0f : (t > d ? d : t);
+    }
+
+    memcpy(out, sk->rest_pose, sizeof(sinew_transform) * (size_t)sk->joint_count);
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *tr = &clip->tracks[i];
+        sinew_transform *x = &out[tr->joint];
+        float v[4];
+        sinew_track_sample(tr, t, flags, hints ? &hints[i] : NULL, v);
+        switch (tr->target) {
+        case SINEW_TARGET_TRANSLATION: x->translation = sinew__v3(v[0], v[1], v[2]); break;
+        case SINEW_TARGET_ROTATION: x->rotation = sinew__q(v[0], v[1], v[2], v[3]); break;
+        case SINEW_TARGET_SCALE: x->scale = sinew__v3(v[0], v[1], v[2]); break;
+        }
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}

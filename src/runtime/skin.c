@@ -1,0 +1,313 @@
+/* Skins: creation (validation, normalization), the palette, job checks. */
+#include "skin_internal.h"
+
+static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
+
+static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
+{
+    if (!sk || !d) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: skeleton and description are required");
+    if (d->joint_count < 1 || d->joint_count > SINEW_MAX_JOINTS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: joint_count %d is outside 1..%d", d->joint_count,
+                           SINEW_MAX_JOINTS);
+    if (!d->joints && !d->joint_names)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: neither joints nor joint_names is given");
+    if (d->vertex_count < 0)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: vertex_count %d is negative", d->vertex_count);
+    if (d->influence_count < 1 || d->influence_count > SINEW_MAX_INFLUENCES)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: influence_count %d is outside 1..%d",
+                           d->influence_count, SINEW_MAX_INFLUENCES);
+    if ((unsigned)d->index_type > SINEW_INDEX_U16 || (unsigned)d->weight_type > SINEW_WEIGHT_UNORM16)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: unknown index or weight type");
+    if (d->index_type == SINEW_INDEX_U8 && d->joint_count > 256)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u8 indices cannot address %d joints",
+                           d->joint_count);
+    if (d->index_type == SINEW_INDEX_U16 && d->joint_count > 65536)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u16 indices cannot address %d joints",
+                           d->joint_count);
+    if (d->vertex_count > 0 && (!d->indices || !d->weights))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: indices and weights are required for %d vertices",
+                           d->vertex_count);
+    if (d->inverse_bind) {
+        for (int j = 0; j < d->joint_count; ++j)
+            if (!sinew__finite_n(d->inverse_bind[j].m, 16))
+                return sinew__fail(err, SINEW_ERROR_NOT_FINITE,
+                                   "skin joint %d: inverse bind matrix has a NaN or infinite value", j);
+    }
+    return SINEW_OK;
+}
+
+/* Rescales unorm weights to sum exactly to `full`: round each, then give the
+ * rounding remainder to the largest. */
+static void normalize_unorm(uint32_t *w, int n, uint32_t sum, uint32_t full)
+{
+    uint32_t total = 0;
+    int largest = 0;
+    for (int i = 0; i < n; ++i) {
+        w[i] = (uint32_t)(((uint64_t)w[i] * full + sum / 2) / sum);
+        total += w[i];
+        if (w[i] > w[largest]) largest = i;
+    }
+    w[largest] = w[largest] + full - total; /* |full - total| <= n / 2 */
+}
+
+/* Validates and normalizes the copied influences in place. */
+static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sinew_error *err)
+{
+    int n = s->influence_count;
+    for (int v = 0; v < s->vertex_count; ++v) {
+        size_t base = (size_t)v * (size_t)n;
+        uint32_t iw[SINEW_MAX_INFLUENCES];
+        float fw[SINEW_MAX_INFLUENCES];
+        int idx[SINEW_MAX_INFLUENCES];
+        sinew__skin_fetch(s, v, idx, fw);
+        double sum = 0.0;
+        uint32_t isum = 0;
+        for (int i = 0; i < n; ++i) {
+            float w = fw[i];
+            if (s->weight_type == SINEW_WEIGHT_F32) {
+                if (!isfinite(w))
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight is %s", v, i,
+                                       isnan(w) ? "NaN" : "infinite");
+                if (w < 0.0f)
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight %g is negative",
+                                       v, i, (double)w);
+            } else {
+                iw[i] = s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[base + i]
+                                                              : ((const uint16_t *)s->weights)[base + i];
+                isum += iw[i];
+            }
+            if (idx[i] >= s->joint_count) {
+                if (w > 0.0f)
+                    return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                                       "vertex %d: influence %d uses skin joint %d, the skin has %d joints", v, i,
+                                       idx[i], s->joint_count);
+                /* Zero weight: harmless, but later passes may read the palette
+                 * at this index, so it must be in range. */
+                if (s->index_type == SINEW_INDEX_U8)
+                    ((uint8_t *)s->indices)[base + i] = 0;
+                else
+                    ((uint16_t *)s->indices)[base + i] = 0;
+                rep->cleared_indices++;
+            }
+            sum += w;
+        }
+        if (sum == 0.0)
+            return sinew__fail(err, SINEW_ERROR_ZERO_WEIGHT, "vertex %d: all %d weights are 0", v, n);
+
+        bool off;
+        if (s->weight_type == SINEW_WEIGHT_F32) {
+            off = fabs(sum - 1.0) > 1e-5;
+            if (off) {
+                float *w = (float *)s->weights + base;
+                for (int i = 0; i < n; ++i) w[i] = (float)(w[i] / sum);
+            }
+        } else {
+            uint32_t full = s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u;
+            off = isum != full;
+            if (off) {
+                normalize_unorm(iw, n, isum, full);
+                for (int i = 0; i < n; ++i) {
+                    if (s->weight_type == SINEW_WEIGHT_UNORM8)
+                        ((uint8_t *)s->weights)[base + i] = (uint8_t)iw[i];
+                    else
+                        ((uint16_t *)s->weights)[base + i] = (uint16_t)iw[i];
+                }
+            }
+        }
+        if (off) {
+            if (rep->worst_vertex < 0 || fabs(sum - 1.0) > fabs((double)rep->worst_sum - 1.0)) {
+                rep->worst_vertex = v;
+                rep->worst_sum = (float)sum;
+            }
+            rep->normalized_vertices++;
+        }
+    }
+    return SINEW_OK;
+}
+
+sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d, const sinew_options *options,
+                              sinew_skin_report *report, sinew_error *err)
+{
+    sinew__ok(err);
+    sinew_skin_report rep = {0, -1, 1.0f, 0};
+    if (report) *report = rep;
+    if (check_desc(sk, d, err) != SINEW_OK) return NULL;
+
+    size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
+    size_t index_size = d->index_type == SINEW_INDEX_U8 ? 1 : 2;
+    size_t weight_size = d->weight_type == SINEW_WEIGHT_F32 ? 4 : d->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    sinew__layout l = {sizeof(sinew_skin), false};
+    size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
+    size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
+    size_t off_idx = sinew__layout_add(&l, entries, index_size, 8);
+    size_t off_w = sinew__layout_add(&l, entries, weight_size, 8);
+    sinew_allocator alloc = sinew__allocator(options);
+    unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
+    if (!block) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for %d vertices", d->vertex_count);
+        return NULL;
+    }
+    sinew_skin *s = (sinew_skin *)block;
+    int16_t *joints = (int16_t *)(block + off_joints);
+    sinew_mat4 *ibm = (sinew_mat4 *)(block + off_ibm);
+    for (int j = 0; j < d->joint_count; ++j) {
+        int k;
+        if (d->joints) {
+            k = d->joints[j];
+            if (k < 0 || k >= sk->joint_count) {
+                sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                            "skin joint %d: skeleton joint %d is out of range (%d joints)", j, k, sk->joint_count);
+                goto fail;
+            }
+        } else {
+            const char *name = d->joint_names[j] ? d->joint_names[j] : "";
+            k = sinew_skeleton_find_joint(sk, name);
+            if (k < 0) {
+                sinew__fail(err, SINEW_ERROR_UNKNOWN_JOINT, "skin joint %d: no joint named \"%s\" in the skeleton", j,
+                            name);
+                goto fail;
+            }
+        }
+        joints[j] = (int16_t)k;
+        ibm[j] = d->inverse_bind ? d->inverse_bind[j] : sinew_mat4_identity();
+    }
+    if (entries) {
+        memcpy(block + off_idx, d->indices, entries * index_size);
+        memcpy(block + off_w, d->weights, entries * weight_size);
+    }
+    s->joint_count = d->joint_count;
+    s->joints = joints;
+    s->inverse_bind = ibm;
+    s->vertex_count = d->vertex_count;
+    s->influence_count = d->influence_count;
+    s->index_type = d->index_type;
+    s->indices = block + off_idx;
+    s->weight_type = d->weight_type;
+    s->weights = block + off_w;
+    s->allocator_ = alloc;
+
+    if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
+    if (rep.normalized_vertices)
+        sinew__warn(options,
+                    "skin: %d of %d vertices had %s weights not summing to 1 and were normalized (worst: vertex %d, "
+                    "sum %g)",
+                    rep.normalized_vertices, s->vertex_count, weight_type_names[s->weight_type], rep.worst_vertex,
+                    (double)rep.worst_sum);
+    if (rep.cleared_indices)
+        sinew__warn(options, "skin: %d zero-weight influences had out-of-range joint indices, set to 0",
+                    rep.cleared_indices);
+    if (report) *report = rep;
+    return s;
+fail:
+    sinew__free(&alloc, block);
+    return NULL;
+}
+
+void sinew_skin_free(sinew_skin *skin)
+{
+    if (!skin) return;
+    sinew_allocator a = skin->allocator_;
+    sinew__free(&a, skin);
+}
+
+int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights)
+{
+    int n = sinew__skin_fetch(skin, v, joints, weights);
+    int nonzero = 0;
+    for (int i = 0; i < n; ++i) nonzero += weights[i] > 0.0f;
+    return nonzero;
+}
+
+sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model, int model_count,
+                                const sinew_mat4 *left, sinew_mat4 *palette, int palette_count, sinew_error *err)
+{
+    if (!skin || !model || !palette)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin_palette: skin, model and palette are required");
+    if (palette_count < skin->joint_count)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin_palette: palette holds %d matrices, skin has %d joints",
+                           palette_count, skin->joint_count);
+    for (int j = 0; j < skin->joint_count; ++j)
+        if (skin->joints[j] >= model_count)
+            return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                               "skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j, skin->joints[j],
+                               model_count);
+    for (int j = 0; j < skin->joint_count; ++j) {
+        sinew__mat4_mul(&palette[j], &model[skin->joints[j]], &skin->inverse_bind[j]);
+        if (left) sinew__mat4_mul(&palette[j], left, &palette[j]);
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+bool sinew_palette_is_conformal(const sinew_mat4 *palette, int count, float tolerance)
+{
+    for (int j = 0; j < count; ++j) {
+        const float *m = palette[j].m;
+        sinew_vec3 c[3] = {sinew__v3(m[0], m[1], m[2]), sinew__v3(m[4], m[5], m[6]), sinew__v3(m[8], m[9], m[10])};
+        float l2[3] = {sinew__v3_dot(c[0], c[0]), sinew__v3_dot(c[1], c[1]), sinew__v3_dot(c[2], c[2])};
+        float big = fmaxf(fmaxf(l2[0], l2[1]), l2[2]);
+        float tol = 2.0f * tolerance * big; /* on squared lengths: (1 + e)^2 ~ 1 + 2e */
+        if (!(fabsf(l2[0] - l2[1]) <= tol && fabsf(l2[0] - l2[2]) <= tol)) return false;
+        if (!(fabsf(sinew__v3_dot(c[0], c[1])) <= tolerance * big && fabsf(sinew__v3_dot(c[0], c[2])) <= tolerance * big &&
+              fabsf(sinew__v3_dot(c[1], c[2])) <= tolerance * big))
+            return false;
+    }
+    return true;
+}
+
+static sinew_result check_stream(const void *in, size_t in_stride, const void *out, size_t out_stride, size_t elem,
+                                 const char *name, sinew_error *err)
+{
+    if (!in && !out) return SINEW_OK;
+    if (!in || !out)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s has %s but no %s", name,
+                           in ? "an input" : "an output", in ? "output" : "input");
+    if ((in_stride && in_stride < elem) || (out_stride && out_stride < elem))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s stride is below %zu bytes", name, elem);
+    if (in_stride % sizeof(float) || out_stride % sizeof(float))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s stride is not a multiple of 4 bytes", name);
+    return SINEW_OK;
+}
+
+sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
+{
+    if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: job and skin are required");
+    const sinew_skin *s = job->skin;
+    if (dqs ? !job->dq_palette : !job->palette)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s is required",
+                           dqs ? "dq_palette" : "palette");
+    if (job->palette_count < s->joint_count)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin job: palette_count %d is below the skin's %d joints",
+                           job->palette_count, s->joint_count);
+    if (job->first_vertex < 0 || job->vertex_count < 0 || job->first_vertex > s->vertex_count ||
+        job->vertex_count > s->vertex_count - job->first_vertex)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "skin job: vertices [%d, +%d) are outside the skin's %d vertices", job->first_vertex,
+                           job->vertex_count, s->vertex_count);
+    if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
+    sinew_result r;
+    if ((r = check_stream(job->positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
+                          "positions", err)) != SINEW_OK ||
+        (r = check_stream(job->normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
+                          err)) != SINEW_OK ||
+        (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, 16,
+                          "tangents", err)) != SINEW_OK)
+        return r;
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
+{
+    sinew__job_streams r;
+    r.begin = job->first_vertex;
+    r.end = job->vertex_count ? job->first_vertex + job->vertex_count : job->skin->vertex_count;
+    r.ps = job->positions_stride ? job->positions_stride : 12;
+    r.ns = job->normals_stride ? job->normals_stride : 12;
+    r.ts = job->tangents_stride ? job->tangents_stride : 16;
+    r.ops = job->out_positions_stride ? job->out_positions_stride : 12;
+    r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
+    r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
+    return r;
+}

@@ -1,0 +1,65 @@
+/* Linear blend skinning, scalar reference. */
+#include "skin_internal.h"
+
+sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
+{
+    sinew_result r = sinew_skin_job_validate(job, false, err);
+    if (r != SINEW_OK) return r;
+    const sinew_skin *s = job->skin;
+    const sinew_mat4 *pal = job->palette;
+    sinew__job_streams st = sinew__job_resolve(job);
+
+    sinew_normal_mode mode = job->normal_mode;
+    if (mode == SINEW_NORMALS_AUTO && job->normals)
+        mode = sinew_palette_is_conformal(pal, s->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
+                                                                       : SINEW_NORMALS_INVERSE_TRANSPOSE;
+
+    for (int v = st.begin; v < st.end; ++v) {
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        int n = sinew__skin_fetch(s, v, idx, w);
+        float m[12] = {0}; /* blended 3x4, column-major without the last row */
+        for (int i = 0; i < n; ++i) {
+            if (w[i] == 0.0f) continue;
+            const float *p = pal[idx[i]].m;
+            for (int c = 0; c < 4; ++c) {
+                m[c * 3 + 0] += w[i] * p[c * 4 + 0];
+                m[c * 3 + 1] += w[i] * p[c * 4 + 1];
+                m[c * 3 + 2] += w[i] * p[c * 4 + 2];
+            }
+        }
+        if (job->positions) {
+            const float *p = sinew__in(job->positions, st.ps, v);
+            sinew_vec3 q = sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2]));
+            float *o = sinew__out(job->out_positions, st.ops, v);
+            o[0] = q.x + m[9];
+            o[1] = q.y + m[10];
+            o[2] = q.z + m[11];
+        }
+        if (job->normals) {
+            const float *p = sinew__in(job->normals, st.ns, v);
+            sinew_vec3 nv = sinew__v3(p[0], p[1], p[2]);
+            if (mode == SINEW_NORMALS_FAST) {
+                nv = sinew__mat3_apply(m, nv);
+            } else {
+                float cof[9];
+                sinew__mat3_cofactor(m, cof);
+                nv = sinew__mat3_apply(cof, nv);
+                /* cof = det * M^-T: a mirror (det < 0) would flip the normal. */
+                float det = m[0] * cof[0] + m[1] * cof[1] + m[2] * cof[2];
+                if (det < 0.0f) nv = sinew__v3_scale(nv, -1.0f);
+            }
+            nv = sinew__v3_normalize(nv);
+            float *o = sinew__out(job->out_normals, st.ons, v);
+            o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
+        }
+        if (job->tangents) {
+            const float *p = sinew__in(job->tangents, st.ts, v);
+            float handedness = p[3];
+            sinew_vec3 t = sinew__v3_normalize(sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2])));
+            float *o = sinew__out(job->out_tangents, st.ots, v);
+            o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = handedness;
+        }
+    }
+    return SINEW_OK;
+}

@@ -1,0 +1,358 @@
+/* Clips: STEP, LINEAR, CUBICSPLINE against values worked out by hand, exact
+ * keys, wrap modes, cursor playback against random access, validation. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static sinew_skeleton *chain(int n)
+{
+    int parents[8];
+    for (int i = 0; i < n; ++i) parents[i] = i - 1;
+    sinew_transform rest[8];
+    for (int i = 0; i < n; ++i) {
+        rest[i] = sinew_transform_identity();
+        rest[i].translation = sinew_vec3_make(0.5f, (float)i, -1.0f);
+        rest[i].scale = sinew_vec3_make(2.0f, 2.0f, 2.0f);
+    }
+    sinew_skeleton_desc d = {n, parents, NULL, rest};
+    return sinew_skeleton_create(&d, NULL, NULL, NULL);
+}
+
+static void sample1(const sinew_track *tr, float t, unsigned flags, float out[4])
+{
+    sinew_track_sample(tr, t, flags, NULL, out);
+}
+
+static void test_step_and_linear(void)
+{
+    static const float times[] = {0.0f, 1.0f, 3.0f};
+    static const float values[] = {0, 0, 0, 2, 4, 6, 10, 10, 10};
+    sinew_track step = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 3, times, values};
+    sinew_track lin = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values};
+    float v[4];
+    sample1(&step, 0.5f, 0, v);
+    CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0, "STEP holds key 0 until key 1");
+    sample1(&step, 2.9f, 0, v);
+    CHECK(v[0] == 2 && v[1] == 4 && v[2] == 6, "STEP holds key 1 until key 2");
+    sample1(&step, -1.0f, 0, v);
+    CHECK(v[0] == 0, "STEP before the first key gives the first");
+    sample1(&step, 7.0f, 0, v);
+    CHECK(v[0] == 10, "STEP after the last key gives the last");
+    sample1(&lin, 0.5f, 0, v);
+    CHECK(v[0] == 1 && v[1] == 2 && v[2] == 3, "LINEAR halfway between keys 0 and 1: (%g %g %g)", (double)v[0],
+          (double)v[1], (double)v[2]);
+    sample1(&lin, 2.0f, 0, v);
+    CHECK(v[0] == 6 && v[1] == 7 && v[2] == 8, "LINEAR halfway between keys 1 and 2 (non-uniform spacing)");
+    sample1(&lin, 1.5f, 0, v);
+    CHECK_NEAR(v[0], 4.0f, 1e-6f, "LINEAR a quarter into the long interval");
+
+    /* rotations: slerp by default, nlerp on request */
+    static const float rtimes[] = {0.0f, 1.0f};
+    float rvalues[8] = {0, 0, 0, 1};
+    float h = sqrtf(0.5f);
+    rvalues[6] = h, rvalues[7] = h; /* 90 degrees about z */
+    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, rtimes, rvalues};
+    sample1(&rot, 0.25f, 0, v);
+    CHECK_NEAR(v[2], sinf(22.5f * 3.14159265f / 360.0f), 1e-6f, "slerp a quarter of 90 degrees: z");
+    CHECK_NEAR(v[3], cosf(22.5f * 3.14159265f / 360.0f), 1e-6f, "slerp a quarter of 90 degrees: w");
+    float n[4];
+    sample1(&rot, 0.25f, SINEW_SAMPLE_NLERP, n);
+    CHECK(fabsf(n[2] - v[2]) > 1e-4f, "nlerp differs from slerp off the midpoint");
+    CHECK_NEAR(n[0] * n[0] + n[1] * n[1] + n[2] * n[2] + n[3] * n[3], 1.0f, 1e-6f, "nlerp is unit");
+}
+
+static void test_cubicspline(void)
+{
+    /* translation keys at 0 and 2 s; per key: in-tangent, value, out-tangent.
+     * x: v0 = 0, b0 = 1, v1 = 1, a1 = 0;  y: v0 = 2, b0 = 0, v1 = 4, a1 = 3.
+     * Hermite with tangents times the interval (2 s):
+     *   t = 1:   s = 0.5,  h = (0.5, 0.25, 0.5, -0.25):
+     *            x = 0.25 + 0.5 = 0.75;  y = 1 + 2 - 0.75 = 2.25
+     *   t = 0.5: s = 0.25, h = (0.84375, 0.28125, 0.15625, -0.09375):
+     *            x = 0.4375;  y = 1.6875 + 0.625 - 0.28125 = 2.03125 */
+    static const float times[] = {0.0f, 2.0f};
+    static const float values[] = {
+        9, 9, 9, /* in-tangent of key 0: unused */
+        0, 2, 0, /* value 0 */
+        1, 0, 0, /* out-tangent 0 */
+        0, 3, 0, /* in-tangent 1 */
+        1, 4, 0, /* value 1 */
+        9, 9, 9, /* out-tangent of the last key: unused */
+    };
+    sinew_track tr = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_CUBICSPLINE, 2, times, values};
+    float v[4];
+    sample1(&tr, 1.0f, 0, v);
+    CHECK_NEAR(v[0], 0.75f, 1e-6f, "cubic x at t=1 (tangents scaled by the 2 s interval)");
+    CHECK_NEAR(v[1], 2.25f, 1e-6f, "cubic y at t=1");
+    sample1(&tr, 0.5f, 0, v);
+    CHECK_NEAR(v[0], 0.4375f, 1e-6f, "cubic x at t=0.5");
+    CHECK_NEAR(v[1], 2.03125f, 1e-6f, "cubic y at t=0.5");
+    sample1(&tr, 2.0f, 0, v);
+    CHECK(v[0] == 1 && v[1] == 4 && v[2] == 0, "cubic at the last key is its value, not a tangent");
+    sample1(&tr, -3.0f, 0, v);
+    CHECK(v[0] == 0 && v[1] == 2, "cubic before the first key is the first value");
+
+    /* rotations are normalized after the spline: identity to 90 degrees
+     * about z, zero tangents, halfway = 45 degrees about z */
+    float h = sqrtf(0.5f);
+    static float rv[24];
+    memset(rv, 0, sizeof rv);
+    rv[4 + 3] = 1.0f;              /* value 0: identity */
+    rv[16 + 2] = h, rv[16 + 3] = h; /* value 1 */
+    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, 2, times, rv};
+    sample1(&rot, 1.0f, 0, v);
+    CHECK_NEAR(v[2], sinf(3.14159265f / 8.0f), 1e-6f, "cubic rotation halfway, normalized: z");
+    CHECK_NEAR(v[3], cosf(3.14159265f / 8.0f), 1e-6f, "cubic rotation halfway, normalized: w");
+}
+
+static void test_exact_keys(void)
+{
+    unsigned s = 3;
+    enum { K = 9 };
+    float times[K], values[K * 12];
+    float t = 0.0f;
+    for (int k = 0; k < K; ++k) {
+        t += 0.05f + check_rand(&s);
+        times[k] = t;
+    }
+    for (int i = 0; i < K * 12; ++i) values[i] = check_rand(&s) * 10.0f - 5.0f;
+    for (int interp = 0; interp < 3; ++interp) {
+        for (int target = 0; target < 3; ++target) {
+            sinew_track tr = {0, (sinew_track_target)target, (sinew_interpolation)interp, K, times, values};
+            sinew_clip_desc d = {"keys", 1, 0.0f, 1, &tr};
+            sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
+            CHECK(clip != NULL, "clip created");
+            if (!clip) continue;
+            const sinew_track *ct = &clip->tracks[0]; /* rotation keys normalized */
+            int c = target == SINEW_TARGET_ROTATION ? 4 : 3;
+            int stride = interp == SINEW_INTERP_CUBICSPLINE ? 3 * c : c;
+            int at = interp == SINEW_INTERP_CUBICSPLINE ? c : 0;
+            int32_t hint = 0;
+            for (int k = 0; k < K; ++k) {
+                float v[4];
+                sinew_track_sample(ct, times[k], 0, &hint, v);
+                const float *key = &ct->values[k * stride + at];
+                bool same = memcmp(v, key, sizeof(float) * (size_t)c) == 0;
+                CHECK(same, "interp %d target %d: sampling at key %d returns the key's value", interp, target, k);
+            }
+            sinew_clip_free(clip);
+        }
+    }
+}
+
+static void test_clip_sampling(void)
+{
+    sinew_skeleton *sk = chain(3);
+    if (!sk) return;
+    static const float times[] = {0.0f, 2.0f};
+    static const float tv[] = {0, 0, 0, 4, 0, 0};
+    float h = sqrtf(0.5f);
+    float rv[] = {0, 0, 0, 1, h, 0, 0, h};
+    sinew_track tracks[] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv},
+                            {2, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv}};
+    sinew_clip_desc d = {"c", 3, 0.0f, 2, tracks};
+    sinew_error err;
+    sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
+    CHECK(clip != NULL, "created: %s", err.description);
+    if (!clip) return;
+    CHECK(clip->duration == 2.0f, "duration is the last key");
+    sinew_transform out[3];
+    CHECK(sinew_clip_sample(clip, sk, 1.0f, 0, NULL, out, 3, &err) == SINEW_OK, "sample");
+    CHECK(memcmp(&out[0], &sk->rest_pose[0], sizeof out[0]) == 0, "joint without tracks keeps its rest pose");
+    CHECK(out[1].translation.x == 2.0f, "animated translation");
+    CHECK(memcmp(&out[1].rotation, &sk->rest_pose[1].rotation, sizeof(sinew_quat)) == 0 &&
+              out[1].scale.x == 2.0f,
+          "rotation and scale without tracks keep the rest values");
+    CHECK(memcmp(&out[2].translation, &sk->rest_pose[2].translation, sizeof(sinew_vec3)) == 0,
+          "translation of a rotation-only joint keeps the rest value");
+    /* wrap modes */
+    sinew_transform a[3], b[3];
+    sinew_clip_sample(clip, sk, 0.5f, SINEW_SAMPLE_LOOP, NULL, a, 3, NULL);
+    sinew_clip_sample(clip, sk, 2.5f, SINEW_SAMPLE_LOOP, NULL, b, 3, NULL);
+    CHECK(memcmp(a, b, sizeof a) == 0, "loop: t + duration = t");
+    sinew_clip_sample(clip, sk, -0.5f, SINEW_SAMPLE_LOOP, NULL, b, 3, NULL);
+    CHECK_NEAR(b[1].translation.x, 3.0f, 1e-6f, "loop: negative time wraps from the end");
+    sinew_clip_sample(clip, sk, 4.0f, SINEW_SAMPLE_LOOP, NULL, b, 3, NULL);
+    CHECK(b[1].translation.x == 0.0f, "loop: t = 2 duration is the start");
+    sinew_clip_sample(clip, sk, 9.0f, SINEW_SAMPLE_CLAMP, NULL, b, 3, NULL);
+    CHECK(b[1].translation.x == 4.0f, "clamp past the end holds the last key");
+    sinew_clip_sample(clip, sk, -9.0f, SINEW_SAMPLE_CLAMP, NULL, b, 3, NULL);
+    CHECK(b[1].translation.x == 0.0f, "clamp before the start holds the first key");
+    /* argument errors */
+    CHECK(sinew_clip_sample(clip, sk, 1.0f, 0, NULL, out, 2, &err) == SINEW_ERROR_SIZE_MISMATCH, "short output");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "output holds 2");
+    int32_t keys[1];
+    sinew_cursor small = {keys, 1};
+    CHECK(sinew_clip_sample(clip, sk, 1.0f, 0, &small, out, 3, &err) == SINEW_ERROR_BUFFER_TOO_SMALL,
+          "cursor too small");
+    CHECK(sinew_clip_sample(clip, sk, NAN, 0, NULL, out, 3, &err) == SINEW_ERROR_INVALID_ARGUMENT, "NaN time");
+    sinew_skeleton *other = chain(4);
+    CHECK(sinew_clip_sample(clip, other, 1.0f, 0, NULL, out, 3, &err) == SINEW_ERROR_SIZE_MISMATCH,
+          "clip for another skeleton size");
+    sinew_skeleton_free(other);
+    /* a clip without tracks plays the rest pose */
+    sinew_clip_desc empty = {"empty", 3, 0.0f, 0, NULL};
+    sinew_clip *e = sinew_clip_create(&empty, NULL, &err);
+    CHECK(e && e->duration == 0.0f, "empty clip allowed");
+    if (e) {
+        CHECK(sinew_clip_sample(e, sk, 5.0f, SINEW_SAMPLE_LOOP, NULL, out, 3, &err) == SINEW_OK, "empty clip samples");
+        CHECK(memcmp(out, sk->rest_pose, sizeof out) == 0, "empty clip gives the rest pose");
+    }
+    sinew_clip_free(e);
+    sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+}
+
+/* Cursor playback must equal random access (binary search) bit for bit, at
+ * every step, forward, backward, across loop wraps and after jumps. */
+static void compare_cursor(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
+{
+    int n = sk->joint_count;
+    int32_t *keys = calloc((size_t)clip->track_count + 1, sizeof *keys);
+    sinew_transform *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n);
+    if (!keys || !a || !b) return;
+    sinew_cursor cursor = {keys, clip->track_count};
+    unsigned s = 11;
+    int mismatches = 0, steps = 0;
+    float t = 0.0f;
+    for (int phase = 0; phase < 4; ++phase) {
+        for (int i = 0; i < 400; ++i, ++steps) {
+            switch (phase) {
+            case 0: t += 1.0f / 60.0f; break;              /* forward, wrapping */
+            case 1: t -= 1.0f / 30.0f; break;              /* backward */
+            case 2: t = check_rand(&s) * 3.0f * clip->duration - clip->duration; break; /* seeks */
+            default: t += check_rand(&s) * 0.2f; break;    /* uneven steps */
+            }
+            for (int mode = 0; mode < 2; ++mode) {
+                unsigned flags = mode ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
+                sinew_clip_sample(clip, sk, t, flags, &cursor, a, n, NULL);
+                sinew_clip_sample(clip, sk, t, flags, NULL, b, n, NULL);
+                if (memcmp(a, b, sizeof *a * (size_t)n) != 0) ++mismatches;
+            }
+        }
+    }
+    CHECK(mismatches == 0, "%s: cursor playback differs from random access in %d of %d samples", what, mismatches,
+          2 * steps);
+    free(keys), free(a), free(b);
+}
+
+static void test_cursor(void)
+{
+    sinew_asset *asset = sinew_demo_create(NULL, NULL);
+    CHECK(asset != NULL, "demo");
+    if (!asset) return;
+    for (int i = 0; i < asset->clip_count; ++i) compare_cursor(asset->clips[i], asset->skeleton, asset->clips[i]->name);
+
+    /* many keys at uneven times, all three interpolations */
+    enum { K = 500 };
+    static float times[K], values[K * 12];
+    unsigned s = 5;
+    float t = 0.0f;
+    for (int k = 0; k < K; ++k) {
+        times[k] = t;
+        t += 0.001f + 0.02f * check_rand(&s);
+    }
+    for (int i = 0; i < K * 12; ++i) values[i] = check_rand(&s);
+    sinew_track tracks[3] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, K, times, values},
+                             {2, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, K, times, values},
+                             {3, SINEW_TARGET_SCALE, SINEW_INTERP_STEP, K / 2, times, values}};
+    sinew_skeleton *sk = chain(5);
+    sinew_clip_desc d = {"dense", 5, 0.0f, 3, tracks};
+    sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
+    CHECK(clip != NULL && sk != NULL, "dense clip");
+    if (clip && sk) compare_cursor(clip, sk, "dense");
+    /* a hint left from another clip, or garbage, changes nothing */
+    if (clip && sk) {
+        int32_t junk[3] = {-7, 100000, 42};
+        sinew_cursor c = {junk, 3};
+        sinew_transform a[5], b[5];
+        sinew_clip_sample(clip, sk, 1.234f, 0, &c, a, 5, NULL);
+        sinew_clip_sample(clip, sk, 1.234f, 0, NULL, b, 5, NULL);
+        CHECK(memcmp(a, b, sizeof a) == 0, "wrong hints cost a search, not a wrong result");
+    }
+    sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+    sinew_asset_free(asset);
+}
+
+static void test_validation(void)
+{
+    sinew_error err;
+    float times[] = {0.0f, 0.5f, 0.5f};
+    float values[36] = {0};
+    for (int k = 0; k < 3; ++k) values[k * 4 + 3] = 1.0f;
+    sinew_track tr = {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values};
+    sinew_clip_desc d = {"bad", 2, 0.0f, 1, &tr};
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "equal key times refused");
+    CHECK_ERROR(err, SINEW_ERROR_KEYS_NOT_INCREASING, "track 0 (joint 1, translation): key 2 time 0.5 is not after key 1");
+    times[2] = 1.0f;
+    times[0] = -0.1f;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "negative time refused");
+    CHECK_ERROR(err, SINEW_ERROR_KEYS_NOT_INCREASING, "negative");
+    times[0] = 0.0f;
+    values[7] = NAN;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "NaN value refused");
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "key 2 value");
+    values[7] = 0.0f;
+    tr.interpolation = SINEW_INTERP_CUBICSPLINE;
+    values[9 * 2] = INFINITY; /* key 2's in-tangent */
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "infinite tangent refused");
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "key 2 in-tangent");
+    values[18] = 0.0f;
+    tr.interpolation = SINEW_INTERP_LINEAR;
+    times[1] = NAN;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "NaN time refused");
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "key 1 time");
+    times[1] = 0.5f;
+    tr.joint = 2;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "joint out of range refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "joint 2 is out of range (2 joints)");
+    tr.joint = 1;
+    sinew_track two[2] = {tr, tr};
+    sinew_clip_desc dd = {"dup", 2, 0.0f, 2, two};
+    CHECK(sinew_clip_create(&dd, NULL, &err) == NULL, "duplicate track refused");
+    CHECK_ERROR(err, SINEW_ERROR_DUPLICATE_TRACK, "track 1 animates joint 1 translation");
+    static const float identity[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    two[1].target = SINEW_TARGET_ROTATION;
+    two[1].values = identity;
+    sinew_clip *ok = sinew_clip_create(&dd, NULL, &err);
+    CHECK(ok != NULL, "translation and rotation of one joint are two tracks: %s", err.description);
+    sinew_clip_free(ok);
+    tr.target = SINEW_TARGET_ROTATION;
+    values[4 + 3] = 0.0f; /* key 1 = (0,0,0,0) */
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "zero quaternion refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_ROTATION, "key 1 is the zero quaternion");
+    values[4 + 3] = 3.0f; /* not unit: normalized and reported */
+    check_log log = {0};
+    sinew_options opt = {{0}, {check_log_fn, &log}};
+    sinew_clip *c = sinew_clip_create(&d, &opt, &err);
+    CHECK(c != NULL, "non-unit rotation key accepted");
+    if (c) CHECK(c->tracks[0].values[7] == 1.0f, "rotation key normalized in the clip");
+    CHECK(values[7] == 3.0f, "the caller's data is not modified");
+    CHECK(strstr(log.last, "1 rotation key(s) were not unit length") != NULL, "normalization reported: %s", log.last);
+    sinew_clip_free(c);
+    d.duration = 0.5f;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "duration shorter than the keys refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "shorter than the last key");
+    d.duration = 5.0f;
+    c = sinew_clip_create(&d, NULL, &err);
+    CHECK(c && c->duration == 5.0f, "a longer duration is kept");
+    sinew_clip_free(c);
+    tr.key_count = 0;
+    d.duration = 0.0f;
+    CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "track without keys refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "no keys");
+}
+
+int main(void)
+{
+    test_step_and_linear();
+    test_cubicspline();
+    test_exact_keys();
+    test_clip_sampling();
+    test_cursor();
+    test_validation();
+    return check_finish("test_clip");
+}

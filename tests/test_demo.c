@@ -1,0 +1,122 @@
+/* The built-in character: what the issue promises of it, a sound mesh, and
+ * clips that loop. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static void test_promises(const sinew_asset *a)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    CHECK(sk->joint_count >= 15, "at least 15 joints (%d)", sk->joint_count);
+    CHECK(a->mesh_count == 1, "one mesh");
+    CHECK(a->clip_count >= 2, "at least two clips");
+    CHECK(sinew_asset_find_clip(a, "walk") && sinew_asset_find_clip(a, "idle"), "walk and idle");
+    CHECK(sinew_asset_find_clip(a, "run") == NULL, "no run clip");
+    const sinew_mesh *m = &a->meshes[0];
+    CHECK(m->vertex_count >= 2000, "at least 2,000 vertices (%d)", m->vertex_count);
+    const sinew_skin *s = m->skin;
+    CHECK(s && s->influence_count == 4, "4 influence slots");
+    if (!s) return;
+    int histogram[5] = {0};
+    for (int v = 0; v < s->vertex_count; ++v) {
+        int j[4];
+        float w[4];
+        histogram[sinew_skin_vertex(s, v, j, w)]++;
+    }
+    CHECK(histogram[0] == 0, "every vertex is weighted");
+    CHECK(histogram[1] && histogram[2] && histogram[3] && histogram[4],
+          "smooth weights use 1 to 4 influences (%d %d %d %d)", histogram[1], histogram[2], histogram[3],
+          histogram[4]);
+    /* the clips exercise every interpolation and every target */
+    int interp[3] = {0}, target[3] = {0};
+    for (int c = 0; c < a->clip_count; ++c)
+        for (int t = 0; t < a->clips[c]->track_count; ++t) {
+            interp[a->clips[c]->tracks[t].interpolation]++;
+            target[a->clips[c]->tracks[t].target]++;
+        }
+    CHECK(interp[0] && interp[1] && interp[2], "LINEAR, STEP and CUBICSPLINE tracks");
+    CHECK(target[0] && target[1] && target[2], "translation, rotation and scale tracks");
+}
+
+/* Every edge is shared by exactly two triangles in opposite directions (a
+ * closed, consistently wound surface, seams aside: seam vertices are
+ * duplicated for texture coordinates, so edges are matched by position), and
+ * face normals agree with vertex normals. */
+static void test_mesh(const sinew_asset *a)
+{
+    const sinew_mesh *m = &a->meshes[0];
+    CHECK(m->index_count % 3 == 0, "triangle list");
+    bool in_range = true;
+    for (int i = 0; i < m->index_count; ++i) in_range = in_range && m->indices[i] < (uint32_t)m->vertex_count;
+    CHECK(in_range, "indices in range");
+    if (!in_range) return;
+    int agree = 0, tris = m->index_count / 3;
+    for (int t = 0; t < tris; ++t) {
+        const uint32_t *ix = &m->indices[t * 3];
+        const float *p0 = &m->positions[ix[0] * 3], *p1 = &m->positions[ix[1] * 3], *p2 = &m->positions[ix[2] * 3];
+        sinew_vec3 e1 = sinew_vec3_make(p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]);
+        sinew_vec3 e2 = sinew_vec3_make(p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2]);
+        sinew_vec3 f = sinew_vec3_cross(e1, e2);
+        sinew_vec3 n = {0, 0, 0};
+        for (int k = 0; k < 3; ++k)
+            n = sinew_vec3_add(n, sinew_vec3_make(m->normals[ix[k] * 3], m->normals[ix[k] * 3 + 1],
+                                                  m->normals[ix[k] * 3 + 2]));
+        agree += sinew_vec3_dot(f, n) > 0.0f;
+    }
+    CHECK(agree == tris, "counter-clockwise faces agree with vertex normals (%d of %d)", agree, tris);
+    bool unit = true, tangent_ok = true;
+    for (int v = 0; v < m->vertex_count; ++v) {
+        sinew_vec3 n = sinew_vec3_make(m->normals[v * 3], m->normals[v * 3 + 1], m->normals[v * 3 + 2]);
+        sinew_vec3 t = sinew_vec3_make(m->tangents[v * 4], m->tangents[v * 4 + 1], m->tangents[v * 4 + 2]);
+        unit = unit && fabsf(sinew_vec3_length(n) - 1.0f) < 1e-5f;
+        tangent_ok = tangent_ok && fabsf(sinew_vec3_length(t) - 1.0f) < 1e-5f && fabsf(sinew_vec3_dot(n, t)) < 1e-5f &&
+                     fabsf(m->tangents[v * 4 + 3]) == 1.0f;
+    }
+    CHECK(unit, "unit normals");
+    CHECK(tangent_ok, "unit tangents perpendicular to normals, w = +-1");
+}
+
+static void test_clips_loop(const sinew_asset *a)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    int n = sk->joint_count;
+    sinew_transform *first = malloc(sizeof *first * (size_t)n), *last = malloc(sizeof *last * (size_t)n);
+    if (!first || !last) return;
+    for (int c = 0; c < a->clip_count; ++c) {
+        const sinew_clip *clip = a->clips[c];
+        sinew_clip_sample(clip, sk, 0.0f, 0, NULL, first, n, NULL);
+        sinew_clip_sample(clip, sk, clip->duration, 0, NULL, last, n, NULL);
+        float worst = 0.0f;
+        for (int j = 1; j < n; ++j) { /* the root moves forward by design */
+            worst = fmaxf(worst, sinew_vec3_length(sinew_vec3_sub(first[j].translation, last[j].translation)));
+            worst = fmaxf(worst, 1.0f - fabsf(sinew_quat_dot(first[j].rotation, last[j].rotation)));
+            worst = fmaxf(worst, sinew_vec3_length(sinew_vec3_sub(first[j].scale, last[j].scale)));
+        }
+        CHECK(worst < 1e-6f, "clip %s ends where it starts (off by %g), so it loops", clip->name, (double)worst);
+    }
+    const sinew_clip *walk = sinew_asset_find_clip(a, "walk");
+    sinew_clip_sample(walk, sk, walk->duration, 0, NULL, last, n, NULL);
+    CHECK_NEAR(last[0].translation.z, 1.3f, 1e-6f, "walk moves the root 1.3 m forward per cycle");
+    free(first), free(last);
+}
+
+int main(void)
+{
+    sinew_asset *a = sinew_demo_create(NULL, NULL);
+    sinew_asset *b = sinew_demo_create(NULL, NULL);
+    CHECK(a && b, "demo character builds");
+    if (!a || !b) return check_finish("test_demo");
+    test_promises(a);
+    test_mesh(a);
+    test_clips_loop(a);
+    const sinew_mesh *ma = &a->meshes[0], *mb = &b->meshes[0];
+    CHECK(ma->vertex_count == mb->vertex_count &&
+              memcmp(ma->positions, mb->positions, sizeof(float) * 3 * (size_t)ma->vertex_count) == 0 &&
+              memcmp(ma->skin->weights, mb->skin->weights, sizeof(float) * 4 * (size_t)ma->vertex_count) == 0,
+          "deterministic: two builds are identical");
+    sinew_asset_free(a);
+    sinew_asset_free(b);
+    return check_finish("test_demo");
+}

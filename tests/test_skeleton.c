@@ -1,0 +1,162 @@
+/* Skeleton creation: parents-first sorting, validation errors, names. */
+#include "sinew/sinew.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+static void test_child_before_parent_is_sorted(void)
+{
+    /* input: 0 hand(parent 2), 1 root, 2 arm(parent 3), 3 spine(parent 1), 4 leg(parent 1) */
+    const char *names[] = {"hand", "root", "arm", "spine", "leg"};
+    int parents[] = {2, -1, 3, 1, 1};
+    sinew_transform rest[5];
+    for (int i = 0; i < 5; ++i) {
+        rest[i] = sinew_transform_identity();
+        rest[i].translation.x = (float)i; /* tags the joint */
+    }
+    int remap[5];
+    sinew_error err;
+    sinew_skeleton_desc d = {5, parents, names, rest};
+    sinew_skeleton *sk = sinew_skeleton_create(&d, remap, NULL, &err);
+    CHECK(sk != NULL, "created: %s", err.description);
+    if (!sk) return;
+    for (int j = 0; j < 5; ++j) CHECK(sk->parents[j] < j, "joint %d's parent %d comes first", j, sk->parents[j]);
+    for (int i = 0; i < 5; ++i) {
+        int j = remap[i];
+        CHECK(strcmp(sk->names[j], names[i]) == 0, "remap carries name %s", names[i]);
+        CHECK(sk->rest_pose[j].translation.x == (float)i, "remap carries the rest pose of %s", names[i]);
+        int p = parents[i] < 0 ? -1 : remap[parents[i]];
+        CHECK(sk->parents[j] == p, "parent of %s preserved", names[i]);
+    }
+    /* stable: root, spine, arm, hand (pulled up behind their ancestors), leg */
+    const char *expect[] = {"root", "spine", "arm", "hand", "leg"};
+    for (int j = 0; j < 5; ++j) CHECK(strcmp(sk->names[j], expect[j]) == 0, "order %d is %s", j, expect[j]);
+    CHECK(sinew_skeleton_depth(sk, 3) == 3, "hand depth 3");
+    CHECK(sinew_skeleton_depth(sk, 99) == -1, "depth out of range");
+    sinew_skeleton_free(sk);
+}
+
+static void test_sorted_input_unchanged(void)
+{
+    int parents[] = {-1, 0, 1, 0, 3, -1, 5};
+    int remap[7];
+    sinew_skeleton_desc d = {7, parents, NULL, NULL};
+    sinew_skeleton *sk = sinew_skeleton_create(&d, remap, NULL, NULL);
+    CHECK(sk != NULL, "created");
+    if (!sk) return;
+    for (int j = 0; j < 7; ++j) {
+        CHECK(remap[j] == j, "parents-first input keeps its order");
+        CHECK(sk->parents[j] == parents[j], "parent kept");
+        CHECK(sk->names[j] && sk->names[j][0] == '\0', "unnamed joints get \"\"");
+        CHECK(sk->rest_pose[j].rotation.w == 1.0f && sk->rest_pose[j].scale.y == 1.0f, "identity rest pose");
+    }
+    sinew_skeleton_free(sk);
+}
+
+static void test_errors(void)
+{
+    sinew_error err;
+    const char *names[] = {"a", "b", "c", "d"};
+    int cycle[] = {-1, 2, 3, 1};
+    sinew_skeleton_desc d = {4, cycle, names, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "cycle refused");
+    CHECK_ERROR(err, SINEW_ERROR_CYCLE, "cycle");
+
+    int self[] = {-1, 1};
+    d = (sinew_skeleton_desc){2, self, names, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "self parent refused");
+    CHECK_ERROR(err, SINEW_ERROR_CYCLE, "joint 1 (\"b\")");
+
+    int bad[] = {-1, 0, 7};
+    d = (sinew_skeleton_desc){3, bad, names, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "bad parent refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_PARENT, "joint 2 (\"c\"): parent 7");
+    int neg[] = {-1, -2};
+    d = (sinew_skeleton_desc){2, neg, names, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "parent -2 refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_PARENT, "parent -2");
+
+    d = (sinew_skeleton_desc){SINEW_MAX_JOINTS + 1, bad, NULL, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "too many joints refused");
+    CHECK_ERROR(err, SINEW_ERROR_TOO_MANY_JOINTS, "32768");
+
+    sinew_transform rest[2] = {sinew_transform_identity(), sinew_transform_identity()};
+    int two[] = {-1, 0};
+    rest[1].translation.y = NAN;
+    d = (sinew_skeleton_desc){2, two, names, rest};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "NaN rest pose refused");
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "joint 1 (\"b\")");
+    rest[1] = sinew_transform_identity();
+    rest[1].rotation = (sinew_quat){0, 0, 0, 0};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "zero rotation refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_ROTATION, "joint 1");
+
+    d = (sinew_skeleton_desc){2, NULL, names, NULL};
+    CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "missing parents refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "parents");
+    CHECK(sinew_skeleton_create(NULL, NULL, NULL, &err) == NULL, "NULL desc refused");
+}
+
+static void test_names_and_repairs(void)
+{
+    check_log log = {0};
+    sinew_options opt = {{0}, {check_log_fn, &log}};
+    const char *names[] = {"root", "arm", "arm", "h\xc3\xa4nd", NULL};
+    int parents[] = {-1, 0, 0, 1, 3};
+    sinew_transform rest[5];
+    for (int i = 0; i < 5; ++i) rest[i] = sinew_transform_identity();
+    rest[3].rotation = (sinew_quat){0, 0, 0, 2}; /* not unit */
+    sinew_skeleton_desc d = {5, parents, names, rest};
+    sinew_error err;
+    sinew_skeleton *sk = sinew_skeleton_create(&d, NULL, &opt, &err);
+    CHECK(sk != NULL, "duplicates are allowed: %s", err.description);
+    if (!sk) return;
+    CHECK(strstr(log.all, "joints 1 and 2 share the name \"arm\"") != NULL, "duplicate reported: %s", log.all);
+    CHECK(strstr(log.all, "1 rest rotation(s) were not unit length") != NULL, "renormalization reported");
+    CHECK(sk->rest_pose[3].rotation.w == 1.0f, "rest rotation normalized");
+    CHECK(sinew_skeleton_find_joint(sk, "arm") == 1, "lookup finds the first duplicate");
+    CHECK(sinew_skeleton_find_joint(sk, "h\xc3\xa4nd") == 3, "UTF-8 name lookup");
+    CHECK(sinew_skeleton_find_joint(sk, "") == 4, "the unnamed joint is \"\"");
+    CHECK(sinew_skeleton_find_joint(sk, "nope") == -1, "unknown name");
+    CHECK(sk->name_hashes[0] == sinew_name_hash("root"), "hash stored");
+    sinew_skeleton_free(sk);
+}
+
+static void test_large_and_deep(void)
+{
+    /* the most joints allowed, as one chain listed children first: sorting
+     * and lookup stay linear and iterative (no recursion to overflow) */
+    int n = SINEW_MAX_JOINTS;
+    int *parents = malloc(sizeof(int) * (size_t)n);
+    char (*buf)[12] = malloc(12 * (size_t)n);
+    const char **names = malloc(sizeof(char *) * (size_t)n);
+    if (!parents || !buf || !names) return;
+    for (int i = 0; i < n; ++i) {
+        parents[i] = i == n - 1 ? -1 : i + 1;
+        snprintf(buf[i], 12, "j%d", i);
+        names[i] = buf[i];
+    }
+    sinew_skeleton_desc d = {n, parents, names, NULL};
+    sinew_error err;
+    sinew_skeleton *sk = sinew_skeleton_create(&d, NULL, NULL, &err);
+    CHECK(sk != NULL, "deep chain created: %s", err.description);
+    if (sk) {
+        bool ok = true;
+        for (int j = 0; j < n; ++j) ok = ok && sk->parents[j] == j - 1;
+        CHECK(ok, "reversed chain sorted parents first");
+        CHECK(strcmp(sk->names[0], "j32766") == 0, "root first");
+        CHECK(sinew_skeleton_find_joint(sk, "j0") == n - 1, "lookup in a large skeleton");
+        sinew_skeleton_free(sk);
+    }
+    free(parents), free(buf), free(names);
+}
+
+int main(void)
+{
+    test_child_before_parent_is_sorted();
+    test_sorted_input_unchanged();
+    test_errors();
+    test_names_and_repairs();
+    test_large_and_deep();
+    return check_finish("test_skeleton");
+}

@@ -1,0 +1,298 @@
+/* Skins: bind pose round trip, inverse binds, weight validation and
+ * normalization, joint mapping, the palette, job validation. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+/* Skins the demo mesh in a pose; returns the largest distance from the
+ * bind-pose positions. */
+static float displacement(const sinew_asset *a, const sinew_skin *skin, const sinew_transform *local, bool dqs)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    const sinew_mesh *m = &a->meshes[0];
+    sinew_mat4 model[64], palette[64];
+    sinew_dq_transform dq[64];
+    float *out = malloc(sizeof(float) * 3 * (size_t)m->vertex_count);
+    if (!out) return INFINITY;
+    sinew_local_to_model(sk, local, NULL, model, sk->joint_count, NULL);
+    sinew_skin_palette(skin, model, sk->joint_count, NULL, palette, 64, NULL);
+    sinew_dq_palette(palette, skin->joint_count, dq, NULL);
+    sinew_skin_job job = {.skin = skin, .palette = palette, .dq_palette = dq, .palette_count = skin->joint_count,
+                          .positions = m->positions, .out_positions = out};
+    sinew_error err;
+    sinew_result r = dqs ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err);
+    CHECK(r == SINEW_OK, "skinning: %s", err.description);
+    float worst = 0.0f;
+    for (int i = 0; i < m->vertex_count * 3; ++i) worst = fmaxf(worst, fabsf(out[i] - m->positions[i]));
+    free(out);
+    return worst;
+}
+
+static void test_bind_pose(void)
+{
+    sinew_asset *a = sinew_demo_create(NULL, NULL);
+    CHECK(a != NULL, "demo");
+    if (!a) return;
+    const sinew_skeleton *sk = a->skeleton;
+    sinew_transform rest[64];
+    sinew_rest_pose(sk, rest, sk->joint_count, NULL);
+    const sinew_skin *skin = a->meshes[0].skin;
+    float lbs = displacement(a, skin, rest, false), dqs = displacement(a, skin, rest, true);
+    printf("rest pose with inverse binds: LBS moves the mesh by %.3g m, DQS by %.3g m\n", (double)lbs, (double)dqs);
+    CHECK(lbs <= 1e-6f, "rest pose with correct inverse binds leaves the mesh in place (LBS moved %g m)", (double)lbs);
+    CHECK(dqs <= 1e-6f, "rest pose with correct inverse binds leaves the mesh in place (DQS moved %g m)", (double)dqs);
+
+    /* the same skin without inverse binds (identity) moves the mesh */
+    sinew_skin_desc d = {skin->joint_count, NULL, (const char *const *)sk->names, NULL, skin->vertex_count,
+                         skin->influence_count, skin->index_type, skin->indices, skin->weight_type, skin->weights};
+    sinew_skin *no_ibm = sinew_skin_create(sk, &d, NULL, NULL, NULL);
+    CHECK(no_ibm != NULL, "skin without inverse binds");
+    if (no_ibm) {
+        float moved = displacement(a, no_ibm, rest, false);
+        printf("rest pose without inverse binds: LBS moves the mesh by %.3g m\n", (double)moved);
+        CHECK(moved > 0.5f, "leaving out the inverse binds moves the mesh (by %g m)", (double)moved);
+    }
+    sinew_skin_free(no_ibm);
+    sinew_asset_free(a);
+}
+
+static sinew_skeleton *two_joints(void)
+{
+    const char *names[] = {"a", "b"};
+    int parents[] = {-1, 0};
+    sinew_skeleton_desc d = {2, parents, names, NULL};
+    return sinew_skeleton_create(&d, NULL, NULL, NULL);
+}
+
+static void test_normalization(void)
+{
+    sinew_skeleton *sk = two_joints();
+    if (!sk) return;
+    int joints[] = {0, 1};
+    check_log log = {0};
+    sinew_options opt = {{0}, {check_log_fn, &log}};
+    sinew_skin_report rep;
+    sinew_error err;
+
+    /* float: (0.5, 0.3) -> (0.625, 0.375); (1/3 each, summing to 1 within
+     * float rounding) kept as given; (0.2, 0.2) is the worst */
+    uint8_t idx[] = {0, 1, 0, 1, 1, 0};
+    float third = 1.0f / 3.0f;
+    float w[] = {0.5f, 0.3f, third, 1.0f - third, 0.2f, 0.2f};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 3, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin *s = sinew_skin_create(sk, &d, &opt, &rep, &err);
+    CHECK(s != NULL, "created: %s", err.description);
+    if (s) {
+        const float *sw = s->weights;
+        CHECK_NEAR(sw[0], 0.625f, 1e-7f, "normalized weight 0");
+        CHECK_NEAR(sw[1], 0.375f, 1e-7f, "normalized weight 1");
+        CHECK(sw[2] == w[2] && sw[3] == w[3], "weights summing to 1 are kept bit for bit");
+        CHECK_NEAR(sw[4], 0.5f, 1e-7f, "normalized weight 4");
+        CHECK(rep.normalized_vertices == 2 && rep.worst_vertex == 2, "report: %d normalized, worst %d",
+              rep.normalized_vertices, rep.worst_vertex);
+        CHECK_NEAR(rep.worst_sum, 0.4f, 1e-6f, "report: worst sum");
+        CHECK(strstr(log.last, "2 of 3 vertices had float weights not summing to 1") != NULL &&
+                  strstr(log.last, "vertex 2") != NULL,
+              "normalization reported: %s", log.last);
+        CHECK(w[0] == 0.5f, "the caller's weights are not modified");
+    }
+    sinew_skin_free(s);
+
+    /* unorm8: (100, 100) sums to 200: rescaled to sum exactly 255 */
+    uint8_t w8[] = {100, 100, 200, 55};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM8, w8};
+    s = sinew_skin_create(sk, &d, &opt, &rep, &err);
+    CHECK(s != NULL, "unorm8 created: %s", err.description);
+    if (s) {
+        const uint8_t *sw = s->weights;
+        CHECK(sw[0] + sw[1] == 255, "unorm8 sum is exactly 255 (%d + %d)", sw[0], sw[1]);
+        CHECK(abs(sw[0] - sw[1]) <= 1, "unorm8 halves stay halves");
+        CHECK(sw[2] == 200 && sw[3] == 55, "an exact unorm8 vertex is kept");
+        CHECK(rep.normalized_vertices == 1, "one unorm8 vertex normalized");
+    }
+    sinew_skin_free(s);
+    uint16_t w16[] = {30000, 30000};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM16, w16};
+    s = sinew_skin_create(sk, &d, NULL, &rep, &err);
+    CHECK(s != NULL, "unorm16 created");
+    if (s) {
+        const uint16_t *sw = s->weights;
+        CHECK(sw[0] + sw[1] == 65535, "unorm16 sum is exactly 65535");
+        int jj[2];
+        float ww[2];
+        CHECK(sinew_skin_vertex(s, 0, jj, ww) == 2, "two influences");
+        CHECK_NEAR(ww[0] + ww[1], 1.0f, 1e-6f, "decoded unorm16 weights sum to 1");
+    }
+    sinew_skin_free(s);
+    sinew_skeleton_free(sk);
+}
+
+static void test_errors(void)
+{
+    sinew_skeleton *sk = two_joints();
+    if (!sk) return;
+    int joints[] = {0, 1};
+    sinew_error err;
+    uint16_t idx[] = {0, 1, 0, 5};
+    float w[] = {0.5f, 0.5f, 0.5f, 0.5f};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "index out of range refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "vertex 1: influence 1 uses skin joint 5, the skin has 2 joints");
+    /* the same index with weight 0 is harmless: set to 0 and reported */
+    w[3] = 0.0f;
+    w[2] = 1.0f;
+    sinew_skin_report rep;
+    sinew_skin *s = sinew_skin_create(sk, &d, NULL, &rep, &err);
+    CHECK(s != NULL, "zero-weight out-of-range index accepted: %s", err.description);
+    if (s) CHECK(((const uint16_t *)s->indices)[3] == 0 && rep.cleared_indices == 1, "cleared and counted");
+    sinew_skin_free(s);
+    w[2] = NAN;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "NaN weight refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_WEIGHT, "vertex 1: influence 0 weight is NaN");
+    w[2] = -0.25f;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "negative weight refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_WEIGHT, "vertex 1: influence 0 weight -0.25 is negative");
+    w[2] = 0.0f;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "all-zero weights refused");
+    CHECK_ERROR(err, SINEW_ERROR_ZERO_WEIGHT, "vertex 1: all 2 weights are 0");
+    w[2] = 1.0f;
+
+    int bad_joints[] = {0, 9};
+    d.joints = bad_joints;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "skin joint outside the skeleton refused");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "skin joint 1: skeleton joint 9");
+    const char *names[] = {"b", "zz"};
+    d.joints = NULL;
+    d.joint_names = names;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "unknown joint name refused");
+    CHECK_ERROR(err, SINEW_ERROR_UNKNOWN_JOINT, "skin joint 1: no joint named \"zz\"");
+    names[1] = "a";
+    s = sinew_skin_create(sk, &d, NULL, NULL, &err);
+    CHECK(s && s->joints[0] == 1 && s->joints[1] == 0, "joints matched by name");
+    sinew_skin_free(s);
+    d.joint_names = NULL;
+    d.joints = joints;
+
+    sinew_mat4 ibm[2] = {sinew_mat4_identity(), sinew_mat4_identity()};
+    ibm[1].m[13] = INFINITY;
+    d.inverse_bind = ibm;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "infinite inverse bind refused");
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "skin joint 1: inverse bind");
+    d.inverse_bind = NULL;
+    d.influence_count = 9;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "9 influences refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "influence_count 9");
+    d.influence_count = 2;
+    d.weights = NULL;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "missing weights refused");
+    sinew_skeleton_free(sk);
+}
+
+static void test_eight_influences(void)
+{
+    /* 8 influences per vertex, u16 indices, all used */
+    int parents[10];
+    for (int i = 0; i < 10; ++i) parents[i] = i - 1;
+    sinew_skeleton_desc sd = {10, parents, NULL, NULL};
+    sinew_skeleton *sk = sinew_skeleton_create(&sd, NULL, NULL, NULL);
+    int joints[10];
+    for (int i = 0; i < 10; ++i) joints[i] = i;
+    uint16_t idx[8];
+    float w[8];
+    for (int i = 0; i < 8; ++i) idx[i] = (uint16_t)(i + 2), w[i] = 0.125f;
+    sinew_skin_desc d = {10, joints, NULL, NULL, 1, 8, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin *s = sinew_skin_create(sk, &d, NULL, NULL, NULL);
+    CHECK(s != NULL, "8 influences");
+    if (s && sk) {
+        sinew_mat4 palette[10];
+        for (int i = 0; i < 10; ++i) {
+            palette[i] = sinew_mat4_identity();
+            palette[i].m[12] = (float)i; /* joint i translates by i in x */
+        }
+        float p[3] = {0, 0, 0}, out[3];
+        sinew_skin_job job = {.skin = s, .palette = palette, .palette_count = 10, .positions = p,
+                              .out_positions = out};
+        CHECK(sinew_skin_lbs(&job, NULL) == SINEW_OK, "lbs");
+        CHECK_NEAR(out[0], (2 + 3 + 4 + 5 + 6 + 7 + 8 + 9) / 8.0f, 1e-5f, "all 8 influences count");
+    }
+    sinew_skin_free(s);
+    sinew_skeleton_free(sk);
+}
+
+static void test_palette_and_jobs(void)
+{
+    sinew_skeleton *sk = two_joints();
+    if (!sk) return;
+    int joints[] = {1, 0};
+    uint8_t idx[] = {0, 1};
+    float w[] = {1.0f, 0.0f};
+    sinew_transform t = sinew_transform_identity();
+    t.translation = sinew_vec3_make(1, 2, 3);
+    t.rotation = sinew_quat_from_axis_angle(sinew_vec3_make(0, 0, 1), 0.5f);
+    sinew_mat4 ibm[2] = {sinew_mat4_from_transform(&t), sinew_mat4_identity()};
+    sinew_skin_desc d = {2, joints, NULL, ibm, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_error err;
+    sinew_skin *s = sinew_skin_create(sk, &d, NULL, NULL, &err);
+    CHECK(s != NULL, "created");
+    if (!s) return;
+    sinew_mat4 model[2], palette[2], left;
+    t.translation = sinew_vec3_make(-4, 0, 1);
+    model[0] = sinew_mat4_identity();
+    model[1] = sinew_mat4_from_transform(&t);
+    t.translation = sinew_vec3_make(0, 7, 0);
+    t.scale = sinew_vec3_make(2, 2, 2);
+    left = sinew_mat4_from_transform(&t);
+    CHECK(sinew_skin_palette(s, model, 2, &left, palette, 2, &err) == SINEW_OK, "palette");
+    sinew_mat4 e1 = sinew_mat4_mul(&model[1], &ibm[0]);
+    sinew_mat4 expect = sinew_mat4_mul(&left, &e1);
+    float diff = 0.0f;
+    for (int i = 0; i < 16; ++i) diff = fmaxf(diff, fabsf(expect.m[i] - palette[0].m[i]));
+    CHECK(diff < 1e-5f, "palette[0] = left * model[joints[0]] * inverse_bind[0] (off by %g)", (double)diff);
+    CHECK(sinew_skin_palette(s, model, 1, NULL, palette, 2, &err) == SINEW_ERROR_BUFFER_TOO_SMALL,
+          "model too short for the skin's joints");
+    CHECK_ERROR(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin joint 0 uses skeleton joint 1");
+    CHECK(sinew_skin_palette(s, model, 2, NULL, palette, 1, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "palette short");
+
+    float p[6] = {0}, o[6];
+    sinew_skin_job ok = {.skin = s, .palette = palette, .palette_count = 2, .positions = p, .out_positions = o};
+    CHECK(sinew_skin_job_validate(&ok, false, &err) == SINEW_OK, "valid job: %s", err.description);
+    sinew_skin_job j = ok;
+    j.palette_count = 1;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "short palette refused");
+    j = ok;
+    j.first_vertex = 1;
+    j.vertex_count = 1;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "range past the end refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "outside the skin's 1 vertices");
+    j = ok;
+    j.positions_stride = 8;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "stride too small refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "positions stride is below 12");
+    j = ok;
+    j.out_positions_stride = 14;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "unaligned stride refused");
+    j = ok;
+    j.out_normals = o;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "output without input refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "normals has an output but no input");
+    CHECK(sinew_skin_dqs(&ok, &err) == SINEW_ERROR_INVALID_ARGUMENT, "DQS without a dq palette refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "dq_palette is required");
+    j = ok;
+    j.normal_mode = (sinew_normal_mode)7;
+    CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "unknown normal mode refused");
+    CHECK(sinew_skin_lbs(NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT, "NULL job refused");
+    sinew_skin_free(s);
+    sinew_skeleton_free(sk);
+}
+
+int main(void)
+{
+    test_bind_pose();
+    test_normalization();
+    test_errors();
+    test_eight_influences();
+    test_palette_and_jobs();
+    return check_finish("test_skin");
+}
