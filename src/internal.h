@@ -180,4 +180,16 @@ static inline sinew_vec3 sinew__mat3_apply(const float a[9], sinew_vec3 v)
                      a[2] * v.x + a[5] * v.y + a[8] * v.z);
 }
 
+/* The direction of A^-T n, how a normal follows the linear map A, without a
+ * division: cofactor(A) n, flipped when det(A) < 0 (a mirror). Not
+ * normalized. */
+static inline sinew_vec3 sinew__mat3_transform_normal(const float a[9], sinew_vec3 n)
+{
+    float cof[9];
+    sinew__mat3_cofactor(a, cof);
+    sinew_vec3 r = sinew__mat3_apply(cof, n);
+    float det = a[0] * cof[0] + a[1] * cof[1] + a[2] * cof[2];
+    return det < 0.0f ? sinew__v3_scale(r, -1.0f) : r;
+}
+
 #endif /* SINEW_INTERNAL_H */

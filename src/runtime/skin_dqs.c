@@ -119,13 +119,7 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
         if (job->normals) {
             const float *p = sinew__in(job->normals, st.ns, v);
             sinew_vec3 nv = sinew__v3(p[0], p[1], p[2]);
-            if (!rigid && !uniform) {
-                float cof[9];
-                sinew__mat3_cofactor(S, cof);
-                nv = sinew__mat3_apply(cof, nv);
-                float det = S[0] * cof[0] + S[1] * cof[1] + S[2] * cof[2];
-                if (det < 0.0f) nv = sinew__v3_scale(nv, -1.0f);
-            }
+            if (!rigid && !uniform) nv = sinew__mat3_transform_normal(S, nv);
             nv = sinew__v3_normalize(sinew__q_rotate(r, nv));
             float *o = sinew__out(job->out_normals, st.ons, v);
             o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;

@@ -42,12 +42,7 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
             if (mode == SINEW_NORMALS_FAST) {
                 nv = sinew__mat3_apply(m, nv);
             } else {
-                float cof[9];
-                sinew__mat3_cofactor(m, cof);
-                nv = sinew__mat3_apply(cof, nv);
-                /* cof = det * M^-T: a mirror (det < 0) would flip the normal. */
-                float det = m[0] * cof[0] + m[1] * cof[1] + m[2] * cof[2];
-                if (det < 0.0f) nv = sinew__v3_scale(nv, -1.0f);
+                nv = sinew__mat3_transform_normal(m, nv);
             }
             nv = sinew__v3_normalize(nv);
             float *o = sinew__out(job->out_normals, st.ons, v);
