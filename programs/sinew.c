@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
+#include "sinew/sinew_import.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -20,8 +21,8 @@ static const char usage[] =
     "  demo          play the built-in character through the whole CPU pipeline\n"
     "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
     "                print what it did and how long each stage took\n"
-    "  info [FILE]   print the skeleton tree, the clips and the meshes of FILE;\n"
-    "                without FILE, of the built-in character\n"
+    "  info [FILE]   print the skeleton tree, the clips and the meshes of FILE\n"
+    "                (.gltf or .glb); without FILE, of the built-in character\n"
     "\n"
     "options:\n"
     "  -h, --help    print this help and exit\n"
@@ -44,9 +45,10 @@ static sinew_asset *load_asset(const char *path)
 {
     sinew_error err = {0};
     if (path) {
-        fprintf(stderr, "sinew: %s: reading files is not available in this build; "
-                        "run without FILE for the built-in character\n", path);
-        return NULL;
+        sinew_load_options lo = {cli_options, false};
+        sinew_asset *a = sinew_load_file(path, &lo, &err);
+        if (!a) fprintf(stderr, "sinew: %s\n", err.description);
+        return a;
     }
     sinew_asset *a = sinew_demo_create(&cli_options, &err);
     if (!a) fprintf(stderr, "sinew: built-in character: %s\n", err.description);

@@ -1,7 +1,8 @@
 # Sourced by scripts/demo and scripts/test: makes sure the build tools are
 # here. As root with apt-get (a fresh Debian 12 machine, CI) it installs what
 # is missing; otherwise it names what is missing in one line and fails.
-# Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make.
+# Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make,
+# cJSON (libcjson-dev) for the glTF loader.
 
 sinew_setup() {
     local missing=() packages=()
@@ -10,6 +11,7 @@ sinew_setup() {
     if ! command -v ninja >/dev/null 2>&1 && ! command -v make >/dev/null 2>&1; then
         missing+=(make); packages+=(make)
     fi
+    [ -f /usr/include/cjson/cJSON.h ] || { missing+=(cJSON); packages+=(libcjson-dev); }
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "sinew: installing ${packages[*]}" >&2

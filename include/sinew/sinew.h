@@ -94,7 +94,14 @@ SINEW_API const char *sinew_version(void);
     X(SINEW_ERROR_KEYS_NOT_INCREASING, "key times not strictly increasing")    \
     X(SINEW_ERROR_DUPLICATE_TRACK, "two tracks animate the same joint value")  \
     X(SINEW_ERROR_SHEAR, "matrix has shear or projection")                     \
-    X(SINEW_ERROR_SINGULAR, "matrix is not invertible")
+    X(SINEW_ERROR_SINGULAR, "matrix is not invertible")                        \
+    X(SINEW_ERROR_IO, "file could not be read")                                \
+    X(SINEW_ERROR_PARSE, "malformed file")                                     \
+    X(SINEW_ERROR_TRUNCATED, "data shorter than declared")                     \
+    X(SINEW_ERROR_OUT_OF_BOUNDS, "range outside its container")                \
+    X(SINEW_ERROR_BAD_REFERENCE, "index refers to nothing")                    \
+    X(SINEW_ERROR_BAD_URI, "URI refused or malformed")                         \
+    X(SINEW_ERROR_UNSUPPORTED, "feature not supported")
 
 typedef enum sinew_result {
 #define SINEW__RESULT_ENUM(name, text) name,
@@ -275,7 +282,8 @@ typedef struct sinew_skeleton_desc {
  * in the result. Errors: SINEW_ERROR_TOO_MANY_JOINTS, SINEW_ERROR_BAD_PARENT
  * (out of range), SINEW_ERROR_CYCLE (a joint that is its own ancestor),
  * SINEW_ERROR_NOT_FINITE and SINEW_ERROR_BAD_ROTATION (rest pose). Duplicate
- * names are allowed and reported to the logger; rest rotations that are not
+ * names are allowed and reported to the logger (unnamed joints are not
+ * duplicates); rest rotations that are not
  * unit length are normalized and reported. Free with sinew_skeleton_free(). */
 SINEW_API sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *desc, int *remap,
                                                 const sinew_options *options, sinew_error *err);

@@ -30,12 +30,15 @@ typedef struct sinew_mesh {
     int index_count;          /* a multiple of 3 */
     const uint32_t *indices;  /* triangle list, counter-clockwise front faces */
     const sinew_skin *skin;   /* NULL for a rigid mesh */
-    int joint;                /* rigid mesh: skeleton joint carrying it, -1 for none */
+    int joint;                /* the joint carrying it (a rigid mesh moves with it), -1 for none */
+    int source_mesh;          /* the file's mesh and primitive it came from, -1 if none */
+    int source_primitive;
 } sinew_mesh;
 
 typedef struct sinew_asset {
     const char *name;                 /* never NULL */
     const sinew_skeleton *skeleton;   /* never NULL */
+    const int *joint_sources;         /* per joint: the file's node index, or NULL (built-in) */
     int clip_count;
     const sinew_clip *const *clips;   /* each animates `skeleton` */
     int mesh_count;

@@ -583,7 +583,7 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
         sinew_skin_free(skin);
         return fail_oom(a, err);
     }
-    *mesh = (sinew_mesh){"body", mb.vertex_count, mb.pos, mb.nrm, mb.tan, mb.uv, mb.index_count, mb.tri, skin, -1};
+    *mesh = (sinew_mesh){"body", mb.vertex_count, mb.pos, mb.nrm, mb.tan, mb.uv, mb.index_count, mb.tri, skin, -1, -1, -1};
     a->meshes = mesh;
     a->mesh_count = 1;
     return a;

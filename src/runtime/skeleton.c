@@ -178,6 +178,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
             int other = lookup[slot];
             if (hashes[other] == hashes[j] && strcmp(names[other], names[j]) == 0) {
                 duplicate = true;
+                if (!names[j][0]) break; /* unnamed joints are not duplicates of each other */
                 if (duplicates++ < 8)
                     sinew__warn(options, "skeleton: joints %d and %d share the name \"%s\"; lookup finds %d",
                                 other, j, names[j], other);

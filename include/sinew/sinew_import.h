@@ -1,0 +1,48 @@
+/*
+ * sinew file loaders. glTF 2.0 (.gltf with data: URIs or external files, and
+ * .glb) is read by sinew itself, on cJSON. Part of libsinew_import, which
+ * links libsinew and cJSON; the runtime (sinew.h) never depends on it.
+ *
+ *   sinew_error err = {0};
+ *   sinew_asset *a = sinew_load_file("hero.glb", NULL, &err);
+ *   if (!a) { fprintf(stderr, "%s\n", err.description); return 1; }
+ *   ...
+ *   sinew_asset_free(a);
+ *
+ * Errors name the file and the JSON path of the problem, e.g.
+ * "hero.gltf: accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)".
+ * Nothing a file declares is allocated before it is checked against the
+ * bytes that hold it, so a file can not make sinew allocate more than a
+ * small multiple of its own size plus its buffers.
+ */
+#ifndef SINEW_IMPORT_H
+#define SINEW_IMPORT_H
+
+#include "sinew_asset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sinew_load_options {
+    sinew_options base;        /* allocator and logger for the asset */
+    /* External buffer URIs that are absolute or climb out of the file's
+     * folder ("../x.bin") are refused unless this is set. */
+    bool allow_outside_paths;
+} sinew_load_options;
+
+/* Loads a .gltf or .glb file (told apart by content, not by name). Relative
+ * buffer URIs are resolved against the file's folder, percent-decoded.
+ * Returns the asset, or NULL with `err` filled. Free with sinew_asset_free(). */
+SINEW_API sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err);
+
+/* Loads a .gltf or .glb held in memory (`data` is not kept). `base_dir`
+ * resolves relative URIs; NULL refuses every external file. */
+SINEW_API sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir,
+                                         const sinew_load_options *options, sinew_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_IMPORT_H */

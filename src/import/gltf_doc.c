@@ -1,0 +1,670 @@
+/* The glTF document layer: GLB container, JSON, buffers (GLB BIN, data:
+ * URIs, external files), buffer views and accessors, each bound checked
+ * before anything is read through it. */
+#include "gltf_doc.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define FAIL(doc, result, ...) sinew__fail((doc)->err, (result), __VA_ARGS__)
+
+/* ---- JSON helpers --------------------------------------------------------- */
+
+sinew_result gltf_array(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const cJSON **out,
+                        int *count)
+{
+    const cJSON *a = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    *out = NULL;
+    *count = 0;
+    if (!a) return SINEW_OK;
+    if (!cJSON_IsArray(a)) return FAIL(doc, SINEW_ERROR_PARSE, "%s%s%s: not an array", path, *path ? "." : "", key);
+    int n = cJSON_GetArraySize(a);
+    *out = a;
+    *count = n;
+    return SINEW_OK;
+}
+
+sinew_result gltf_int(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required, long def,
+                      long lo, long hi, long *out)
+{
+    *out = def;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v) {
+        if (required) return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: required but missing", path, key);
+        *out = def;
+        return SINEW_OK;
+    }
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!(d == floor(d)) || d < (double)lo || d > (double)hi)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: expected an integer in [%ld, %ld]", path, key, lo, hi);
+    *out = (long)d;
+    return SINEW_OK;
+}
+
+sinew_result gltf_floats(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, int n,
+                         const float *def, float *out)
+{
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!a) {
+        memcpy(out, def, sizeof(float) * (size_t)n);
+        return SINEW_OK;
+    }
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: expected an array of %d numbers", path, key, n);
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, a)
+    {
+        double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+        if (!isfinite(d) || !isfinite((float)d))
+            return FAIL(doc, SINEW_ERROR_NOT_FINITE, "%s.%s[%d]: not a finite number", path, key, i);
+        out[i++] = (float)d;
+    }
+    return SINEW_OK;
+}
+
+sinew_result gltf_string(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const char **out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    *out = NULL;
+    if (!v) return SINEW_OK;
+    if (!cJSON_IsString(v)) return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: not a string", path, key);
+    *out = v->valuestring;
+    return SINEW_OK;
+}
+
+sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required,
+                      const char *what, int limit, int *out)
+{
+    long v = -1;
+    *out = -1;
+    sinew_result r = gltf_int(doc, obj, key, path, required, -1, 0, 0x7fffffff, &v);
+    if (r != SINEW_OK) return r;
+    if (v >= limit)
+        return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s.%s: %ld is not an index of %s (%d element%s)", path, key, v,
+                    what, limit, limit == 1 ? "" : "s");
+    *out = (int)v;
+    return SINEW_OK;
+}
+
+/* ---- allocation ----------------------------------------------------------- */
+
+static void *doc_alloc(gltf_doc *doc, size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) return NULL;
+    void *p = sinew__alloc(&doc->alloc, count * size);
+    if (p) memset(p, 0, count * size);
+    return p;
+}
+
+/* ---- URIs and files --------------------------------------------------------- */
+
+static int hex_value(int c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static int base64_value(int c)
+{
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+' || c == '-') return 62; /* '-' and '_': the URL-safe alphabet */
+    if (c == '/' || c == '_') return 63;
+    return -1;
+}
+
+/* Decodes base64 text (padding optional); returns false on a bad character
+ * or a dangling single sextet. `out` holds at least len * 3 / 4 + 3. */
+static bool base64_decode(const char *s, size_t len, uint8_t *out, size_t *out_len)
+{
+    while (len > 0 && s[len - 1] == '=') --len;
+    uint32_t acc = 0;
+    int bits = 0;
+    size_t n = 0;
+    for (size_t i = 0; i < len; ++i) {
+        int v = base64_value((unsigned char)s[i]);
+        if (v < 0) return false;
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            out[n++] = (uint8_t)(acc >> bits);
+        }
+    }
+    if (bits >= 6) return false;
+    *out_len = n;
+    return true;
+}
+
+/* Reads at most `limit` bytes of a file; *size gets the file's size. */
+static uint8_t *read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
+                          sinew_result *why)
+{
+    FILE *f = fopen(path, "rb");
+    *why = SINEW_ERROR_IO;
+    if (!f) return NULL;
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    *size = (size_t)end;
+    size_t want = *size < limit ? *size : limit;
+    uint8_t *data = sinew__alloc(alloc, want);
+    if (!data) {
+        *why = SINEW_ERROR_OUT_OF_MEMORY;
+        fclose(f);
+        return NULL;
+    }
+    if (want && fread(data, 1, want, f) != want) {
+        sinew__free(alloc, data);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    return data;
+}
+
+/* Percent-decodes a relative URI and checks that it stays inside the base
+ * folder (unless allowed). Writes the joined path into `out`. */
+static sinew_result resolve_uri(gltf_doc *doc, const char *uri, const char *path, char *out, size_t out_size)
+{
+    size_t len = strlen(uri);
+    char *decoded = doc_alloc(doc, len + 1, 1);
+    if (!decoded) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    size_t n = 0;
+    for (size_t i = 0; i < len; ++i) {
+        if (uri[i] == '%') {
+            int hi = i + 2 < len ? hex_value((unsigned char)uri[i + 1]) : -1;
+            int lo = hi >= 0 ? hex_value((unsigned char)uri[i + 2]) : -1;
+            if (hi < 0 || lo < 0 || (hi == 0 && lo == 0)) {
+                sinew__free(&doc->alloc, decoded);
+                return FAIL(doc, SINEW_ERROR_BAD_URI, "%s: bad percent escape at character %zu", path, i);
+            }
+            decoded[n++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            decoded[n++] = uri[i];
+        }
+    }
+    decoded[n] = '\0';
+    sinew_result r = SINEW_OK;
+    bool absolute = decoded[0] == '/' || decoded[0] == '\\' ||
+                    (((decoded[0] | 32) >= 'a' && (decoded[0] | 32) <= 'z') && decoded[1] == ':');
+    /* climbing: track the depth over '/'-separated components */
+    int depth = 0;
+    bool climbs = false;
+    for (const char *c = decoded; *c;) {
+        const char *e = c;
+        while (*e && *e != '/' && *e != '\\') ++e;
+        size_t clen = (size_t)(e - c);
+        if (clen == 2 && c[0] == '.' && c[1] == '.') {
+            if (--depth < 0) climbs = true;
+        } else if (clen > 0 && !(clen == 1 && c[0] == '.')) {
+            ++depth;
+        }
+        c = *e ? e + 1 : e;
+    }
+    if ((absolute || climbs) && !doc->options->allow_outside_paths) {
+        r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: \"%s\" %s; refused (sinew_load_options.allow_outside_paths)", path,
+                 decoded, absolute ? "is an absolute path" : "leaves the file's folder");
+    } else if (!doc->base_dir && !absolute) {
+        r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: external file \"%s\" but no base folder was given", path, decoded);
+    } else {
+        int w = absolute || !doc->base_dir[0] ? snprintf(out, out_size, "%s", decoded)
+                                              : snprintf(out, out_size, "%s/%s", doc->base_dir, decoded);
+        if (w < 0 || (size_t)w >= out_size) r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: path too long", path);
+    }
+    sinew__free(&doc->alloc, decoded);
+    return r;
+}
+
+static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
+{
+    char path[64];
+    snprintf(path, sizeof path, "buffers[%d]", i);
+    gltf_buffer *buf = &doc->buffers[i];
+    long byte_length;
+    const char *uri;
+    sinew_result r;
+    if (!cJSON_IsObject(b)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", path);
+    if ((r = gltf_int(doc, b, "byteLength", path, true, 0, 1, LONG_MAX, &byte_length)) != SINEW_OK ||
+        (r = gltf_string(doc, b, "uri", path, &uri)) != SINEW_OK)
+        return r;
+    buf->size = (size_t)byte_length;
+    if (!uri) {
+        if (i != 0 || !doc->glb_bin)
+            return FAIL(doc, SINEW_ERROR_BAD_URI, "%s: no uri, and %s", path,
+                        i != 0 ? "only buffers[0] may use the GLB BIN chunk" : "the file has no GLB BIN chunk");
+        if (doc->glb_bin_size < buf->size)
+            return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s: byteLength %zu exceeds the GLB BIN chunk (%zu bytes)", path,
+                        buf->size, doc->glb_bin_size);
+        buf->data = doc->glb_bin;
+        return SINEW_OK;
+    }
+    if (strncmp(uri, "data:", 5) == 0) {
+        const char *comma = strchr(uri, ',');
+        if (!comma) return FAIL(doc, SINEW_ERROR_BAD_URI, "%s.uri: data URI without a comma", path);
+        size_t header = (size_t)(comma - uri);
+        if (header < 7 || strncmp(comma - 7, ";base64", 7) != 0)
+            return FAIL(doc, SINEW_ERROR_BAD_URI, "%s.uri: data URI is not base64", path);
+        size_t text = strlen(comma + 1);
+        uint8_t *data = doc_alloc(doc, text / 4 * 3 + 3, 1);
+        if (!data) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        size_t n = 0;
+        buf->owned = data;
+        if (!base64_decode(comma + 1, text, data, &n))
+            return FAIL(doc, SINEW_ERROR_BAD_URI, "%s.uri: data URI has invalid base64", path);
+        if (n < buf->size)
+            return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s: byteLength %zu exceeds the %zu bytes of its data URI", path,
+                        buf->size, n);
+        buf->data = data;
+        return SINEW_OK;
+    }
+    for (const char *c = uri; *c && *c != '/'; ++c)
+        if (*c == ':' && c - uri > 1) /* a scheme such as http: (one letter is a drive) */
+            return FAIL(doc, SINEW_ERROR_BAD_URI, "%s.uri: \"%.40s\": only data: URIs and relative files are read",
+                        path, uri);
+    char file[4096];
+    if ((r = resolve_uri(doc, uri, path, file, sizeof file)) != SINEW_OK) return r;
+    size_t file_size = 0;
+    sinew_result why;
+    uint8_t *data = read_file(file, &doc->alloc, buf->size, &file_size, &why);
+    if (!data)
+        return FAIL(doc, why, "%s: cannot read \"%s\"%s", path, file, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
+    buf->owned = data;
+    if (file_size < buf->size)
+        return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s: byteLength %zu exceeds \"%s\" (%zu bytes)", path, buf->size, file,
+                    file_size);
+    buf->data = data;
+    return SINEW_OK;
+}
+
+/* ---- views and accessors ------------------------------------------------------ */
+
+static sinew_result load_view(gltf_doc *doc, int i, const cJSON *v)
+{
+    char path[64];
+    snprintf(path, sizeof path, "bufferViews[%d]", i);
+    if (!cJSON_IsObject(v)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", path);
+    gltf_view *view = &doc->views[i];
+    long offset, length, stride;
+    sinew_result r;
+    if ((r = gltf_ref(doc, v, "buffer", path, true, "buffers", doc->buffer_count, &view->buffer)) != SINEW_OK ||
+        (r = gltf_int(doc, v, "byteOffset", path, false, 0, 0, LONG_MAX, &offset)) != SINEW_OK ||
+        (r = gltf_int(doc, v, "byteLength", path, true, 0, 1, LONG_MAX, &length)) != SINEW_OK ||
+        (r = gltf_int(doc, v, "byteStride", path, false, 0, 4, 252, &stride)) != SINEW_OK)
+        return r;
+    if (stride % 4) return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteStride: %ld is not a multiple of 4", path, stride);
+    size_t size = doc->buffers[view->buffer].size;
+    if ((size_t)offset > size || (size_t)length > size - (size_t)offset)
+        return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: byteOffset %ld + byteLength %ld exceeds buffers[%d] (byteLength %zu)",
+                    path, offset, length, view->buffer, size);
+    view->offset = (size_t)offset;
+    view->length = (size_t)length;
+    view->stride = (size_t)stride;
+    return SINEW_OK;
+}
+
+static int component_size(int type)
+{
+    switch (type) {
+    case 5120: case 5121: return 1;
+    case 5122: case 5123: return 2;
+    case 5125: case 5126: return 4;
+    default: return 0;
+    }
+}
+
+static int type_components(const char *type)
+{
+    static const struct { const char *name; int n; } types[] = {
+        {"SCALAR", 1}, {"VEC2", 2}, {"VEC3", 3}, {"VEC4", 4}, {"MAT2", 4}, {"MAT3", 9}, {"MAT4", 16}};
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; ++i)
+        if (strcmp(type, types[i].name) == 0) return types[i].n;
+    return 0;
+}
+
+static size_t column_count(int components) { return components == 4 ? 2 : components == 9 ? 3 : 4; }
+
+/* Bytes of one element. Matrix columns start on 4-byte boundaries, which
+ * pads MAT2 and MAT3 of 1-byte and MAT3 of 2-byte components. */
+static size_t element_size(const gltf_accessor *a)
+{
+    size_t cs = (size_t)component_size(a->component_type);
+    if (!a->matrix) return cs * (size_t)a->components;
+    size_t cols = column_count(a->components), rows = (size_t)a->components / cols;
+    return cols * ((rows * cs + 3) / 4 * 4);
+}
+
+/* offset + (count - 1) * stride + element <= length, without overflow */
+static bool fits(size_t offset, size_t count, size_t stride, size_t element, size_t length)
+{
+    if (offset > length || element > length - offset) return false;
+    if (count <= 1) return true;
+    size_t room = length - offset - element;
+    return stride == 0 || count - 1 <= room / stride;
+}
+
+static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
+{
+    char path[64];
+    snprintf(path, sizeof path, "accessors[%d]", i);
+    if (!cJSON_IsObject(a)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", path);
+    gltf_accessor *acc = &doc->accessors[i];
+    long offset, ctype, count;
+    const char *type;
+    sinew_result r;
+    if ((r = gltf_ref(doc, a, "bufferView", path, false, "bufferViews", doc->view_count, &acc->view)) != SINEW_OK ||
+        (r = gltf_int(doc, a, "byteOffset", path, false, 0, 0, LONG_MAX, &offset)) != SINEW_OK ||
+        (r = gltf_int(doc, a, "componentType", path, true, 0, 5120, 5126, &ctype)) != SINEW_OK ||
+        (r = gltf_int(doc, a, "count", path, true, 0, 1, 0x7fffffff, &count)) != SINEW_OK ||
+        (r = gltf_string(doc, a, "type", path, &type)) != SINEW_OK)
+        return r;
+    if (!component_size((int)ctype))
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.componentType: %ld is not a glTF component type", path, ctype);
+    if (!type || !type_components(type))
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.type: missing or not SCALAR, VEC2..4 or MAT2..4", path);
+    const cJSON *norm = cJSON_GetObjectItemCaseSensitive(a, "normalized");
+    if (norm && !cJSON_IsBool(norm)) return FAIL(doc, SINEW_ERROR_PARSE, "%s.normalized: not a boolean", path);
+    acc->normalized = norm && cJSON_IsTrue(norm);
+    if (acc->normalized && (ctype == 5125 || ctype == 5126))
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.normalized: not allowed for componentType %ld", path, ctype);
+    acc->offset = (size_t)offset;
+    acc->component_type = (int)ctype;
+    acc->count = (int)count;
+    acc->components = type_components(type);
+    acc->matrix = type[0] == 'M';
+    size_t elem = acc->element = element_size(acc);
+    if (acc->view >= 0) {
+        const gltf_view *v = &doc->views[acc->view];
+        size_t stride = v->stride ? v->stride : elem;
+        if (v->stride && v->stride < elem)
+            return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: bufferViews[%d].byteStride %zu is below the %zu-byte element",
+                        path, acc->view, v->stride, elem);
+        if (!fits(acc->offset, (size_t)acc->count, stride, elem, v->length))
+            return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS,
+                        "%s: count %d at byteOffset %zu exceeds bufferViews[%d] (byteLength %zu, stride %zu)", path,
+                        acc->count, acc->offset, acc->view, v->length, stride);
+    } else if (acc->offset) {
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteOffset: given without a bufferView", path);
+    }
+
+    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
+    if (!sp) return SINEW_OK;
+    char spath[96];
+    snprintf(spath, sizeof spath, "%s.sparse", path);
+    long scount, ioff, voff, itype;
+    if (!cJSON_IsObject(sp)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", spath);
+    if ((r = gltf_int(doc, sp, "count", spath, true, 0, 1, acc->count, &scount)) != SINEW_OK) return r;
+    const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sp, "indices");
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(sp, "values");
+    char ipath[112], vpath[112];
+    snprintf(ipath, sizeof ipath, "%s.indices", spath);
+    snprintf(vpath, sizeof vpath, "%s.values", spath);
+    if (!cJSON_IsObject(ind) || !cJSON_IsObject(val))
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s: indices and values objects are required", spath);
+    if ((r = gltf_ref(doc, ind, "bufferView", ipath, true, "bufferViews", doc->view_count, &acc->sparse_index_view)) !=
+            SINEW_OK ||
+        (r = gltf_int(doc, ind, "byteOffset", ipath, false, 0, 0, LONG_MAX, &ioff)) != SINEW_OK ||
+        (r = gltf_int(doc, ind, "componentType", ipath, true, 0, 5121, 5125, &itype)) != SINEW_OK ||
+        (r = gltf_ref(doc, val, "bufferView", vpath, true, "bufferViews", doc->view_count, &acc->sparse_value_view)) !=
+            SINEW_OK ||
+        (r = gltf_int(doc, val, "byteOffset", vpath, false, 0, 0, LONG_MAX, &voff)) != SINEW_OK)
+        return r;
+    if (itype != 5121 && itype != 5123 && itype != 5125)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.componentType: %ld is not an unsigned integer type", ipath, itype);
+    acc->sparse_count = (int)scount;
+    acc->sparse_index_type = (int)itype;
+    acc->sparse_index_offset = (size_t)ioff;
+    acc->sparse_value_offset = (size_t)voff;
+    size_t isize = (size_t)component_size((int)itype);
+    if (!fits(acc->sparse_index_offset, (size_t)scount, isize, isize, doc->views[acc->sparse_index_view].length))
+        return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: %ld indices exceed bufferViews[%d] (byteLength %zu)", ipath,
+                    scount, acc->sparse_index_view, doc->views[acc->sparse_index_view].length);
+    if (!fits(acc->sparse_value_offset, (size_t)scount, elem, elem, doc->views[acc->sparse_value_view].length))
+        return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: %ld values exceed bufferViews[%d] (byteLength %zu)", vpath,
+                    scount, acc->sparse_value_view, doc->views[acc->sparse_value_view].length);
+    return SINEW_OK;
+}
+
+int gltf_components(const gltf_doc *doc, int index) { return doc->accessors[index].components; }
+
+static const uint8_t *view_bytes(const gltf_doc *doc, int view)
+{
+    const gltf_view *v = &doc->views[view];
+    return doc->buffers[v->buffer].data + v->offset;
+}
+
+static double component_value(const uint8_t *p, int type, bool normalized)
+{
+    switch (type) {
+    case 5120: { int8_t x; memcpy(&x, p, 1); return normalized ? fmax(x / 127.0, -1.0) : x; }
+    case 5121: { uint8_t x = *p; return normalized ? x / 255.0 : x; }
+    case 5122: { int16_t x; memcpy(&x, p, 2); return normalized ? fmax(x / 32767.0, -1.0) : x; }
+    case 5123: { uint16_t x; memcpy(&x, p, 2); return normalized ? x / 65535.0 : x; }
+    case 5125: { uint32_t x; memcpy(&x, p, 4); return x; }
+    default: { float x; memcpy(&x, p, 4); return x; }
+    }
+}
+
+/* Decodes one element at `base` into `out` as doubles, column by column. */
+static void decode_element(const gltf_accessor *a, const uint8_t *base, double *out)
+{
+    size_t cs = (size_t)component_size(a->component_type);
+    size_t cols = a->matrix ? column_count(a->components) : 1;
+    size_t rows = (size_t)a->components / cols;
+    size_t col_bytes = a->matrix ? (rows * cs + 3) / 4 * 4 : rows * cs;
+    for (size_t c = 0; c < cols; ++c)
+        for (size_t r = 0; r < rows; ++r)
+            out[c * rows + r] = component_value(base + c * col_bytes + r * cs, a->component_type, a->normalized);
+}
+
+/* Visits every element (sparse substitutions applied after the base
+ * values), calling `put`. Bounds were checked when the accessor loaded. */
+typedef sinew_result (*put_fn)(gltf_doc *doc, const char *what, int element, const double *v, int n, void *out);
+
+static sinew_result visit(gltf_doc *doc, int index, int components, const char *what, put_fn put, void *out)
+{
+    if (index < 0 || index >= doc->accessor_count)
+        return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s: accessor %d does not exist", what, index);
+    const gltf_accessor *a = &doc->accessors[index];
+    if (a->components != components)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s: accessors[%d] has %d components, %d expected", what, index,
+                    a->components, components);
+    double v[16];
+    sinew_result r;
+    if (a->view >= 0) {
+        const uint8_t *base = view_bytes(doc, a->view) + a->offset;
+        size_t stride = doc->views[a->view].stride ? doc->views[a->view].stride : a->element;
+        for (int e = 0; e < a->count; ++e) {
+            decode_element(a, base + (size_t)e * stride, v);
+            if ((r = put(doc, what, e, v, components, out)) != SINEW_OK) return r;
+        }
+    } else {
+        for (int i = 0; i < components; ++i) v[i] = 0.0;
+        for (int e = 0; e < a->count; ++e)
+            if ((r = put(doc, what, e, v, components, out)) != SINEW_OK) return r;
+    }
+    if (a->sparse_count) {
+        const uint8_t *ib = view_bytes(doc, a->sparse_index_view) + a->sparse_index_offset;
+        const uint8_t *vb = view_bytes(doc, a->sparse_value_view) + a->sparse_value_offset;
+        size_t isize = (size_t)component_size(a->sparse_index_type);
+        double prev = -1.0;
+        for (int s = 0; s < a->sparse_count; ++s) {
+            double idx = component_value(ib + (size_t)s * isize, a->sparse_index_type, false);
+            if (idx <= prev || idx >= a->count)
+                return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "accessors[%d].sparse.indices[%d]: %.0f is %s", index, s,
+                            idx, idx >= a->count ? "out of range" : "not after the previous index");
+            prev = idx;
+            decode_element(a, vb + (size_t)s * a->element, v);
+            if ((r = put(doc, what, (int)idx, v, components, out)) != SINEW_OK) return r;
+        }
+    }
+    return SINEW_OK;
+}
+
+static sinew_result put_float(gltf_doc *doc, const char *what, int element, const double *v, int n, void *out)
+{
+    float *o = (float *)out + (size_t)element * (size_t)n;
+    for (int i = 0; i < n; ++i) {
+        o[i] = (float)v[i];
+        if (!isfinite(o[i]))
+            return FAIL(doc, SINEW_ERROR_NOT_FINITE, "%s: element %d component %d is not finite", what, element, i);
+    }
+    return SINEW_OK;
+}
+
+static sinew_result put_uint(gltf_doc *doc, const char *what, int element, const double *v, int n, void *out)
+{
+    (void)doc, (void)what;
+    uint32_t *o = (uint32_t *)out + (size_t)element * (size_t)n;
+    for (int i = 0; i < n; ++i) o[i] = (uint32_t)v[i];
+    return SINEW_OK;
+}
+
+sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const char *what, float *out)
+{
+    return visit(doc, index, components, what, put_float, out);
+}
+
+sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out)
+{
+    if (index >= 0 && index < doc->accessor_count) {
+        const gltf_accessor *a = &doc->accessors[index];
+        if (a->normalized || (a->component_type != 5121 && a->component_type != 5123 && a->component_type != 5125))
+            return FAIL(doc, SINEW_ERROR_PARSE, "%s: accessors[%d] must hold unsigned integers, not componentType %d%s",
+                        what, index, a->component_type, a->normalized ? " normalized" : "");
+    }
+    return visit(doc, index, components, what, put_uint, out);
+}
+
+/* ---- the document ----------------------------------------------------------------- */
+
+static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* Splits a GLB into its JSON and BIN chunks. */
+static sinew_result open_glb(gltf_doc *doc, const uint8_t *d, size_t size, const char **json, size_t *json_size)
+{
+    if (size < 20)
+        return FAIL(doc, SINEW_ERROR_TRUNCATED, "GLB: %zu bytes, too short for a header and a chunk", size);
+    uint32_t version = le32(d + 4), length = le32(d + 8);
+    if (version != 2) return FAIL(doc, SINEW_ERROR_PARSE, "GLB: version %u, only 2 is read", version);
+    if (length > size) return FAIL(doc, SINEW_ERROR_TRUNCATED, "GLB: header length %u exceeds the %zu bytes given", length, size);
+    if (length < 20) return FAIL(doc, SINEW_ERROR_PARSE, "GLB: header length %u is too short", length);
+    size_t pos = 12;
+    int chunk = 0;
+    while (pos < length) {
+        if (length - pos < 8)
+            return FAIL(doc, SINEW_ERROR_TRUNCATED, "GLB: chunk %d header at byte %zu runs past the length %u", chunk,
+                        pos, length);
+        uint32_t clen = le32(d + pos), ctype = le32(d + pos + 4);
+        if (clen > length - pos - 8)
+            return FAIL(doc, SINEW_ERROR_TRUNCATED, "GLB: chunk %d length %u at byte %zu runs past the length %u", chunk,
+                        clen, pos, length);
+        const uint8_t *body = d + pos + 8;
+        if (chunk == 0) {
+            if (ctype != 0x4E4F534Au) return FAIL(doc, SINEW_ERROR_PARSE, "GLB: the first chunk is not JSON");
+            *json = (const char *)body;
+            *json_size = clen;
+        } else if (ctype == 0x004E4942u && !doc->glb_bin) {
+            doc->glb_bin = body;
+            doc->glb_bin_size = clen;
+        } /* other chunk types are skipped, as the specification asks */
+        pos += 8 + (size_t)clen;
+        ++chunk;
+    }
+    return SINEW_OK;
+}
+
+static bool required_extension_supported(const char *name)
+{
+    return strcmp(name, "KHR_mesh_quantization") == 0 || strncmp(name, "KHR_materials_", 14) == 0 ||
+           strcmp(name, "KHR_texture_transform") == 0 || strcmp(name, "KHR_lights_punctual") == 0;
+}
+
+sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool owned, const char *base_dir,
+                           const sinew_load_options *options, sinew_error *err)
+{
+    static const sinew_load_options defaults;
+    memset(doc, 0, sizeof *doc);
+    doc->options = options ? options : &defaults;
+    doc->alloc = sinew__allocator(&doc->options->base);
+    doc->err = err;
+    if (owned) doc->file_data = (void *)data;
+    if (base_dir) {
+        doc->base_dir = doc_alloc(doc, strlen(base_dir) + 1, 1);
+        if (!doc->base_dir) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+        memcpy(doc->base_dir, base_dir, strlen(base_dir) + 1);
+    }
+    const uint8_t *d = data;
+    const char *json = (const char *)data;
+    size_t json_size = size;
+    sinew_result r;
+    if (!data) return FAIL(doc, SINEW_ERROR_INVALID_ARGUMENT, "no data");
+    if (size >= 4 && memcmp(d, "glTF", 4) == 0 && (r = open_glb(doc, d, size, &json, &json_size)) != SINEW_OK) return r;
+
+    const char *end = NULL;
+    doc->root = cJSON_ParseWithLengthOpts(json, json_size, &end, false);
+    if (!doc->root) {
+        size_t at = end && end >= json && end <= json + json_size ? (size_t)(end - json) : 0;
+        return FAIL(doc, SINEW_ERROR_PARSE, "JSON syntax error near byte %zu", at);
+    }
+    if (!cJSON_IsObject(doc->root)) return FAIL(doc, SINEW_ERROR_PARSE, "the JSON root is not an object");
+    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(doc->root, "asset");
+    const char *version = NULL;
+    if (!cJSON_IsObject(asset)) return FAIL(doc, SINEW_ERROR_PARSE, "asset: required object missing");
+    if ((r = gltf_string(doc, asset, "version", "asset", &version)) != SINEW_OK) return r;
+    if (!version || strncmp(version, "2.", 2) != 0)
+        return FAIL(doc, SINEW_ERROR_PARSE, "asset.version: \"%s\" is not 2.x", version ? version : "(missing)");
+
+    const cJSON *list;
+    int n;
+    if ((r = gltf_array(doc, doc->root, "extensionsRequired", "", &list, &n)) != SINEW_OK) return r;
+    for (int i = 0; i < n; ++i) {
+        const cJSON *e = cJSON_GetArrayItem(list, i);
+        if (!cJSON_IsString(e) || !required_extension_supported(e->valuestring))
+            return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"%s\" is not supported", i,
+                        cJSON_IsString(e) ? e->valuestring : "?");
+    }
+
+    if ((r = gltf_array(doc, doc->root, "buffers", "", &list, &n)) != SINEW_OK) return r;
+    doc->buffers = doc_alloc(doc, (size_t)n, sizeof *doc->buffers);
+    if (n && !doc->buffers) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    doc->buffer_count = n;
+    for (int i = 0; i < n; ++i)
+        if ((r = load_buffer(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
+
+    if ((r = gltf_array(doc, doc->root, "bufferViews", "", &list, &n)) != SINEW_OK) return r;
+    doc->views = doc_alloc(doc, (size_t)n, sizeof *doc->views);
+    if (n && !doc->views) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    doc->view_count = n;
+    for (int i = 0; i < n; ++i)
+        if ((r = load_view(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
+
+    if ((r = gltf_array(doc, doc->root, "accessors", "", &list, &n)) != SINEW_OK) return r;
+    doc->accessors = doc_alloc(doc, (size_t)n, sizeof *doc->accessors);
+    if (n && !doc->accessors) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    doc->accessor_count = n;
+    for (int i = 0; i < n; ++i)
+        if ((r = load_accessor(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
+    return SINEW_OK;
+}
+
+void gltf_doc_close(gltf_doc *doc)
+{
+    if (doc->root) cJSON_Delete(doc->root);
+    for (int i = 0; i < doc->buffer_count; ++i) sinew__free(&doc->alloc, doc->buffers[i].owned);
+    sinew__free(&doc->alloc, doc->buffers);
+    sinew__free(&doc->alloc, doc->views);
+    sinew__free(&doc->alloc, doc->accessors);
+    sinew__free(&doc->alloc, doc->base_dir);
+    sinew__free(&doc->alloc, doc->file_data);
+    memset(doc, 0, sizeof *doc);
+}

@@ -1,0 +1,106 @@
+/* The glTF document layer: JSON, the GLB container, buffers, buffer views
+ * and accessors, every bound checked. Errors name the JSON path
+ * ("accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)").
+ * Internal to the importer. */
+#ifndef SINEW_GLTF_DOC_H
+#define SINEW_GLTF_DOC_H
+
+#include "sinew/sinew_import.h"
+#include "../internal.h"
+
+#include <cjson/cJSON.h>
+
+typedef struct gltf_buffer {
+    const uint8_t *data;
+    size_t size;   /* the declared byteLength; the data holds at least this */
+    void *owned;   /* freed with the document, or NULL */
+} gltf_buffer;
+
+typedef struct gltf_view {
+    int buffer;
+    size_t offset, length, stride; /* stride 0: tightly packed */
+} gltf_view;
+
+typedef struct gltf_accessor {
+    int view;          /* -1: all zeros (then sparse may fill it) */
+    size_t offset;
+    int component_type; /* 5120 .. 5126 */
+    bool normalized;
+    int count;
+    int components;    /* 1, 2, 3, 4, 9 or 16 */
+    bool matrix;       /* MAT2..4: columns padded to 4 bytes */
+    size_t element;    /* bytes of one element, padding included */
+    /* sparse */
+    int sparse_count;
+    int sparse_index_view, sparse_index_type;
+    size_t sparse_index_offset;
+    int sparse_value_view;
+    size_t sparse_value_offset;
+} gltf_accessor;
+
+typedef struct gltf_doc {
+    cJSON *root;
+    const sinew_load_options *options;
+    sinew_allocator alloc;
+    sinew_error *err;
+    char *base_dir;          /* folder of the .gltf, for relative URIs ("" = none) */
+    const uint8_t *glb_bin;  /* the GLB BIN chunk, or NULL */
+    size_t glb_bin_size;
+    void *file_data;         /* the file as read, owned */
+    gltf_buffer *buffers;
+    int buffer_count;
+    gltf_view *views;
+    int view_count;
+    gltf_accessor *accessors;
+    int accessor_count;
+} gltf_doc;
+
+/* Parses a .gltf or .glb held in memory (the document keeps no pointer to
+ * `data` unless `owned` is true, in which case it frees it). Returns
+ * SINEW_OK or an error in doc->err. `base_dir` may be NULL. */
+sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool owned, const char *base_dir,
+                           const sinew_load_options *options, sinew_error *err);
+
+/* Releases everything the document holds. */
+void gltf_doc_close(gltf_doc *doc);
+
+/* ---- JSON helpers: each fails with the path in its message ---------------- */
+
+/* The array `key` of `obj` (NULL and *count 0 when absent). Fails when it
+ * is there but not an array. */
+sinew_result gltf_array(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const cJSON **out,
+                        int *count);
+
+/* An integer member in [lo, hi]; `def` when absent (or fails when `required`). */
+sinew_result gltf_int(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required, long def,
+                      long lo, long hi, long *out);
+
+/* `n` numbers of an array member (all finite), or `def` when absent. */
+sinew_result gltf_floats(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, int n,
+                         const float *def, float *out);
+
+/* A string member, or NULL when absent; fails when not a string. */
+sinew_result gltf_string(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const char **out);
+
+/* An index member that must name an element of the top-level array `what`
+ * (count `limit`); -1 when absent and not required. */
+sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required,
+                      const char *what, int limit, int *out);
+
+/* ---- accessors ------------------------------------------------------------ */
+
+/* Reads accessor `index` as floats (normalized integers mapped to [0, 1] or
+ * [-1, 1] as the specification says, other integers converted), `count *
+ * components` values into `out`. `components` must match the accessor's
+ * type; `what` names the use for messages ("meshes[0].primitives[1]
+ * .attributes.POSITION"). */
+sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const char *what, float *out);
+
+/* Reads an accessor of unsigned integer components (indices, JOINTS_n) as
+ * uint32. Float and signed types are refused. */
+sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out);
+
+/* The number of components of the accessor's type ("VEC3" -> 3). */
+int gltf_components(const gltf_doc *doc, int index);
+
+#endif
