@@ -1,0 +1,287 @@
+#define _POSIX_C_SOURCE 200809L
+/* glTF loader on generated files: a valid skinned, animated file, then one
+ * broken copy per class of bad input, each asserting its error and place. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_import.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char *base64(const uint8_t *d, size_t n)
+{
+    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char *out = malloc(n / 3 * 4 + 8), *o = out;
+    size_t i = 0;
+    for (; i + 2 < n; i += 3) {
+        uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
+        *o++ = a[v >> 18], *o++ = a[(v >> 12) & 63], *o++ = a[(v >> 6) & 63], *o++ = a[v & 63];
+    }
+    if (i < n) {
+        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0);
+        *o++ = a[v >> 18], *o++ = a[(v >> 12) & 63];
+        *o++ = i + 1 < n ? a[(v >> 6) & 63] : '=';
+        *o++ = '=';
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The binary buffer of the test file: a triangle weighted to two joints. */
+enum { POS = 0, IDX = 36, JNT = 44, WGT = 56, IBM = 104, TIME = 232, ROT = 240, BIN_SIZE = 272 };
+static uint8_t bin[BIN_SIZE];
+
+static void make_bin(void)
+{
+    float pos[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    uint16_t idx[3] = {0, 1, 2};
+    uint8_t jnt[12] = {0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0};
+    float w[12] = {1, 0, 0, 0, 0.5f, 0.5f, 0, 0, 1, 0, 0, 0};
+    float ibm[32] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, -1, 0, 0, 1};
+    float t[2] = {0, 1};
+    float h = sqrtf(0.5f);
+    float rot[8] = {0, 0, 0, 1, 0, 0, h, h};
+    memcpy(bin + POS, pos, sizeof pos);
+    memcpy(bin + IDX, idx, sizeof idx);
+    memcpy(bin + JNT, jnt, sizeof jnt);
+    memcpy(bin + WGT, w, sizeof w);
+    memcpy(bin + IBM, ibm, sizeof ibm);
+    memcpy(bin + TIME, t, sizeof t);
+    memcpy(bin + ROT, rot, sizeof rot);
+}
+
+static const char *base_json =
+    "{\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,2]}],"
+    "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"tip\",\"translation\":[1,0,0]},"
+    "{\"name\":\"body\",\"mesh\":0,\"skin\":0}],"
+    "\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
+    "\"meshes\":[{\"name\":\"tri\",\"primitives\":[{\"attributes\":{\"POSITION\":0,\"JOINTS_0\":2,\"WEIGHTS_0\":3},"
+    "\"indices\":1}]}],"
+    "\"animations\":[{\"name\":\"bend\",\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}],"
+    "\"samplers\":[{\"input\":6,\"output\":7,\"interpolation\":\"LINEAR\"}]}],"
+    "\"buffers\":[{\"byteLength\":272,\"uri\":\"@URI@\"}],"
+    "\"bufferViews\":[{\"buffer\":0,\"byteOffset\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6},"
+    "{\"buffer\":0,\"byteOffset\":44,\"byteLength\":12},{\"buffer\":0,\"byteOffset\":56,\"byteLength\":48},"
+    "{\"buffer\":0,\"byteOffset\":104,\"byteLength\":128},{\"buffer\":0,\"byteOffset\":232,\"byteLength\":40}],"
+    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":1,\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"},"
+    "{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"},"
+    "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},"
+    "{\"bufferView\":4,\"componentType\":5126,\"count\":2,\"type\":\"MAT4\"},"
+    "{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"},"
+    "{\"bufferView\":5,\"byteOffset\":8,\"componentType\":5126,\"count\":2,\"type\":\"VEC4\"}]}";
+
+/* The base file with `from` replaced by `to` (first occurrence), and the
+ * buffer as a data URI. */
+static char *variant(const char *from, const char *to)
+{
+    char *uri_b64 = base64(bin, BIN_SIZE);
+    size_t cap = strlen(base_json) + strlen(uri_b64) + 256 + (to ? strlen(to) : 0);
+    char *uri = malloc(strlen(uri_b64) + 64), *json = malloc(cap), *out = malloc(cap);
+    snprintf(uri, strlen(uri_b64) + 64, "data:application/octet-stream;base64,%s", uri_b64);
+    const char *at = strstr(base_json, "@URI@");
+    snprintf(json, cap, "%.*s%s%s", (int)(at - base_json), base_json, uri, at + 5);
+    if (from) {
+        char *hit = strstr(json, from);
+        if (!hit) {
+            fprintf(stderr, "test bug: \"%s\" not in the base file\n", from);
+            exit(2);
+        }
+        snprintf(out, cap, "%.*s%s%s", (int)(hit - json), json, to, hit + strlen(from));
+    } else {
+        snprintf(out, cap, "%s", json);
+    }
+    free(uri_b64), free(uri), free(json);
+    return out;
+}
+
+static sinew_asset *load_json(const char *json, const sinew_load_options *o, sinew_error *err)
+{
+    return sinew_load_memory(json, strlen(json), "/tmp", o, err);
+}
+
+static void expect_error(const char *from, const char *to, sinew_result result, const char *needle)
+{
+    char *json = variant(from, to);
+    sinew_error err = {0};
+    sinew_asset *a = load_json(json, NULL, &err);
+    CHECK(a == NULL, "\"%s\" -> \"%s\" is refused", from, to);
+    CHECK_ERROR(err, result, needle);
+    sinew_asset_free(a);
+    free(json);
+}
+
+static void test_valid(void)
+{
+    char *json = variant(NULL, NULL);
+    sinew_error err = {0};
+    check_log log = {0};
+    sinew_load_options o = {{{0}, {check_log_fn, &log}}, false};
+    sinew_asset *a = load_json(json, &o, &err);
+    free(json);
+    CHECK(a != NULL, "the base file loads: %s", err.description);
+    if (!a) return;
+    CHECK(a->skeleton->joint_count == 3, "every node is a joint");
+    CHECK(a->joint_sources && a->joint_sources[sinew_skeleton_find_joint(a->skeleton, "tip")] == 1,
+          "joints map back to nodes");
+    CHECK(a->mesh_count == 1 && a->meshes[0].vertex_count == 3 && a->meshes[0].index_count == 3, "one triangle");
+    CHECK(a->meshes[0].source_mesh == 0 && a->meshes[0].source_primitive == 0, "mesh source kept");
+    const sinew_skin *s = a->meshes[0].skin;
+    CHECK(s && s->joint_count == 2, "skin of 2 joints");
+    CHECK(a->meshes[0].normals && fabsf(a->meshes[0].normals[2] - 1.0f) < 1e-6f, "missing normals computed: +z");
+    CHECK(a->clip_count == 1 && strcmp(a->clips[0]->name, "bend") == 0 && a->clips[0]->duration == 1.0f, "clip");
+    CHECK(log.count == 0, "no warnings for a clean file: %s", log.all);
+    /* pose at t = 1: the tip joint (at x = 1) turned 90 degrees about z */
+    sinew_transform local[3];
+    sinew_mat4 model[3], palette[2];
+    float out[9];
+    sinew_clip_sample(a->clips[0], a->skeleton, 1.0f, 0, NULL, local, 3, NULL);
+    sinew_local_to_model(a->skeleton, local, NULL, model, 3, NULL);
+    sinew_skin_palette(s, model, 3, NULL, palette, 2, NULL);
+    sinew_skin_job job = {.skin = s, .palette = palette, .palette_count = 2, .positions = a->meshes[0].positions,
+                          .out_positions = out};
+    CHECK(sinew_skin_lbs(&job, NULL) == SINEW_OK, "skin");
+    /* vertex 2 = (0,1,0) bound to the tip: relative to the tip (-1,1,0),
+     * rotated 90 degrees about z: (-1,-1,0), plus the tip at (1,0,0): (0,-1,0) */
+    CHECK(fabsf(out[6] - 0.0f) < 1e-5f && fabsf(out[7] + 1.0f) < 1e-5f, "vertex on the tip follows it: (%g, %g)",
+          (double)out[6], (double)out[7]);
+    CHECK(fabsf(out[0]) < 1e-6f && fabsf(out[1]) < 1e-6f, "vertex on the root stays");
+    sinew_asset_free(a);
+}
+
+static void test_malformed(void)
+{
+    expect_error("{\"asset\"", "[{\"asset\"", SINEW_ERROR_PARSE, "JSON");
+    expect_error("\"version\":\"2.0\"", "\"version\":\"1.0\"", SINEW_ERROR_PARSE, "asset.version: \"1.0\" is not 2.x");
+    expect_error("{\"buffer\":0,\"byteOffset\":56,\"byteLength\":48}", "{\"buffer\":0,\"byteOffset\":56,\"byteLength\":24}",
+                 SINEW_ERROR_OUT_OF_BOUNDS, "accessors[3]: count 3 at byteOffset 0 exceeds bufferViews[3] (byteLength 24");
+    expect_error("\"byteOffset\":232,\"byteLength\":40", "\"byteOffset\":232,\"byteLength\":41", SINEW_ERROR_OUT_OF_BOUNDS,
+                 "bufferViews[5]: byteOffset 232 + byteLength 41 exceeds buffers[0] (byteLength 272)");
+    expect_error("\"byteLength\":272", "\"byteLength\":273", SINEW_ERROR_TRUNCATED,
+                 "buffers[0]: byteLength 273 exceeds the 272 bytes of its data URI");
+    expect_error("octet-stream;base64,", "octet-stream,", SINEW_ERROR_BAD_URI, "buffers[0].uri: data URI is not base64");
+    expect_error("octet-stream;base64,", "octet-stream;base64,*", SINEW_ERROR_BAD_URI, "invalid base64");
+    expect_error("\"inverseBindMatrices\":5", "\"inverseBindMatrices\":50", SINEW_ERROR_BAD_REFERENCE,
+                 "skins[0].inverseBindMatrices: 50 is not an index of accessors");
+    expect_error("\"children\":[1]", "\"children\":[1,2]},{\"children\":[2]", SINEW_ERROR_PARSE, "has two parents");
+    expect_error("\"children\":[1]},{\"name\":\"tip\"", "\"children\":[1]},{\"name\":\"tip\",\"children\":[0]",
+                 SINEW_ERROR_CYCLE, "cycle");
+    expect_error("\"componentType\":5123,\"count\":3,\"type\":\"SCALAR\"", "\"componentType\":5123,\"count\":3,\"type\":\"VEC5\"",
+                 SINEW_ERROR_PARSE, "accessors[1].type");
+    expect_error("\"skins\":[{\"joints\":[0,1]", "\"skins\":[{\"joints\":[0]", SINEW_ERROR_BAD_JOINT_INDEX,
+                 "meshes[0].primitives[0].attributes.JOINTS_0: vertex 1 uses joint 1, skins[0] has 1 joints");
+    expect_error("\"interpolation\":\"LINEAR\"", "\"interpolation\":\"CUBICSPLINE\"", SINEW_ERROR_PARSE,
+                 "animations[0].samplers[0].output: count 2, expected 6 for 2 keys");
+    expect_error("\"path\":\"rotation\"", "\"path\":\"twist\"", SINEW_ERROR_PARSE, "\"twist\" is not translation");
+    expect_error("\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_draco_mesh_compression\"]",
+                 SINEW_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_draco_mesh_compression\" is not supported");
+    expect_error("\"uri\":\"data:", "\"uri\":\"../outside.bin\",\"x\":\"data:", SINEW_ERROR_BAD_URI,
+                 "\"../outside.bin\" leaves the file's folder; refused");
+    expect_error("\"uri\":\"data:", "\"uri\":\"/etc/passwd\",\"x\":\"data:", SINEW_ERROR_BAD_URI, "is an absolute path");
+    expect_error("\"uri\":\"data:", "\"uri\":\"http://example.com/a.bin\",\"x\":\"data:", SINEW_ERROR_BAD_URI,
+                 "only data: URIs and relative files");
+    expect_error("\"uri\":\"data:", "\"uri\":\"a%2\",\"x\":\"data:", SINEW_ERROR_BAD_URI, "bad percent escape");
+    expect_error("\"count\":3,\"type\":\"VEC3\"}", "\"count\":-3,\"type\":\"VEC3\"}", SINEW_ERROR_PARSE,
+                 "accessors[0].count: expected an integer");
+
+    /* key times that do not increase: a second buffer view over new bytes */
+    float t[2] = {1, 1};
+    memcpy(bin + TIME, t, sizeof t);
+    expect_error(NULL, NULL, SINEW_ERROR_KEYS_NOT_INCREASING,
+                 "animations[0].samplers[0].input: key 1 time 1 is not after the previous key");
+    t[0] = 0;
+    memcpy(bin + TIME, t, sizeof t);
+    /* a NaN in an inverse bind matrix */
+    float nan = NAN;
+    memcpy(bin + IBM + 4 * 5, &nan, 4);
+    expect_error(NULL, NULL, SINEW_ERROR_NOT_FINITE,
+                 "skins[0].inverseBindMatrices: element 0 component 5 is not finite");
+    float one = 1.0f;
+    memcpy(bin + IBM + 4 * 5, &one, 4);
+    /* an index beyond the vertices */
+    uint16_t bad = 7;
+    memcpy(bin + IDX + 2, &bad, 2);
+    expect_error(NULL, NULL, SINEW_ERROR_OUT_OF_BOUNDS, "meshes[0].primitives[0].indices: index 7 at position 1 exceeds the 3 vertices");
+    uint16_t good = 1;
+    memcpy(bin + IDX + 2, &good, 2);
+}
+
+static void test_glb(void)
+{
+    /* a GLB with the JSON chunk and the buffer as BIN */
+    const char *at = strstr(base_json, ",\"uri\":\"@URI@\"");
+    size_t jlen = strlen(base_json) - strlen(",\"uri\":\"@URI@\"");
+    char *j = malloc(jlen + 4);
+    snprintf(j, jlen + 4, "%.*s%s", (int)(at - base_json), base_json, at + strlen(",\"uri\":\"@URI@\""));
+    size_t jpad = (jlen + 3) / 4 * 4;
+    size_t total = 12 + 8 + jpad + 8 + BIN_SIZE;
+    uint8_t *glb = calloc(1, total);
+    memcpy(glb, "glTF", 4);
+    uint32_t v = 2, len = (uint32_t)total, cl = (uint32_t)jpad, ct = 0x4E4F534Au, bl = BIN_SIZE, bt = 0x004E4942u;
+    memcpy(glb + 4, &v, 4), memcpy(glb + 8, &len, 4), memcpy(glb + 12, &cl, 4), memcpy(glb + 16, &ct, 4);
+    memcpy(glb + 20, j, jlen);
+    memset(glb + 20 + jlen, ' ', jpad - jlen);
+    memcpy(glb + 20 + jpad, &bl, 4), memcpy(glb + 24 + jpad, &bt, 4), memcpy(glb + 28 + jpad, bin, BIN_SIZE);
+    sinew_error err;
+    sinew_asset *a = sinew_load_memory(glb, total, NULL, NULL, &err);
+    CHECK(a != NULL && a->mesh_count == 1 && a->clip_count == 1, "GLB loads: %s", err.description);
+    sinew_asset_free(a);
+    a = sinew_load_memory(glb, total - 10, NULL, NULL, &err);
+    CHECK(a == NULL, "truncated GLB refused");
+    CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "GLB: header length");
+    uint32_t big = 100000;
+    memcpy(glb + 12, &big, 4);
+    a = sinew_load_memory(glb, total, NULL, NULL, &err);
+    CHECK(a == NULL, "chunk length past the end refused");
+    CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "GLB: chunk 0 length 100000");
+    a = sinew_load_memory(glb, 15, NULL, NULL, &err);
+    CHECK(a == NULL, "15-byte GLB refused");
+    CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "too short");
+    free(glb), free(j);
+}
+
+static void test_external_file(void)
+{
+    char dir[] = "/tmp/sinew_gltf_XXXXXX";
+    if (!mkdtemp(dir)) {
+        printf("skip external file test: mkdtemp failed\n");
+        return;
+    }
+    char path[128], gltf[128];
+    snprintf(path, sizeof path, "%s/my buffer.bin", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(bin, 1, BIN_SIZE, f);
+    fclose(f);
+    char *json = variant(NULL, NULL);
+    char *uri = strstr(json, "data:");
+    char *end = strchr(uri, '"');
+    snprintf(gltf, sizeof gltf, "%s/scene.gltf", dir);
+    f = fopen(gltf, "wb");
+    fprintf(f, "%.*smy%%20buffer.bin%s", (int)(uri - json), json, end);
+    fclose(f);
+    sinew_error err;
+    sinew_asset *a = sinew_load_file(gltf, NULL, &err);
+    CHECK(a != NULL && a->mesh_count == 1, "external percent-encoded buffer: %s", err.description);
+    sinew_asset_free(a);
+    remove(path);
+    a = sinew_load_file(gltf, NULL, &err);
+    CHECK(a == NULL && err.result == SINEW_ERROR_IO && strstr(err.description, "scene.gltf: buffers[0]: cannot read"),
+          "missing buffer file: %s", err.description);
+    remove(gltf);
+    rmdir(dir);
+    free(json);
+    a = sinew_load_file("/nonexistent/x.gltf", NULL, &err);
+    CHECK(a == NULL && err.result == SINEW_ERROR_IO, "missing file");
+}
+
+int main(void)
+{
+    make_bin();
+    test_valid();
+    test_malformed();
+    test_glb();
+    test_external_file();
+    return check_finish("test_gltf_errors");
+}
