@@ -331,7 +331,7 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
 {
     int sets = 0;
     for (;; ++sets) {
-        char jn[16], wn[16];
+        char jn[32], wn[32];
         snprintf(jn, sizeof jn, "JOINTS_%d", sets);
         snprintf(wn, sizeof wn, "WEIGHTS_%d", sets);
         bool j = cJSON_GetObjectItemCaseSensitive(attrs, jn) != NULL, w = cJSON_GetObjectItemCaseSensitive(attrs, wn) != NULL;
@@ -360,7 +360,7 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
         goto done;
     }
     for (int s = 0; s < sets; ++s) {
-        char jn[16], wn[16];
+        char jn[32], wn[32];
         snprintf(jn, sizeof jn, "JOINTS_%d", s);
         snprintf(wn, sizeof wn, "WEIGHTS_%d", s);
         int ja, wa;
