@@ -583,6 +583,28 @@ static sinew_result open_glb(gltf_doc *doc, const uint8_t *d, size_t size, const
     return SINEW_OK;
 }
 
+/* Allocates one element per entry of the top-level array `key` and loads
+ * each with `load` (zeroed first; the count is set before loading so that a
+ * failure part-way still frees what was loaded). */
+static sinew_result load_all(gltf_doc *doc, const char *key, size_t size, void **out, int *count,
+                             sinew_result (*load)(gltf_doc *, int, const cJSON *))
+{
+    const cJSON *list;
+    int n;
+    sinew_result r = gltf_array(doc, doc->root, key, "", &list, &n);
+    if (r != SINEW_OK) return r;
+    *out = doc_alloc(doc, (size_t)n + 1, size);
+    if (!*out) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", key);
+    *count = n;
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, list)
+    {
+        if ((r = load(doc, i++, e)) != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}
+
 static bool required_extension_supported(const char *name)
 {
     return strcmp(name, "KHR_mesh_quantization") == 0 || strncmp(name, "KHR_materials_", 14) == 0 ||
@@ -634,26 +656,14 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
                         cJSON_IsString(e) ? e->valuestring : "?");
     }
 
-    if ((r = gltf_array(doc, doc->root, "buffers", "", &list, &n)) != SINEW_OK) return r;
-    doc->buffers = doc_alloc(doc, (size_t)n, sizeof *doc->buffers);
-    if (n && !doc->buffers) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    doc->buffer_count = n;
-    for (int i = 0; i < n; ++i)
-        if ((r = load_buffer(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
-
-    if ((r = gltf_array(doc, doc->root, "bufferViews", "", &list, &n)) != SINEW_OK) return r;
-    doc->views = doc_alloc(doc, (size_t)n, sizeof *doc->views);
-    if (n && !doc->views) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    doc->view_count = n;
-    for (int i = 0; i < n; ++i)
-        if ((r = load_view(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
-
-    if ((r = gltf_array(doc, doc->root, "accessors", "", &list, &n)) != SINEW_OK) return r;
-    doc->accessors = doc_alloc(doc, (size_t)n, sizeof *doc->accessors);
-    if (n && !doc->accessors) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    doc->accessor_count = n;
-    for (int i = 0; i < n; ++i)
-        if ((r = load_accessor(doc, i, cJSON_GetArrayItem(list, i))) != SINEW_OK) return r;
+    /* in dependency order: views check against buffers, accessors against views */
+    if ((r = load_all(doc, "buffers", sizeof *doc->buffers, (void **)&doc->buffers, &doc->buffer_count,
+                      load_buffer)) != SINEW_OK ||
+        (r = load_all(doc, "bufferViews", sizeof *doc->views, (void **)&doc->views, &doc->view_count, load_view)) !=
+            SINEW_OK ||
+        (r = load_all(doc, "accessors", sizeof *doc->accessors, (void **)&doc->accessors, &doc->accessor_count,
+                      load_accessor)) != SINEW_OK)
+        return r;
     return SINEW_OK;
 }
 
