@@ -117,8 +117,7 @@ static sinew_result read_nodes(builder *b)
     }
     sinew_skeleton_desc d = {n, parents, names, rest};
     sinew_error err;
-    sinew_options quiet = *b->options;
-    sinew_skeleton *sk = sinew_skeleton_create(&d, b->node_joint, &quiet, &err);
+    sinew_skeleton *sk = sinew_skeleton_create(&d, b->node_joint, b->options, &err);
     if (!sk) {
         r = FAIL(b, err.result, "nodes: %s", err.description);
         goto done;
