@@ -28,13 +28,7 @@ typedef struct builder {
     gltf_skin *skins;
 } builder;
 
-static void *scratch(builder *b, size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size) return NULL;
-    void *p = sinew__alloc(&b->alloc, count * size);
-    if (p) memset(p, 0, count * size);
-    return p;
-}
+static void *scratch(builder *b, size_t count, size_t size) { return gltf_alloc(&b->alloc, count, size); }
 
 /* ---- nodes -> skeleton ------------------------------------------------------ */
 
@@ -52,12 +46,10 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents
     int n;
     if ((r = gltf_array(b->doc, node, "children", path, &children, &n)) != SINEW_OK) return r;
     for (int c = 0; c < n; ++c) {
-        const cJSON *e = cJSON_GetArrayItem(children, c);
-        double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
-        if (!(d >= 0 && d < b->node_count && d == floor(d)))
+        int child = gltf_node_index(cJSON_GetArrayItem(children, c), b->node_count);
+        if (child < 0)
             return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.children[%d]: not an index of nodes (%d nodes)", path, c,
                         b->node_count);
-        int child = (int)d;
         if (parents[child] >= 0)
             return FAIL(b, SINEW_ERROR_PARSE, "nodes[%d] has two parents: nodes[%d] and nodes[%d]", child,
                         parents[child], i);
@@ -160,13 +152,12 @@ static sinew_result mark_scene(builder *b)
     bool *root_joint = scratch(b, (size_t)sk->joint_count + 1, sizeof *root_joint);
     if (!root_joint) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "scenes: out of memory");
     for (int k = 0; k < count; ++k) {
-        const cJSON *e = cJSON_GetArrayItem(roots, k);
-        double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
-        if (!(d >= 0 && d < b->node_count && d == floor(d))) {
+        int node = gltf_node_index(cJSON_GetArrayItem(roots, k), b->node_count);
+        if (node < 0) {
             sinew__free(&b->alloc, root_joint);
             return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.nodes[%d]: not an index of nodes", path, k);
         }
-        root_joint[b->node_joint[(int)d]] = true;
+        root_joint[b->node_joint[node]] = true;
     }
     /* parents first: a joint is in the scene if it is a listed root or its
      * parent is in the scene */
@@ -206,11 +197,9 @@ static sinew_result read_skins(builder *b)
         gs->inverse_bind = scratch(b, (size_t)count, sizeof *gs->inverse_bind);
         if (!gs->joints || !gs->inverse_bind) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         for (int k = 0; k < count; ++k) {
-            const cJSON *e = cJSON_GetArrayItem(joints, k);
-            double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
-            if (!(d >= 0 && d < b->node_count && d == floor(d)))
-                return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.joints[%d]: not an index of nodes", path, k);
-            gs->joints[k] = b->node_joint[(int)d];
+            int node = gltf_node_index(cJSON_GetArrayItem(joints, k), b->node_count);
+            if (node < 0) return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.joints[%d]: not an index of nodes", path, k);
+            gs->joints[k] = b->node_joint[node];
             gs->inverse_bind[k] = sinew_mat4_identity();
         }
         if (ibm >= 0) {
@@ -746,19 +735,11 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
     }
     static const sinew_load_options defaults;
     sinew_allocator alloc = sinew__allocator(options ? &options->base : &defaults.base);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        sinew__fail(err, SINEW_ERROR_IO, "%s: cannot open", path);
-        return NULL;
-    }
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    uint8_t *data = end >= 0 && fseek(f, 0, SEEK_SET) == 0 ? sinew__alloc(&alloc, (size_t)end) : NULL;
-    bool ok = data && (end == 0 || fread(data, 1, (size_t)end, f) == (size_t)end);
-    fclose(f);
-    if (!ok) {
-        sinew__free(&alloc, data);
-        sinew__fail(err, data || end < 0 ? SINEW_ERROR_IO : SINEW_ERROR_OUT_OF_MEMORY, "%s: cannot read", path);
+    size_t size = 0;
+    sinew_result why;
+    uint8_t *data = gltf_read_file(path, &alloc, SIZE_MAX, &size, &why);
+    if (!data) {
+        sinew__fail(err, why, "%s: cannot read%s", path, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
         return NULL;
     }
     /* the folder of the file resolves its relative URIs */
@@ -775,7 +756,7 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
         *slash = '\0';
     else
         dir[0] = '\0';
-    sinew_asset *a = load(data, (size_t)end, true, dir, path, options, err);
+    sinew_asset *a = load(data, size, true, dir, path, options, err);
     sinew__free(&alloc, dir);
     return a;
 }

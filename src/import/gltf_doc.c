@@ -90,12 +90,20 @@ sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const ch
 
 /* ---- allocation ----------------------------------------------------------- */
 
-static void *doc_alloc(gltf_doc *doc, size_t count, size_t size)
+void *gltf_alloc(const sinew_allocator *alloc, size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size) return NULL;
-    void *p = sinew__alloc(&doc->alloc, count * size);
+    void *p = sinew__alloc(alloc, count * size);
     if (p) memset(p, 0, count * size);
     return p;
+}
+
+static void *doc_alloc(gltf_doc *doc, size_t count, size_t size) { return gltf_alloc(&doc->alloc, count, size); }
+
+int gltf_node_index(const cJSON *element, int node_count)
+{
+    double d = cJSON_IsNumber(element) ? element->valuedouble : -1.0;
+    return d >= 0 && d < node_count && d == floor(d) ? (int)d : -1;
 }
 
 /* ---- URIs and files --------------------------------------------------------- */
@@ -141,8 +149,7 @@ static bool base64_decode(const char *s, size_t len, uint8_t *out, size_t *out_l
     return true;
 }
 
-/* Reads at most `limit` bytes of a file; *size gets the file's size. */
-static uint8_t *read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
+uint8_t *gltf_read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
                           sinew_result *why)
 {
     FILE *f = fopen(path, "rb");
@@ -275,7 +282,7 @@ static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
     if ((r = resolve_uri(doc, uri, path, file, sizeof file)) != SINEW_OK) return r;
     size_t file_size = 0;
     sinew_result why;
-    uint8_t *data = read_file(file, &doc->alloc, buf->size, &file_size, &why);
+    uint8_t *data = gltf_read_file(file, &doc->alloc, buf->size, &file_size, &why);
     if (!data)
         return FAIL(doc, why, "%s: cannot read \"%s\"%s", path, file, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
     buf->owned = data;
@@ -433,8 +440,6 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
                     scount, acc->sparse_value_view, doc->views[acc->sparse_value_view].length);
     return SINEW_OK;
 }
-
-int gltf_components(const gltf_doc *doc, int index) { return doc->accessors[index].components; }
 
 static const uint8_t *view_bytes(const gltf_doc *doc, int view)
 {

@@ -100,7 +100,19 @@ sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const ch
  * uint32. Float and signed types are refused. */
 sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out);
 
-/* The number of components of the accessor's type ("VEC3" -> 3). */
-int gltf_components(const gltf_doc *doc, int index);
+/* ---- shared by the importer ------------------------------------------------ */
+
+/* Zeroed memory for count * size bytes, or NULL (overflow included). */
+void *gltf_alloc(const sinew_allocator *alloc, size_t count, size_t size);
+
+/* Reads at most `limit` bytes of a file (the file's full size goes to
+ * *size, so a caller can tell a short file). NULL with *why set to
+ * SINEW_ERROR_IO or SINEW_ERROR_OUT_OF_MEMORY. */
+uint8_t *gltf_read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
+                        sinew_result *why);
+
+/* The node index a JSON array element holds, or -1 when it is not an
+ * integer in [0, node_count). */
+int gltf_node_index(const cJSON *element, int node_count);
 
 #endif
