@@ -1,16 +1,12 @@
 /* The sinew command-line tool: a client of the public API only. */
 #define _POSIX_C_SOURCE 199309L
-#include "sinew/sinew.h"
-#include "sinew/sinew_asset.h"
-#include "sinew/sinew_import.h"
+#include "cli.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 static const char usage[] =
     "usage: sinew <command> [arguments]\n"
@@ -41,7 +37,7 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {{NULL, NULL, NULL}, {log_to_stderr, NULL}};
 
-static sinew_asset *load_asset(const char *path)
+sinew_asset *cli_load_asset(const char *path)
 {
     sinew_error err = {0};
     if (path) {
@@ -109,9 +105,12 @@ static void print_clip(int index, const sinew_clip *c)
 
 static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
 {
-    printf("  %d \"%s\": %d vertices, %d triangles; attributes: position%s%s%s\n", index, m->name, m->vertex_count,
-           m->index_count / 3, m->normals ? ", normal" : "", m->tangents ? ", tangent" : "",
-           m->texcoords ? ", texcoord" : "");
+    printf("  %d \"%s\": %d vertices, %d triangles; attributes: position%s%s", index, m->name, m->vertex_count,
+           m->index_count / 3, m->normals ? ", normal" : "", m->tangents ? ", tangent" : "");
+    if (m->texcoord_count) printf(", %d texcoord set%s", m->texcoord_count, m->texcoord_count > 1 ? "s" : "");
+    printf("%s", m->colors ? ", color" : "");
+    if (m->morph) printf(", %d morph targets", m->morph->target_count);
+    printf("\n");
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int v = 0; v < m->vertex_count; ++v)
         for (int k = 0; k < 3; ++k) {
@@ -151,7 +150,7 @@ static int cmd_info(int argc, char **argv)
         fprintf(stderr, "sinew: info takes at most one FILE\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = load_asset(argc ? argv[0] : NULL);
+    sinew_asset *a = cli_load_asset(argc ? argv[0] : NULL);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -189,7 +188,7 @@ static int cmd_demo(int argc, char **argv)
         fprintf(stderr, "sinew: demo takes no arguments\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = load_asset(NULL);
+    sinew_asset *a = cli_load_asset(NULL);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];
@@ -317,6 +316,7 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
+    if (strcmp(cmd, "bake") == 0) return cli_bake(argc - 2, argv + 2);
     fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);
     return EXIT_USAGE;
 }

@@ -29,8 +29,8 @@ static void test_step_and_linear(void)
 {
     static const float times[] = {0.0f, 1.0f, 3.0f};
     static const float values[] = {0, 0, 0, 2, 4, 6, 10, 10, 10};
-    sinew_track step = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 3, times, values};
-    sinew_track lin = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values};
+    sinew_track step = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 3, times, values, 0};
+    sinew_track lin = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values, 0};
     float v[4];
     sample1(&step, 0.5f, 0, v);
     CHECK(v[0] == 0 && v[1] == 0 && v[2] == 0, "STEP holds key 0 until key 1");
@@ -53,7 +53,7 @@ static void test_step_and_linear(void)
     float rvalues[8] = {0, 0, 0, 1};
     float h = sqrtf(0.5f);
     rvalues[6] = h, rvalues[7] = h; /* 90 degrees about z */
-    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, rtimes, rvalues};
+    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, rtimes, rvalues, 0};
     sample1(&rot, 0.25f, 0, v);
     CHECK_NEAR(v[2], sinf(22.5f * 3.14159265f / 360.0f), 1e-6f, "slerp a quarter of 90 degrees: z");
     CHECK_NEAR(v[3], cosf(22.5f * 3.14159265f / 360.0f), 1e-6f, "slerp a quarter of 90 degrees: w");
@@ -81,7 +81,7 @@ static void test_cubicspline(void)
         1, 4, 0, /* value 1 */
         9, 9, 9, /* out-tangent of the last key: unused */
     };
-    sinew_track tr = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_CUBICSPLINE, 2, times, values};
+    sinew_track tr = {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_CUBICSPLINE, 2, times, values, 0};
     float v[4];
     sample1(&tr, 1.0f, 0, v);
     CHECK_NEAR(v[0], 0.75f, 1e-6f, "cubic x at t=1 (tangents scaled by the 2 s interval)");
@@ -101,7 +101,7 @@ static void test_cubicspline(void)
     memset(rv, 0, sizeof rv);
     rv[4 + 3] = 1.0f;              /* value 0: identity */
     rv[16 + 2] = h, rv[16 + 3] = h; /* value 1 */
-    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, 2, times, rv};
+    sinew_track rot = {0, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, 2, times, rv, 0};
     sample1(&rot, 1.0f, 0, v);
     CHECK_NEAR(v[2], sinf(3.14159265f / 8.0f), 1e-6f, "cubic rotation halfway, normalized: z");
     CHECK_NEAR(v[3], cosf(3.14159265f / 8.0f), 1e-6f, "cubic rotation halfway, normalized: w");
@@ -120,7 +120,7 @@ static void test_exact_keys(void)
     for (int i = 0; i < K * 12; ++i) values[i] = check_rand(&s) * 10.0f - 5.0f;
     for (int interp = 0; interp < 3; ++interp) {
         for (int target = 0; target < 3; ++target) {
-            sinew_track tr = {0, (sinew_track_target)target, (sinew_interpolation)interp, K, times, values};
+            sinew_track tr = {0, (sinew_track_target)target, (sinew_interpolation)interp, K, times, values, 0};
             sinew_clip_desc d = {"keys", 1, 0.0f, 1, &tr};
             sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
             CHECK(clip != NULL, "clip created");
@@ -150,8 +150,8 @@ static void test_clip_sampling(void)
     static const float tv[] = {0, 0, 0, 4, 0, 0};
     float h = sqrtf(0.5f);
     float rv[] = {0, 0, 0, 1, h, 0, 0, h};
-    sinew_track tracks[] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv},
-                            {2, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv}};
+    sinew_track tracks[] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv, 0},
+                            {2, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv, 0}};
     sinew_clip_desc d = {"c", 3, 0.0f, 2, tracks};
     sinew_error err;
     sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
@@ -255,9 +255,9 @@ static void test_cursor(void)
         t += 0.001f + 0.02f * check_rand(&s);
     }
     for (int i = 0; i < K * 12; ++i) values[i] = check_rand(&s);
-    sinew_track tracks[3] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, K, times, values},
-                             {2, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, K, times, values},
-                             {3, SINEW_TARGET_SCALE, SINEW_INTERP_STEP, K / 2, times, values}};
+    sinew_track tracks[3] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, K, times, values, 0},
+                             {2, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, K, times, values, 0},
+                             {3, SINEW_TARGET_SCALE, SINEW_INTERP_STEP, K / 2, times, values, 0}};
     sinew_skeleton *sk = chain(5);
     sinew_clip_desc d = {"dense", 5, 0.0f, 3, tracks};
     sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
@@ -283,7 +283,7 @@ static void test_validation(void)
     float times[] = {0.0f, 0.5f, 0.5f};
     float values[36] = {0};
     for (int k = 0; k < 3; ++k) values[k * 4 + 3] = 1.0f;
-    sinew_track tr = {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values};
+    sinew_track tr = {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values, 0};
     sinew_clip_desc d = {"bad", 2, 0.0f, 1, &tr};
     CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "equal key times refused");
     CHECK_ERROR(err, SINEW_ERROR_KEYS_NOT_INCREASING, "track 0 (joint 1, translation): key 2 time 0.5 is not after key 1");
@@ -346,8 +346,67 @@ static void test_validation(void)
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "no keys");
 }
 
+/* Weights tracks (morph targets): sampled per component, only by
+ * sinew_clip_sample_weights, checked for width. */
+static void test_weights(void)
+{
+    float times[3] = {0.0f, 1.0f, 2.0f};
+    float lin[9] = {0, 0, 0, 1, 0.5f, -1, 0, 1, 0};
+    /* cubic, width 2: per key in-tangent (2), value (2), out-tangent (2) */
+    float cub[12] = {0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0};
+    sinew_track tracks[2] = {{1, SINEW_TARGET_WEIGHTS, SINEW_INTERP_LINEAR, 3, times, lin, 3},
+                             {2, SINEW_TARGET_WEIGHTS, SINEW_INTERP_CUBICSPLINE, 2, times, cub, 2}};
+    sinew_clip_desc d = {"faces", 3, 0.0f, 2, tracks};
+    sinew_error err;
+    sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
+    CHECK(clip != NULL, "weights clip: %s", err.description);
+    if (!clip) return;
+    CHECK(sinew_track_components(&clip->tracks[0]) == 3, "a weights track has its width of components");
+    float w[3] = {9, 9, 9};
+    CHECK(sinew_clip_sample_weights(clip, 0.5f, 0, NULL, 1, w, 3, &err) == SINEW_OK, "%s", err.description);
+    CHECK_NEAR(w[0], 0.5f, 1e-6f, "linear weight 0 halfway");
+    CHECK_NEAR(w[1], 0.25f, 1e-6f, "linear weight 1 halfway");
+    CHECK_NEAR(w[2], -0.5f, 1e-6f, "linear weight 2 halfway");
+    /* cubic, s = 0.5, interval 1: h00 = h01 = 0.5, h10 = 0.125, h11 = -0.125 */
+    float c[2] = {9, 9};
+    CHECK(sinew_clip_sample_weights(clip, 0.5f, 0, NULL, 2, c, 2, &err) == SINEW_OK, "%s", err.description);
+    CHECK_NEAR(c[0], 0.5f * 0 + 0.125f * 2 + 0.5f * 1 - 0.125f * 0, 1e-6f, "cubic weight 0");
+    CHECK_NEAR(c[1], 0.5f * 1 + 0.5f * 0, 1e-6f, "cubic weight 1");
+    /* a joint without a weights track leaves the defaults */
+    float keep[3] = {0.25f, 0.5f, 0.75f};
+    CHECK(sinew_clip_sample_weights(clip, 0.5f, 0, NULL, 0, keep, 3, &err) == SINEW_OK && keep[1] == 0.5f,
+          "no track: weights kept");
+    CHECK(sinew_clip_sample_weights(clip, 0.5f, 0, NULL, 1, w, 2, &err) == SINEW_ERROR_SIZE_MISMATCH,
+          "width 3 into 2 floats");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "3 weights of joint 1");
+    CHECK(sinew_clip_sample_weights(clip, 0.5f, 0, NULL, 3, w, 3, &err) == SINEW_ERROR_INVALID_ARGUMENT,
+          "joint out of range");
+    /* looping wraps the weights too: 2.5 in a 2 s clip is 0.5 */
+    CHECK(sinew_clip_sample_weights(clip, 2.5f, SINEW_SAMPLE_LOOP, NULL, 1, w, 3, &err) == SINEW_OK &&
+              fabsf(w[0] - 0.5f) < 1e-6f, "looped weights");
+    CHECK(sinew_clip_time(clip, 2.5f, SINEW_SAMPLE_LOOP) == 0.5f && sinew_clip_time(clip, 2.5f, 0) == 2.0f &&
+              sinew_clip_time(clip, -1.0f, 0) == 0.0f, "clip time wraps or clamps");
+    /* the transform sampler leaves weights tracks alone */
+    sinew_skeleton_desc sd = {3, (int[]){-1, 0, 1}, NULL, NULL};
+    sinew_skeleton *sk = sinew_skeleton_create(&sd, NULL, NULL, &err);
+    sinew_transform pose[3];
+    CHECK(sk && sinew_clip_sample(clip, sk, 0.5f, 0, NULL, pose, 3, &err) == SINEW_OK &&
+              pose[1].translation.x == 0.0f && pose[1].scale.x == 1.0f, "transforms keep the rest pose");
+    sinew_skeleton_free(sk);
+    sinew_clip_free(clip);
+    /* validation: width out of range, one weights track per joint */
+    tracks[0].width = 0;
+    CHECK(!sinew_clip_create(&d, NULL, &err), "width 0 is refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "width 0");
+    tracks[0].width = 3;
+    tracks[1].joint = 1;
+    CHECK(!sinew_clip_create(&d, NULL, &err), "two weights tracks on one joint");
+    CHECK_ERROR(err, SINEW_ERROR_DUPLICATE_TRACK, "weights");
+}
+
 int main(void)
 {
+    test_weights();
     test_step_and_linear();
     test_cubicspline();
     test_exact_keys();

@@ -182,8 +182,45 @@ static void test_vectors(void)
     CHECK(sinew_vec3_scale(a, 2.0f).z == 6.0f, "scale");
 }
 
+/* Any invertible affine matrix, sheared and mirrored ones included, comes
+ * back from TRS(outer) * R(inner). */
+static void test_decompose_affine(void)
+{
+    unsigned seed = 7;
+    double worst = 0.0;
+    for (int i = 0; i < 500; ++i) {
+        sinew_mat4 m = sinew_mat4_identity();
+        for (int r = 0; r < 3; ++r)
+            for (int c = 0; c < 4; ++c) m.m[c * 4 + r] = 4.0f * check_rand(&seed) - 2.0f;
+        if (i % 3 == 0) /* a mirror */
+            for (int r = 0; r < 3; ++r) m.m[r] = -m.m[r];
+        if (fabsf(sinew_mat4_determinant(&m)) < 0.05f) continue;
+        sinew_transform outer;
+        sinew_quat inner;
+        if (sinew_mat4_decompose_affine(&m, &outer, &inner) != SINEW_OK) {
+            CHECK(false, "matrix %d decomposes", i);
+            continue;
+        }
+        sinew_transform rot = {{0, 0, 0}, inner, {1, 1, 1}};
+        sinew_mat4 a = sinew_mat4_from_transform(&outer), b = sinew_mat4_from_transform(&rot);
+        sinew_mat4 back = sinew_mat4_mul(&a, &b);
+        for (int k = 0; k < 16; ++k) worst = fmax(worst, fabs((double)back.m[k] - (double)m.m[k]));
+    }
+    CHECK(worst < 2e-5, "affine split rebuilds 500 random matrices (worst %.3g)", worst);
+    sinew_mat4 flat = sinew_mat4_identity(), nan = sinew_mat4_identity(), proj = sinew_mat4_identity();
+    flat.m[5] = 0.0f;
+    nan.m[4] = NAN;
+    proj.m[3] = 0.5f;
+    sinew_transform o;
+    sinew_quat q;
+    CHECK(sinew_mat4_decompose_affine(&flat, &o, &q) == SINEW_ERROR_SINGULAR, "singular");
+    CHECK(sinew_mat4_decompose_affine(&nan, &o, &q) == SINEW_ERROR_NOT_FINITE, "NaN");
+    CHECK(sinew_mat4_decompose_affine(&proj, &o, &q) == SINEW_ERROR_SHEAR, "projective last row");
+}
+
 int main(void)
 {
+    test_decompose_affine();
     test_vectors();
     test_quat_basics();
     test_slerp();

@@ -287,8 +287,33 @@ static void test_palette_and_jobs(void)
     sinew_skeleton_free(sk);
 }
 
+/* Morph targets: base plus weighted deltas, zero weights free, in place. */
+static void test_morph(void)
+{
+    float base[6] = {0, 0, 0, 1, 1, 1}, nrm[6] = {0, 0, 1, 0, 1, 0}, tan[8] = {1, 0, 0, -1, 0, 0, 1, 1};
+    float dpos[12] = {1, 0, 0, 0, 2, 0, /* target 0 */ 0, 0, 4, 1, 1, 1};
+    float dtan[12] = {0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+    sinew_morph m = {2, 2, dpos, NULL, dtan};
+    float w[2] = {0.5f, 0.25f}, pos[6], n[6], t[8];
+    sinew_error err;
+    CHECK(sinew_morph_apply(&m, w, 2, base, nrm, tan, pos, n, t, &err) == SINEW_OK, "%s", err.description);
+    CHECK(pos[0] == 0.5f && pos[2] == 1.0f && pos[3] == 1.25f && pos[4] == 2.25f, "positions: base + sum w d");
+    CHECK(memcmp(n, nrm, sizeof n) == 0, "no normal deltas: normals copied");
+    CHECK(t[1] == 0.5f && t[3] == -1.0f && t[4] == 0.25f && t[7] == 1.0f, "tangent xyz morphed, w kept");
+    float inplace[6];
+    memcpy(inplace, base, sizeof inplace);
+    CHECK(sinew_morph_apply(&m, w, 2, inplace, NULL, NULL, inplace, NULL, NULL, &err) == SINEW_OK &&
+              memcmp(inplace, pos, sizeof pos) == 0, "in place gives the same");
+    CHECK(sinew_morph_apply(&m, w, 3, base, NULL, NULL, pos, NULL, NULL, &err) == SINEW_ERROR_SIZE_MISMATCH,
+          "3 weights for 2 targets");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "3 weights for 2 targets");
+    CHECK(sinew_morph_apply(&m, w, 2, NULL, NULL, NULL, pos, NULL, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT,
+          "an output without its base");
+}
+
 int main(void)
 {
+    test_morph();
     test_bind_pose();
     test_normalization();
     test_errors();

@@ -55,6 +55,8 @@ extern "C" {
 #define SINEW_MAX_JOINTS 32767
 /* Most influences (joint, weight pairs) per skinned vertex. */
 #define SINEW_MAX_INFLUENCES 8
+/* Most morph targets (blend shapes) per mesh, and so weights per track. */
+#define SINEW_MAX_MORPH_TARGETS 1024
 
 #if defined(_WIN32) && defined(SINEW_SHARED)
 #  ifdef SINEW_BUILDING
@@ -248,6 +250,18 @@ SINEW_API sinew_mat4 sinew_mat4_from_transform(const sinew_transform *t);
  * SINEW_ERROR_SINGULAR with a zero scale on the collapsed axes. */
 SINEW_API sinew_result sinew_mat4_decompose(const sinew_mat4 *m, sinew_transform *out,
                                             float *shear);
+/* Splits any invertible affine matrix M (last row 0 0 0 1) into a transform
+ * and a rotation such that M = TRS(outer) * R(inner), shear included: the
+ * singular value decomposition A = U S V^T of the upper 3x3 gives outer =
+ * (translation, U, S) and inner = V^T, both rotations proper (a mirror is a
+ * negative scale on the smallest axis). A chain of two joints carries it,
+ * which is how the loaders keep a sheared node matrix exact. For a TRS
+ * matrix inner is the identity up to rounding. Returns SINEW_ERROR_SINGULAR
+ * for a singular 3x3, SINEW_ERROR_NOT_FINITE for NaN or infinity, and
+ * SINEW_ERROR_SHEAR when the last row is not (0, 0, 0, 1) (projective; the
+ * split of the affine part is still written). */
+SINEW_API sinew_result sinew_mat4_decompose_affine(const sinew_mat4 *m, sinew_transform *outer,
+                                                   sinew_quat *inner);
 
 /* ======================================================================== */
 /* Skeleton                                                                  */
@@ -314,13 +328,16 @@ typedef enum sinew_interpolation {
 typedef enum sinew_track_target {
     SINEW_TARGET_TRANSLATION = 0, /* 3 components */
     SINEW_TARGET_ROTATION = 1,    /* 4 components, quaternion x y z w */
-    SINEW_TARGET_SCALE = 2        /* 3 components */
+    SINEW_TARGET_SCALE = 2,       /* 3 components */
+    SINEW_TARGET_WEIGHTS = 3      /* `width` components: the morph target weights of
+                                     the mesh the joint carries (glTF "weights") */
 } sinew_track_target;
 
 /* One animated value of one joint. `values` holds, per key, 3 (translation,
- * scale) or 4 (rotation) floats; for CUBICSPLINE, per key the in-tangent, the
- * value and the out-tangent, in that order, as glTF stores them. Tangents are
- * per second: the spline scales them by the key interval. */
+ * scale), 4 (rotation) or `width` (weights) floats; for CUBICSPLINE, per key
+ * the in-tangent, the value and the out-tangent, in that order, as glTF
+ * stores them. Tangents are per second: the spline scales them by the key
+ * interval. Weights interpolate per component like translations. */
 typedef struct sinew_track {
     int joint;
     sinew_track_target target;
@@ -328,7 +345,11 @@ typedef struct sinew_track {
     int key_count;
     const float *times;  /* key_count seconds, strictly increasing, >= 0 */
     const float *values;
+    int width;           /* WEIGHTS only: weights per key, 1 .. SINEW_MAX_MORPH_TARGETS */
 } sinew_track;
+
+/* The floats one sample of a track writes: 3, 4, or its width. */
+SINEW_API int sinew_track_components(const sinew_track *track);
 
 /* Keyframe tracks for the joints of one skeleton. Created by
  * sinew_clip_create(); every field is read-only. */
@@ -382,22 +403,39 @@ typedef struct sinew_cursor {
 } sinew_cursor;
 
 /* Samples one track at time t (not wrapped here: before the first key gives
- * the first value, after the last the last value). Writes 3 or 4 floats to
- * `out`. `hint`, optional, is the cursor entry for this track. `flags` takes
+ * the first value, after the last the last value). Writes
+ * sinew_track_components(track) floats to `out`. `hint`, optional, is the cursor entry for this track. `flags` takes
  * SINEW_SAMPLE_NLERP. Rotations are unit length on return. Never fails on a
  * track that came from a clip. */
 SINEW_API void sinew_track_sample(const sinew_track *track, float t, unsigned flags,
-                                  int32_t *hint, float out[4]);
+                                  int32_t *hint, float *out);
 
 /* Samples the clip at time t into `out` (output_count local transforms, the
  * skeleton's joint count). Joints without a track, and the values a joint's
- * tracks leave out, keep the skeleton's rest pose. `cursor` is optional.
+ * tracks leave out, keep the skeleton's rest pose; weights tracks are left to
+ * sinew_clip_sample_weights(). `cursor` is optional.
  * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, t not finite),
  * SINEW_ERROR_SIZE_MISMATCH (clip, skeleton and output joint counts differ),
  * SINEW_ERROR_BUFFER_TOO_SMALL (cursor with fewer keys than tracks). */
 SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                          float time, unsigned flags, sinew_cursor *cursor,
                                          sinew_transform *out, int output_count, sinew_error *err);
+
+/* The time within the clip that the sampling functions use for `time`:
+ * wrapped into [0, duration) with SINEW_SAMPLE_LOOP (0 for a clip of zero
+ * duration), clamped to [0, duration] otherwise. */
+SINEW_API float sinew_clip_time(const sinew_clip *clip, float time, unsigned flags);
+
+/* Samples the morph target weights the clip gives `joint` at time t (wrapped
+ * or clamped by `flags` as sinew_clip_sample() does) into `weights`
+ * (`count` floats). Without a weights track on that joint `weights` is left
+ * as it is: fill it with the mesh's default weights first. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, t not finite, joint out of
+ * range), SINEW_ERROR_SIZE_MISMATCH (the track's width is not `count`),
+ * SINEW_ERROR_BUFFER_TOO_SMALL (cursor as above). */
+SINEW_API sinew_result sinew_clip_sample_weights(const sinew_clip *clip, float time, unsigned flags,
+                                                 sinew_cursor *cursor, int joint, float *weights,
+                                                 int count, sinew_error *err);
 
 /* Returns the number of keys summed over the clip's tracks whose target is
  * `target`. */
@@ -421,6 +459,35 @@ SINEW_API sinew_result sinew_local_to_model(const sinew_skeleton *skeleton,
  * sinew_local_to_model(). */
 SINEW_API sinew_result sinew_rest_pose(const sinew_skeleton *skeleton, sinew_transform *out,
                                        int count, sinew_error *err);
+
+/* ======================================================================== */
+/* Morph targets                                                             */
+/* ======================================================================== */
+
+/* The morph targets (blend shapes) of one vertex set: per target, a delta
+ * for each vertex, target-major (target t, vertex v at element
+ * (t * vertex_count + v) * 3). A stream is NULL when no target moves that
+ * attribute; a target that leaves it out holds zeros. Read-only. */
+typedef struct sinew_morph {
+    int vertex_count;
+    int target_count;         /* 1 .. SINEW_MAX_MORPH_TARGETS */
+    const float *positions;   /* 3 floats per vertex per target, or NULL */
+    const float *normals;     /* 3 per vertex per target, or NULL */
+    const float *tangents;    /* 3 per vertex per target (xyz; w is not morphed), or NULL */
+} sinew_morph;
+
+/* Applies morph targets: out = base + sum over targets of weights[t] *
+ * delta[t], for positions and normals (3 floats per vertex) and tangents (4,
+ * w copied), each output optional (NULL skips it, and its base may then be
+ * NULL too). Outputs may alias their bases. Normals and tangents are not
+ * renormalized here: skinning renormalizes them. Targets with a zero weight
+ * cost nothing. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL morph, weights
+ * or a base whose output is asked), SINEW_ERROR_SIZE_MISMATCH (weight_count
+ * is not the target count). */
+SINEW_API sinew_result sinew_morph_apply(const sinew_morph *morph, const float *weights, int weight_count,
+                                         const float *base_positions, const float *base_normals,
+                                         const float *base_tangents, float *positions, float *normals,
+                                         float *tangents, sinew_error *err);
 
 /* ======================================================================== */
 /* Skins                                                                     */

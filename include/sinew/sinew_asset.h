@@ -26,11 +26,16 @@ typedef struct sinew_mesh {
     const float *positions;   /* 3 floats per vertex, bind pose, model space */
     const float *normals;     /* 3 per vertex, or NULL */
     const float *tangents;    /* 4 per vertex (w = bitangent sign), or NULL */
-    const float *texcoords;   /* 2 per vertex, or NULL */
+    int texcoord_count;              /* texture coordinate sets */
+    const float *const *texcoords;   /* texcoords[n]: set n (glTF TEXCOORD_n), 2 floats per vertex */
+    const float *colors;      /* linear RGBA, 4 per vertex (glTF COLOR_0), or NULL */
     int index_count;          /* a multiple of 3 */
     const uint32_t *indices;  /* triangle list, counter-clockwise front faces */
     const sinew_skin *skin;   /* NULL for a rigid mesh */
-    int joint;                /* the joint carrying it (a rigid mesh moves with it), -1 for none */
+    const sinew_morph *morph; /* morph targets, or NULL */
+    const float *morph_weights; /* morph->target_count default weights, or NULL without targets */
+    int joint;                /* the joint carrying it (a rigid mesh moves with it, its weights
+                                 tracks animate the morph targets), -1 for none */
     int source_mesh;          /* the file's mesh and primitive it came from, -1 if none */
     int source_primitive;
 } sinew_mesh;
@@ -38,7 +43,10 @@ typedef struct sinew_mesh {
 typedef struct sinew_asset {
     const char *name;                 /* never NULL */
     const sinew_skeleton *skeleton;   /* never NULL */
-    const int *joint_sources;         /* per joint: the file's node index, or NULL (built-in) */
+    const int *joint_sources;         /* per joint: the file's node index (-1 for none), or NULL
+                                         (built-in) */
+    int node_count;                   /* nodes of the file (0 for the built-in character) */
+    const int *node_joints;           /* per node: the joint whose model matrix is its world matrix */
     int clip_count;
     const sinew_clip *const *clips;   /* each animates `skeleton` */
     int mesh_count;
@@ -54,6 +62,35 @@ SINEW_API void sinew_asset_free(sinew_asset *asset);
 
 /* Returns the first clip named `name`, or NULL. */
 SINEW_API const sinew_clip *sinew_asset_find_clip(const sinew_asset *asset, const char *name);
+
+/* How a skinned mesh blends its palette. */
+typedef enum sinew_skinning {
+    SINEW_SKINNING_LBS = 0, /* linear blend skinning */
+    SINEW_SKINNING_DQS = 1  /* dual quaternion skinning */
+} sinew_skinning;
+
+/* Bytes of scratch memory sinew_mesh_pose() needs for `mesh` (its palette;
+ * 0 for a rigid mesh). */
+SINEW_API size_t sinew_mesh_pose_scratch_size(const sinew_mesh *mesh);
+
+/* Poses one mesh of an asset in the asset's model space: morph targets
+ * first (`morph_weights`, morph->target_count floats, NULL for the mesh's
+ * defaults), then for a skinned mesh the skin's palette from `model`
+ * (model_count model-space matrices of the asset's skeleton) blended by
+ * `method`, normals by the inverse transpose of the blended matrix (exact,
+ * as the glTF sample viewer does; the skin jobs offer the cheaper
+ * SINEW_NORMALS_FAST); for a rigid mesh its joint's model matrix (normals by its
+ * inverse transpose; a mesh with joint -1 stays as it is). Outputs:
+ * positions and normals 3 floats per vertex, tangents 4, each optional.
+ * Normals and tangents come out unit length. `scratch` is caller-owned,
+ * at least sinew_mesh_pose_scratch_size() bytes, aligned to 16; nothing is
+ * allocated. Errors: SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_BUFFER_TOO_SMALL
+ * (scratch or model_count), SINEW_ERROR_SINGULAR (DQS on a singular palette
+ * matrix). */
+SINEW_API sinew_result sinew_mesh_pose(const sinew_mesh *mesh, const sinew_mat4 *model, int model_count,
+                                       const float *morph_weights, sinew_skinning method, void *scratch,
+                                       size_t scratch_size, float *positions, float *normals,
+                                       float *tangents, sinew_error *err);
 
 /* Builds the built-in demo character in code, with no files: "sinew_demo", a
  * 22-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh

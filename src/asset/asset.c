@@ -66,3 +66,85 @@ const sinew_clip *sinew_asset_find_clip(const sinew_asset *a, const char *name)
         if (strcmp(a->clips[i]->name, name) == 0) return a->clips[i];
     return NULL;
 }
+
+size_t sinew_mesh_pose_scratch_size(const sinew_mesh *mesh)
+{
+    if (!mesh || !mesh->skin) return 0;
+    return (size_t)mesh->skin->joint_count * (sizeof(sinew_mat4) + sizeof(sinew_dq_transform));
+}
+
+/* A rigid mesh: every stream by one matrix, normals by its inverse
+ * transpose. In place is fine. */
+static void pose_rigid(const sinew_mesh *m, const sinew_mat4 *x, const float *pos, const float *nrm, const float *tan,
+                       float *out_pos, float *out_nrm, float *out_tan)
+{
+    float a[9] = {x->m[0], x->m[1], x->m[2], x->m[4], x->m[5], x->m[6], x->m[8], x->m[9], x->m[10]};
+    for (int v = 0; v < m->vertex_count; ++v) {
+        if (out_pos) {
+            const float *p = &pos[v * 3];
+            sinew_vec3 q = sinew__mat3_apply(a, sinew__v3(p[0], p[1], p[2]));
+            out_pos[v * 3] = q.x + x->m[12], out_pos[v * 3 + 1] = q.y + x->m[13], out_pos[v * 3 + 2] = q.z + x->m[14];
+        }
+        if (out_nrm) {
+            const float *p = &nrm[v * 3];
+            sinew_vec3 q = sinew__v3_normalize(sinew__mat3_transform_normal(a, sinew__v3(p[0], p[1], p[2])));
+            out_nrm[v * 3] = q.x, out_nrm[v * 3 + 1] = q.y, out_nrm[v * 3 + 2] = q.z;
+        }
+        if (out_tan) {
+            const float *p = &tan[v * 4];
+            float w = p[3];
+            sinew_vec3 q = sinew__v3_normalize(sinew__mat3_apply(a, sinew__v3(p[0], p[1], p[2])));
+            out_tan[v * 4] = q.x, out_tan[v * 4 + 1] = q.y, out_tan[v * 4 + 2] = q.z, out_tan[v * 4 + 3] = w;
+        }
+    }
+}
+
+sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int model_count, const float *morph_weights,
+                             sinew_skinning method, void *scratch, size_t scratch_size, float *positions,
+                             float *normals, float *tangents, sinew_error *err)
+{
+    if (!m || (!model && model_count > 0) || (unsigned)method > SINEW_SKINNING_DQS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "mesh pose: a mesh, model matrices and a method");
+    if (scratch_size < sinew_mesh_pose_scratch_size(m) || (scratch_size && !scratch))
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "mesh \"%s\": scratch of %zu bytes, %zu needed", m->name,
+                           scratch_size, sinew_mesh_pose_scratch_size(m));
+    if (m->joint >= model_count && !m->skin)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "mesh \"%s\": joint %d, %d model matrices", m->name,
+                           m->joint, model_count);
+    /* streams the mesh lacks are not written */
+    if (!m->normals) normals = NULL;
+    if (!m->tangents) tangents = NULL;
+    const float *pos = m->positions, *nrm = m->normals, *tan = m->tangents;
+    sinew_result r;
+    if (m->morph) {
+        const float *w = morph_weights ? morph_weights : m->morph_weights;
+        r = sinew_morph_apply(m->morph, w, m->morph->target_count, pos, nrm, tan, positions, normals, tangents, err);
+        if (r != SINEW_OK) return r;
+        pos = positions, nrm = normals, tan = tangents;
+    }
+    if (!m->skin) {
+        if (m->joint >= 0) {
+            pose_rigid(m, &model[m->joint], pos, nrm, tan, positions, normals, tangents);
+        } else {
+            if (positions && positions != pos) memcpy(positions, pos, sizeof(float) * 3 * (size_t)m->vertex_count);
+            if (normals && normals != nrm) memcpy(normals, nrm, sizeof(float) * 3 * (size_t)m->vertex_count);
+            if (tangents && tangents != tan) memcpy(tangents, tan, sizeof(float) * 4 * (size_t)m->vertex_count);
+        }
+        sinew__ok(err);
+        return SINEW_OK;
+    }
+    const sinew_skin *skin = m->skin;
+    sinew_mat4 *palette = scratch;
+    if ((r = sinew_skin_palette(skin, model, model_count, NULL, palette, skin->joint_count, err)) != SINEW_OK) return r;
+    sinew_skin_job job = {.skin = skin, .palette = palette, .palette_count = skin->joint_count,
+                          .normal_mode = SINEW_NORMALS_INVERSE_TRANSPOSE,
+                          .positions = positions ? pos : NULL, .normals = normals ? nrm : NULL,
+                          .tangents = tangents ? tan : NULL, .out_positions = positions, .out_normals = normals,
+                          .out_tangents = tangents};
+    if (method == SINEW_SKINNING_LBS) return sinew_skin_lbs(&job, err);
+    sinew_dq_transform *dq = (sinew_dq_transform *)(palette + skin->joint_count);
+    if ((r = sinew_dq_palette(palette, skin->joint_count, dq, err)) != SINEW_OK) return r;
+    job.palette = NULL;
+    job.dq_palette = dq;
+    return sinew_skin_dqs(&job, err);
+}

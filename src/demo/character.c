@@ -396,7 +396,7 @@ static sinew_clip *make_clip(const char *name, float duration, track_data *td, i
     sinew_track tracks[24];
     for (int i = 0; i < count; ++i)
         tracks[i] = (sinew_track){td[i].joint, td[i].target, td[i].interp, td[i].key_count, td[i].times,
-                                  td[i].values};
+                                  td[i].values, 0};
     sinew_clip_desc d = {name, JOINT_COUNT, duration, count, tracks};
     return sinew_clip_create(&d, options, err);
 }
@@ -579,11 +579,16 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     if (!skin) return sinew_asset_free(a), NULL;
 
     sinew_mesh *mesh = sinew__asset_alloc(a, 1, sizeof *mesh);
-    if (!mesh) {
+    const float **uv_sets = sinew__asset_alloc(a, 1, sizeof *uv_sets);
+    if (!mesh || !uv_sets) {
         sinew_skin_free(skin);
         return fail_oom(a, err);
     }
-    *mesh = (sinew_mesh){"body", mb.vertex_count, mb.pos, mb.nrm, mb.tan, mb.uv, mb.index_count, mb.tri, skin, -1, -1, -1};
+    uv_sets[0] = mb.uv;
+    *mesh = (sinew_mesh){.name = "body", .vertex_count = mb.vertex_count, .positions = mb.pos, .normals = mb.nrm,
+                         .tangents = mb.tan, .texcoord_count = 1, .texcoords = uv_sets,
+                         .index_count = mb.index_count, .indices = mb.tri, .skin = skin, .joint = -1,
+                         .source_mesh = -1, .source_primitive = -1};
     a->meshes = mesh;
     a->mesh_count = 1;
     return a;

@@ -32,8 +32,17 @@ static void *scratch(builder *b, size_t count, size_t size) { return gltf_alloc(
 
 /* ---- nodes -> skeleton ------------------------------------------------------ */
 
+/* A node whose matrix has shear becomes two joints: the node's own with
+ * translation, rotation and scale, and an inner rotation under it that its
+ * children, skins and meshes hang from (sinew_mat4_decompose_affine). */
+typedef struct node_shear {
+    bool split;
+    bool renamed;   /* names[node] is then a scratch string */
+    sinew_quat inner;
+} node_shear;
+
 static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents, sinew_transform *rest,
-                              const char **names)
+                              const char **names, node_shear *shear)
 {
     char path[48];
     snprintf(path, sizeof path, "nodes[%d]", i);
@@ -57,30 +66,31 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents
         parents[child] = i;
     }
     static const float t0[3] = {0, 0, 0}, r0[4] = {0, 0, 0, 1}, s0[3] = {1, 1, 1};
-    float t[3], q[4], s[3], m[16];
+    float t[3], q[4], s[3];
     if ((r = gltf_floats(b->doc, node, "translation", path, 3, t0, t)) != SINEW_OK ||
         (r = gltf_floats(b->doc, node, "rotation", path, 4, r0, q)) != SINEW_OK ||
         (r = gltf_floats(b->doc, node, "scale", path, 3, s0, s)) != SINEW_OK)
         return r;
     rest[i] = (sinew_transform){{t[0], t[1], t[2]}, {q[0], q[1], q[2], q[3]}, {s[0], s[1], s[2]}};
     if (cJSON_GetObjectItemCaseSensitive(node, "matrix")) {
-        sinew_mat4 id = sinew_mat4_identity();
-        if ((r = gltf_floats(b->doc, node, "matrix", path, 16, id.m, m)) != SINEW_OK) return r;
-        sinew_mat4 mat;
-        memcpy(mat.m, m, sizeof m);
-        float shear = 0.0f;
-        sinew_result d = sinew_mat4_decompose(&mat, &rest[i], &shear);
-        if (d == SINEW_ERROR_SINGULAR)
+        sinew_mat4 mat = sinew_mat4_identity();
+        if ((r = gltf_floats(b->doc, node, "matrix", path, 16, mat.m, mat.m)) != SINEW_OK) return r;
+        sinew_result d = sinew_mat4_decompose(&mat, &rest[i], NULL);
+        if (d == SINEW_ERROR_SHEAR) {
+            shear[i].split = true;
+            if (sinew_mat4_decompose_affine(&mat, &rest[i], &shear[i].inner) == SINEW_ERROR_SHEAR)
+                sinew__warn(b->options, "%s.matrix: the last row is not (0, 0, 0, 1); only the affine part is kept",
+                            path);
+        } else if (d != SINEW_OK) {
             return FAIL(b, SINEW_ERROR_SINGULAR, "%s.matrix: singular (a zero scale axis)", path);
-        if (d != SINEW_OK)
-            sinew__warn(b->options, "%s.matrix: shear or projection (axis cosine %g) is not kept: the node uses the "
-                                    "closest translation, rotation and scale", path, (double)shear);
+        }
     } else if (sinew__q_dot(rest[i].rotation, rest[i].rotation) == 0.0f) {
         return FAIL(b, SINEW_ERROR_BAD_ROTATION, "%s.rotation: the zero quaternion", path);
     }
     return SINEW_OK;
 }
 
+/* Every node becomes a joint, plus one inner joint per sheared node. */
 static sinew_result read_nodes(builder *b)
 {
     const cJSON *nodes;
@@ -90,12 +100,14 @@ static sinew_result read_nodes(builder *b)
     if (n > SINEW_MAX_JOINTS)
         return FAIL(b, SINEW_ERROR_TOO_MANY_JOINTS, "nodes: %d nodes exceed the limit of %d joints", n, SINEW_MAX_JOINTS);
     b->node_count = n;
-    int *parents = scratch(b, (size_t)n + 1, sizeof *parents);
-    sinew_transform *rest = scratch(b, (size_t)n + 1, sizeof *rest);
-    const char **names = scratch(b, (size_t)n + 1, sizeof *names);
+    size_t cap = (size_t)n * 2 + 1; /* at most one inner joint per node */
+    int *parents = scratch(b, cap, sizeof *parents);
+    sinew_transform *rest = scratch(b, cap, sizeof *rest);
+    const char **names = scratch(b, cap, sizeof *names);
+    node_shear *shear = scratch(b, (size_t)n + 1, sizeof *shear);
+    int *remap = scratch(b, cap, sizeof *remap);
     b->node_joint = scratch(b, (size_t)n + 1, sizeof *b->node_joint);
-    int *sources = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *sources);
-    if (!parents || !rest || !names || !b->node_joint || !sources) {
+    if (!parents || !rest || !names || !shear || !remap || !b->node_joint) {
         r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
         goto done;
     }
@@ -104,23 +116,62 @@ static sinew_result read_nodes(builder *b)
     int i = 0;
     cJSON_ArrayForEach(node, nodes)
     {
-        if ((r = read_node(b, i, node, parents, rest, names)) != SINEW_OK) goto done;
+        if ((r = read_node(b, i, node, parents, rest, names, shear)) != SINEW_OK) goto done;
         ++i;
     }
-    sinew_skeleton_desc d = {n, parents, names, rest};
+    int joints = n;
+    int *inner_of = remap; /* borrowed until the skeleton is built: node -> its inner joint */
+    for (int k = 0; k < n; ++k) {
+        inner_of[k] = k;
+        if (!shear[k].split) continue;
+        int e = joints++;
+        inner_of[k] = e;
+        parents[e] = k;
+        rest[e] = (sinew_transform){{0, 0, 0}, shear[k].inner, {1, 1, 1}};
+        /* the node's name goes to the joint that carries its world matrix */
+        names[e] = names[k];
+        char *outer = scratch(b, strlen(names[k]) + 8, 1);
+        if (!outer) {
+            r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+            goto done;
+        }
+        sprintf(outer, "%s#shear", names[k]);
+        names[k] = outer;
+        shear[k].renamed = true;
+        sinew__warn(b->options, "nodes[%d].matrix: shear is kept as two joints (\"%s\" and \"%s\")", k, outer,
+                    names[e]);
+    }
+    for (int k = 0; k < n; ++k)
+        if (parents[k] >= 0) parents[k] = inner_of[parents[k]];
+    for (int k = 0; k < n; ++k) b->node_joint[k] = inner_of[k]; /* still description indices */
+    int *sources = sinew__asset_alloc(b->asset, (size_t)joints + 1, sizeof *sources);
+    int *node_joints = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *node_joints);
+    if (!sources || !node_joints) {
+        r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
+        goto done;
+    }
+    sinew_skeleton_desc d = {joints, parents, names, rest};
     sinew_error err;
-    sinew_skeleton *sk = sinew_skeleton_create(&d, b->node_joint, b->options, &err);
+    sinew_skeleton *sk = sinew_skeleton_create(&d, remap, b->options, &err);
     if (!sk) {
         r = FAIL(b, err.result, "nodes: %s", err.description);
         goto done;
     }
     b->asset->skeleton = sk;
-    for (int k = 0; k < n; ++k) sources[b->node_joint[k]] = k;
+    for (int k = 0; k < joints; ++k) sources[remap[k]] = k < n ? k : parents[k];
+    for (int k = 0; k < n; ++k) node_joints[k] = b->node_joint[k] = remap[b->node_joint[k]];
     b->asset->joint_sources = sources;
+    b->asset->node_joints = node_joints;
+    b->asset->node_count = n;
 done:
+    if (names && shear)
+        for (int k = 0; k < n; ++k)
+            if (shear[k].renamed) sinew__free(&b->alloc, (void *)names[k]);
     sinew__free(&b->alloc, parents);
     sinew__free(&b->alloc, rest);
     sinew__free(&b->alloc, names);
+    sinew__free(&b->alloc, shear);
+    sinew__free(&b->alloc, remap);
     return r;
 }
 
@@ -432,8 +483,139 @@ done:
     return r;
 }
 
-static sinew_result read_primitive(builder *b, int node, int mesh_index, int p, const cJSON *prim, int skin_index,
-                                   sinew_mesh *mesh)
+/* TEXCOORD_0, TEXCOORD_1, ... up to the first set that is missing. */
+static sinew_result read_texcoords(builder *b, const cJSON *attrs, const char *apath, int n, sinew_mesh *mesh)
+{
+    int sets = 0;
+    char name[32];
+    for (;; ++sets) {
+        snprintf(name, sizeof name, "TEXCOORD_%d", sets);
+        if (!cJSON_GetObjectItemCaseSensitive(attrs, name)) break;
+        if (sets == 64) return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: more than 64 TEXCOORD sets", apath);
+    }
+    if (!sets) return SINEW_OK;
+    float **uv = sinew__asset_alloc(b->asset, (size_t)sets, sizeof *uv);
+    if (!uv) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", apath);
+    for (int k = 0; k < sets; ++k) {
+        snprintf(name, sizeof name, "TEXCOORD_%d", k);
+        sinew_result r = read_attribute(b, attrs, name, apath, 2, n, &uv[k]);
+        if (r != SINEW_OK) return r;
+    }
+    mesh->texcoord_count = sets;
+    mesh->texcoords = (const float *const *)uv;
+    return SINEW_OK;
+}
+
+/* COLOR_0, RGB or RGBA, as RGBA (alpha 1 for RGB). */
+static sinew_result read_colors(builder *b, const cJSON *attrs, const char *apath, int n, sinew_mesh *mesh)
+{
+    int acc;
+    sinew_result r = gltf_ref(b->doc, attrs, "COLOR_0", apath, false, "accessors", b->doc->accessor_count, &acc);
+    if (r != SINEW_OK || acc < 0) return r;
+    int c = b->doc->accessors[acc].components;
+    if (c != 3 && c != 4) return FAIL(b, SINEW_ERROR_PARSE, "%s.COLOR_0: accessors[%d] is not VEC3 or VEC4", apath, acc);
+    float *rgba;
+    if ((r = read_attribute(b, attrs, "COLOR_0", apath, c, n, &rgba)) != SINEW_OK) return r;
+    if (c == 3) {
+        float *x = sinew__asset_alloc(b->asset, (size_t)n * 4, sizeof *x);
+        if (!x) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s.COLOR_0: out of memory", apath);
+        for (int v = 0; v < n; ++v)
+            x[v * 4] = rgba[v * 3], x[v * 4 + 1] = rgba[v * 3 + 1], x[v * 4 + 2] = rgba[v * 3 + 2], x[v * 4 + 3] = 1;
+        rgba = x;
+    }
+    mesh->colors = rgba;
+    return SINEW_OK;
+}
+
+/* The morph target count of a mesh (its first primitive's), 0 for none. */
+static int morph_target_count(const cJSON *mesh_json)
+{
+    const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh_json, "primitives");
+    const cJSON *targets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(prims, 0), "targets");
+    return cJSON_IsArray(targets) ? cJSON_GetArraySize(targets) : 0;
+}
+
+/* One delta stream of every target (NULL when no target has it). */
+static sinew_result read_morph_stream(builder *b, const cJSON *targets, int count, const char *name, const char *path,
+                                      int n, const float **out)
+{
+    *out = NULL;
+    bool any = false;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, targets) any = any || cJSON_GetObjectItemCaseSensitive(t, name);
+    if (!any) return SINEW_OK;
+    float *all = sinew__asset_alloc(b->asset, (size_t)count * (size_t)n, 3 * sizeof(float));
+    if (!all) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %d targets of %s", path, count, name);
+    int k = 0;
+    cJSON_ArrayForEach(t, targets)
+    {
+        char tpath[128];
+        snprintf(tpath, sizeof tpath, "%s[%d]", path, k);
+        int acc;
+        sinew_result r = gltf_ref(b->doc, t, name, tpath, false, "accessors", b->doc->accessor_count, &acc);
+        if (r != SINEW_OK) return r;
+        if (acc >= 0) {
+            char what[160];
+            snprintf(what, sizeof what, "%s.%s", tpath, name);
+            if (b->doc->accessors[acc].count != n)
+                return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] count %d differs from POSITION's %d", what, acc,
+                            b->doc->accessors[acc].count, n);
+            if ((r = gltf_read_floats(b->doc, acc, 3, what, &all[(size_t)k * (size_t)n * 3])) != SINEW_OK) return r;
+        }
+        ++k;
+    }
+    *out = all;
+    return SINEW_OK;
+}
+
+/* Morph targets and their default weights: the node's "weights", else the
+ * mesh's, else zeros. */
+static sinew_result read_morph(builder *b, const cJSON *prim, const cJSON *node, int node_index, const cJSON *mesh_json,
+                               int mesh_index, const char *path, sinew_mesh *mesh)
+{
+    const cJSON *targets;
+    int count;
+    sinew_result r = gltf_array(b->doc, prim, "targets", path, &targets, &count);
+    if (r != SINEW_OK || count == 0) return r;
+    char tpath[112];
+    snprintf(tpath, sizeof tpath, "%s.targets", path);
+    if (count > SINEW_MAX_MORPH_TARGETS)
+        return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: %d targets exceed the limit of %d", tpath, count,
+                    SINEW_MAX_MORPH_TARGETS);
+    const cJSON *t;
+    cJSON_ArrayForEach(t, targets) if (!cJSON_IsObject(t)) return FAIL(b, SINEW_ERROR_PARSE, "%s: a target is not an object", tpath);
+    int first = morph_target_count(mesh_json);
+    if (first != count)
+        return FAIL(b, SINEW_ERROR_PARSE, "%s: %d targets, meshes[%d].primitives[0] has %d (they must agree)", tpath,
+                    count, mesh_index, first);
+    sinew_morph *m = sinew__asset_alloc(b->asset, 1, sizeof *m);
+    float *w = sinew__asset_alloc(b->asset, (size_t)count, sizeof *w);
+    if (!m || !w) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", tpath);
+    m->vertex_count = mesh->vertex_count;
+    m->target_count = count;
+    if ((r = read_morph_stream(b, targets, count, "POSITION", tpath, mesh->vertex_count, &m->positions)) != SINEW_OK ||
+        (r = read_morph_stream(b, targets, count, "NORMAL", tpath, mesh->vertex_count, &m->normals)) != SINEW_OK ||
+        (r = read_morph_stream(b, targets, count, "TANGENT", tpath, mesh->vertex_count, &m->tangents)) != SINEW_OK)
+        return r;
+    char npath[48], mpath[48];
+    snprintf(npath, sizeof npath, "nodes[%d]", node_index);
+    snprintf(mpath, sizeof mpath, "meshes[%d]", mesh_index);
+    const cJSON *holder = cJSON_GetObjectItemCaseSensitive(node, "weights") ? node : mesh_json;
+    const char *hpath = holder == node ? npath : mpath;
+    const cJSON *weights;
+    int wc;
+    if ((r = gltf_array(b->doc, holder, "weights", hpath, &weights, &wc)) != SINEW_OK) return r;
+    if (weights && wc != count)
+        return FAIL(b, SINEW_ERROR_PARSE, "%s.weights: %d weights for the %d morph targets of %s", hpath, wc, count,
+                    path);
+    if (weights && (r = gltf_floats(b->doc, holder, "weights", hpath, count, NULL, w)) != SINEW_OK) return r;
+    mesh->morph = m;
+    mesh->morph_weights = w;
+    return SINEW_OK;
+}
+
+static sinew_result read_primitive(builder *b, int node_index, const cJSON *node, int mesh_index, const cJSON *mesh_json,
+                                   int p, const cJSON *prim, int skin_index, sinew_mesh *mesh)
 {
     char path[96];
     snprintf(path, sizeof path, "meshes[%d].primitives[%d]", mesh_index, p);
@@ -449,14 +631,17 @@ static sinew_result read_primitive(builder *b, int node, int mesh_index, int p, 
     int n = b->doc->accessors[pos].count;
     char apath[112];
     snprintf(apath, sizeof apath, "%s.attributes", path);
-    float *positions, *normals, *tangents, *uv;
+    float *positions, *normals, *tangents;
     if ((r = read_attribute(b, attrs, "POSITION", apath, 3, n, &positions)) != SINEW_OK ||
         (r = read_attribute(b, attrs, "NORMAL", apath, 3, n, &normals)) != SINEW_OK ||
-        (r = read_attribute(b, attrs, "TANGENT", apath, 4, n, &tangents)) != SINEW_OK ||
-        (r = read_attribute(b, attrs, "TEXCOORD_0", apath, 2, n, &uv)) != SINEW_OK)
+        (r = read_attribute(b, attrs, "TANGENT", apath, 4, n, &tangents)) != SINEW_OK)
         return r;
-    *mesh = (sinew_mesh){"", n, positions, normals, tangents, uv, 0, NULL, NULL, b->node_joint[node], mesh_index, p};
-    if ((r = read_triangles(b, prim, path, n, mode, mesh)) != SINEW_OK) return r;
+    *mesh = (sinew_mesh){.name = "", .vertex_count = n, .positions = positions, .normals = normals,
+                         .tangents = tangents, .joint = b->node_joint[node_index], .source_mesh = mesh_index,
+                         .source_primitive = p};
+    if ((r = read_texcoords(b, attrs, apath, n, mesh)) != SINEW_OK || (r = read_colors(b, attrs, apath, n, mesh)) != SINEW_OK ||
+        (r = read_triangles(b, prim, path, n, mode, mesh)) != SINEW_OK)
+        return r;
     if (mode < 4)
         sinew__warn(b->options, "%s: mode %ld (points or lines) has no triangles; vertices are kept", path, mode);
     if (!normals) {
@@ -464,8 +649,7 @@ static sinew_result read_primitive(builder *b, int node, int mesh_index, int p, 
         mesh->tangents = NULL; /* the specification: tangents are ignored without normals */
         if (!mesh->normals) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    if (cJSON_GetObjectItemCaseSensitive(prim, "targets"))
-        sinew__warn(b->options, "%s: morph targets are not applied yet; the base shape is used", path);
+    if ((r = read_morph(b, prim, node, node_index, mesh_json, mesh_index, path, mesh)) != SINEW_OK) return r;
     return read_skin(b, attrs, path, n, skin_index, mesh);
 }
 
@@ -511,7 +695,7 @@ static sinew_result read_meshes(builder *b)
             if ((r = gltf_string(b->doc, mesh, "name", mpath, &name)) != SINEW_OK) return r;
             for (int p = 0; p < pc; ++p) {
                 sinew_mesh *dst = &out[b->asset->mesh_count];
-                if ((r = read_primitive(b, i, m, p, cJSON_GetArrayItem(prims, p), skin, dst)) != SINEW_OK) {
+                if ((r = read_primitive(b, i, node, m, mesh, p, cJSON_GetArrayItem(prims, p), skin, dst)) != SINEW_OK) {
                     sinew_skin_free((sinew_skin *)dst->skin);
                     dst->skin = NULL;
                     return r;
@@ -572,10 +756,9 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
             kind = SINEW_TARGET_ROTATION;
         else if (tp && strcmp(tp, "scale") == 0)
             kind = SINEW_TARGET_SCALE;
-        else if (tp && strcmp(tp, "weights") == 0) {
-            sinew__warn(b->options, "%s: morph target weights are not animated yet; channel ignored", cpath);
-            continue;
-        } else {
+        else if (tp && strcmp(tp, "weights") == 0)
+            kind = SINEW_TARGET_WEIGHTS;
+        else {
             r = FAIL(b, SINEW_ERROR_PARSE, "%s.path: \"%s\" is not translation, rotation, scale or weights", tpath,
                      tp ? tp : "(missing)");
             goto done;
@@ -605,11 +788,35 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
             goto done;
         }
         int keys = b->doc->accessors[in].count, comps = kind == SINEW_TARGET_ROTATION ? 4 : 3;
+        if (kind == SINEW_TARGET_WEIGHTS) {
+            const cJSON *node_json = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b->doc->root, "nodes"), node);
+            const cJSON *mesh_ref = cJSON_GetObjectItemCaseSensitive(node_json, "mesh");
+            const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(b->doc->root, "meshes");
+            comps = cJSON_IsNumber(mesh_ref) ? morph_target_count(cJSON_GetArrayItem(meshes, mesh_ref->valueint)) : 0;
+            if (comps < 1 || comps > SINEW_MAX_MORPH_TARGETS) {
+                r = FAIL(b, SINEW_ERROR_PARSE, "%s: animates the weights of nodes[%d], which has no mesh with morph "
+                         "targets", cpath, node);
+                goto done;
+            }
+        }
         int expect = mode == SINEW_INTERP_CUBICSPLINE ? 3 * keys : keys;
-        if (b->doc->accessors[outp].count != expect) {
-            r = FAIL(b, SINEW_ERROR_PARSE, "%s.output: count %d, expected %d for %d keys (%s)", spath,
-                     b->doc->accessors[outp].count, expect, keys, interp ? interp : "LINEAR");
+        /* weights: one scalar per target per key */
+        int read_comps = kind == SINEW_TARGET_WEIGHTS ? 1 : comps;
+        long expect_elems = (long)expect * (kind == SINEW_TARGET_WEIGHTS ? comps : 1);
+        if (b->doc->accessors[outp].count != expect_elems) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s.output: count %d, expected %ld for %d keys (%s%s)", spath,
+                     b->doc->accessors[outp].count, expect_elems, keys, interp ? interp : "LINEAR",
+                     kind == SINEW_TARGET_WEIGHTS ? ", one weight per morph target" : "");
             goto done;
+        }
+        int joint = b->node_joint[node];
+        const sinew_skeleton *sk = b->asset->skeleton;
+        if (kind != SINEW_TARGET_WEIGHTS && sk->parents[joint] >= 0 &&
+            b->asset->joint_sources[sk->parents[joint]] == node) {
+            /* a sheared matrix (two joints): the specification forbids animating it */
+            joint = sk->parents[joint];
+            sinew__warn(b->options, "%s: nodes[%d] has a matrix, which an animated node must not have; the channel "
+                                    "replaces part of it and the shear stays", cpath, node);
         }
         float *times = scratch(b, (size_t)keys, sizeof *times);
         float *values = scratch(b, (size_t)expect * (size_t)comps, sizeof *values);
@@ -629,8 +836,9 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
                 goto done;
             }
         snprintf(what, sizeof what, "%s.output", spath);
-        if ((r = gltf_read_floats(b->doc, outp, comps, what, values)) != SINEW_OK) goto done;
-        tracks[track_count++] = (sinew_track){b->node_joint[node], kind, mode, keys, times, values};
+        if ((r = gltf_read_floats(b->doc, outp, read_comps, what, values)) != SINEW_OK) goto done;
+        tracks[track_count++] = (sinew_track){joint, kind, mode, keys, times, values,
+                                              kind == SINEW_TARGET_WEIGHTS ? comps : 0};
     }
     sinew_clip_desc d = {name ? name : "", b->asset->skeleton->joint_count, 0.0f, track_count, tracks};
     sinew_error err;

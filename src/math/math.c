@@ -252,3 +252,107 @@ sinew_result sinew_mat4_decompose(const sinew_mat4 *m, sinew_transform *out, flo
     if (worst > 1e-4f || projective) return SINEW_ERROR_SHEAR;
     return SINEW_OK;
 }
+
+/* Eigen-decomposition of a symmetric 3x3 (row-major s, overwritten with
+ * its diagonal form) by cyclic Jacobi rotations; v receives the
+ * eigenvectors as columns (row-major). */
+static void jacobi3(double s[3][3], double v[3][3])
+{
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) v[i][j] = i == j;
+    for (int sweep = 0; sweep < 64; ++sweep) {
+        double off = fabs(s[0][1]) + fabs(s[0][2]) + fabs(s[1][2]);
+        double diag = fabs(s[0][0]) + fabs(s[1][1]) + fabs(s[2][2]);
+        if (off <= 1e-300 || off <= diag * 1e-18) break;
+        for (int p = 0; p < 2; ++p) {
+            for (int q = p + 1; q < 3; ++q) {
+                if (s[p][q] == 0.0) continue;
+                double theta = (s[q][q] - s[p][p]) / (2.0 * s[p][q]);
+                double t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
+                double c = 1.0 / sqrt(t * t + 1.0), sn = t * c;
+                /* s = J^T s J and v = v J, J the rotation in the (p, q) plane */
+                for (int k = 0; k < 3; ++k) {
+                    double kp = s[k][p], kq = s[k][q];
+                    s[k][p] = c * kp - sn * kq;
+                    s[k][q] = sn * kp + c * kq;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double pk = s[p][k], qk = s[q][k];
+                    s[p][k] = c * pk - sn * qk;
+                    s[q][k] = sn * pk + c * qk;
+                }
+                for (int k = 0; k < 3; ++k) {
+                    double kp = v[k][p], kq = v[k][q];
+                    v[k][p] = c * kp - sn * kq;
+                    v[k][q] = sn * kp + c * kq;
+                }
+            }
+        }
+    }
+}
+
+static sinew_quat quat_from_rows(double r[3][3])
+{
+    float m[9]; /* column-major */
+    for (int c = 0; c < 3; ++c)
+        for (int k = 0; k < 3; ++k) m[c * 3 + k] = (float)r[k][c];
+    return sinew_quat_from_mat3(m);
+}
+
+sinew_result sinew_mat4_decompose_affine(const sinew_mat4 *m, sinew_transform *outer, sinew_quat *inner)
+{
+    const float *a = m->m;
+    *outer = sinew_transform_identity();
+    *inner = sinew_quat_identity();
+    for (int i = 0; i < 16; ++i)
+        if (!isfinite(a[i])) return SINEW_ERROR_NOT_FINITE;
+    double A[3][3]; /* row-major upper 3x3 */
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) A[r][c] = a[c * 4 + r];
+    double det = A[0][0] * (A[1][1] * A[2][2] - A[1][2] * A[2][1]) - A[0][1] * (A[1][0] * A[2][2] - A[1][2] * A[2][0]) +
+                 A[0][2] * (A[1][0] * A[2][1] - A[1][1] * A[2][0]);
+    double size = 0.0;
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) size = fmax(size, fabs(A[r][c]));
+    if (!(fabs(det) > size * size * size * 1e-12)) return SINEW_ERROR_SINGULAR;
+
+    double s[3][3], v[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) s[r][c] = A[0][r] * A[0][c] + A[1][r] * A[1][c] + A[2][r] * A[2][c];
+    jacobi3(s, v);
+    double vdet = v[0][0] * (v[1][1] * v[2][2] - v[1][2] * v[2][1]) - v[0][1] * (v[1][0] * v[2][2] - v[1][2] * v[2][0]) +
+                  v[0][2] * (v[1][0] * v[2][1] - v[1][1] * v[2][0]);
+    if (vdet < 0.0)
+        for (int k = 0; k < 3; ++k) v[k][2] = -v[k][2];
+    /* U = A V S^-1, columns re-orthonormalized; a mirror goes to the last
+     * singular value. */
+    double sigma[3], u[3][3];
+    for (int c = 0; c < 3; ++c) {
+        sigma[c] = sqrt(fmax(s[c][c], 0.0));
+        for (int r = 0; r < 3; ++r) u[r][c] = (A[r][0] * v[0][c] + A[r][1] * v[1][c] + A[r][2] * v[2][c]) / sigma[c];
+    }
+    if (det < 0.0) {
+        sigma[2] = -sigma[2];
+        for (int r = 0; r < 3; ++r) u[r][2] = -u[r][2];
+    }
+    double n0 = sqrt(u[0][0] * u[0][0] + u[1][0] * u[1][0] + u[2][0] * u[2][0]);
+    for (int r = 0; r < 3; ++r) u[r][0] /= n0;
+    double d01 = u[0][0] * u[0][1] + u[1][0] * u[1][1] + u[2][0] * u[2][1];
+    for (int r = 0; r < 3; ++r) u[r][1] -= d01 * u[r][0];
+    double n1 = sqrt(u[0][1] * u[0][1] + u[1][1] * u[1][1] + u[2][1] * u[2][1]);
+    for (int r = 0; r < 3; ++r) u[r][1] /= n1;
+    u[0][2] = u[1][0] * u[2][1] - u[2][0] * u[1][1];
+    u[1][2] = u[2][0] * u[0][1] - u[0][0] * u[2][1];
+    u[2][2] = u[0][0] * u[1][1] - u[1][0] * u[0][1];
+
+    double vt[3][3];
+    for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c) vt[r][c] = v[c][r];
+    outer->translation = sinew__v3(a[12], a[13], a[14]);
+    outer->rotation = quat_from_rows(u);
+    outer->scale = sinew__v3((float)sigma[0], (float)sigma[1], (float)sigma[2]);
+    *inner = quat_from_rows(vt);
+    float tol = 1e-6f * (float)size;
+    bool projective = fabsf(a[3]) > tol || fabsf(a[7]) > tol || fabsf(a[11]) > tol || fabsf(a[15] - 1.0f) > 1e-6f;
+    return projective ? SINEW_ERROR_SHEAR : SINEW_OK;
+}

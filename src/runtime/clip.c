@@ -2,16 +2,20 @@
  * with glTF's semantics) with per-track key hints. */
 #include "../internal.h"
 
-static const char *const target_names[] = {"translation", "rotation", "scale"};
+static const char *const target_names[] = {"translation", "rotation", "scale", "weights"};
 
-static int target_components(sinew_track_target target)
+int sinew_track_components(const sinew_track *t)
 {
-    return target == SINEW_TARGET_ROTATION ? 4 : 3;
+    switch (t->target) {
+    case SINEW_TARGET_ROTATION: return 4;
+    case SINEW_TARGET_WEIGHTS: return t->width;
+    default: return 3;
+    }
 }
 
 static size_t value_count(const sinew_track *t)
 {
-    size_t per_key = (size_t)target_components(t->target) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+    size_t per_key = (size_t)sinew_track_components(t) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
     return (size_t)t->key_count * per_key;
 }
 
@@ -22,10 +26,13 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
     if (t->joint < 0 || t->joint >= d->joint_count)
         return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "track %d: joint %d is out of range (%d joints)", i,
                            t->joint, d->joint_count);
-    if ((unsigned)t->target > SINEW_TARGET_SCALE)
+    if ((unsigned)t->target > SINEW_TARGET_WEIGHTS)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d): unknown target %d", i, t->joint,
                            (int)t->target);
     const char *what = target_names[t->target];
+    if (t->target == SINEW_TARGET_WEIGHTS && (t->width < 1 || t->width > SINEW_MAX_MORPH_TARGETS))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, weights): width %d is not in 1..%d",
+                           i, t->joint, t->width, SINEW_MAX_MORPH_TARGETS);
     if ((unsigned)t->interpolation > SINEW_INTERP_CUBICSPLINE)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, %s): unknown interpolation %d", i,
                            t->joint, what, (int)t->interpolation);
@@ -44,7 +51,7 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
                                "track %d (joint %d, %s): key %d time %g is not after key %d time %g", i, t->joint,
                                what, k, (double)time, k - 1, (double)t->times[k - 1]);
     }
-    int c = target_components(t->target);
+    int c = sinew_track_components(t);
     bool cubic = t->interpolation == SINEW_INTERP_CUBICSPLINE;
     size_t n = value_count(t);
     for (size_t v = 0; v < n; ++v) {
@@ -99,7 +106,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
 
     sinew_allocator alloc = sinew__allocator(options);
     /* Duplicate check: one bit per (joint, target). */
-    size_t seen_bytes = ((size_t)d->joint_count * 3 + 7) / 8;
+    size_t seen_bytes = ((size_t)d->joint_count * 4 + 7) / 8;
     unsigned char *seen = sinew__alloc(&alloc, seen_bytes);
     if (!seen) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
@@ -108,7 +115,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     memset(seen, 0, seen_bytes);
     for (int i = 0; i < d->track_count; ++i) {
         const sinew_track *t = &d->tracks[i];
-        size_t bit = (size_t)t->joint * 3 + (size_t)t->target;
+        size_t bit = (size_t)t->joint * 4 + (size_t)t->target;
         if (seen[bit / 8] & (1u << (bit % 8))) {
             sinew__free(&alloc, seen);
             sinew__fail(err, SINEW_ERROR_DUPLICATE_TRACK, "clip \"%s\": track %d animates joint %d %s a second time",
@@ -157,6 +164,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
             }
         }
         tracks[i] = *src;
+        if (src->target != SINEW_TARGET_WEIGHTS) tracks[i].width = 0;
         tracks[i].times = times;
         tracks[i].values = values;
     }
@@ -219,9 +227,9 @@ static int find_key(const float *times, int n, float t, int32_t *hint)
     return lo;
 }
 
-void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t *hint, float out[4])
+void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t *hint, float *out)
 {
-    int c = target_components(tr->target);
+    int c = sinew_track_components(tr);
     int n = tr->key_count;
     bool cubic = tr->interpolation == SINEW_INTERP_CUBICSPLINE;
     int stride = cubic ? 3 * c : c;  /* floats per key */
@@ -252,7 +260,7 @@ void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t 
         memcpy(out, a, sizeof(float) * (size_t)c);
         return;
     case SINEW_INTERP_LINEAR:
-        if (c == 4) {
+        if (tr->target == SINEW_TARGET_ROTATION) {
             sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
             sinew_quat q = (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
             out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
@@ -273,13 +281,37 @@ void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t 
         const float *in_tangent = b, *vb = b + c;
         for (int i = 0; i < c; ++i)
             out[i] = h00 * va[i] + h10 * out_tangent[i] + h01 * vb[i] + h11 * in_tangent[i];
-        if (c == 4) {
+        if (tr->target == SINEW_TARGET_ROTATION) {
             sinew_quat q = sinew__q_normalize(sinew__q(out[0], out[1], out[2], out[3]));
             out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
         }
         return;
     }
     }
+}
+
+/* The clip's time for `time`: wrapped into [0, duration) with
+ * SINEW_SAMPLE_LOOP, clamped to [0, duration] otherwise. */
+float sinew_clip_time(const sinew_clip *clip, float time, unsigned flags)
+{
+    float d = clip->duration;
+    if (!(flags & SINEW_SAMPLE_LOOP)) return time < 0.0f ? 0.0f : (time > d ? d : time);
+    if (!(d > 0.0f)) return 0.0f;
+    float t = fmodf(time, d);
+    if (t < 0.0f) t += d;
+    return t >= d ? 0.0f : t; /* -tiny + d rounds to d */
+}
+
+/* The cursor's hints, NULL for none, or an error when it is too small. */
+static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, int32_t **hints, sinew_error *err)
+{
+    *hints = NULL;
+    if (!cursor || !cursor->keys) return SINEW_OK;
+    if (cursor->count < clip->track_count)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys for %d tracks",
+                           clip->name, cursor->count, clip->track_count);
+    *hints = cursor->keys;
+    return SINEW_OK;
 }
 
 sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
@@ -293,31 +325,15 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
         return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
                            "clip \"%s\" animates %d joints, skeleton has %d, output holds %d", clip->name,
                            clip->joint_count, sk->joint_count, output_count);
-    int32_t *hints = NULL;
-    if (cursor && cursor->keys) {
-        if (cursor->count < clip->track_count)
-            return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys for %d tracks",
-                               clip->name, cursor->count, clip->track_count);
-        hints = cursor->keys;
-    }
-
-    float d = clip->duration;
-    float t = time;
-    if (flags & SINEW_SAMPLE_LOOP) {
-        if (d > 0.0f) {
-            t = fmodf(t, d);
-            if (t < 0.0f) t += d;
-            if (t >= d) t = 0.0f; /* -tiny + d rounds to d */
-        } else {
-            t = 0.0f;
-        }
-    } else {
-        t = t < 0.0f ? 0.0f : (t > d ? d : t);
-    }
+    int32_t *hints;
+    sinew_result r = cursor_hints(clip, cursor, &hints, err);
+    if (r != SINEW_OK) return r;
+    float t = sinew_clip_time(clip, time, flags);
 
     memcpy(out, sk->rest_pose, sizeof(sinew_transform) * (size_t)sk->joint_count);
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *tr = &clip->tracks[i];
+        if (tr->target == SINEW_TARGET_WEIGHTS) continue;
         sinew_transform *x = &out[tr->joint];
         float v[4];
         sinew_track_sample(tr, t, flags, hints ? &hints[i] : NULL, v);
@@ -325,7 +341,35 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
         case SINEW_TARGET_TRANSLATION: x->translation = sinew__v3(v[0], v[1], v[2]); break;
         case SINEW_TARGET_ROTATION: x->rotation = sinew__q(v[0], v[1], v[2], v[3]); break;
         case SINEW_TARGET_SCALE: x->scale = sinew__v3(v[0], v[1], v[2]); break;
+        case SINEW_TARGET_WEIGHTS: break;
         }
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_clip_sample_weights(const sinew_clip *clip, float time, unsigned flags, sinew_cursor *cursor,
+                                       int joint, float *weights, int count, sinew_error *err)
+{
+    if (!clip || (!weights && count > 0))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "weights sample: clip and output are required");
+    if (!isfinite(time))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": sample time is not finite", clip->name);
+    if (joint < 0 || joint >= clip->joint_count)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": joint %d is out of range (%d joints)",
+                           clip->name, joint, clip->joint_count);
+    int32_t *hints;
+    sinew_result r = cursor_hints(clip, cursor, &hints, err);
+    if (r != SINEW_OK) return r;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *tr = &clip->tracks[i];
+        if (tr->target != SINEW_TARGET_WEIGHTS || tr->joint != joint) continue;
+        if (tr->width != count)
+            return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
+                               "clip \"%s\": track %d animates %d weights of joint %d, the output holds %d",
+                               clip->name, i, tr->width, joint, count);
+        sinew_track_sample(tr, sinew_clip_time(clip, time, flags), flags, hints ? &hints[i] : NULL, weights);
+        break;
     }
     sinew__ok(err);
     return SINEW_OK;

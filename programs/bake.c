@@ -1,0 +1,317 @@
+/* `sinew bake`: poses a file's scene at given times and writes what every
+ * node and mesh primitive looks like, as JSON (docs/BAKE.md):
+ *
+ *   { "file": "...", "clip": {"index": 0, "name": "...", "duration": 2.0},
+ *     "frames": [ { "time": 0.5, "clip_time": 0.5,
+ *        "nodes":  [ {"index": 0, "name": "...", "world": [16 numbers]} ],
+ *        "meshes": [ {"node": 2, "mesh": 0, "primitive": 0, "skinned": true,
+ *                     "positions": [...], "normals": [...]} ] } ] }
+ *
+ * Numbers are written with 9 significant digits, enough to give back the
+ * same float32. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct bake_args {
+    const char *file;
+    const char *clip;     /* NULL: the first clip, or none */
+    float *times;
+    int time_count;
+    bool loop;
+    sinew_skinning method;
+    const char *json;     /* NULL: stdout */
+} bake_args;
+
+static int usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "sinew: bake: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+static int parse_times(const char *text, bake_args *a)
+{
+    size_t cap = 1;
+    for (const char *c = text; *c; ++c) cap += *c == ',';
+    a->times = malloc(sizeof *a->times * cap);
+    if (!a->times) return usage_error("out of memory", NULL);
+    const char *p = text;
+    for (;;) {
+        char *end;
+        errno = 0;
+        double t = strtod(p, &end);
+        if (end == p || errno || !isfinite(t) || (*end && *end != ','))
+            return usage_error("--times wants numbers separated by commas", text);
+        a->times[a->time_count++] = (float)t;
+        if (!*end) return EXIT_OK;
+        p = end + 1;
+    }
+}
+
+static int parse_args(int argc, char **argv, bake_args *a)
+{
+    for (int i = 0; i < argc; ++i) {
+        const char *arg = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(arg, "--loop") == 0) {
+            a->loop = true;
+        } else if (strcmp(arg, "--clip") == 0 || strcmp(arg, "--times") == 0 || strcmp(arg, "--json") == 0 ||
+                   strcmp(arg, "--method") == 0) {
+            if (!has_value) return usage_error("missing the value of", arg);
+            const char *v = argv[++i];
+            if (arg[2] == 'c') {
+                a->clip = v;
+            } else if (arg[2] == 'j') {
+                a->json = v;
+            } else if (arg[2] == 'm') {
+                if (strcmp(v, "lbs") == 0)
+                    a->method = SINEW_SKINNING_LBS;
+                else if (strcmp(v, "dqs") == 0)
+                    a->method = SINEW_SKINNING_DQS;
+                else
+                    return usage_error("--method is lbs or dqs", v);
+            } else {
+                if (a->times) return usage_error("--times given twice", NULL);
+                int r = parse_times(v, a);
+                if (r != EXIT_OK) return r;
+            }
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error("unknown option", arg);
+        } else if (!a->file) {
+            a->file = arg;
+        } else {
+            return usage_error("more than one FILE", arg);
+        }
+    }
+    if (!a->file) return usage_error("FILE is required (see sinew --help)", NULL);
+    if (!a->times) return usage_error("--times T1,T2,... is required", NULL);
+    return EXIT_OK;
+}
+
+/* The clip --clip names: an index, a name, or "none" (-1). */
+static int find_clip(const sinew_asset *asset, const char *spec, int *index)
+{
+    if (!spec) {
+        *index = asset->clip_count > 0 ? 0 : -1;
+        return EXIT_OK;
+    }
+    if (strcmp(spec, "none") == 0) {
+        *index = -1;
+        return EXIT_OK;
+    }
+    char *end;
+    long i = strtol(spec, &end, 10);
+    if (*spec && !*end) {
+        if (i < 0 || i >= asset->clip_count) {
+            fprintf(stderr, "sinew: bake: clip %ld does not exist (the file has %d)\n", i, asset->clip_count);
+            return EXIT_FAILED;
+        }
+        *index = (int)i;
+        return EXIT_OK;
+    }
+    for (int c = 0; c < asset->clip_count; ++c)
+        if (strcmp(asset->clips[c]->name, spec) == 0) {
+            *index = c;
+            return EXIT_OK;
+        }
+    fprintf(stderr, "sinew: bake: no clip named \"%s\"\n", spec);
+    return EXIT_FAILED;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+/* A float that reads back as the same float32; JSON has no NaN, so a
+ * non-finite value is written as null. */
+static void put_number(FILE *f, float x)
+{
+    if (isfinite(x))
+        fprintf(f, "%.9g", (double)x);
+    else
+        fputs("null", f);
+}
+
+static void put_floats(FILE *f, const float *x, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; ++i) {
+        if (i) fputc(',', f);
+        put_number(f, x[i]);
+    }
+    fputc(']', f);
+}
+
+typedef struct bake_buffers {
+    sinew_transform *local;
+    sinew_mat4 *model;
+    float *positions, *normals, *weights;
+    void *scratch;
+    size_t scratch_size;
+} bake_buffers;
+
+static bool alloc_buffers(const sinew_asset *a, bake_buffers *b)
+{
+    int n = a->skeleton->joint_count, nv = 1, nw = 1;
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_mesh *mesh = &a->meshes[m];
+        if (mesh->vertex_count > nv) nv = mesh->vertex_count;
+        if (mesh->morph && mesh->morph->target_count > nw) nw = mesh->morph->target_count;
+        size_t s = sinew_mesh_pose_scratch_size(mesh);
+        if (s > b->scratch_size) b->scratch_size = s;
+    }
+    b->local = malloc(sizeof *b->local * (size_t)n);
+    b->model = malloc(sizeof *b->model * (size_t)n);
+    b->positions = malloc(sizeof(float) * 3 * (size_t)nv);
+    b->normals = malloc(sizeof(float) * 3 * (size_t)nv);
+    b->weights = malloc(sizeof(float) * (size_t)nw);
+    b->scratch = b->scratch_size ? aligned_alloc(16, (b->scratch_size + 15) / 16 * 16) : NULL;
+    return b->local && b->model && b->positions && b->normals && b->weights && (b->scratch || !b->scratch_size);
+}
+
+static void free_buffers(bake_buffers *b)
+{
+    free(b->local), free(b->model), free(b->positions), free(b->normals), free(b->weights), free(b->scratch);
+}
+
+/* One frame: pose, then nodes and meshes. */
+static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, float time, bool loop,
+                      sinew_skinning method, bake_buffers *b)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    int n = sk->joint_count;
+    unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
+    sinew_error err = {0};
+    sinew_result r = clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, &err)
+                          : sinew_rest_pose(sk, b->local, n, &err);
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, b->local, NULL, b->model, n, &err);
+    if (r != SINEW_OK) {
+        fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
+        return EXIT_FAILED;
+    }
+    float clip_time = clip ? sinew_clip_time(clip, time, flags) : 0.0f;
+    fputs("{\"time\":", f);
+    put_number(f, time);
+    fputs(",\"clip_time\":", f);
+    put_number(f, clip_time);
+    fputs(",\n\"nodes\":[", f);
+    /* a file's nodes, or the joints of the built-in character */
+    int count = a->node_joints ? a->node_count : n;
+    for (int i = 0; i < count; ++i) {
+        int j = a->node_joints ? a->node_joints[i] : i;
+        fprintf(f, "%s{\"index\":%d,\"name\":", i ? ",\n" : "\n", i);
+        put_string(f, sk->names[j]);
+        fputs(",\"world\":", f);
+        put_floats(f, b->model[j].m, 16);
+        fputc('}', f);
+    }
+    fputs("],\n\"meshes\":[", f);
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_mesh *mesh = &a->meshes[m];
+        const float *weights = NULL;
+        if (mesh->morph) {
+            int nw = mesh->morph->target_count;
+            memcpy(b->weights, mesh->morph_weights, sizeof(float) * (size_t)nw);
+            if (clip && mesh->joint >= 0 &&
+                sinew_clip_sample_weights(clip, time, flags, NULL, mesh->joint, b->weights, nw, &err) != SINEW_OK) {
+                fprintf(stderr, "sinew: bake: mesh %d: %s\n", m, err.description);
+                return EXIT_FAILED;
+            }
+            weights = b->weights;
+        }
+        if (sinew_mesh_pose(mesh, b->model, n, weights, method, b->scratch, b->scratch_size, b->positions, b->normals,
+                            NULL, &err) != SINEW_OK) {
+            fprintf(stderr, "sinew: bake: mesh %d: %s\n", m, err.description);
+            return EXIT_FAILED;
+        }
+        int node = a->joint_sources && mesh->joint >= 0 ? a->joint_sources[mesh->joint] : -1;
+        fprintf(f, "%s{\"node\":%d,\"mesh\":%d,\"primitive\":%d,\"skinned\":%s,\"name\":", m ? ",\n" : "\n", node,
+                mesh->source_mesh >= 0 ? mesh->source_mesh : m, mesh->source_primitive >= 0 ? mesh->source_primitive : 0,
+                mesh->skin ? "true" : "false");
+        put_string(f, mesh->name);
+        fputs(",\n\"positions\":", f);
+        put_floats(f, b->positions, (size_t)mesh->vertex_count * 3);
+        fputs(",\n\"normals\":", f);
+        if (mesh->normals)
+            put_floats(f, b->normals, (size_t)mesh->vertex_count * 3);
+        else
+            fputs("[]", f);
+        fputc('}', f);
+    }
+    fputs("]}", f);
+    return EXIT_OK;
+}
+
+int cli_bake(int argc, char **argv)
+{
+    bake_args args = {0};
+    int status = parse_args(argc, argv, &args);
+    if (status != EXIT_OK) {
+        free(args.times);
+        return status;
+    }
+    sinew_asset *a = cli_load_asset(args.file);
+    if (!a) {
+        free(args.times);
+        return EXIT_FAILED;
+    }
+    int clip_index;
+    bake_buffers b = {0};
+    FILE *f = NULL;
+    if ((status = find_clip(a, args.clip, &clip_index)) != EXIT_OK) goto done;
+    if (!alloc_buffers(a, &b)) {
+        fprintf(stderr, "sinew: bake: out of memory\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    f = args.json ? fopen(args.json, "w") : stdout;
+    if (!f) {
+        fprintf(stderr, "sinew: bake: cannot write %s: %s\n", args.json, strerror(errno));
+        status = EXIT_FAILED;
+        goto done;
+    }
+    const sinew_clip *clip = clip_index >= 0 ? a->clips[clip_index] : NULL;
+    fputs("{\"file\":", f);
+    put_string(f, args.file);
+    fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
+            args.loop ? "true" : "false");
+    if (clip) {
+        fprintf(f, "{\"index\":%d,\"name\":", clip_index);
+        put_string(f, clip->name);
+        fputs(",\"duration\":", f);
+        put_number(f, clip->duration);
+        fputc('}', f);
+    } else {
+        fputs("{\"index\":-1,\"name\":null,\"duration\":0}", f);
+    }
+    fputs(",\n\"frames\":[", f);
+    for (int i = 0; i < args.time_count && status == EXIT_OK; ++i) {
+        if (i) fputs(",\n", f);
+        status = bake_frame(f, a, clip, args.times[i], args.loop, args.method, &b);
+    }
+    fputs("]}\n", f);
+    if (fflush(f) != 0 || ferror(f)) {
+        fprintf(stderr, "sinew: bake: write error on %s\n", args.json ? args.json : "stdout");
+        status = EXIT_FAILED;
+    }
+done:
+    if (f && f != stdout) fclose(f);
+    free_buffers(&b);
+    free(args.times);
+    sinew_asset_free(a);
+    return status;
+}

@@ -1,0 +1,18 @@
+/* Shared by the commands of the sinew tool: exit codes, the logger, loading. */
+#ifndef SINEW_CLI_H
+#define SINEW_CLI_H
+
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+#include "sinew/sinew_import.h"
+
+enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
+
+/* Loads FILE (.gltf/.glb) or, for NULL, the built-in character; prints the
+ * reason and returns NULL on failure. Warnings go to stderr. */
+sinew_asset *cli_load_asset(const char *path);
+
+/* `sinew bake`: see programs/bake.c. */
+int cli_bake(int argc, char **argv);
+
+#endif
