@@ -41,7 +41,7 @@ sinew_asset *cli_load_asset(const char *path)
 {
     sinew_error err = {0};
     if (path) {
-        sinew_load_options lo = {cli_options, false};
+        sinew_load_options lo = {cli_options, false, 0};
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;

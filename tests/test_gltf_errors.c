@@ -118,7 +118,7 @@ static void test_valid(void)
     char *json = variant(NULL, NULL);
     sinew_error err = {0};
     check_log log = {0};
-    sinew_load_options o = {{{0}, {check_log_fn, &log}}, false};
+    sinew_load_options o = {{{0}, {check_log_fn, &log}}, false, 0};
     sinew_asset *a = load_json(json, &o, &err);
     free(json);
     CHECK(a != NULL, "the base file loads: %s", err.description);
@@ -276,9 +276,31 @@ static void test_external_file(void)
     CHECK(a == NULL && err.result == SINEW_ERROR_IO, "missing file");
 }
 
+/* Memory a file declares without bytes behind it counts against the
+ * load's limit: a view-less (all zero) accessor of 2^31 - 1 positions is
+ * refused without trying, and a small max_memory stops a valid file. */
+static void test_memory_limit(void)
+{
+    expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
+                 "{\"componentType\":5126,\"count\":2147483647,\"type\":\"VEC3\"},", SINEW_ERROR_OUT_OF_MEMORY,
+                 "limit of 1024 MiB is reached");
+    char *json = variant(NULL, NULL);
+    sinew_load_options o = {{{0}, {0}}, false, 2000};
+    sinew_error err = {0};
+    sinew_asset *a = load_json(json, &o, &err);
+    CHECK(a == NULL, "2000 bytes are not enough for the base file");
+    CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "limit of 0 MiB");
+    o.max_memory = 1 << 20;
+    a = load_json(json, &o, &err);
+    CHECK(a != NULL, "1 MiB is: %s", err.description);
+    sinew_asset_free(a);
+    free(json);
+}
+
 int main(void)
 {
     make_bin();
+    test_memory_limit();
     test_valid();
     test_malformed();
     test_glb();

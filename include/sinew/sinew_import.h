@@ -12,8 +12,11 @@
  * Errors name the file and the JSON path of the problem, e.g.
  * "hero.gltf: accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)".
  * Nothing a file declares is allocated before it is checked against the
- * bytes that hold it, so a file can not make sinew allocate more than a
- * small multiple of its own size plus its buffers.
+ * bytes that hold it. Some things a file may declare cost memory without
+ * bytes behind them (an accessor with no bufferView is all zeros; one mesh
+ * may be drawn by a thousand nodes), so every byte a load allocates counts
+ * against a limit (sinew_load_options.max_memory); past it the load fails
+ * with SINEW_ERROR_OUT_OF_MEMORY and says so.
  */
 #ifndef SINEW_IMPORT_H
 #define SINEW_IMPORT_H
@@ -29,6 +32,9 @@ typedef struct sinew_load_options {
     /* External buffer URIs that are absolute or climb out of the file's
      * folder ("../x.bin") are refused unless this is set. */
     bool allow_outside_paths;
+    /* The most bytes one load may allocate in all (scratch included, freed
+     * or not). 0 means 1 GiB plus 16 times the size of the file. */
+    size_t max_memory;
 } sinew_load_options;
 
 /* Loads a .gltf or .glb file (told apart by content, not by name). Relative

@@ -59,6 +59,15 @@ void sinew_asset_free(sinew_asset *a)
     sinew__free(&alloc, a);
 }
 
+void sinew__asset_set_allocator(sinew_asset *a, sinew_allocator alloc)
+{
+    a->allocator_ = alloc;
+    if (a->skeleton) ((sinew_skeleton *)a->skeleton)->allocator_ = alloc;
+    for (int i = 0; i < a->clip_count; ++i) ((sinew_clip *)a->clips[i])->allocator_ = alloc;
+    for (int i = 0; i < a->mesh_count; ++i)
+        if (a->meshes[i].skin) ((sinew_skin *)a->meshes[i].skin)->allocator_ = alloc;
+}
+
 const sinew_clip *sinew_asset_find_clip(const sinew_asset *a, const char *name)
 {
     if (!a || !name) return NULL;

@@ -16,4 +16,9 @@ void *sinew__asset_alloc(sinew_asset *asset, size_t count, size_t size);
 /* A copy of `s` owned by the asset, or NULL. */
 char *sinew__asset_strdup(sinew_asset *asset, const char *s);
 
+/* Makes `alloc` the allocator that frees the asset and every object it
+ * owns (a loader that allocated through a wrapper hands back the real one;
+ * the wrapper must have passed allocations through unchanged). */
+void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocator alloc);
+
 #endif

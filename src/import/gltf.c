@@ -890,14 +890,46 @@ static void prefix_error(sinew_error *err, const char *prefix)
     err->description[plen + dlen] = '\0';
 }
 
+/* Every allocation of one load passes through here and counts against
+ * the load's limit; the pointers are the real allocator's own. */
+typedef struct budget {
+    sinew_allocator real;
+    size_t used, limit;
+    bool exceeded;
+} budget;
+
+static void *budget_alloc(void *user, size_t size)
+{
+    budget *b = user;
+    if (size > b->limit - b->used) {
+        b->exceeded = true;
+        return NULL;
+    }
+    void *p = sinew__alloc(&b->real, size);
+    if (p) b->used += size;
+    return p;
+}
+
+static void budget_free(void *user, void *ptr)
+{
+    budget *b = user;
+    sinew__free(&b->real, ptr);
+}
+
 static sinew_asset *load(const void *data, size_t size, bool owned, const char *base_dir, const char *name,
-                         const sinew_load_options *options, sinew_error *err)
+                         const sinew_load_options *caller, sinew_error *err)
 {
     static const sinew_load_options defaults;
-    if (!options) options = &defaults;
+    if (!caller) caller = &defaults;
     sinew_error local;
     if (!err) err = &local;
     sinew__ok(err);
+    size_t limit = caller->max_memory;
+    if (!limit) limit = size > (SIZE_MAX - ((size_t)1 << 30)) / 16 ? SIZE_MAX : ((size_t)1 << 30) + 16 * size;
+    budget bud = {sinew__allocator(&caller->base), 0, limit, false};
+    sinew_load_options counted = *caller;
+    counted.base.allocator = (sinew_allocator){budget_alloc, budget_free, &bud};
+    const sinew_load_options *options = &counted;
     gltf_doc doc;
     builder b = {0};
     b.doc = &doc;
@@ -923,9 +955,15 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     gltf_doc_close(&doc);
     if (r != SINEW_OK) {
         sinew_asset_free(b.asset);
+        if (bud.exceeded && r == SINEW_ERROR_OUT_OF_MEMORY) {
+            size_t used = strlen(err->description);
+            snprintf(err->description + used, sizeof err->description - used,
+                     " (the load's limit of %zu MiB is reached: see sinew_load_options.max_memory)", limit >> 20);
+        }
         prefix_error(err, name);
         return NULL;
     }
+    sinew__asset_set_allocator(b.asset, bud.real);
     return b.asset;
 }
 
