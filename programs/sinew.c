@@ -94,9 +94,11 @@ static void print_clip(int index, const sinew_clip *c)
             }
         }
     }
-    printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale\n", index,
+    printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale", index,
            c->name, (double)c->duration, c->track_count, animated, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
            sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    int weight_keys = sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS);
+    printf(weight_keys ? ", %d morph weights\n" : "\n", weight_keys);
     printf("      interpolation:");
     for (int i = 0; i < 3; ++i)
         if (by_interp[i]) printf(" %d %s", by_interp[i], interp_name((sinew_interpolation)i));

@@ -116,28 +116,33 @@ static int hex_value(int c)
     return -1;
 }
 
-static int base64_value(int c)
-{
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62; /* '-' and '_': the URL-safe alphabet */
-    if (c == '/' || c == '_') return 63;
-    return -1;
-}
-
-/* Decodes base64 text (padding optional); returns false on a bad character
- * or a dangling single sextet. `out` holds at least len * 3 / 4 + 3. */
+/* Decodes base64 text (padding optional; the URL-safe '-' and '_' too);
+ * returns false on a bad character or a dangling single sextet. `out`
+ * holds at least len * 3 / 4 + 3. Four characters at a time through a
+ * table: data URIs can be large. */
 static bool base64_decode(const char *s, size_t len, uint8_t *out, size_t *out_len)
 {
+    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    uint8_t value[256];
+    memset(value, 0xff, sizeof value);
+    for (int k = 0; k < 64; ++k) value[(unsigned char)alphabet[k]] = (uint8_t)k;
+    value['-'] = 62, value['_'] = 63;
     while (len > 0 && s[len - 1] == '=') --len;
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = 0, i = 0;
+    for (; i + 4 <= len; i += 4) {
+        uint32_t a = value[u[i]], b = value[u[i + 1]], c = value[u[i + 2]], d = value[u[i + 3]];
+        if ((a | b | c | d) & 0x80) return false;
+        uint32_t v = a << 18 | b << 12 | c << 6 | d;
+        out[n] = (uint8_t)(v >> 16), out[n + 1] = (uint8_t)(v >> 8), out[n + 2] = (uint8_t)v;
+        n += 3;
+    }
     uint32_t acc = 0;
     int bits = 0;
-    size_t n = 0;
-    for (size_t i = 0; i < len; ++i) {
-        int v = base64_value((unsigned char)s[i]);
-        if (v < 0) return false;
-        acc = (acc << 6) | (uint32_t)v;
+    for (; i < len; ++i) {
+        uint32_t v = value[u[i]];
+        if (v & 0x80) return false;
+        acc = (acc << 6) | v;
         bits += 6;
         if (bits >= 8) {
             bits -= 8;
@@ -475,7 +480,7 @@ static void decode_element(const gltf_accessor *a, const uint8_t *base, double *
  * values), calling `put`. Bounds were checked when the accessor loaded. */
 typedef sinew_result (*put_fn)(gltf_doc *doc, const char *what, int element, const double *v, int n, void *out);
 
-static sinew_result visit(gltf_doc *doc, int index, int components, const char *what, put_fn put, void *out)
+static sinew_result check_components(gltf_doc *doc, int index, int components, const char *what)
 {
     if (index < 0 || index >= doc->accessor_count)
         return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s: accessor %d does not exist", what, index);
@@ -483,34 +488,42 @@ static sinew_result visit(gltf_doc *doc, int index, int components, const char *
     if (a->components != components)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s: accessors[%d] has %d components, %d expected", what, index,
                     a->components, components);
-    double v[16];
+    return SINEW_OK;
+}
+
+/* The dense elements (zeros without a view). */
+static sinew_result visit_dense(gltf_doc *doc, int index, const char *what, put_fn put, void *out)
+{
+    const gltf_accessor *a = &doc->accessors[index];
+    double v[16] = {0};
     sinew_result r;
-    if (a->view >= 0) {
-        const uint8_t *base = view_bytes(doc, a->view) + a->offset;
-        size_t stride = doc->views[a->view].stride ? doc->views[a->view].stride : a->element;
-        for (int e = 0; e < a->count; ++e) {
-            decode_element(a, base + (size_t)e * stride, v);
-            if ((r = put(doc, what, e, v, components, out)) != SINEW_OK) return r;
-        }
-    } else {
-        for (int i = 0; i < components; ++i) v[i] = 0.0;
-        for (int e = 0; e < a->count; ++e)
-            if ((r = put(doc, what, e, v, components, out)) != SINEW_OK) return r;
+    const uint8_t *base = a->view >= 0 ? view_bytes(doc, a->view) + a->offset : NULL;
+    size_t stride = a->view >= 0 && doc->views[a->view].stride ? doc->views[a->view].stride : a->element;
+    for (int e = 0; e < a->count; ++e) {
+        if (base) decode_element(a, base + (size_t)e * stride, v);
+        if ((r = put(doc, what, e, v, a->components, out)) != SINEW_OK) return r;
     }
-    if (a->sparse_count) {
-        const uint8_t *ib = view_bytes(doc, a->sparse_index_view) + a->sparse_index_offset;
-        const uint8_t *vb = view_bytes(doc, a->sparse_value_view) + a->sparse_value_offset;
-        size_t isize = (size_t)component_size(a->sparse_index_type);
-        double prev = -1.0;
-        for (int s = 0; s < a->sparse_count; ++s) {
-            double idx = component_value(ib + (size_t)s * isize, a->sparse_index_type, false);
-            if (idx <= prev || idx >= a->count)
-                return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "accessors[%d].sparse.indices[%d]: %.0f is %s", index, s,
-                            idx, idx >= a->count ? "out of range" : "not after the previous index");
-            prev = idx;
-            decode_element(a, vb + (size_t)s * a->element, v);
-            if ((r = put(doc, what, (int)idx, v, components, out)) != SINEW_OK) return r;
-        }
+    return SINEW_OK;
+}
+
+/* The sparse substitutions, after the dense values. */
+static sinew_result visit_sparse(gltf_doc *doc, int index, const char *what, put_fn put, void *out)
+{
+    const gltf_accessor *a = &doc->accessors[index];
+    if (!a->sparse_count) return SINEW_OK;
+    const uint8_t *ib = view_bytes(doc, a->sparse_index_view) + a->sparse_index_offset;
+    const uint8_t *vb = view_bytes(doc, a->sparse_value_view) + a->sparse_value_offset;
+    size_t isize = (size_t)component_size(a->sparse_index_type);
+    double prev = -1.0, v[16];
+    sinew_result r;
+    for (int s = 0; s < a->sparse_count; ++s) {
+        double idx = component_value(ib + (size_t)s * isize, a->sparse_index_type, false);
+        if (idx <= prev || idx >= a->count)
+            return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "accessors[%d].sparse.indices[%d]: %.0f is %s", index, s, idx,
+                        idx >= a->count ? "out of range" : "not after the previous index");
+        prev = idx;
+        decode_element(a, vb + (size_t)s * a->element, v);
+        if ((r = put(doc, what, (int)idx, v, a->components, out)) != SINEW_OK) return r;
     }
     return SINEW_OK;
 }
@@ -536,7 +549,24 @@ static sinew_result put_uint(gltf_doc *doc, const char *what, int element, const
 
 sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const char *what, float *out)
 {
-    return visit(doc, index, components, what, put_float, out);
+    sinew_result r = check_components(doc, index, components, what);
+    if (r != SINEW_OK) return r;
+    const gltf_accessor *a = &doc->accessors[index];
+    if (a->view >= 0 && a->component_type == 5126) {
+        /* floats: copied as they are (no matrix padding at 4 bytes), then checked */
+        const uint8_t *base = view_bytes(doc, a->view) + a->offset;
+        size_t stride = doc->views[a->view].stride ? doc->views[a->view].stride : a->element;
+        size_t row = sizeof(float) * (size_t)components;
+        for (int e = 0; e < a->count; ++e) memcpy(out + (size_t)e * (size_t)components, base + (size_t)e * stride, row);
+        size_t n = (size_t)a->count * (size_t)components;
+        for (size_t i = 0; i < n; ++i)
+            if (!isfinite(out[i]))
+                return FAIL(doc, SINEW_ERROR_NOT_FINITE, "%s: element %zu component %zu is not finite", what,
+                            i / (size_t)components, i % (size_t)components);
+    } else if ((r = visit_dense(doc, index, what, put_float, out)) != SINEW_OK) {
+        return r;
+    }
+    return visit_sparse(doc, index, what, put_float, out);
 }
 
 sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out)
@@ -547,7 +577,10 @@ sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const cha
             return FAIL(doc, SINEW_ERROR_PARSE, "%s: accessors[%d] must hold unsigned integers, not componentType %d%s",
                         what, index, a->component_type, a->normalized ? " normalized" : "");
     }
-    return visit(doc, index, components, what, put_uint, out);
+    sinew_result r = check_components(doc, index, components, what);
+    if (r == SINEW_OK) r = visit_dense(doc, index, what, put_uint, out);
+    if (r == SINEW_OK) r = visit_sparse(doc, index, what, put_uint, out);
+    return r;
 }
 
 /* ---- the document ----------------------------------------------------------------- */
