@@ -25,6 +25,7 @@ typedef struct bake_args {
     bool loop;
     sinew_skinning method;
     const char *json;     /* NULL: stdout */
+    int scene;            /* as sinew_load_options.scene */
 } bake_args;
 
 static int usage_error(const char *message, const char *arg)
@@ -60,10 +61,15 @@ static int parse_args(int argc, char **argv, bake_args *a)
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
         } else if (strcmp(arg, "--clip") == 0 || strcmp(arg, "--times") == 0 || strcmp(arg, "--json") == 0 ||
-                   strcmp(arg, "--method") == 0) {
+                   strcmp(arg, "--method") == 0 || strcmp(arg, "--scene") == 0) {
             if (!has_value) return usage_error("missing the value of", arg);
             const char *v = argv[++i];
-            if (arg[2] == 'c') {
+            if (arg[2] == 's') {
+                char *end;
+                long k = strtol(v, &end, 10);
+                if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
+                a->scene = (int)k + 1;
+            } else if (arg[2] == 'c') {
                 a->clip = v;
             } else if (arg[2] == 'j') {
                 a->json = v;
@@ -264,7 +270,7 @@ int cli_bake(int argc, char **argv)
         free(args.times);
         return status;
     }
-    sinew_asset *a = cli_load_asset(args.file);
+    sinew_asset *a = cli_load_asset(args.file, args.scene);
     if (!a) {
         free(args.times);
         return EXIT_FAILED;

@@ -9,8 +9,9 @@
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 /* Loads FILE (.gltf/.glb) or, for NULL, the built-in character; prints the
- * reason and returns NULL on failure. Warnings go to stderr. */
-sinew_asset *cli_load_asset(const char *path);
+ * reason and returns NULL on failure. Warnings go to stderr. `scene` as
+ * sinew_load_options.scene (0: the file's default). */
+sinew_asset *cli_load_asset(const char *path, int scene);
 
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);

@@ -17,8 +17,15 @@ static const char usage[] =
     "  demo          play the built-in character through the whole CPU pipeline\n"
     "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
     "                print what it did and how long each stage took\n"
-    "  info [FILE]   print the skeleton tree, the clips and the meshes of FILE\n"
-    "                (.gltf or .glb); without FILE, of the built-in character\n"
+    "  info [FILE] [--scene N]\n"
+    "                print the skeleton tree, the clips and the meshes of FILE\n"
+    "                (.gltf or .glb; the meshes of scenes[N], else of the default\n"
+    "                scene); without FILE, of the built-in character\n"
+    "  bake FILE --times T1,T2,... [--clip INDEX|NAME|none] [--loop]\n"
+    "       [--method lbs|dqs] [--scene N] [--json OUT]\n"
+    "                write, per time, every node's world matrix and the world-space\n"
+    "                positions and normals of every mesh primitive of the scene,\n"
+    "                as JSON to OUT or stdout (docs/BAKE.md)\n"
     "\n"
     "options:\n"
     "  -h, --help    print this help and exit\n"
@@ -37,11 +44,11 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {{NULL, NULL, NULL}, {log_to_stderr, NULL}};
 
-sinew_asset *cli_load_asset(const char *path)
+sinew_asset *cli_load_asset(const char *path, int scene)
 {
     sinew_error err = {0};
     if (path) {
-        sinew_load_options lo = {cli_options, false, 0};
+        sinew_load_options lo = {.base = cli_options, .scene = scene};
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;
@@ -148,11 +155,23 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
 
 static int cmd_info(int argc, char **argv)
 {
-    if (argc > 1) {
-        fprintf(stderr, "sinew: info takes at most one FILE\n");
-        return EXIT_USAGE;
+    const char *file = NULL;
+    int scene = 0;
+    for (int i = 0; i < argc; ++i) {
+        if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
+            scene = atoi(argv[++i]) + 1;
+            if (scene < 1) {
+                fprintf(stderr, "sinew: info: --scene wants a scene index\n");
+                return EXIT_USAGE;
+            }
+        } else if (argv[i][0] == '-' || file) {
+            fprintf(stderr, "sinew: info takes at most one FILE and --scene N\n");
+            return EXIT_USAGE;
+        } else {
+            file = argv[i];
+        }
     }
-    sinew_asset *a = cli_load_asset(argc ? argv[0] : NULL);
+    sinew_asset *a = cli_load_asset(file, scene);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -190,7 +209,7 @@ static int cmd_demo(int argc, char **argv)
         fprintf(stderr, "sinew: demo takes no arguments\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = cli_load_asset(NULL);
+    sinew_asset *a = cli_load_asset(NULL, 0);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];

@@ -118,7 +118,7 @@ static void test_valid(void)
     char *json = variant(NULL, NULL);
     sinew_error err = {0};
     check_log log = {0};
-    sinew_load_options o = {{{0}, {check_log_fn, &log}}, false, 0};
+    sinew_load_options o = {.base = {.logger = {check_log_fn, &log}}};
     sinew_asset *a = load_json(json, &o, &err);
     free(json);
     CHECK(a != NULL, "the base file loads: %s", err.description);
@@ -285,7 +285,7 @@ static void test_memory_limit(void)
                  "{\"componentType\":5126,\"count\":2147483647,\"type\":\"VEC3\"},", SINEW_ERROR_OUT_OF_MEMORY,
                  "limit of 1024 MiB is reached");
     char *json = variant(NULL, NULL);
-    sinew_load_options o = {{{0}, {0}}, false, 2000};
+    sinew_load_options o = {.max_memory = 2000};
     sinew_error err = {0};
     sinew_asset *a = load_json(json, &o, &err);
     CHECK(a == NULL, "2000 bytes are not enough for the base file");
@@ -297,10 +297,29 @@ static void test_memory_limit(void)
     free(json);
 }
 
+/* Choosing a scene: scenes[0] by number, a missing one refused. */
+static void test_scene_choice(void)
+{
+    char *json = variant(NULL, NULL);
+    sinew_load_options o = {.scene = 1};
+    sinew_error err = {0};
+    sinew_asset *a = load_json(json, &o, &err);
+    CHECK(a && a->mesh_count == 1, "scenes[0] asked for by number: %s", err.description);
+    sinew_asset_free(a);
+    o.scene = 2;
+    a = load_json(json, &o, &err);
+    CHECK(!a, "scenes[1] does not exist");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_REFERENCE, "scene 1 was asked for, the file has 1");
+    free(json);
+    expect_error("\"inverseBindMatrices\":5", "\"inverseBindMatrices\":5,\"skeleton\":7", SINEW_ERROR_BAD_REFERENCE,
+                 "skins[0].skeleton: 7 is not an index of nodes");
+}
+
 int main(void)
 {
     make_bin();
     test_memory_limit();
+    test_scene_choice();
     test_valid();
     test_malformed();
     test_glb();

@@ -35,6 +35,10 @@ typedef struct sinew_load_options {
     /* The most bytes one load may allocate in all (scratch included, freed
      * or not). 0 means 1 GiB plus 16 times the size of the file. */
     size_t max_memory;
+    /* The scene whose meshes load (the skeleton always holds every node):
+     * 0 means the file's default (its "scene", else scenes[0], else every
+     * node when there are no scenes); k > 0 means scenes[k - 1]. */
+    int scene;
 } sinew_load_options;
 
 /* Loads a .gltf or .glb file (told apart by content, not by name). Relative

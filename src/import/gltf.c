@@ -192,6 +192,12 @@ static sinew_result mark_scene(builder *b)
         return SINEW_OK;
     }
     if (scene < 0) scene = 0;
+    int chosen = b->doc->options->scene;
+    if (chosen > 0) {
+        if (chosen > n)
+            return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "scenes: scene %d was asked for, the file has %d", chosen - 1, n);
+        scene = chosen - 1;
+    }
     char path[48];
     snprintf(path, sizeof path, "scenes[%d]", scene);
     const cJSON *roots;
@@ -237,9 +243,11 @@ static sinew_result read_skins(builder *b)
         const cJSON *skin = cJSON_GetArrayItem(skins, s), *joints;
         int count, ibm;
         if (!cJSON_IsObject(skin)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
+        int hint; /* "skeleton": checked, not needed (every node is a joint) */
         if ((r = gltf_array(b->doc, skin, "joints", path, &joints, &count)) != SINEW_OK ||
             (r = gltf_ref(b->doc, skin, "inverseBindMatrices", path, false, "accessors", b->doc->accessor_count,
-                          &ibm)) != SINEW_OK)
+                          &ibm)) != SINEW_OK ||
+            (r = gltf_ref(b->doc, skin, "skeleton", path, false, "nodes", b->node_count, &hint)) != SINEW_OK)
             return r;
         if (count < 1) return FAIL(b, SINEW_ERROR_PARSE, "%s.joints: required, at least one", path);
         gltf_skin *gs = &b->skins[s];

@@ -55,7 +55,7 @@ done:
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sinew_load_options options = {{{0}, {0}}, false, (size_t)256 << 20};
+    sinew_load_options options = {.max_memory = (size_t)256 << 20};
     sinew_error err;
     sinew_asset *a = sinew_load_memory(data, size, NULL, &options, &err);
     if (a) play(a);
