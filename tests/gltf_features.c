@@ -351,7 +351,7 @@ static cJSON *build(gen *g)
     return g->root;
 }
 
-static char *base64(const uint8_t *d, size_t n)
+char *gltf_base64(const uint8_t *d, size_t n)
 {
     static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     char *out = malloc(n / 3 * 4 + 8), *o = out;
@@ -402,7 +402,7 @@ char **gltf_features_write(const char *dir)
     snprintf(paths[2], len, "%s/features.glb", dir);
     bool ok = true;
     /* 1: a data: URI */
-    char *b64 = base64(g.bin, g.size);
+    char *b64 = gltf_base64(g.bin, g.size);
     char *uri = malloc(strlen(b64) + 64);
     sprintf(uri, "data:application/octet-stream;base64,%s", b64);
     char *text = with_buffer(root, g.size, uri);

@@ -11,6 +11,12 @@
 #ifndef GLTF_FEATURES_H
 #define GLTF_FEATURES_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+/* Base64 text of n bytes (RFC 4648, padded), malloc'ed. */
+char *gltf_base64(const uint8_t *data, size_t n);
+
 /* Writes the files into `dir` and returns their paths (NULL-terminated,
  * free with gltf_features_free), or NULL when writing fails. */
 char **gltf_features_write(const char *dir);

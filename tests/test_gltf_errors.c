@@ -4,29 +4,11 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
+#include "gltf_features.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static char *base64(const uint8_t *d, size_t n)
-{
-    static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    char *out = malloc(n / 3 * 4 + 8), *o = out;
-    size_t i = 0;
-    for (; i + 2 < n; i += 3) {
-        uint32_t v = (uint32_t)d[i] << 16 | (uint32_t)d[i + 1] << 8 | d[i + 2];
-        *o++ = a[v >> 18], *o++ = a[(v >> 12) & 63], *o++ = a[(v >> 6) & 63], *o++ = a[v & 63];
-    }
-    if (i < n) {
-        uint32_t v = (uint32_t)d[i] << 16 | (i + 1 < n ? (uint32_t)d[i + 1] << 8 : 0);
-        *o++ = a[v >> 18], *o++ = a[(v >> 12) & 63];
-        *o++ = i + 1 < n ? a[(v >> 6) & 63] : '=';
-        *o++ = '=';
-    }
-    *o = '\0';
-    return out;
-}
 
 /* The binary buffer of the test file: a triangle weighted to two joints. */
 enum { POS = 0, IDX = 36, JNT = 44, WGT = 56, IBM = 104, TIME = 232, ROT = 240, BIN_SIZE = 272 };
@@ -77,7 +59,7 @@ static const char *base_json =
  * buffer as a data URI. */
 static char *variant(const char *from, const char *to)
 {
-    char *uri_b64 = base64(bin, BIN_SIZE);
+    char *uri_b64 = gltf_base64(bin, BIN_SIZE);
     size_t cap = strlen(base_json) + strlen(uri_b64) + 256 + (to ? strlen(to) : 0);
     char *uri = malloc(strlen(uri_b64) + 64), *json = malloc(cap), *out = malloc(cap);
     snprintf(uri, strlen(uri_b64) + 64, "data:application/octet-stream;base64,%s", uri_b64);
