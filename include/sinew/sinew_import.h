@@ -9,6 +9,24 @@
  *   ...
  *   sinew_asset_free(a);
  *
+ * What a glTF file becomes:
+ * - every node is a joint (parents first; asset->joint_sources and
+ *   asset->node_joints map between the two); a node matrix with shear
+ *   becomes two joints, "<name>#shear" (translation, rotation, scale) and
+ *   "<name>" (a rotation) whose product is the matrix exactly (a warning
+ *   says so);
+ * - every primitive of every node of the chosen scene is a sinew_mesh
+ *   (a mesh drawn by two nodes gives two); strips and fans become triangle
+ *   lists; missing normals are computed as the area-weighted average of
+ *   the normals of the vertex's triangles (flat where vertices are not
+ *   shared, as the specification asks), and tangents are then dropped;
+ * - skins: every JOINTS_n/WEIGHTS_n set is read; a vertex with more than
+ *   8 non-zero weights keeps its 8 heaviest; weights that do not sum to 1
+ *   are divided by their sum; both are reported to the logger with counts;
+ * - morph targets keep their deltas; default weights come from the node,
+ *   else the mesh, else zeros; "weights" channels become weights tracks;
+ * - animations become clips (duration: the last key over their channels).
+ *
  * Errors name the file and the JSON path of the problem, e.g.
  * "hero.gltf: accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)".
  * Nothing a file declares is allocated before it is checked against the
