@@ -2,7 +2,7 @@
  * the node index kept), skins become per-primitive sinew_skin, primitives
  * become meshes, animations become clips. */
 #include "gltf_doc.h"
-#include "../asset/asset_internal.h"
+#include "import_internal.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -32,25 +32,19 @@ static void *scratch(builder *b, size_t count, size_t size) { return gltf_alloc(
 
 /* ---- nodes -> skeleton ------------------------------------------------------ */
 
-/* A node whose matrix has shear becomes two joints: the node's own with
- * translation, rotation and scale, and an inner rotation under it that its
- * children, skins and meshes hang from (sinew_mat4_decompose_affine). */
-typedef struct node_shear {
-    bool split;
-    bool renamed;   /* names[node] is then a scratch string */
-    sinew_quat inner;
-} node_shear;
-
-static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents, sinew_transform *rest,
-                              const char **names, node_shear *shear)
+/* nodes[i] into list[i] (`list` is the whole array: children get their
+ * parent here). */
+static sinew_result read_node(builder *b, int i, const cJSON *node, import_node *list)
 {
+    import_node *out = &list[i];
     char path[48];
     snprintf(path, sizeof path, "nodes[%d]", i);
     if (!cJSON_IsObject(node)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
     sinew_result r;
     const char *name;
     if ((r = gltf_string(b->doc, node, "name", path, &name)) != SINEW_OK) return r;
-    names[i] = name ? name : "";
+    out->source = i;
+    out->name = name ? name : "";
     const cJSON *children;
     int n;
     if ((r = gltf_array(b->doc, node, "children", path, &children, &n)) != SINEW_OK) return r;
@@ -59,11 +53,11 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents
         if (child < 0)
             return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.children[%d]: not an index of nodes (%d nodes)", path, c,
                         b->node_count);
-        if (parents[child] >= 0)
+        if (list[child].parent >= 0)
             return FAIL(b, SINEW_ERROR_PARSE, "nodes[%d] has two parents: nodes[%d] and nodes[%d]", child,
-                        parents[child], i);
+                        list[child].parent, i);
         if (child == i) return FAIL(b, SINEW_ERROR_CYCLE, "%s.children[%d]: a node is its own child", path, c);
-        parents[child] = i;
+        list[child].parent = i;
     }
     static const float t0[3] = {0, 0, 0}, r0[4] = {0, 0, 0, 1}, s0[3] = {1, 1, 1};
     float t[3], q[4], s[3];
@@ -71,26 +65,22 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, int *parents
         (r = gltf_floats(b->doc, node, "rotation", path, 4, r0, q)) != SINEW_OK ||
         (r = gltf_floats(b->doc, node, "scale", path, 3, s0, s)) != SINEW_OK)
         return r;
-    rest[i] = (sinew_transform){{t[0], t[1], t[2]}, {q[0], q[1], q[2], q[3]}, {s[0], s[1], s[2]}};
+    out->rest = (sinew_transform){{t[0], t[1], t[2]}, {q[0], q[1], q[2], q[3]}, {s[0], s[1], s[2]}};
     if (cJSON_GetObjectItemCaseSensitive(node, "matrix")) {
         sinew_mat4 mat = sinew_mat4_identity();
         if ((r = gltf_floats(b->doc, node, "matrix", path, 16, mat.m, mat.m)) != SINEW_OK) return r;
-        sinew_result d = sinew_mat4_decompose(&mat, &rest[i], NULL);
-        if (d == SINEW_ERROR_SHEAR) {
-            shear[i].split = true;
-            if (sinew_mat4_decompose_affine(&mat, &rest[i], &shear[i].inner) == SINEW_ERROR_SHEAR)
-                sinew__warn(b->options, "%s.matrix: the last row is not (0, 0, 0, 1); only the affine part is kept",
-                            path);
-        } else if (d != SINEW_OK) {
+        bool projective;
+        if (sinew__import_matrix(&mat, out, &projective) != SINEW_OK)
             return FAIL(b, SINEW_ERROR_SINGULAR, "%s.matrix: singular (a zero scale axis)", path);
-        }
-    } else if (sinew__q_dot(rest[i].rotation, rest[i].rotation) == 0.0f) {
+        if (projective)
+            sinew__warn(b->options, "%s.matrix: the last row is not (0, 0, 0, 1); only the affine part is kept", path);
+    } else if (sinew__q_dot(out->rest.rotation, out->rest.rotation) == 0.0f) {
         return FAIL(b, SINEW_ERROR_BAD_ROTATION, "%s.rotation: the zero quaternion", path);
     }
     return SINEW_OK;
 }
 
-/* Every node becomes a joint, plus one inner joint per sheared node. */
+/* Every node becomes a joint (a sheared one two). */
 static sinew_result read_nodes(builder *b)
 {
     const cJSON *nodes;
@@ -100,78 +90,23 @@ static sinew_result read_nodes(builder *b)
     if (n > SINEW_MAX_JOINTS)
         return FAIL(b, SINEW_ERROR_TOO_MANY_JOINTS, "nodes: %d nodes exceed the limit of %d joints", n, SINEW_MAX_JOINTS);
     b->node_count = n;
-    size_t cap = (size_t)n * 2 + 1; /* at most one inner joint per node */
-    int *parents = scratch(b, cap, sizeof *parents);
-    sinew_transform *rest = scratch(b, cap, sizeof *rest);
-    const char **names = scratch(b, cap, sizeof *names);
-    node_shear *shear = scratch(b, (size_t)n + 1, sizeof *shear);
-    int *remap = scratch(b, cap, sizeof *remap);
+    import_node *list = scratch(b, (size_t)n + 1, sizeof *list);
     b->node_joint = scratch(b, (size_t)n + 1, sizeof *b->node_joint);
-    if (!parents || !rest || !names || !shear || !remap || !b->node_joint) {
-        r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
-        goto done;
+    if (!list || !b->node_joint) {
+        sinew__free(&b->alloc, list);
+        return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     }
-    for (int i = 0; i < n; ++i) parents[i] = -1;
+    for (int i = 0; i < n; ++i) list[i].parent = -1;
     const cJSON *node;
     int i = 0;
     cJSON_ArrayForEach(node, nodes)
     {
-        if ((r = read_node(b, i, node, parents, rest, names, shear)) != SINEW_OK) goto done;
+        if ((r = read_node(b, i, node, list)) != SINEW_OK) break;
         ++i;
     }
-    int joints = n;
-    int *inner_of = remap; /* borrowed until the skeleton is built: node -> its inner joint */
-    for (int k = 0; k < n; ++k) {
-        inner_of[k] = k;
-        if (!shear[k].split) continue;
-        int e = joints++;
-        inner_of[k] = e;
-        parents[e] = k;
-        rest[e] = (sinew_transform){{0, 0, 0}, shear[k].inner, {1, 1, 1}};
-        /* the node's name goes to the joint that carries its world matrix */
-        names[e] = names[k];
-        char *outer = scratch(b, strlen(names[k]) + 8, 1);
-        if (!outer) {
-            r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
-            goto done;
-        }
-        sprintf(outer, "%s#shear", names[k]);
-        names[k] = outer;
-        shear[k].renamed = true;
-        sinew__warn(b->options, "nodes[%d].matrix: shear is kept as two joints (\"%s\" and \"%s\")", k, outer,
-                    names[e]);
-    }
-    for (int k = 0; k < n; ++k)
-        if (parents[k] >= 0) parents[k] = inner_of[parents[k]];
-    for (int k = 0; k < n; ++k) b->node_joint[k] = inner_of[k]; /* still description indices */
-    int *sources = sinew__asset_alloc(b->asset, (size_t)joints + 1, sizeof *sources);
-    int *node_joints = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *node_joints);
-    if (!sources || !node_joints) {
-        r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
-        goto done;
-    }
-    sinew_skeleton_desc d = {joints, parents, names, rest};
-    sinew_error err;
-    sinew_skeleton *sk = sinew_skeleton_create(&d, remap, b->options, &err);
-    if (!sk) {
-        r = FAIL(b, err.result, "nodes: %s", err.description);
-        goto done;
-    }
-    b->asset->skeleton = sk;
-    for (int k = 0; k < joints; ++k) sources[remap[k]] = k < n ? k : parents[k];
-    for (int k = 0; k < n; ++k) node_joints[k] = b->node_joint[k] = remap[b->node_joint[k]];
-    b->asset->joint_sources = sources;
-    b->asset->node_joints = node_joints;
-    b->asset->node_count = n;
-done:
-    if (names && shear)
-        for (int k = 0; k < n; ++k)
-            if (shear[k].renamed) sinew__free(&b->alloc, (void *)names[k]);
-    sinew__free(&b->alloc, parents);
-    sinew__free(&b->alloc, rest);
-    sinew__free(&b->alloc, names);
-    sinew__free(&b->alloc, shear);
-    sinew__free(&b->alloc, remap);
+    if (r == SINEW_OK)
+        r = sinew__import_skeleton(b->asset, list, n, n, "nodes", b->options, b->doc->err, b->node_joint);
+    sinew__free(&b->alloc, list);
     return r;
 }
 

@@ -1,0 +1,33 @@
+/* Shared by the loaders: a file's node hierarchy into a sinew skeleton. */
+#ifndef SINEW_IMPORT_INTERNAL_H
+#define SINEW_IMPORT_INTERNAL_H
+
+#include "../asset/asset_internal.h"
+
+/* One node of a file, as a joint to be. */
+typedef struct import_node {
+    int source;           /* the file's node index */
+    int parent;           /* index into the same array, -1 for a root; any order */
+    const char *name;
+    sinew_transform rest;
+    bool split;           /* the local transform is TRS(rest) * R(inner): a sheared matrix */
+    sinew_quat inner;
+} import_node;
+
+/* A node's local matrix as its rest transform: a TRS when it is one, else
+ * split (sinew_mat4_decompose_affine). Returns SINEW_ERROR_SINGULAR or
+ * SINEW_ERROR_NOT_FINITE for matrices no joint can hold; *projective is
+ * set when a last row other than (0, 0, 0, 1) was dropped. */
+sinew_result sinew__import_matrix(const sinew_mat4 *m, import_node *node, bool *projective);
+
+/* Builds asset->skeleton from `count` nodes (a split node becomes two
+ * joints: "<name>#shear" outside, "<name>" inside, with a warning), and
+ * fills asset->joint_sources, asset->node_joints (source_count entries,
+ * -1 for file nodes that are not in `nodes`) and node_joint[i], the joint
+ * that carries node i's world matrix. Errors come from the skeleton
+ * builder, prefixed with `what` ("nodes"). */
+sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes, int count, int source_count,
+                                    const char *what, const sinew_options *options, sinew_error *err,
+                                    int *node_joint);
+
+#endif

@@ -1,0 +1,98 @@
+/* A file's node hierarchy into a sinew skeleton, for every loader. */
+#include "import_internal.h"
+
+#include <stdio.h>
+
+sinew_result sinew__import_matrix(const sinew_mat4 *m, import_node *node, bool *projective)
+{
+    *projective = false;
+    node->split = false;
+    for (int i = 0; i < 16; ++i)
+        if (!isfinite(m->m[i])) return SINEW_ERROR_NOT_FINITE;
+    sinew_result d = sinew_mat4_decompose(m, &node->rest, NULL);
+    if (d == SINEW_ERROR_SINGULAR) return d;
+    if (d == SINEW_OK) return SINEW_OK;
+    d = sinew_mat4_decompose_affine(m, &node->rest, &node->inner);
+    if (d == SINEW_ERROR_SINGULAR || d == SINEW_ERROR_NOT_FINITE) return d;
+    *projective = d == SINEW_ERROR_SHEAR;
+    /* a projective last row on an otherwise clean TRS needs no split */
+    sinew_quat q = node->inner;
+    node->split = !(fabsf(q.w) > 1.0f - 1e-7f);
+    return SINEW_OK;
+}
+
+sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes, int count, int source_count,
+                                    const char *what, const sinew_options *options, sinew_error *err, int *node_joint)
+{
+    sinew_allocator alloc = sinew__allocator(options);
+    int splits = 0;
+    for (int i = 0; i < count; ++i) splits += nodes[i].split;
+    int joints = count + splits;
+    sinew_result r = SINEW_OK;
+    if (joints > SINEW_MAX_JOINTS)
+        return sinew__fail(err, SINEW_ERROR_TOO_MANY_JOINTS, "%s: %d joints exceed the limit of %d", what, joints,
+                           SINEW_MAX_JOINTS);
+    size_t n = (size_t)joints + 1;
+    int *parents = sinew__alloc(&alloc, n * sizeof *parents);
+    sinew_transform *rest = sinew__alloc(&alloc, n * sizeof *rest);
+    const char **names = sinew__alloc(&alloc, n * sizeof *names);
+    int *inner_of = sinew__alloc(&alloc, n * sizeof *inner_of);
+    int *remap = sinew__alloc(&alloc, n * sizeof *remap);
+    char *outer_names = NULL;
+    size_t outer_bytes = 0;
+    for (int i = 0; i < count; ++i)
+        if (nodes[i].split) outer_bytes += strlen(nodes[i].name) + 8;
+    if (outer_bytes) outer_names = sinew__alloc(&alloc, outer_bytes);
+    int *sources = sinew__asset_alloc(asset, n, sizeof *sources);
+    int *node_joints = sinew__asset_alloc(asset, (size_t)source_count + 1, sizeof *node_joints);
+    if (!parents || !rest || !names || !inner_of || !remap || (outer_bytes && !outer_names) || !sources ||
+        !node_joints) {
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
+        goto done;
+    }
+    int extra = count;
+    char *name_at = outer_names;
+    for (int i = 0; i < count; ++i) {
+        rest[i] = nodes[i].rest;
+        names[i] = nodes[i].name;
+        inner_of[i] = i;
+        if (!nodes[i].split) continue;
+        int e = extra++;
+        inner_of[i] = e;
+        parents[e] = i;
+        rest[e] = (sinew_transform){{0, 0, 0}, nodes[i].inner, {1, 1, 1}};
+        /* the node's name goes to the joint that carries its world matrix */
+        names[e] = nodes[i].name;
+        sprintf(name_at, "%s#shear", nodes[i].name);
+        names[i] = name_at;
+        name_at += strlen(name_at) + 1;
+        sinew__warn(options, "%s[%d] \"%s\": its matrix has shear, kept exactly as two joints (\"%s\" and \"%s\")",
+                    what, nodes[i].source, nodes[i].name, names[i], names[e]);
+    }
+    for (int i = 0; i < count; ++i) parents[i] = nodes[i].parent >= 0 ? inner_of[nodes[i].parent] : -1;
+    sinew_skeleton_desc d = {joints, parents, names, rest};
+    sinew_error e;
+    sinew_skeleton *sk = sinew_skeleton_create(&d, remap, options, &e);
+    if (!sk) {
+        r = sinew__fail(err, e.result, "%s: %s", what, e.description);
+        goto done;
+    }
+    asset->skeleton = sk;
+    for (int k = 0; k < source_count; ++k) node_joints[k] = -1;
+    for (int k = 0; k < joints; ++k) sources[remap[k]] = nodes[k < count ? k : parents[k]].source;
+    for (int i = 0; i < count; ++i) {
+        node_joint[i] = remap[inner_of[i]];
+        node_joints[nodes[i].source] = node_joint[i];
+    }
+    asset->joint_sources = sources;
+    asset->node_joints = node_joints;
+    asset->node_count = source_count;
+done:
+    sinew__free(&alloc, parents);
+    sinew__free(&alloc, rest);
+    sinew__free(&alloc, names);
+    sinew__free(&alloc, inner_of);
+    sinew__free(&alloc, remap);
+    sinew__free(&alloc, outer_names);
+    return r;
+}
