@@ -217,9 +217,12 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, flo
     fputs(",\n\"nodes\":[", f);
     /* a file's nodes, or the joints of the built-in character */
     int count = a->node_joints ? a->node_count : n;
+    bool first = true;
     for (int i = 0; i < count; ++i) {
         int j = a->node_joints ? a->node_joints[i] : i;
-        fprintf(f, "%s{\"index\":%d,\"name\":", i ? ",\n" : "\n", i);
+        if (j < 0) continue; /* not a joint: see sinew_asset.node_joints */
+        fprintf(f, "%s{\"index\":%d,\"name\":", first ? "\n" : ",\n", i);
+        first = false;
         put_string(f, sk->names[j]);
         fputs(",\"world\":", f);
         put_floats(f, b->model[j].m, 16);
@@ -244,7 +247,7 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, flo
             fprintf(stderr, "sinew: bake: mesh %d: %s\n", m, err.description);
             return EXIT_FAILED;
         }
-        int node = a->joint_sources && mesh->joint >= 0 ? a->joint_sources[mesh->joint] : -1;
+        int node = mesh->source_node;
         fprintf(f, "%s{\"node\":%d,\"mesh\":%d,\"primitive\":%d,\"skinned\":%s,\"name\":", m ? ",\n" : "\n", node,
                 mesh->source_mesh >= 0 ? mesh->source_mesh : m, mesh->source_primitive >= 0 ? mesh->source_primitive : 0,
                 mesh->skin ? "true" : "false");

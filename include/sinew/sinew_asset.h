@@ -36,6 +36,7 @@ typedef struct sinew_mesh {
     const float *morph_weights; /* morph->target_count default weights, or NULL without targets */
     int joint;                /* the joint carrying it (a rigid mesh moves with it, its weights
                                  tracks animate the morph targets), -1 for none */
+    int source_node;          /* the file's node that draws it, -1 if none */
     int source_mesh;          /* the file's mesh and primitive it came from, -1 if none */
     int source_primitive;
 } sinew_mesh;
@@ -46,7 +47,9 @@ typedef struct sinew_asset {
     const int *joint_sources;         /* per joint: the file's node index (-1 for none), or NULL
                                          (built-in) */
     int node_count;                   /* nodes of the file (0 for the built-in character) */
-    const int *node_joints;           /* per node: the joint whose model matrix is its world matrix */
+    const int *node_joints;           /* per node: the joint whose model matrix is its world matrix,
+                                         -1 for a node that is not a joint (Assimp's helper nodes,
+                                         cameras and other nodes outside the skeleton) */
     int clip_count;
     const sinew_clip *const *clips;   /* each animates `skeleton` */
     int mesh_count;

@@ -588,7 +588,7 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     *mesh = (sinew_mesh){.name = "body", .vertex_count = mb.vertex_count, .positions = mb.pos, .normals = mb.nrm,
                          .tangents = mb.tan, .texcoord_count = 1, .texcoords = uv_sets,
                          .index_count = mb.index_count, .indices = mb.tri, .skin = skin, .joint = -1,
-                         .source_mesh = -1, .source_primitive = -1};
+                         .source_node = -1, .source_mesh = -1, .source_primitive = -1};
     a->meshes = mesh;
     a->mesh_count = 1;
     return a;

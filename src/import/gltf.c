@@ -580,7 +580,7 @@ static sinew_result read_primitive(builder *b, int node_index, const cJSON *node
         (r = read_attribute(b, attrs, "TANGENT", apath, 4, n, &tangents)) != SINEW_OK)
         return r;
     *mesh = (sinew_mesh){.name = "", .vertex_count = n, .positions = positions, .normals = normals,
-                         .tangents = tangents, .joint = b->node_joint[node_index], .source_mesh = mesh_index,
+                         .tangents = tangents, .joint = b->node_joint[node_index], .source_node = node_index, .source_mesh = mesh_index,
                          .source_primitive = p};
     if ((r = read_texcoords(b, attrs, apath, n, mesh)) != SINEW_OK || (r = read_colors(b, attrs, apath, n, mesh)) != SINEW_OK ||
         (r = read_triangles(b, prim, path, n, mode, mesh)) != SINEW_OK)
@@ -810,79 +810,18 @@ static sinew_result read_animations(builder *b)
     return SINEW_OK;
 }
 
-/* ---- entry points -------------------------------------------------------------------------- */
+/* ---- entry point ------------------------------------------------------------------------- */
 
-/* "file: message". A long path gives way to its last component so that the
- * message, which names the JSON place, is not cut off. */
-static void prefix_error(sinew_error *err, const char *prefix)
+sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
+                              const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
-    if (!err || !prefix || !*prefix) return;
-    if (strlen(prefix) > 96) {
-        const char *slash = strrchr(prefix, '/');
-        if (slash) prefix = slash + 1;
-    }
-    size_t cap = sizeof err->description, plen = strlen(prefix) + 2;
-    if (plen >= cap / 2) return;
-    size_t dlen = 0;
-    while (dlen < cap - 1 && err->description[dlen]) ++dlen;
-    if (plen + dlen > cap - 1) dlen = cap - 1 - plen;
-    memmove(err->description + plen, err->description, dlen);
-    memcpy(err->description, prefix, plen - 2);
-    err->description[plen - 2] = ':';
-    err->description[plen - 1] = ' ';
-    err->description[plen + dlen] = '\0';
-}
-
-/* Every allocation of one load passes through here and counts against
- * the load's limit; the pointers are the real allocator's own. */
-typedef struct budget {
-    sinew_allocator real;
-    size_t used, limit;
-    bool exceeded;
-} budget;
-
-static void *budget_alloc(void *user, size_t size)
-{
-    budget *b = user;
-    if (size > b->limit - b->used) {
-        b->exceeded = true;
-        return NULL;
-    }
-    void *p = sinew__alloc(&b->real, size);
-    if (p) b->used += size;
-    return p;
-}
-
-static void budget_free(void *user, void *ptr)
-{
-    budget *b = user;
-    sinew__free(&b->real, ptr);
-}
-
-static sinew_asset *load(const void *data, size_t size, bool owned, const char *base_dir, const char *name,
-                         const sinew_load_options *caller, sinew_error *err)
-{
-    static const sinew_load_options defaults;
-    if (!caller) caller = &defaults;
-    sinew_error local;
-    if (!err) err = &local;
-    sinew__ok(err);
-    size_t limit = caller->max_memory;
-    if (!limit) limit = size > (SIZE_MAX - ((size_t)1 << 30)) / 16 ? SIZE_MAX : ((size_t)1 << 30) + 16 * size;
-    budget bud = {sinew__allocator(&caller->base), 0, limit, false};
-    sinew_load_options counted = *caller;
-    counted.base.allocator = (sinew_allocator){budget_alloc, budget_free, &bud};
-    const sinew_load_options *options = &counted;
     gltf_doc doc;
     builder b = {0};
     b.doc = &doc;
     b.options = &options->base;
     b.alloc = sinew__allocator(&options->base);
+    b.asset = asset;
     sinew_result r = gltf_doc_open(&doc, data, size, owned, base_dir, options, err);
-    if (r == SINEW_OK) {
-        b.asset = sinew__asset_new(name, &options->base);
-        if (!b.asset) r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    }
     if (r == SINEW_OK) r = read_nodes(&b);
     if (r == SINEW_OK) r = mark_scene(&b);
     if (r == SINEW_OK) r = read_skins(&b);
@@ -896,56 +835,5 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     sinew__free(&b.alloc, b.node_joint);
     sinew__free(&b.alloc, b.in_scene);
     gltf_doc_close(&doc);
-    if (r != SINEW_OK) {
-        sinew_asset_free(b.asset);
-        if (bud.exceeded && r == SINEW_ERROR_OUT_OF_MEMORY) {
-            size_t used = strlen(err->description);
-            snprintf(err->description + used, sizeof err->description - used,
-                     " (the load's limit of %zu MiB is reached: see sinew_load_options.max_memory)", limit >> 20);
-        }
-        prefix_error(err, name);
-        return NULL;
-    }
-    sinew__asset_set_allocator(b.asset, bud.real);
-    return b.asset;
-}
-
-sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir, const sinew_load_options *options,
-                               sinew_error *err)
-{
-    return load(data, size, false, base_dir, "", options, err);
-}
-
-sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err)
-{
-    if (!path) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no path");
-        return NULL;
-    }
-    static const sinew_load_options defaults;
-    sinew_allocator alloc = sinew__allocator(options ? &options->base : &defaults.base);
-    size_t size = 0;
-    sinew_result why;
-    uint8_t *data = gltf_read_file(path, &alloc, SIZE_MAX, &size, &why);
-    if (!data) {
-        sinew__fail(err, why, "%s: cannot read%s", path, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
-        return NULL;
-    }
-    /* the folder of the file resolves its relative URIs */
-    size_t len = strlen(path);
-    char *dir = sinew__alloc(&alloc, len + 2);
-    if (!dir) {
-        sinew__free(&alloc, data);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-        return NULL;
-    }
-    memcpy(dir, path, len + 1);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        dir[0] = '\0';
-    sinew_asset *a = load(data, size, true, dir, path, options, err);
-    sinew__free(&alloc, dir);
-    return a;
+    return r;
 }

@@ -3,6 +3,7 @@
 #define SINEW_IMPORT_INTERNAL_H
 
 #include "../asset/asset_internal.h"
+#include "sinew/sinew_import.h"
 
 /* One node of a file, as a joint to be. */
 typedef struct import_node {
@@ -29,5 +30,17 @@ sinew_result sinew__import_matrix(const sinew_mat4 *m, import_node *node, bool *
 sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes, int count, int source_count,
                                     const char *what, const sinew_options *options, sinew_error *err,
                                     int *node_joint);
+
+/* The loaders behind sinew_load_file/memory. They fill `asset` (made by
+ * the caller, freed by it on failure) through `options`, whose allocator
+ * counts against the load's memory limit. */
+sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
+                              const sinew_load_options *options, sinew_asset *asset, sinew_error *err);
+
+/* `path` (NULL for bytes in memory) lets Assimp find the format by its
+ * extension and the file's neighbours (textures, .mtl). Without Assimp in
+ * the build: SINEW_ERROR_UNSUPPORTED naming the package that adds it. */
+sinew_result sinew__assimp_load(const void *data, size_t size, const char *path, const sinew_load_options *options,
+                                sinew_asset *asset, sinew_error *err);
 
 #endif

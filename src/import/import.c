@@ -1,0 +1,155 @@
+/* sinew_load_file and sinew_load_memory: the format by content (glTF to
+ * sinew's own reader, everything else to Assimp), one memory budget per
+ * load, errors prefixed with the file. */
+#include "gltf_doc.h"
+#include "import_internal.h"
+
+#include <stdio.h>
+
+/* "file: message". A long path gives way to its last component so that the
+ * message, which names the place in the file, is not cut off. */
+static void prefix_error(sinew_error *err, const char *prefix)
+{
+    if (!err || !prefix || !*prefix) return;
+    if (strlen(prefix) > 96) {
+        const char *slash = strrchr(prefix, '/');
+        if (slash) prefix = slash + 1;
+    }
+    size_t cap = sizeof err->description, plen = strlen(prefix) + 2;
+    if (plen >= cap / 2) return;
+    size_t dlen = 0;
+    while (dlen < cap - 1 && err->description[dlen]) ++dlen;
+    if (plen + dlen > cap - 1) dlen = cap - 1 - plen;
+    memmove(err->description + plen, err->description, dlen);
+    memcpy(err->description, prefix, plen - 2);
+    err->description[plen - 2] = ':';
+    err->description[plen - 1] = ' ';
+    err->description[plen + dlen] = '\0';
+}
+
+/* Every allocation of one load passes through here and counts against
+ * the load's limit; the pointers are the real allocator's own. */
+typedef struct budget {
+    sinew_allocator real;
+    size_t used, limit;
+    bool exceeded;
+} budget;
+
+static void *budget_alloc(void *user, size_t size)
+{
+    budget *b = user;
+    if (size > b->limit - b->used) {
+        b->exceeded = true;
+        return NULL;
+    }
+    void *p = sinew__alloc(&b->real, size);
+    if (p) b->used += size;
+    return p;
+}
+
+static void budget_free(void *user, void *ptr)
+{
+    budget *b = user;
+    sinew__free(&b->real, ptr);
+}
+
+/* glTF: a GLB header, or JSON (an object or, to be told it is not one, an
+ * array; after white space or a BOM). */
+static bool is_gltf(const uint8_t *d, size_t size)
+{
+    if (size >= 4 && memcmp(d, "glTF", 4) == 0) return true;
+    size_t i = size >= 3 && d[0] == 0xEF && d[1] == 0xBB && d[2] == 0xBF ? 3 : 0;
+    while (i < size && (d[i] == ' ' || d[i] == '\t' || d[i] == '\r' || d[i] == '\n')) ++i;
+    return i < size && (d[i] == '{' || d[i] == '[');
+}
+
+static sinew_asset *load(const void *data, size_t size, bool owned, const char *path, const char *base_dir,
+                         const char *name, const sinew_load_options *caller, sinew_error *err)
+{
+    static const sinew_load_options defaults;
+    if (!caller) caller = &defaults;
+    sinew_error local;
+    if (!err) err = &local;
+    sinew__ok(err);
+    size_t limit = caller->max_memory;
+    if (!limit) limit = size > (SIZE_MAX - ((size_t)1 << 30)) / 16 ? SIZE_MAX : ((size_t)1 << 30) + 16 * size;
+    budget bud = {sinew__allocator(&caller->base), 0, limit, false};
+    sinew_load_options counted = *caller;
+    counted.base.allocator = (sinew_allocator){budget_alloc, budget_free, &bud};
+    sinew_result r;
+    sinew_asset *asset = sinew__asset_new(name, &counted.base);
+    if (!asset) {
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    } else if (!data) {
+        r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no data");
+    } else if (is_gltf(data, size)) {
+        r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
+        owned = false; /* the document freed it */
+    } else {
+        r = sinew__assimp_load(data, size, path, &counted, asset, err);
+    }
+    if (owned) sinew__free(&bud.real, (void *)data);
+    if (r != SINEW_OK) {
+        sinew_asset_free(asset);
+        if (bud.exceeded && r == SINEW_ERROR_OUT_OF_MEMORY) {
+            size_t used = strlen(err->description);
+            snprintf(err->description + used, sizeof err->description - used,
+                     " (the load's limit of %zu MiB is reached: see sinew_load_options.max_memory)", limit >> 20);
+        }
+        prefix_error(err, name);
+        return NULL;
+    }
+    sinew__asset_set_allocator(asset, bud.real);
+    return asset;
+}
+
+sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir, const sinew_load_options *options,
+                               sinew_error *err)
+{
+    return load(data, size, false, NULL, base_dir, "", options, err);
+}
+
+sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err)
+{
+    if (!path) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no path");
+        return NULL;
+    }
+    static const sinew_load_options defaults;
+    sinew_allocator alloc = sinew__allocator(options ? &options->base : &defaults.base);
+    size_t size = 0;
+    sinew_result why;
+    uint8_t *data = gltf_read_file(path, &alloc, SIZE_MAX, &size, &why);
+    if (!data) {
+        sinew__fail(err, why, "%s: cannot read%s", path, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
+        return NULL;
+    }
+    /* the folder of the file resolves its relative URIs */
+    size_t len = strlen(path);
+    char *dir = sinew__alloc(&alloc, len + 2);
+    if (!dir) {
+        sinew__free(&alloc, data);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return NULL;
+    }
+    memcpy(dir, path, len + 1);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        dir[0] = '\0';
+    sinew_asset *a = load(data, size, true, path, dir, path, options, err);
+    sinew__free(&alloc, dir);
+    return a;
+}
+
+#ifndef SINEW_HAVE_ASSIMP
+sinew_result sinew__assimp_load(const void *data, size_t size, const char *path, const sinew_load_options *options,
+                                sinew_asset *asset, sinew_error *err)
+{
+    (void)data, (void)size, (void)path, (void)options, (void)asset;
+    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                       "not glTF; FBX, Collada, BVH, OBJ and the other formats need Assimp: "
+                       "apt-get install libassimp-dev and rebuild sinew");
+}
+#endif
