@@ -20,6 +20,7 @@
 typedef struct bake_args {
     const char *file;
     const char *clip;     /* NULL: the first clip, or none */
+    const char *anim;     /* clips from this file, NULL: the file's own */
     float *times;
     int time_count;
     bool loop;
@@ -61,7 +62,7 @@ static int parse_args(int argc, char **argv, bake_args *a)
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
         } else if (strcmp(arg, "--clip") == 0 || strcmp(arg, "--times") == 0 || strcmp(arg, "--json") == 0 ||
-                   strcmp(arg, "--method") == 0 || strcmp(arg, "--scene") == 0) {
+                   strcmp(arg, "--method") == 0 || strcmp(arg, "--scene") == 0 || strcmp(arg, "--anim") == 0) {
             if (!has_value) return usage_error("missing the value of", arg);
             const char *v = argv[++i];
             if (arg[2] == 's') {
@@ -69,6 +70,8 @@ static int parse_args(int argc, char **argv, bake_args *a)
                 long k = strtol(v, &end, 10);
                 if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
                 a->scene = (int)k + 1;
+            } else if (arg[2] == 'a') {
+                a->anim = v;
             } else if (arg[2] == 'c') {
                 a->clip = v;
             } else if (arg[2] == 'j') {
@@ -99,10 +102,10 @@ static int parse_args(int argc, char **argv, bake_args *a)
 }
 
 /* The clip --clip names: an index, a name, or "none" (-1). */
-static int find_clip(const sinew_asset *asset, const char *spec, int *index)
+static int find_clip(const cli_clips *clips, const char *spec, int *index)
 {
     if (!spec) {
-        *index = asset->clip_count > 0 ? 0 : -1;
+        *index = clips->count > 0 ? 0 : -1;
         return EXIT_OK;
     }
     if (strcmp(spec, "none") == 0) {
@@ -112,15 +115,15 @@ static int find_clip(const sinew_asset *asset, const char *spec, int *index)
     char *end;
     long i = strtol(spec, &end, 10);
     if (*spec && !*end) {
-        if (i < 0 || i >= asset->clip_count) {
-            fprintf(stderr, "sinew: bake: clip %ld does not exist (the file has %d)\n", i, asset->clip_count);
+        if (i < 0 || i >= clips->count) {
+            fprintf(stderr, "sinew: bake: clip %ld does not exist (there are %d)\n", i, clips->count);
             return EXIT_FAILED;
         }
         *index = (int)i;
         return EXIT_OK;
     }
-    for (int c = 0; c < asset->clip_count; ++c)
-        if (strcmp(asset->clips[c]->name, spec) == 0) {
+    for (int c = 0; c < clips->count; ++c)
+        if (strcmp(clips->clips[c]->name, spec) == 0) {
             *index = c;
             return EXIT_OK;
         }
@@ -281,7 +284,10 @@ int cli_bake(int argc, char **argv)
     int clip_index;
     bake_buffers b = {0};
     FILE *f = NULL;
-    if ((status = find_clip(a, args.clip, &clip_index)) != EXIT_OK) goto done;
+    cli_clips clips = {0};
+    if ((status = cli_clips_load(a, args.anim, &clips)) != EXIT_OK ||
+        (status = find_clip(&clips, args.clip, &clip_index)) != EXIT_OK)
+        goto done;
     if (!alloc_buffers(a, &b)) {
         fprintf(stderr, "sinew: bake: out of memory\n");
         status = EXIT_FAILED;
@@ -293,7 +299,7 @@ int cli_bake(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    const sinew_clip *clip = clip_index >= 0 ? a->clips[clip_index] : NULL;
+    const sinew_clip *clip = clip_index >= 0 ? clips.clips[clip_index] : NULL;
     fputs("{\"file\":", f);
     put_string(f, args.file);
     fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
@@ -320,6 +326,7 @@ int cli_bake(int argc, char **argv)
 done:
     if (f && f != stdout) fclose(f);
     free_buffers(&b);
+    cli_clips_free(&clips);
     free(args.times);
     sinew_asset_free(a);
     return status;

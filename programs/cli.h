@@ -13,6 +13,17 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * sinew_load_options.scene (0: the file's default). */
 sinew_asset *cli_load_asset(const char *path, int scene);
 
+/* The clips a command plays: the asset's own, or with `anim_path` those of
+ * another file retargeted onto the asset's skeleton by joint name
+ * (mismatches told on stderr). Free with cli_clips_free(). */
+typedef struct cli_clips {
+    int count;
+    const sinew_clip **clips;
+    sinew_clip **owned; /* the retargeted ones */
+} cli_clips;
+int cli_clips_load(const sinew_asset *asset, const char *anim_path, cli_clips *out);
+void cli_clips_free(cli_clips *clips);
+
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
 

@@ -21,7 +21,7 @@ static const char usage[] =
     "                print the skeleton tree, the clips and the meshes of FILE\n"
     "                (.gltf or .glb; the meshes of scenes[N], else of the default\n"
     "                scene); without FILE, of the built-in character\n"
-    "  bake FILE --times T1,T2,... [--clip INDEX|NAME|none] [--loop]\n"
+    "  bake FILE --times T1,T2,... [--anim CLIPFILE] [--clip INDEX|NAME|none] [--loop]\n"
     "       [--method lbs|dqs] [--scene N] [--json OUT]\n"
     "                write, per time, every node's world matrix and the world-space\n"
     "                positions and normals of every mesh primitive of the scene,\n"
@@ -56,6 +56,45 @@ sinew_asset *cli_load_asset(const char *path, int scene)
     sinew_asset *a = sinew_demo_create(&cli_options, &err);
     if (!a) fprintf(stderr, "sinew: built-in character: %s\n", err.description);
     return a;
+}
+
+int cli_clips_load(const sinew_asset *asset, const char *anim_path, cli_clips *out)
+{
+    *out = (cli_clips){0};
+    if (!anim_path) {
+        out->count = asset->clip_count;
+        out->clips = malloc(sizeof *out->clips * ((size_t)asset->clip_count + 1));
+        if (!out->clips) return EXIT_FAILED;
+        for (int i = 0; i < asset->clip_count; ++i) out->clips[i] = asset->clips[i];
+        return EXIT_OK;
+    }
+    sinew_asset *anim = cli_load_asset(anim_path, 0);
+    if (!anim) return EXIT_FAILED;
+    out->clips = malloc(sizeof *out->clips * ((size_t)anim->clip_count + 1));
+    out->owned = calloc((size_t)anim->clip_count + 1, sizeof *out->owned);
+    int status = out->clips && out->owned ? EXIT_OK : EXIT_FAILED;
+    for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i) {
+        sinew_error err = {0};
+        out->owned[i] = sinew_clip_retarget(anim->clips[i], anim->skeleton, asset->skeleton, &cli_options, NULL, &err);
+        if (!out->owned[i]) {
+            fprintf(stderr, "sinew: %s: %s\n", anim_path, err.description);
+            status = EXIT_FAILED;
+            break;
+        }
+        out->clips[out->count++] = out->owned[i];
+    }
+    if (anim->clip_count == 0) fprintf(stderr, "sinew: warning: %s has no animations\n", anim_path);
+    sinew_asset_free(anim);
+    if (status != EXIT_OK) cli_clips_free(out);
+    return status;
+}
+
+void cli_clips_free(cli_clips *c)
+{
+    for (int i = 0; c->owned && i < c->count; ++i) sinew_clip_free(c->owned[i]);
+    free(c->owned);
+    free(c->clips);
+    *c = (cli_clips){0};
 }
 
 /* ---- info --------------------------------------------------------------- */

@@ -437,6 +437,26 @@ SINEW_API sinew_result sinew_clip_sample_weights(const sinew_clip *clip, float t
                                                  sinew_cursor *cursor, int joint, float *weights,
                                                  int count, sinew_error *err);
 
+/* What sinew_clip_retarget() matched by name. */
+typedef struct sinew_retarget_report {
+    int matched_tracks;   /* tracks whose joint the target skeleton has */
+    int dropped_tracks;   /* tracks of joints the target skeleton lacks (left out) */
+    int unanimated_joints; /* target joints with no joint of that name in `from` (they keep their rest pose) */
+} sinew_retarget_report;
+
+/* A copy of `clip` (made for skeleton `from`) for skeleton `to`, tracks
+ * matched by joint name: the way to play an animation-only file on a
+ * character from another file. Values are copied as they are (local
+ * transforms: the skeletons must share their joints' frames, as exports of
+ * one rig do). Tracks of joints `to` lacks are left out; joints of `to`
+ * that `from` lacks keep their rest pose. Both are counted in `report`
+ * (optional) and told to the logger with up to five names each. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_SIZE_MISMATCH (clip and `from`
+ * differ in joint count), and those of sinew_clip_create(). */
+SINEW_API sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *from,
+                                          const sinew_skeleton *to, const sinew_options *options,
+                                          sinew_retarget_report *report, sinew_error *err);
+
 /* Returns the number of keys summed over the clip's tracks whose target is
  * `target`. */
 SINEW_API int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target);
