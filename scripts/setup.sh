@@ -2,7 +2,9 @@
 # here. As root with apt-get (a fresh Debian 12 machine, CI) it installs what
 # is missing; otherwise it names what is missing in one line and fails.
 # Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make,
-# cJSON (libcjson-dev) for the glTF loader.
+# cJSON (libcjson-dev) for the glTF loader, Assimp (libassimp-dev) for FBX,
+# Collada and the other formats (sinew builds without it, reading glTF only;
+# the tests want it).
 
 sinew_setup() {
     local missing=() packages=()
@@ -12,6 +14,7 @@ sinew_setup() {
         missing+=(make); packages+=(make)
     fi
     [ -f /usr/include/cjson/cJSON.h ] || { missing+=(cJSON); packages+=(libcjson-dev); }
+    [ -f /usr/include/assimp/cimport.h ] || { missing+=(Assimp); packages+=(libassimp-dev); }
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "sinew: installing ${packages[*]}" >&2

@@ -404,8 +404,42 @@ static void test_weights(void)
     CHECK_ERROR(err, SINEW_ERROR_DUPLICATE_TRACK, "weights");
 }
 
+/* Retargeting by name: matched tracks move to the new joints, the rest is
+ * reported both ways, values untouched. */
+static void test_retarget(void)
+{
+    const char *from_names[3] = {"root", "arm", "camera"}, *to_names[4] = {"root", "spine", "arm", "tail"};
+    sinew_skeleton_desc fd = {3, (int[]){-1, 0, -1}, from_names, NULL};
+    sinew_skeleton_desc td = {4, (int[]){-1, 0, 1, 0}, to_names, NULL};
+    sinew_error err;
+    sinew_skeleton *from = sinew_skeleton_create(&fd, NULL, NULL, &err), *to = sinew_skeleton_create(&td, NULL, NULL, &err);
+    float times[2] = {0, 1}, tv[6] = {0, 0, 0, 1, 2, 3}, rv[8] = {0, 0, 0, 1, 0, 0.6f, 0, 0.8f};
+    sinew_track tracks[3] = {{0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv, 0},
+                             {1, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv, 0},
+                             {2, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 2, times, tv, 0}};
+    sinew_clip_desc cd = {"wave", 3, 2.0f, 3, tracks};
+    sinew_clip *clip = sinew_clip_create(&cd, NULL, &err);
+    check_log log = {0};
+    sinew_options o = {.logger = {check_log_fn, &log}};
+    sinew_retarget_report rep;
+    sinew_clip *moved = sinew_clip_retarget(clip, from, to, &o, &rep, &err);
+    CHECK(moved != NULL, "retarget: %s", err.description);
+    if (moved) {
+        CHECK(moved->joint_count == 4 && moved->track_count == 2 && moved->duration == 2.0f, "two tracks, same length");
+        CHECK(moved->tracks[1].joint == 2 && moved->tracks[1].values[7] == 0.8f, "arm's track on the new arm");
+        CHECK(rep.matched_tracks == 2 && rep.dropped_tracks == 1 && rep.unanimated_joints == 2, "report counts");
+        CHECK(strstr(log.all, "\"camera\"") && strstr(log.all, "\"spine\", \"tail\""),
+              "both sides named in the log: %s", log.all);
+    }
+    CHECK(!sinew_clip_retarget(clip, to, from, NULL, NULL, &err), "the clip's own skeleton must be `from`");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "animates 3 joints");
+    sinew_clip_free(moved), sinew_clip_free(clip);
+    sinew_skeleton_free(from), sinew_skeleton_free(to);
+}
+
 int main(void)
 {
+    test_retarget();
     test_weights();
     test_step_and_linear();
     test_cubicspline();

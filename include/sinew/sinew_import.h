@@ -1,6 +1,8 @@
 /*
  * sinew file loaders. glTF 2.0 (.gltf with data: URIs or external files, and
- * .glb) is read by sinew itself, on cJSON. Part of libsinew_import, which
+ * .glb) is read by sinew itself, on cJSON; FBX, Collada, BVH, OBJ and the
+ * other formats Assimp 5.2 reads go through Assimp when the build has it
+ * (docs/FORMATS.md says what becomes of them). Part of libsinew_import, which
  * links libsinew and cJSON; the runtime (sinew.h) never depends on it.
  *
  *   sinew_error err = {0};
@@ -59,13 +61,16 @@ typedef struct sinew_load_options {
     int scene;
 } sinew_load_options;
 
-/* Loads a .gltf or .glb file (told apart by content, not by name). Relative
- * buffer URIs are resolved against the file's folder, percent-decoded.
- * Returns the asset, or NULL with `err` filled. Free with sinew_asset_free(). */
+/* Loads a file: .gltf or .glb (told apart by content, not by name; relative
+ * buffer URIs are resolved against the file's folder, percent-decoded), or
+ * any format Assimp reads (SINEW_ERROR_UNSUPPORTED naming libassimp-dev
+ * when the build has no Assimp). Returns the asset, or NULL with `err`
+ * filled. Free with sinew_asset_free(). */
 SINEW_API sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err);
 
-/* Loads a .gltf or .glb held in memory (`data` is not kept). `base_dir`
- * resolves relative URIs; NULL refuses every external file. */
+/* Loads a file held in memory (`data` is not kept), as sinew_load_file()
+ * does. `base_dir` resolves relative URIs of a .gltf; NULL refuses every
+ * external file. Assimp finds the format from the bytes alone. */
 SINEW_API sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir,
                                          const sinew_load_options *options, sinew_error *err);
 

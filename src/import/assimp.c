@@ -364,20 +364,7 @@ static sinew_result read_skin(ai_builder *b, int node, const struct aiMesh *m, c
         goto done;
     }
     sinew_skin_desc d = {joint_count, skin_joints, NULL, ibm, nv, K, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
-    sinew_options quiet = *b->options;
-    quiet.logger.log = NULL;
-    sinew_skin_report rep;
-    sinew_error e;
-    sinew_skin *skin = sinew_skin_create(b->asset->skeleton, &d, &quiet, &rep, &e);
-    if (!skin) {
-        r = FAIL(b, e.result, "%s: %s", what, e.description);
-        goto done;
-    }
-    if (rep.normalized_vertices)
-        sinew__warn(b->options, "%s: %d of %d vertices had weights not summing to 1 and were normalized (worst: "
-                                "vertex %d, sum %g)", what, rep.normalized_vertices, nv, rep.worst_vertex,
-                    (double)rep.worst_sum);
-    out->skin = skin;
+    r = sinew__import_skin(b->asset, &d, what, b->options, b->err, out);
 done:
     sinew__free(&b->alloc, skin_joints), sinew__free(&b->alloc, ibm);
     sinew__free(&b->alloc, idx), sinew__free(&b->alloc, w);
@@ -507,35 +494,26 @@ static sinew_result read_meshes(ai_builder *b)
 /* ---- animations ----------------------------------------------------------------------------- */
 
 /* Key times in seconds, strictly increasing (later duplicates dropped and
- * counted); values as floats. Returns the number of keys kept. */
-static int keys_vec(const struct aiVectorKey *k, unsigned n, double tps, float *times, float *values, int *dropped)
+ * counted); values as floats, x y z (w). One of vec and quat is given.
+ * Returns the number of keys kept. */
+static int read_keys(const struct aiVectorKey *vec, const struct aiQuatKey *quat, unsigned n, double tps,
+                     float *times, float *values, int *dropped)
 {
     int kept = 0;
     for (unsigned i = 0; i < n; ++i) {
-        float t = (float)(k[i].mTime / tps);
+        float t = (float)((vec ? vec[i].mTime : quat[i].mTime) / tps);
         if (kept && !(t > times[kept - 1])) {
             ++*dropped;
             continue;
         }
         times[kept] = t;
-        values[kept * 3] = k[i].mValue.x, values[kept * 3 + 1] = k[i].mValue.y, values[kept * 3 + 2] = k[i].mValue.z;
-        ++kept;
-    }
-    return kept;
-}
-
-static int keys_quat(const struct aiQuatKey *k, unsigned n, double tps, float *times, float *values, int *dropped)
-{
-    int kept = 0;
-    for (unsigned i = 0; i < n; ++i) {
-        float t = (float)(k[i].mTime / tps);
-        if (kept && !(t > times[kept - 1])) {
-            ++*dropped;
-            continue;
+        if (vec) {
+            float *v = &values[kept * 3];
+            v[0] = vec[i].mValue.x, v[1] = vec[i].mValue.y, v[2] = vec[i].mValue.z;
+        } else {
+            float *q = &values[kept * 4];
+            q[0] = quat[i].mValue.x, q[1] = quat[i].mValue.y, q[2] = quat[i].mValue.z, q[3] = quat[i].mValue.w;
         }
-        times[kept] = t;
-        float *q = &values[kept * 4];
-        q[0] = k[i].mValue.x, q[1] = k[i].mValue.y, q[2] = k[i].mValue.z, q[3] = k[i].mValue.w;
         ++kept;
     }
     return kept;
@@ -579,9 +557,8 @@ static sinew_result read_animation(ai_builder *b, unsigned a, sinew_clip **out)
                 r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
                 goto done;
             }
-            int kept = target == 0 ? keys_vec(ch->mPositionKeys, n, tps, times, values, &dropped)
-                     : target == 1 ? keys_quat(ch->mRotationKeys, n, tps, times, values, &dropped)
-                                   : keys_vec(ch->mScalingKeys, n, tps, times, values, &dropped);
+            int kept = read_keys(target == 0 ? ch->mPositionKeys : target == 2 ? ch->mScalingKeys : NULL,
+                                 target == 1 ? ch->mRotationKeys : NULL, n, tps, times, values, &dropped);
             if (times[0] < earliest) earliest = times[0];
             tracks[track_count++] = (sinew_track){joint, (sinew_track_target)target, SINEW_INTERP_LINEAR, kept, times,
                                                   values, 0};

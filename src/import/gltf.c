@@ -406,20 +406,7 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
                     path, trimmed, SINEW_MAX_INFLUENCES, SINEW_MAX_INFLUENCES);
     sinew_skin_desc d = {gs->joint_count, gs->joints, NULL, gs->inverse_bind, vertex_count, slots,
                          SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
-    sinew_options quiet = *b->options;
-    quiet.logger.log = NULL;
-    sinew_skin_report rep;
-    sinew_error err;
-    sinew_skin *skin = sinew_skin_create(b->asset->skeleton, &d, &quiet, &rep, &err);
-    if (!skin) {
-        r = FAIL(b, err.result, "%s: %s", path, err.description);
-        goto done;
-    }
-    if (rep.normalized_vertices)
-        sinew__warn(b->options, "%s: %d of %d vertices had weights not summing to 1 and were normalized (worst: "
-                                "vertex %d, sum %g)", path, rep.normalized_vertices, vertex_count, rep.worst_vertex,
-                    (double)rep.worst_sum);
-    mesh->skin = skin;
+    r = sinew__import_skin(b->asset, &d, path, b->options, b->doc->err, mesh);
 done:
     sinew__free(&b->alloc, joints), sinew__free(&b->alloc, weights);
     sinew__free(&b->alloc, idx), sinew__free(&b->alloc, w);

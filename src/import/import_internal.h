@@ -31,6 +31,12 @@ sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes
                                     const char *what, const sinew_options *options, sinew_error *err,
                                     int *node_joint);
 
+/* A skin for a mesh of the asset, its repairs told to the logger in the
+ * file's words (`what` names the mesh): the mesh's skin, or an error
+ * prefixed with `what`. */
+sinew_result sinew__import_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
+                                const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
+
 /* The loaders behind sinew_load_file/memory. They fill `asset` (made by
  * the caller, freed by it on failure) through `options`, whose allocator
  * counts against the load's memory limit. */

@@ -1,0 +1,222 @@
+#define _POSIX_C_SOURCE 200809L
+/* The Assimp path on the real files of ../shared/assets/fbx and
+ * ../shared/assets/collada: every file loads, every clip plays on every
+ * mesh with finite results and normalized weights; the pab rig as FBX and
+ * as Collada gives the same joint positions (FBX in cm, Collada converted
+ * to metres by Assimp); clips from animation-only files play on the
+ * skeleton of another file; FBX helper nodes do not move Hips. Skips,
+ * saying so, when the assets or Assimp are missing. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_import.h"
+#include "check.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static sinew_asset *load(const char *rel)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", SINEW_ASSETS, rel);
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(path, NULL, &err);
+    CHECK(a != NULL, "%s loads: %s", rel, err.description);
+    return a;
+}
+
+/* Every clip (and the rest pose) at times before, inside and past the
+ * clip: every joint and vertex finite. */
+static void play_all(const sinew_asset *a, const char *name)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    int n = sk->joint_count, bad = 0, runs = 0;
+    sinew_transform *local = malloc(sizeof *local * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n);
+    for (int c = -1; c < a->clip_count; ++c) {
+        for (int k = -1; k <= 11; ++k) {
+            const sinew_clip *clip = c >= 0 ? a->clips[c] : NULL;
+            float t = clip ? clip->duration * (float)k / 10.0f : 0.0f;
+            if (clip)
+                sinew_clip_sample(clip, sk, t, 0, NULL, local, n, NULL);
+            else
+                sinew_rest_pose(sk, local, n, NULL);
+            sinew_local_to_model(sk, local, NULL, model, n, NULL);
+            for (int j = 0; j < n; ++j)
+                for (int e = 0; e < 16; ++e) bad += !isfinite(model[j].m[e]);
+            for (int m = 0; m < a->mesh_count; ++m) {
+                const sinew_mesh *mesh = &a->meshes[m];
+                size_t size = sinew_mesh_pose_scratch_size(mesh);
+                void *scratch = size ? aligned_alloc(16, (size + 15) / 16 * 16) : NULL;
+                float *pos = malloc(sizeof(float) * 3 * (size_t)mesh->vertex_count);
+                float *nrm = malloc(sizeof(float) * 3 * (size_t)mesh->vertex_count);
+                sinew_error err;
+                ++runs;
+                if (sinew_mesh_pose(mesh, model, n, NULL, (sinew_skinning)(k & 1), scratch, size, pos, nrm, NULL,
+                                    &err) != SINEW_OK)
+                    ++bad;
+                for (int v = 0; v < mesh->vertex_count * 3; ++v) bad += !isfinite(pos[v]) || !isfinite(nrm[v]);
+                free(scratch), free(pos), free(nrm);
+            }
+        }
+    }
+    CHECK(bad == 0, "%s: every clip plays with finite joints and vertices (%d bad values in %d mesh poses)", name,
+          bad, runs);
+    /* weights of every skinned vertex sum to 1 */
+    int off = 0;
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_skin *s = a->meshes[m].skin;
+        for (int v = 0; s && v < s->vertex_count; ++v) {
+            int j[SINEW_MAX_INFLUENCES];
+            float w[SINEW_MAX_INFLUENCES], sum = 0.0f;
+            sinew_skin_vertex(s, v, j, w);
+            for (int i = 0; i < s->influence_count; ++i) sum += w[i];
+            off += fabsf(sum - 1.0f) > 1e-5f;
+        }
+    }
+    CHECK(off == 0, "%s: every skinned vertex's weights sum to 1 (%d do not)", name, off);
+    free(local), free(model);
+}
+
+/* Every file of a folder, recursively. */
+static int each_file(const char *rel_dir)
+{
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/%s", SINEW_ASSETS, rel_dir);
+    DIR *d = opendir(dir);
+    if (!d) return 0;
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char rel[1024], full[2048];
+        snprintf(rel, sizeof rel, "%s/%s", rel_dir, e->d_name);
+        snprintf(full, sizeof full, "%s/%s", SINEW_ASSETS, rel);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+            files += each_file(rel);
+            continue;
+        }
+        sinew_asset *a = load(rel);
+        if (a) {
+            play_all(a, rel);
+            printf("  %-28s %3d joints, %d clips, %d meshes\n", rel, a->skeleton->joint_count, a->clip_count,
+                   a->mesh_count);
+        }
+        sinew_asset_free(a);
+        ++files;
+    }
+    closedir(d);
+    return files;
+}
+
+/* Joint world positions of two rigs, matched by name, at the same times:
+ * the largest distance after scaling the first by `scale`. */
+static double rig_gap(const sinew_asset *a, const sinew_clip *ca, const sinew_asset *b, const sinew_clip *cb,
+                      double scale, int *matched)
+{
+    const sinew_skeleton *sa = a->skeleton, *sb = b->skeleton;
+    sinew_transform *la = malloc(sizeof *la * (size_t)sa->joint_count), *lb = malloc(sizeof *lb * (size_t)sb->joint_count);
+    sinew_mat4 *ma = malloc(sizeof *ma * (size_t)sa->joint_count), *mb = malloc(sizeof *mb * (size_t)sb->joint_count);
+    double worst = 0.0;
+    for (int k = 0; k <= 16; ++k) {
+        float t = ca->duration * (float)k / 16.0f;
+        sinew_clip_sample(ca, sa, t, 0, NULL, la, sa->joint_count, NULL);
+        sinew_clip_sample(cb, sb, t, 0, NULL, lb, sb->joint_count, NULL);
+        sinew_local_to_model(sa, la, NULL, ma, sa->joint_count, NULL);
+        sinew_local_to_model(sb, lb, NULL, mb, sb->joint_count, NULL);
+        *matched = 0;
+        for (int j = 0; j < sa->joint_count; ++j) {
+            int o = sinew_skeleton_find_joint(sb, sa->names[j]);
+            if (o < 0) continue;
+            ++*matched;
+            double d = 0.0;
+            for (int x = 0; x < 3; ++x) {
+                double e = ma[j].m[12 + x] * scale - mb[o].m[12 + x];
+                d += e * e;
+            }
+            if (sqrt(d) > worst) worst = sqrt(d);
+        }
+    }
+    free(la), free(lb), free(ma), free(mb);
+    return worst;
+}
+
+static void test_pab(void)
+{
+    sinew_asset *fs = load("fbx/pab/skeleton.fbx"), *fw = load("fbx/pab/walk.fbx");
+    sinew_asset *cs = load("collada/pab/skeleton.dae"), *cw = load("collada/pab/walk.dae");
+    sinew_asset *arnaud = load("fbx/pab/arnaud.fbx");
+    if (!fs || !fw || !cs || !cw || !arnaud) goto done;
+    sinew_error err;
+    sinew_retarget_report rf, rc;
+    sinew_clip *walk_f = sinew_clip_retarget(fw->clips[0], fw->skeleton, fs->skeleton, NULL, &rf, &err);
+    sinew_clip *walk_c = sinew_clip_retarget(cw->clips[0], cw->skeleton, cs->skeleton, NULL, &rc, &err);
+    CHECK(walk_f && walk_c, "walk retargets onto both skeletons: %s", err.description);
+    if (walk_f && walk_c) {
+        CHECK(rf.matched_tracks >= 150, "the FBX walk animates the rig (%d tracks matched, %d left out)", rf.matched_tracks,
+              rf.dropped_tracks);
+        int matched;
+        double gap = rig_gap(fs, walk_f, cs, walk_c, 0.01, &matched);
+        /* float precision: positions in cm through 15 levels, about 1e-6 m measured */
+        CHECK(matched >= 67 && gap < 1e-5, "FBX and Collada pab walks agree: %d joints within %.3g m (bound 1e-5)",
+              matched, gap);
+        printf("  pab walk, FBX (cm) against Collada (m): %d joints, largest gap %.2g m over 17 times\n", matched, gap);
+        /* Hips where the file puts it, not a metre off (FBX helper nodes) */
+        sinew_transform *local = malloc(sizeof *local * (size_t)fs->skeleton->joint_count);
+        sinew_mat4 *model = malloc(sizeof *model * (size_t)fs->skeleton->joint_count);
+        sinew_clip_sample(walk_f, fs->skeleton, 0.0f, 0, NULL, local, fs->skeleton->joint_count, NULL);
+        sinew_local_to_model(fs->skeleton, local, NULL, model, fs->skeleton->joint_count, NULL);
+        int hips = sinew_skeleton_find_joint(fs->skeleton, "Hips");
+        CHECK(hips >= 0 && fabsf(model[hips].m[13] - 101.36f) < 0.1f && fabsf(model[hips].m[12] - 3.0f) < 0.1f,
+              "Hips at t = 0 stands 101.4 cm up, 3 cm right (the file's own numbers)");
+        free(local), free(model);
+    }
+    /* the skeleton a user expects: the rig under the scene root, no cameras */
+    CHECK(fs->skeleton->joint_count == 68 && sinew_skeleton_find_joint(fs->skeleton, "Camera01") < 0,
+          "skeleton.fbx: 67 rig joints under the root node (%d joints)", fs->skeleton->joint_count);
+    CHECK(arnaud->mesh_count == 1 && arnaud->meshes[0].vertex_count > 3000 && arnaud->meshes[0].skin,
+          "arnaud: one skinned mesh");
+    /* the walk from another file moves arnaud's mesh forward */
+    sinew_clip *aw = sinew_clip_retarget(fw->clips[0], fw->skeleton, arnaud->skeleton, NULL, NULL, &err);
+    CHECK(aw != NULL, "walk retargets onto arnaud: %s", err.description);
+    if (aw) {
+        const sinew_skeleton *sk = arnaud->skeleton;
+        const sinew_mesh *mesh = &arnaud->meshes[0];
+        sinew_transform *local = malloc(sizeof *local * (size_t)sk->joint_count);
+        sinew_mat4 *model = malloc(sizeof *model * (size_t)sk->joint_count);
+        size_t size = sinew_mesh_pose_scratch_size(mesh);
+        void *scratch = aligned_alloc(16, (size + 15) / 16 * 16);
+        float *pos = malloc(sizeof(float) * 3 * (size_t)mesh->vertex_count);
+        double z[2];
+        for (int f = 0; f < 2; ++f) {
+            sinew_clip_sample(aw, sk, 0.5f * (float)f, 0, NULL, local, sk->joint_count, NULL);
+            sinew_local_to_model(sk, local, NULL, model, sk->joint_count, NULL);
+            sinew_mesh_pose(mesh, model, sk->joint_count, NULL, SINEW_SKINNING_LBS, scratch, size, pos, NULL, NULL,
+                            NULL);
+            z[f] = 0.0;
+            for (int v = 0; v < mesh->vertex_count; ++v) z[f] += pos[v * 3 + 2] / mesh->vertex_count;
+        }
+        CHECK(z[1] - z[0] > 40.0 && z[1] - z[0] < 70.0, "arnaud walks about half a metre in 0.5 s (%.1f cm)",
+              z[1] - z[0]);
+        free(local), free(model), free(scratch), free(pos);
+        sinew_clip_free(aw);
+    }
+    sinew_clip_free(walk_f), sinew_clip_free(walk_c);
+done:
+    sinew_asset_free(fs), sinew_asset_free(fw), sinew_asset_free(cs), sinew_asset_free(cw), sinew_asset_free(arnaud);
+}
+
+int main(void)
+{
+    char probe[1024];
+    snprintf(probe, sizeof probe, "%s/fbx", SINEW_ASSETS);
+    struct stat st;
+    if (stat(probe, &st) != 0) {
+        printf("skip: %s is missing (the shared assets)\n", probe);
+        return 77;
+    }
+    int files = each_file("fbx") + each_file("collada");
+    CHECK(files >= 9, "every FBX and Collada file read (%d)", files);
+    test_pab();
+    return check_finish("test_assimp_files");
+}
