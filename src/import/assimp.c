@@ -1,9 +1,10 @@
 /* Assimp 5.2 scenes (FBX, Collada, BVH, OBJ and the rest) to sinew assets.
  *
  * Import flags: aiProcess_Triangulate (polygons to triangles; vertices are
- * not reordered), aiProcess_GenSmoothNormals (only where a mesh has no
- * normals) and aiProcess_ValidateDataStructure (Assimp checks its own
- * output). Not aiProcess_JoinIdenticalVertices, which would reorder and
+ * not reordered) and aiProcess_GenSmoothNormals (only where a mesh has no
+ * normals). Not aiProcess_ValidateDataStructure: it refuses skeleton-only
+ * files (a BVH) once no dummy mesh is made, and the conversion below checks
+ * what it uses anyway. Not aiProcess_JoinIdenticalVertices, which would reorder and
  * merge the file's vertices. Properties: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS
  * 0 (Assimp folds FBX pivots and pre-rotations into the nodes it can),
  * AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES 1 (the artist's node names,
@@ -640,7 +641,7 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES, 1);
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
-    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_ValidateDataStructure;
+    unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
     const struct aiScene *scene =
         path ? aiImportFileExWithProperties(path, flags, NULL, props)
              : aiImportFileFromMemoryWithProperties(data, (unsigned)(size > 0xffffffffu ? 0xffffffffu : size), flags,
