@@ -312,6 +312,7 @@ static sinew_result read_skin(ai_builder *b, int node, const struct aiMesh *m, c
             continue;
         }
         ibm[k] = to_mat4(&bone->mOffsetMatrix);
+        if (bone->mNumWeights && !bone->mWeights) continue;
         for (unsigned e = 0; e < bone->mNumWeights; ++e) {
             const struct aiVertexWeight *vw = &bone->mWeights[e];
             if (vw->mVertexId >= (unsigned)nv || !(vw->mWeight > 0.0f) || !isfinite(vw->mWeight)) {
@@ -391,6 +392,8 @@ static sinew_result read_mesh(ai_builder *b, int node, unsigned index, sinew_mes
     int nv = (int)m->mNumVertices;
     if (m->mNumVertices > 0x7fffffffu / 16 || !m->mVertices)
         return FAIL(b, SINEW_ERROR_PARSE, "%s: %u vertices", what, m->mNumVertices);
+    if ((m->mNumFaces && !m->mFaces) || (m->mNumBones && !m->mBones))
+        return FAIL(b, SINEW_ERROR_PARSE, "%s: faces or bones missing", what);
     *out = (sinew_mesh){.name = sinew__asset_strdup(b->asset, m->mName.data), .vertex_count = nv,
                         .joint = b->joint[node] >= 0 ? b->joint[node] : joint_above(b, node), .source_node = node,
                         .source_mesh = (int)index, .source_primitive = 0};
@@ -526,7 +529,9 @@ static sinew_result read_animation(ai_builder *b, unsigned a, sinew_clip **out)
     char what[300];
     snprintf(what, sizeof what, "animations[%u] \"%.200s\"", a, anim ? anim->mName.data : "");
     if (!anim) return FAIL(b, SINEW_ERROR_PARSE, "%s: missing", what);
-    double tps = anim->mTicksPerSecond > 0.0 ? anim->mTicksPerSecond : 25.0; /* Assimp's default */
+    if (anim->mNumChannels && !anim->mChannels) return FAIL(b, SINEW_ERROR_PARSE, "%s: channels missing", what);
+    /* 0 (or nonsense) means Assimp's default of 25 ticks per second */
+    double tps = anim->mTicksPerSecond > 0.0 && isfinite(anim->mTicksPerSecond) ? anim->mTicksPerSecond : 25.0;
     size_t nc = anim->mNumChannels;
     sinew_track *tracks = scratch(b, nc * 3 + 1, sizeof *tracks);
     float **owned = scratch(b, nc * 6 + 1, sizeof *owned);
