@@ -54,40 +54,49 @@ static int parse_times(const char *text, bake_args *a)
     }
 }
 
+/* The value of option `name` at argv[*i] (advancing *i), or NULL when
+ * argv[*i] is another argument; *missing is set when the value is. */
+static const char *option(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    if (strcmp(argv[*i], name) != 0) return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
 static int parse_args(int argc, char **argv, bake_args *a)
 {
     for (int i = 0; i < argc; ++i) {
-        const char *arg = argv[i];
-        bool has_value = i + 1 < argc;
+        const char *arg = argv[i], *v;
+        bool missing = false;
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
-        } else if (strcmp(arg, "--clip") == 0 || strcmp(arg, "--times") == 0 || strcmp(arg, "--json") == 0 ||
-                   strcmp(arg, "--method") == 0 || strcmp(arg, "--scene") == 0 || strcmp(arg, "--anim") == 0) {
-            if (!has_value) return usage_error("missing the value of", arg);
-            const char *v = argv[++i];
-            if (arg[2] == 's') {
-                char *end;
-                long k = strtol(v, &end, 10);
-                if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
-                a->scene = (int)k + 1;
-            } else if (arg[2] == 'a') {
-                a->anim = v;
-            } else if (arg[2] == 'c') {
-                a->clip = v;
-            } else if (arg[2] == 'j') {
-                a->json = v;
-            } else if (arg[2] == 'm') {
-                if (strcmp(v, "lbs") == 0)
-                    a->method = SINEW_SKINNING_LBS;
-                else if (strcmp(v, "dqs") == 0)
-                    a->method = SINEW_SKINNING_DQS;
-                else
-                    return usage_error("--method is lbs or dqs", v);
-            } else {
-                if (a->times) return usage_error("--times given twice", NULL);
-                int r = parse_times(v, a);
-                if (r != EXIT_OK) return r;
-            }
+        } else if ((v = option(argc, argv, &i, "--clip", &missing))) {
+            a->clip = v;
+        } else if ((v = option(argc, argv, &i, "--anim", &missing))) {
+            a->anim = v;
+        } else if ((v = option(argc, argv, &i, "--json", &missing))) {
+            a->json = v;
+        } else if ((v = option(argc, argv, &i, "--scene", &missing))) {
+            char *end;
+            long k = strtol(v, &end, 10);
+            if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
+            a->scene = (int)k + 1;
+        } else if ((v = option(argc, argv, &i, "--method", &missing))) {
+            if (strcmp(v, "lbs") == 0)
+                a->method = SINEW_SKINNING_LBS;
+            else if (strcmp(v, "dqs") == 0)
+                a->method = SINEW_SKINNING_DQS;
+            else
+                return usage_error("--method is lbs or dqs", v);
+        } else if ((v = option(argc, argv, &i, "--times", &missing))) {
+            if (a->times) return usage_error("--times given twice", NULL);
+            int r = parse_times(v, a);
+            if (r != EXIT_OK) return r;
+        } else if (missing) {
+            return usage_error("missing the value of", arg);
         } else if (arg[0] == '-' && arg[1]) {
             return usage_error("unknown option", arg);
         } else if (!a->file) {

@@ -1,6 +1,7 @@
 /* The independent glTF evaluator of gltf_reference.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "gltf_reference.h"
+#include "read_file.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -32,19 +33,6 @@ static void *xcalloc(size_t n, size_t size)
         exit(2);
     }
     return p;
-}
-
-static unsigned char *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *data = xcalloc((size_t)n + 1, 1);
-    *size = fread(data, 1, (size_t)n, f);
-    fclose(f);
-    return data;
 }
 
 static const cJSON *get(const cJSON *obj, const char *key) { return cJSON_GetObjectItemCaseSensitive(obj, key); }
@@ -108,7 +96,7 @@ static bool load_buffers(ref_doc *d, const char *dir)
                     path[o++] = u[k];
                 }
             }
-            b->data = read_all(path, &b->size);
+            b->data = test_read_file(path, &b->size);
             if (!b->data) {
                 fprintf(stderr, "reference: cannot read %s\n", path);
                 free(path);
@@ -123,7 +111,7 @@ static bool load_buffers(ref_doc *d, const char *dir)
 ref_doc *ref_open(const char *path)
 {
     size_t size;
-    unsigned char *data = read_all(path, &size);
+    unsigned char *data = test_read_file(path, &size);
     if (!data) {
         fprintf(stderr, "reference: cannot read %s\n", path);
         return NULL;

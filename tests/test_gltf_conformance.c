@@ -12,6 +12,7 @@
 #include "gltf_reference.h"
 #include "sinew/sinew.h"
 #include "check.h"
+#include "read_file.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -26,15 +27,9 @@ typedef struct worst {
 
 static cJSON *read_json(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    size_t got = text ? fread(text, 1, (size_t)n, f) : 0;
-    fclose(f);
-    cJSON *j = text ? cJSON_ParseWithLength(text, got) : NULL;
+    size_t size;
+    unsigned char *text = test_read_file(path, &size);
+    cJSON *j = text ? cJSON_ParseWithLength((const char *)text, size) : NULL;
     free(text);
     return j;
 }

@@ -39,14 +39,7 @@ typedef struct ai_builder {
     size_t hash_size;
 } ai_builder;
 
-static void *scratch(ai_builder *b, size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size) return NULL;
-    size_t bytes = count * size;
-    void *p = sinew__alloc(&b->alloc, bytes ? bytes : 1);
-    if (p) memset(p, 0, bytes);
-    return p;
-}
+static void *scratch(ai_builder *b, size_t count, size_t size) { return sinew__import_alloc(&b->alloc, count, size); }
 
 static sinew_mat4 to_mat4(const struct aiMatrix4x4 *a)
 {

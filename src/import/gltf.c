@@ -28,7 +28,7 @@ typedef struct builder {
     gltf_skin *skins;
 } builder;
 
-static void *scratch(builder *b, size_t count, size_t size) { return gltf_alloc(&b->alloc, count, size); }
+static void *scratch(builder *b, size_t count, size_t size) { return sinew__import_alloc(&b->alloc, count, size); }
 
 /* ---- nodes -> skeleton ------------------------------------------------------ */
 

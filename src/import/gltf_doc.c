@@ -88,17 +88,8 @@ sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const ch
     return SINEW_OK;
 }
 
-/* ---- allocation ----------------------------------------------------------- */
 
-void *gltf_alloc(const sinew_allocator *alloc, size_t count, size_t size)
-{
-    if (size && count > SIZE_MAX / size) return NULL;
-    void *p = sinew__alloc(alloc, count * size);
-    if (p) memset(p, 0, count * size);
-    return p;
-}
-
-static void *doc_alloc(gltf_doc *doc, size_t count, size_t size) { return gltf_alloc(&doc->alloc, count, size); }
+static void *doc_alloc(gltf_doc *doc, size_t count, size_t size) { return sinew__import_alloc(&doc->alloc, count, size); }
 
 int gltf_node_index(const cJSON *element, int node_count)
 {
@@ -154,34 +145,6 @@ static bool base64_decode(const char *s, size_t len, uint8_t *out, size_t *out_l
     return true;
 }
 
-uint8_t *gltf_read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
-                          sinew_result *why)
-{
-    FILE *f = fopen(path, "rb");
-    *why = SINEW_ERROR_IO;
-    if (!f) return NULL;
-    long end = -1;
-    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
-    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
-        fclose(f);
-        return NULL;
-    }
-    *size = (size_t)end;
-    size_t want = *size < limit ? *size : limit;
-    uint8_t *data = sinew__alloc(alloc, want);
-    if (!data) {
-        *why = SINEW_ERROR_OUT_OF_MEMORY;
-        fclose(f);
-        return NULL;
-    }
-    if (want && fread(data, 1, want, f) != want) {
-        sinew__free(alloc, data);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    return data;
-}
 
 /* Percent-decodes a relative URI and checks that it stays inside the base
  * folder (unless allowed). Writes the joined path into `out`. */
@@ -287,7 +250,7 @@ static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
     if ((r = resolve_uri(doc, uri, path, file, sizeof file)) != SINEW_OK) return r;
     size_t file_size = 0;
     sinew_result why;
-    uint8_t *data = gltf_read_file(file, &doc->alloc, buf->size, &file_size, &why);
+    uint8_t *data = sinew__read_file(file, &doc->alloc, buf->size, &file_size, &why);
     if (!data)
         return FAIL(doc, why, "%s: cannot read \"%s\"%s", path, file, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
     buf->owned = data;

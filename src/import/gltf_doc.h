@@ -6,7 +6,7 @@
 #define SINEW_GLTF_DOC_H
 
 #include "sinew/sinew_import.h"
-#include "../internal.h"
+#include "import_internal.h"
 
 #include <cjson/cJSON.h>
 
@@ -101,15 +101,6 @@ sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const ch
 sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out);
 
 /* ---- shared by the importer ------------------------------------------------ */
-
-/* Zeroed memory for count * size bytes, or NULL (overflow included). */
-void *gltf_alloc(const sinew_allocator *alloc, size_t count, size_t size);
-
-/* Reads at most `limit` bytes of a file (the file's full size goes to
- * *size, so a caller can tell a short file). NULL with *why set to
- * SINEW_ERROR_IO or SINEW_ERROR_OUT_OF_MEMORY. */
-uint8_t *gltf_read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
-                        sinew_result *why);
 
 /* The node index a JSON array element holds, or -1 when it is not an
  * integer in [0, node_count). */

@@ -1,7 +1,6 @@
 /* sinew_load_file and sinew_load_memory: the format by content (glTF to
  * sinew's own reader, everything else to Assimp), one memory budget per
  * load, errors prefixed with the file. */
-#include "gltf_doc.h"
 #include "import_internal.h"
 
 #include <stdio.h>
@@ -51,6 +50,43 @@ static void budget_free(void *user, void *ptr)
 {
     budget *b = user;
     sinew__free(&b->real, ptr);
+}
+
+void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size) return NULL;
+    void *p = sinew__alloc(alloc, count * size);
+    if (p) memset(p, 0, count * size);
+    return p;
+}
+
+uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
+                          sinew_result *why)
+{
+    FILE *f = fopen(path, "rb");
+    *why = SINEW_ERROR_IO;
+    if (!f) return NULL;
+    long end = -1;
+    if (fseek(f, 0, SEEK_END) == 0) end = ftell(f);
+    if (end < 0 || fseek(f, 0, SEEK_SET) != 0) {
+        fclose(f);
+        return NULL;
+    }
+    *size = (size_t)end;
+    size_t want = *size < limit ? *size : limit;
+    uint8_t *data = sinew__alloc(alloc, want);
+    if (!data) {
+        *why = SINEW_ERROR_OUT_OF_MEMORY;
+        fclose(f);
+        return NULL;
+    }
+    if (want && fread(data, 1, want, f) != want) {
+        sinew__free(alloc, data);
+        fclose(f);
+        return NULL;
+    }
+    fclose(f);
+    return data;
 }
 
 /* glTF: a GLB header, or JSON (an object or, to be told it is not one, an
@@ -119,7 +155,7 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
     sinew_allocator alloc = sinew__allocator(options ? &options->base : &defaults.base);
     size_t size = 0;
     sinew_result why;
-    uint8_t *data = gltf_read_file(path, &alloc, SIZE_MAX, &size, &why);
+    uint8_t *data = sinew__read_file(path, &alloc, SIZE_MAX, &size, &why);
     if (!data) {
         sinew__fail(err, why, "%s: cannot read%s", path, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
         return NULL;

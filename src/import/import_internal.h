@@ -5,6 +5,15 @@
 #include "../asset/asset_internal.h"
 #include "sinew/sinew_import.h"
 
+/* Zeroed memory for count * size bytes, or NULL (overflow included). */
+void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size);
+
+/* Reads at most `limit` bytes of a file (the file's full size goes to
+ * *size, so a caller can tell a short file). NULL with *why set to
+ * SINEW_ERROR_IO or SINEW_ERROR_OUT_OF_MEMORY. */
+uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
+                          sinew_result *why);
+
 /* One node of a file, as a joint to be. */
 typedef struct import_node {
     int source;           /* the file's node index */

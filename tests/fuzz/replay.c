@@ -9,23 +9,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../read_file.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int run_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    size_t size;
+    unsigned char *data = test_read_file(path, &size);
+    if (!data) {
         fprintf(stderr, "replay: cannot read %s\n", path);
         return -1;
     }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *data = malloc((size_t)n + 1);
-    size_t got = data ? fread(data, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (!data) return -1;
-    LLVMFuzzerTestOneInput(data, got);
+    LLVMFuzzerTestOneInput(data, size);
     free(data);
     return 1;
 }

@@ -1,4 +1,4 @@
-/* A file's node hierarchy into a sinew skeleton, for every loader. */
+/* What every loader builds the same way: joints from a file's nodes, skins. */
 #include "import_internal.h"
 
 #include <stdio.h>
