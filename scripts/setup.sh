@@ -4,7 +4,10 @@
 # Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make,
 # cJSON (libcjson-dev) for the glTF loader, Assimp (libassimp-dev) for FBX,
 # Collada and the other formats (sinew builds without it, reading glTF only;
-# the tests want it).
+# the tests want it); for pictures: libepoxy-dev (OpenGL), libpng-dev,
+# libglfw3-dev (the viewer's window), Mesa's software driver for EGL
+# (libegl-mesa0, libgl1-mesa-dri) and xvfb with xauth (the viewer's test).
+# sinew builds without those too; render and view then say what to install.
 
 sinew_setup() {
     local missing=() packages=()
@@ -15,6 +18,13 @@ sinew_setup() {
     fi
     [ -f /usr/include/cjson/cJSON.h ] || { missing+=(cJSON); packages+=(libcjson-dev); }
     [ -f /usr/include/assimp/cimport.h ] || { missing+=(Assimp); packages+=(libassimp-dev); }
+    [ -f /usr/include/epoxy/gl.h ] || { missing+=(libepoxy); packages+=(libepoxy-dev); }
+    [ -f /usr/include/png.h ] || { missing+=(libpng); packages+=(libpng-dev); }
+    [ -f /usr/include/GLFW/glfw3.h ] || { missing+=(GLFW); packages+=(libglfw3-dev); }
+    ls /usr/lib/*/libEGL_mesa.so.0 >/dev/null 2>&1 || { missing+=("Mesa EGL"); packages+=(libegl-mesa0); }
+    ls /usr/lib/*/dri/swrast_dri.so >/dev/null 2>&1 || { missing+=("Mesa GL driver"); packages+=(libgl1-mesa-dri); }
+    command -v Xvfb >/dev/null 2>&1 || { missing+=(Xvfb); packages+=(xvfb); }
+    command -v xauth >/dev/null 2>&1 || { missing+=(xauth); packages+=(xauth); }
     [ ${#missing[@]} -eq 0 ] && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         echo "sinew: installing ${packages[*]}" >&2

@@ -13,14 +13,23 @@
 #define SINEW__PRINTF(fmt, args)
 #endif
 
+/* Internal functions the other sinew libraries (libsinew_import,
+ * libsinew_gpu) call: exported from the shared libsinew, named sinew__ and
+ * declared in no public header. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define SINEW__SHARED __attribute__((visibility("default")))
+#else
+#define SINEW__SHARED
+#endif
+
 /* ---- errors and warnings ------------------------------------------------ */
 
 /* Fills `err` (when not NULL) and returns `result`. */
-sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt, ...)
+SINEW__SHARED sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt, ...)
     SINEW__PRINTF(3, 4);
 
 /* Sends a formatted warning to the options' logger, if any. */
-void sinew__warn(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
+SINEW__SHARED void sinew__warn(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
 
 /* Clears `err` to SINEW_OK. */
 static inline void sinew__ok(sinew_error *err)
@@ -33,9 +42,9 @@ static inline void sinew__ok(sinew_error *err)
 
 /* ---- allocation ---------------------------------------------------------- */
 
-sinew_allocator sinew__allocator(const sinew_options *options);
-void *sinew__alloc(const sinew_allocator *a, size_t size);
-void sinew__free(const sinew_allocator *a, void *ptr);
+SINEW__SHARED sinew_allocator sinew__allocator(const sinew_options *options);
+SINEW__SHARED void *sinew__alloc(const sinew_allocator *a, size_t size);
+SINEW__SHARED void sinew__free(const sinew_allocator *a, void *ptr);
 
 /* Lays out several arrays in one allocation: call sinew__layout_add for each
  * (returns its offset), then allocate `total` bytes. */

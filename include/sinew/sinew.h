@@ -103,7 +103,8 @@ SINEW_API const char *sinew_version(void);
     X(SINEW_ERROR_OUT_OF_BOUNDS, "range outside its container")                \
     X(SINEW_ERROR_BAD_REFERENCE, "index refers to nothing")                    \
     X(SINEW_ERROR_BAD_URI, "URI refused or malformed")                         \
-    X(SINEW_ERROR_UNSUPPORTED, "feature not supported")
+    X(SINEW_ERROR_UNSUPPORTED, "feature not supported")                        \
+    X(SINEW_ERROR_GPU, "graphics driver failed")
 
 typedef enum sinew_result {
 #define SINEW__RESULT_ENUM(name, text) name,

@@ -7,18 +7,18 @@
 #include "../internal.h"
 
 /* A new empty asset (name copied), or NULL when out of memory. */
-sinew_asset *sinew__asset_new(const char *name, const sinew_options *options);
+SINEW__SHARED sinew_asset *sinew__asset_new(const char *name, const sinew_options *options);
 
 /* Zeroed memory that lives as long as the asset, or NULL (count * size
  * overflow included). */
-void *sinew__asset_alloc(sinew_asset *asset, size_t count, size_t size);
+SINEW__SHARED void *sinew__asset_alloc(sinew_asset *asset, size_t count, size_t size);
 
 /* A copy of `s` owned by the asset, or NULL. */
-char *sinew__asset_strdup(sinew_asset *asset, const char *s);
+SINEW__SHARED char *sinew__asset_strdup(sinew_asset *asset, const char *s);
 
 /* Makes `alloc` the allocator that frees the asset and every object it
  * owns (a loader that allocated through a wrapper hands back the real one;
  * the wrapper must have passed allocations through unchanged). */
-void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocator alloc);
+SINEW__SHARED void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocator alloc);
 
 #endif

@@ -1,0 +1,209 @@
+/*
+ * sinew on the GPU: the skinning vertex shader (GLSL) and a small OpenGL
+ * helper to upload a skinned mesh and its palette. Part of libsinew_gpu,
+ * which links libsinew; the GL helper needs libepoxy (apt-get install
+ * libepoxy-dev) when the library is built, and fails with
+ * SINEW_ERROR_UNSUPPORTED naming it otherwise. The shader text and the
+ * packing functions need no GL at all.
+ *
+ * The shader is shaders/sinew_skin.vert (installed to share/sinew/shaders)
+ * and the string sinew_glsl_skin_vert below; its header comment is its
+ * manual: options, attribute locations, palette layout. One frame:
+ *
+ *   // once
+ *   sinew_gl_program_desc pd = { .vertex = { .method = SINEW_SKINNING_LBS },
+ *                                .fragment = my_fragment_source };
+ *   unsigned program, palette_buffer;
+ *   sinew_gl_program_create(&pd, &program, &err);
+ *   sinew_gl_mesh gm;
+ *   sinew_gl_mesh_upload(&(sinew_gl_mesh_desc){ .vertex_count = mesh->vertex_count,
+ *       .positions = mesh->positions, .normals = mesh->normals, .skin = mesh->skin,
+ *       .index_count = mesh->index_count, .indices = mesh->indices }, &gm, &err);
+ *   sinew_gl_palette_create(mesh->skin->joint_count, &palette_buffer, &err);
+ *   // per frame: the palette on the CPU (sinew.h), then
+ *   sinew_gl_palette_write(palette_buffer, 0, SINEW_SKINNING_LBS, palette, joint_count, &err);
+ *   glUseProgram(program);  // and set sinew_view_projection
+ *   glBindBufferBase(GL_UNIFORM_BUFFER, SINEW_GL_PALETTE_BINDING, palette_buffer);
+ *   sinew_gl_mesh_draw(&gm, 1);
+ *
+ * With the SSBO palette (sinew_glsl_options.ssbo) one buffer holds a
+ * palette per instance: write instance i's at slot i * joint_count, set the
+ * uniform sinew_joint_count, bind with GL_SHADER_STORAGE_BUFFER, and draw
+ * instance_count instances.
+ *
+ * The GL functions use the context current on the calling thread. They
+ * leave the vertex array, GL_ARRAY_BUFFER and GL_COPY_WRITE_BUFFER bindings
+ * at 0 (sinew_gl_mesh_draw() leaves its vertex array bound) and report GL
+ * errors as SINEW_ERROR_GPU naming the call.
+ */
+#ifndef SINEW_GPU_H
+#define SINEW_GPU_H
+
+#include "sinew_asset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ======================================================================== */
+/* GLSL                                                                      */
+/* ======================================================================== */
+
+/* The text of shaders/sinew_skin.vert, NUL-terminated, without a #version
+ * line. */
+SINEW_API extern const char sinew_glsl_skin_vert[];
+
+/* Joints the uniform-block palette holds (16 KiB, the smallest
+ * GL_MAX_UNIFORM_BLOCK_SIZE a driver may have). */
+#define SINEW_GLSL_UBO_JOINTS 256
+
+/* Floats per joint slot in a palette buffer, for both methods. */
+#define SINEW_GPU_SLOT_FLOATS 16
+
+/* Which variant of the shader to build. Zero-initialized: LBS, uniform-block
+ * palette, 4 influences, exact normals, with main(), the lowest #version
+ * that works. */
+typedef struct sinew_glsl_options {
+    sinew_skinning method;
+    bool ssbo;           /* palette in a shader storage block (GLSL 4.30) */
+    int influences;      /* per vertex: up to 4 (0 too) gives 4, 5..8 gives 8 */
+    bool fast_normals;   /* LBS normals by M itself (SINEW_NORMALS_FAST) */
+    bool no_main;        /* declarations and sinew_skin() only */
+    const char *version; /* the #version line's text ("450 core"); NULL: "330 core",
+                            "430 core" with ssbo */
+} sinew_glsl_options;
+
+/* Writes the complete shader text for `options` (NULL: the defaults): the
+ * #version line, the options as #defines, then sinew_glsl_skin_vert, into
+ * `out` (`capacity` bytes, always NUL-terminated when capacity > 0, cut
+ * short when too small). Returns the length of the whole text without the
+ * NUL, as snprintf does: call with capacity 0 to size the buffer. */
+SINEW_API size_t sinew_glsl_compose(const sinew_glsl_options *options, char *out, size_t capacity);
+
+/* Writes `count` dual quaternion transforms in the shader's DQS palette
+ * layout, SINEW_GPU_SLOT_FLOATS floats each: real (x, y, z, w), dual, then
+ * the stretch's upper triangle s00 s01 s02 s11 s12 s22 and two zeros. The
+ * stretch sinew_dq_palette() computes is upper triangular (R comes from the
+ * axes by Gram-Schmidt); the entries below its diagonal are rounding noise
+ * and are not written. */
+SINEW_API void sinew_gpu_dq_pack(const sinew_dq_transform *dq, int count, float *out);
+
+/* ======================================================================== */
+/* OpenGL helper                                                             */
+/* ======================================================================== */
+
+/* The binding point of the palette block (uniform or shader storage) in
+ * programs from sinew_gl_program_create(). */
+#define SINEW_GL_PALETTE_BINDING 0
+
+/* An OpenGL context with no window. */
+typedef struct sinew_gl_context sinew_gl_context;
+
+/* Creates an OpenGL core context without a window through EGL (Mesa's
+ * surfaceless platform first, then the first EGL device, then the default
+ * display), the highest of 4.5, 4.3 and 3.3 the driver gives, and makes it
+ * current on this thread. With no window there is no default framebuffer:
+ * a 1x1 framebuffer object is created and bound, so that draws (transform
+ * feedback too) have a complete one; bind your own to render pictures.
+ * Errors: SINEW_ERROR_UNSUPPORTED (built without GL), SINEW_ERROR_GPU
+ * (no display, config or context: the description names the step).
+ * Free with sinew_gl_context_free(). */
+SINEW_API sinew_gl_context *sinew_gl_context_create(sinew_error *err);
+
+/* Releases the context (NULL is fine); nothing is current afterwards. The
+ * EGL display stays initialized: it is shared by everything in the process
+ * that uses EGL. */
+SINEW_API void sinew_gl_context_free(sinew_gl_context *context);
+
+/* A program: the skinning vertex shader and the caller's other stages. */
+typedef struct sinew_gl_program_desc {
+    sinew_glsl_options vertex;
+    const char *vertex_main;          /* appended to the vertex text (with vertex.no_main), or NULL */
+    const char *fragment;             /* a complete fragment shader, or NULL for none */
+    const char *const *feedback;      /* transform feedback outputs, one buffer each */
+    int feedback_count;               /* (GL_SEPARATE_ATTRIBS), 0 for none */
+} sinew_gl_program_desc;
+
+/* Compiles and links a program and binds its palette block to
+ * SINEW_GL_PALETTE_BINDING. Errors: SINEW_ERROR_UNSUPPORTED (built without
+ * GL), SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_OUT_OF_MEMORY,
+ * SINEW_ERROR_GPU with the driver's log (the stage and line). Delete with
+ * glDeleteProgram(). */
+SINEW_API sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned *program,
+                                               sinew_error *err);
+
+/* A mesh on the GPU: one buffer per stream, a vertex array with the
+ * shader's attribute locations. */
+typedef struct sinew_gl_mesh {
+    unsigned vertex_array;
+    unsigned positions, normals, tangents; /* buffers (0: stream absent) */
+    unsigned joints, weights;              /* influences, 4 or 8 per vertex */
+    unsigned indices;                      /* 0: drawn as a vertex list */
+    int vertex_count;
+    int index_count;
+    int influences;   /* 4 or 8: the shader variant (sinew_glsl_options.influences) it needs */
+} sinew_gl_mesh;
+
+typedef struct sinew_gl_mesh_desc {
+    int vertex_count;
+    const float *positions;   /* 3 per vertex, required */
+    const float *normals;     /* 3 per vertex, or NULL */
+    const float *tangents;    /* 4 per vertex, or NULL */
+    const sinew_skin *skin;   /* NULL: rigid, every vertex on palette slot 0 with weight 1 */
+    int index_count;
+    const uint32_t *indices;  /* triangle list, or NULL */
+    bool dynamic;             /* streams rewritten often (sinew_gl_mesh_update) */
+    int influences;           /* 8: padded for the 8-influence shader even when 4 would
+                                 do (one program for every mesh); 0: 4 or 8, the fewest
+                                 the skin needs */
+} sinew_gl_mesh_desc;
+
+/* Uploads a mesh. Influences keep the skin's types (u8 or u16 indices;
+ * float, unorm8 or unorm16 weights), padded with zero weights to 4 or 8 per
+ * vertex (mesh->influences says which). A stream left NULL gets no buffer; the shader's outputs that
+ * depend on it are then meaningless. Allocates a temporary copy of the
+ * influences. Errors: SINEW_ERROR_UNSUPPORTED, SINEW_ERROR_INVALID_ARGUMENT
+ * (counts, an index out of range of vertex_count, influences other than
+ * 0, 4 or 8, or 4 for a skin of more), SINEW_ERROR_OUT_OF_MEMORY,
+ * SINEW_ERROR_GPU. On failure nothing is left allocated. */
+SINEW_API sinew_result sinew_gl_mesh_upload(const sinew_gl_mesh_desc *desc, sinew_gl_mesh *mesh,
+                                            sinew_error *err);
+
+/* Rewrites the vertex streams of an uploaded mesh (after CPU morph targets,
+ * say): each non-NULL one, vertex_count vertices, into the buffer it was
+ * uploaded to. Errors: SINEW_ERROR_INVALID_ARGUMENT (a stream the mesh was
+ * uploaded without), SINEW_ERROR_GPU. */
+SINEW_API sinew_result sinew_gl_mesh_update(const sinew_gl_mesh *mesh, const float *positions,
+                                            const float *normals, const float *tangents, sinew_error *err);
+
+/* Draws `instances` instances of the mesh as triangles (a point list
+ * under GL_RASTERIZER_DISCARD is the caller's glDrawArrays). Leaves its
+ * vertex array bound. */
+SINEW_API void sinew_gl_mesh_draw(const sinew_gl_mesh *mesh, int instances);
+
+/* Deletes the mesh's buffers and vertex array and zeroes it (NULL fine). */
+SINEW_API void sinew_gl_mesh_free(sinew_gl_mesh *mesh);
+
+/* Creates a palette buffer of `slots` joint slots (SINEW_GPU_SLOT_FLOATS
+ * floats each), zeroed; at least SINEW_GLSL_UBO_JOINTS slots, since GL
+ * wants a bound uniform block covered whole. Errors: SINEW_ERROR_UNSUPPORTED,
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_GPU (out of GPU memory among
+ * them). Delete with glDeleteBuffers(). */
+SINEW_API sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *err);
+
+/* Writes `count` palette matrices (from sinew_skin_palette()) into `buffer`
+ * from slot `first` on, as the shader's `method` reads them: the matrices as
+ * they are for LBS; for DQS converted by sinew_dq_palette() and
+ * sinew_gpu_dq_pack(), a few joints at a time on the stack (nothing is
+ * allocated). A singular matrix is written as the identity and reported
+ * (SINEW_ERROR_SINGULAR, the rest still written). Other errors:
+ * SINEW_ERROR_UNSUPPORTED, SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_GPU
+ * (the slots exceed the buffer among them). */
+SINEW_API sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning method,
+                                              const sinew_mat4 *palette, int count, sinew_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_GPU_H */
