@@ -35,37 +35,6 @@ static int usage_error(const char *message, const char *arg)
     return EXIT_USAGE;
 }
 
-static int parse_times(const char *text, bake_args *a)
-{
-    size_t cap = 1;
-    for (const char *c = text; *c; ++c) cap += *c == ',';
-    a->times = malloc(sizeof *a->times * cap);
-    if (!a->times) return usage_error("out of memory", NULL);
-    const char *p = text;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double t = strtod(p, &end);
-        if (end == p || errno || !isfinite(t) || (*end && *end != ','))
-            return usage_error("--times wants numbers separated by commas", text);
-        a->times[a->time_count++] = (float)t;
-        if (!*end) return EXIT_OK;
-        p = end + 1;
-    }
-}
-
-/* The value of option `name` at argv[*i] (advancing *i), or NULL when
- * argv[*i] is another argument; *missing is set when the value is. */
-static const char *option(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    if (strcmp(argv[*i], name) != 0) return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
-
 static int parse_args(int argc, char **argv, bake_args *a)
 {
     for (int i = 0; i < argc; ++i) {
@@ -73,28 +42,28 @@ static int parse_args(int argc, char **argv, bake_args *a)
         bool missing = false;
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
-        } else if ((v = option(argc, argv, &i, "--clip", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
             a->clip = v;
-        } else if ((v = option(argc, argv, &i, "--anim", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
             a->anim = v;
-        } else if ((v = option(argc, argv, &i, "--json", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
             a->json = v;
-        } else if ((v = option(argc, argv, &i, "--scene", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
             char *end;
             long k = strtol(v, &end, 10);
             if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
             a->scene = (int)k + 1;
-        } else if ((v = option(argc, argv, &i, "--method", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
             if (strcmp(v, "lbs") == 0)
                 a->method = SINEW_SKINNING_LBS;
             else if (strcmp(v, "dqs") == 0)
                 a->method = SINEW_SKINNING_DQS;
             else
                 return usage_error("--method is lbs or dqs", v);
-        } else if ((v = option(argc, argv, &i, "--times", &missing))) {
+        } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
             if (a->times) return usage_error("--times given twice", NULL);
-            int r = parse_times(v, a);
-            if (r != EXIT_OK) return r;
+            if (!cli_parse_times(v, &a->times, &a->time_count))
+                return usage_error("--times wants numbers separated by commas", v);
         } else if (missing) {
             return usage_error("missing the value of", arg);
         } else if (arg[0] == '-' && arg[1]) {
@@ -108,36 +77,6 @@ static int parse_args(int argc, char **argv, bake_args *a)
     if (!a->file) return usage_error("FILE is required (see sinew --help)", NULL);
     if (!a->times) return usage_error("--times T1,T2,... is required", NULL);
     return EXIT_OK;
-}
-
-/* The clip --clip names: an index, a name, or "none" (-1). */
-static int find_clip(const cli_clips *clips, const char *spec, int *index)
-{
-    if (!spec) {
-        *index = clips->count > 0 ? 0 : -1;
-        return EXIT_OK;
-    }
-    if (strcmp(spec, "none") == 0) {
-        *index = -1;
-        return EXIT_OK;
-    }
-    char *end;
-    long i = strtol(spec, &end, 10);
-    if (*spec && !*end) {
-        if (i < 0 || i >= clips->count) {
-            fprintf(stderr, "sinew: bake: clip %ld does not exist (there are %d)\n", i, clips->count);
-            return EXIT_FAILED;
-        }
-        *index = (int)i;
-        return EXIT_OK;
-    }
-    for (int c = 0; c < clips->count; ++c)
-        if (strcmp(clips->clips[c]->name, spec) == 0) {
-            *index = c;
-            return EXIT_OK;
-        }
-    fprintf(stderr, "sinew: bake: no clip named \"%s\"\n", spec);
-    return EXIT_FAILED;
 }
 
 static void put_string(FILE *f, const char *s)
@@ -295,7 +234,7 @@ int cli_bake(int argc, char **argv)
     FILE *f = NULL;
     cli_clips clips = {0};
     if ((status = cli_clips_load(a, args.anim, &clips)) != EXIT_OK ||
-        (status = find_clip(&clips, args.clip, &clip_index)) != EXIT_OK)
+        (status = cli_find_clip("bake", &clips, args.clip, &clip_index)) != EXIT_OK)
         goto done;
     if (!alloc_buffers(a, &b)) {
         fprintf(stderr, "sinew: bake: out of memory\n");

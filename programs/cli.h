@@ -24,7 +24,25 @@ typedef struct cli_clips {
 int cli_clips_load(const sinew_asset *asset, const char *anim_path, cli_clips *out);
 void cli_clips_free(cli_clips *clips);
 
+/* The clip `spec` names among `clips`: an index, a name, or "none" (-1);
+ * NULL means the first (or none when there are none). Prints the reason,
+ * prefixed with the command, and returns EXIT_FAILED when there is no such
+ * clip. */
+int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index);
+
+/* The value of option `name` at argv[*i] (advancing *i), or NULL when
+ * argv[*i] is another argument; *missing is set when the value is. */
+const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing);
+
+/* Parses "T1,T2,..." (finite numbers) into a malloc'ed array; false when
+ * the text is not that (or out of memory). */
+bool cli_parse_times(const char *text, float **times, int *count);
+
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
+
+/* `sinew render` and `sinew view`: see programs/render.c and view.c. */
+int cli_render(int argc, char **argv);
+int cli_view(int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,69 @@ void cli_clips_free(cli_clips *c)
     free(c->owned);
     free(c->clips);
     *c = (cli_clips){0};
+}
+
+int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index)
+{
+    if (!spec) {
+        *index = clips->count > 0 ? 0 : -1;
+        return EXIT_OK;
+    }
+    if (strcmp(spec, "none") == 0) {
+        *index = -1;
+        return EXIT_OK;
+    }
+    char *end;
+    long i = strtol(spec, &end, 10);
+    if (*spec && !*end) {
+        if (i < 0 || i >= clips->count) {
+            fprintf(stderr, "sinew: %s: clip %ld does not exist (there are %d)\n", command, i, clips->count);
+            return EXIT_FAILED;
+        }
+        *index = (int)i;
+        return EXIT_OK;
+    }
+    for (int c = 0; c < clips->count; ++c)
+        if (strcmp(clips->clips[c]->name, spec) == 0) {
+            *index = c;
+            return EXIT_OK;
+        }
+    fprintf(stderr, "sinew: %s: no clip named \"%s\"\n", command, spec);
+    return EXIT_FAILED;
+}
+
+const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing)
+{
+    if (strcmp(argv[*i], name) != 0) return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+bool cli_parse_times(const char *text, float **times, int *count)
+{
+    size_t cap = 1;
+    for (const char *c = text; *c; ++c) cap += *c == ',';
+    float *t = malloc(sizeof *t * cap);
+    if (!t) return false;
+    int n = 0;
+    for (const char *p = text;;) {
+        char *end;
+        errno = 0;
+        double x = strtod(p, &end);
+        if (end == p || errno || !isfinite(x) || (*end && *end != ',')) {
+            free(t);
+            return false;
+        }
+        t[n++] = (float)x;
+        if (!*end) break;
+        p = end + 1;
+    }
+    *times = t;
+    *count = n;
+    return true;
 }
 
 /* ---- info --------------------------------------------------------------- */
@@ -377,6 +441,8 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
     if (strcmp(cmd, "bake") == 0) return cli_bake(argc - 2, argv + 2);
+    if (strcmp(cmd, "render") == 0) return cli_render(argc - 2, argv + 2);
+    if (strcmp(cmd, "view") == 0) return cli_view(argc - 2, argv + 2);
     fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);
     return EXIT_USAGE;
 }

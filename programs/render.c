@@ -1,0 +1,478 @@
+/* `sinew render`: pictures of a character without a window (OpenGL through
+ * EGL): a contact sheet of frames across a clip, or one PNG per frame. The
+ * meshes are skinned on the GPU by the library's shader; the camera frames
+ * every rendered pose at once, so motion shows as motion. */
+#include "cli.h"
+
+#ifdef SINEW_CLI_RENDER
+
+#include "image.h"
+#include "scene.h"
+#include "sinew/sinew_gpu.h"
+
+#include <epoxy/gl.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct render_args {
+    const char *file, *anim, *clip, *out, *weights;
+    float *times;
+    int time_count;
+    int frames;                    /* 0: the default */
+    int width, height;
+    int methods[2], method_count;  /* sinew_skinning values side by side */
+    scene_pose_kind pose;
+    bool loop, skeleton, no_floor;
+    int scene;
+    int up;                        /* 0 guess, 'y' or 'z' */
+    float azimuth, elevation;
+} render_args;
+
+static int usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "sinew: render: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+static bool parse_int(const char *v, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(v, &end, 10);
+    if (!*v || *end || errno || x < lo || x > hi) return false;
+    *out = (int)x;
+    return true;
+}
+
+static bool parse_float(const char *v, float *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!*v || *end || errno || !isfinite(x)) return false;
+    *out = (float)x;
+    return true;
+}
+
+static int parse_method(const char *v, int *out)
+{
+    if (strcmp(v, "lbs") == 0) return *out = SINEW_SKINNING_LBS, 1;
+    if (strcmp(v, "dqs") == 0) return *out = SINEW_SKINNING_DQS, 1;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, render_args *a)
+{
+    a->width = a->height = 320;
+    a->method_count = 1;
+    a->elevation = 12.0f;
+    a->azimuth = 30.0f;
+    for (int i = 0; i < argc; ++i) {
+        const char *arg = argv[i], *v;
+        bool missing = false;
+        if (strcmp(arg, "--loop") == 0) {
+            a->loop = true;
+        } else if (strcmp(arg, "--skeleton") == 0) {
+            a->skeleton = true;
+        } else if (strcmp(arg, "--no-floor") == 0) {
+            a->no_floor = true;
+        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
+            a->anim = v;
+        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
+            a->clip = v;
+        } else if ((v = cli_option(argc, argv, &i, "--out", &missing))) {
+            a->out = v;
+        } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
+            a->weights = v;
+        } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
+            if (!parse_int(v, 1, 1000, &a->frames)) return usage_error("--frames wants 1 to 1000", v);
+        } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
+            if (a->times) return usage_error("--times given twice", NULL);
+            if (!cli_parse_times(v, &a->times, &a->time_count))
+                return usage_error("--times wants numbers separated by commas", v);
+            if (a->time_count > 1000) return usage_error("--times: at most 1000 times", NULL);
+        } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
+            int w, h, used = 0;
+            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 16 || h < 16 || w > 4096 || h > 4096)
+                return usage_error("--size wants WxH, 16 to 4096 each", v);
+            a->width = w, a->height = h;
+        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
+            if (!parse_method(v, &a->methods[0])) return usage_error("--method is lbs or dqs", v);
+            a->method_count = 1;
+        } else if ((v = cli_option(argc, argv, &i, "--compare", &missing))) {
+            char first[8] = "", second[8] = "";
+            const char *comma = strchr(v, ',');
+            if (!comma || comma - v >= (long)sizeof first || strlen(comma + 1) >= sizeof second)
+                return usage_error("--compare wants two methods, lbs,dqs", v);
+            memcpy(first, v, (size_t)(comma - v));
+            strcpy(second, comma + 1);
+            if (!parse_method(first, &a->methods[0]) || !parse_method(second, &a->methods[1]))
+                return usage_error("--compare wants two methods, lbs,dqs", v);
+            a->method_count = 2;
+        } else if ((v = cli_option(argc, argv, &i, "--pose", &missing))) {
+            if (strcmp(v, "bind") == 0)
+                a->pose = SCENE_POSE_BIND;
+            else if (strcmp(v, "rest") == 0)
+                a->pose = SCENE_POSE_REST;
+            else if (strcmp(v, "animated") == 0)
+                a->pose = SCENE_POSE_ANIMATED;
+            else
+                return usage_error("--pose is bind, rest or animated", v);
+        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
+            a->up = v[0];
+        } else if ((v = cli_option(argc, argv, &i, "--azimuth", &missing))) {
+            if (!parse_float(v, &a->azimuth)) return usage_error("--azimuth wants degrees", v);
+        } else if ((v = cli_option(argc, argv, &i, "--elevation", &missing))) {
+            if (!parse_float(v, &a->elevation) || fabsf(a->elevation) > 89.0f)
+                return usage_error("--elevation wants degrees between -89 and 89", v);
+        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
+            int k;
+            if (!parse_int(v, 0, 1000000, &k)) return usage_error("--scene wants a scene index", v);
+            a->scene = k + 1;
+        } else if (missing) {
+            return usage_error("missing the value of", arg);
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error("unknown option", arg);
+        } else if (!a->file) {
+            a->file = arg;
+        } else {
+            return usage_error("more than one FILE", arg);
+        }
+    }
+    if (a->times && a->frames) return usage_error("--frames and --times exclude each other", NULL);
+    if (!a->out) a->out = "sinew-render.png";
+    return EXIT_OK;
+}
+
+/* One frame of the sheet: what is posed and from where. */
+typedef struct frame {
+    float time;     /* clip time, animated poses */
+    float azimuth;  /* degrees */
+} frame;
+
+/* Frames across the clip (N equal steps over one cycle), the given times,
+ * or for a still pose (bind, rest, no clip) a turntable of N views. */
+static frame *plan_frames(const render_args *a, const sinew_clip *clip, bool still, int *count)
+{
+    int n = a->times ? a->time_count : a->frames ? a->frames : still ? 4 : 8;
+    frame *f = calloc((size_t)n, sizeof *f);
+    if (!f) return NULL;
+    for (int i = 0; i < n; ++i) {
+        f[i].azimuth = a->azimuth;
+        if (a->times)
+            f[i].time = a->times[i];
+        else if (still)
+            f[i].azimuth = a->azimuth + 360.0f * (float)i / (float)n;
+        else
+            f[i].time = clip->duration * (float)i / (float)n;
+    }
+    *count = n;
+    return f;
+}
+
+/* A multisampled framebuffer and a plain one to resolve it into. */
+typedef struct target {
+    GLuint msaa_fbo, msaa_color, msaa_depth, fbo, color;
+    int width, height;
+} target;
+
+static bool target_create(target *t, int width, int height)
+{
+    t->width = width, t->height = height;
+    GLint samples = 0;
+    glGetIntegerv(GL_MAX_SAMPLES, &samples);
+    if (samples > 4) samples = 4;
+    glGenRenderbuffers(1, &t->msaa_color);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->msaa_color);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_RGBA8, width, height);
+    glGenRenderbuffers(1, &t->msaa_depth);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->msaa_depth);
+    glRenderbufferStorageMultisample(GL_RENDERBUFFER, samples, GL_DEPTH_COMPONENT24, width, height);
+    glGenFramebuffers(1, &t->msaa_fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->msaa_fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, t->msaa_color);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, t->msaa_depth);
+    bool ok = glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    glGenRenderbuffers(1, &t->color);
+    glBindRenderbuffer(GL_RENDERBUFFER, t->color);
+    glRenderbufferStorage(GL_RENDERBUFFER, GL_RGBA8, width, height);
+    glGenFramebuffers(1, &t->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->fbo);
+    glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, t->color);
+    ok = ok && glCheckFramebufferStatus(GL_FRAMEBUFFER) == GL_FRAMEBUFFER_COMPLETE;
+    glBindFramebuffer(GL_FRAMEBUFFER, t->msaa_fbo);
+    return ok && glGetError() == GL_NO_ERROR;
+}
+
+static void target_free(target *t)
+{
+    GLuint fbos[2] = {t->msaa_fbo, t->fbo}, rbs[3] = {t->msaa_color, t->msaa_depth, t->color};
+    glDeleteFramebuffers(2, fbos);
+    glDeleteRenderbuffers(3, rbs);
+}
+
+/* Resolves the samples and reads the picture, top row first. */
+static void target_read(const target *t, cli_image *out)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, t->msaa_fbo);
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, t->fbo);
+    glBlitFramebuffer(0, 0, t->width, t->height, 0, 0, t->width, t->height, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, t->fbo);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, t->width, t->height, GL_RGBA, GL_UNSIGNED_BYTE, out->rgba);
+    size_t row = (size_t)t->width * 4;
+    uint8_t *tmp = malloc(row);
+    for (int y = 0; tmp && y < t->height / 2; ++y) { /* GL's first row is the bottom one */
+        uint8_t *a = out->rgba + (size_t)y * row, *b = out->rgba + (size_t)(t->height - 1 - y) * row;
+        memcpy(tmp, a, row), memcpy(a, b, row), memcpy(b, tmp, row);
+    }
+    free(tmp);
+    glBindFramebuffer(GL_FRAMEBUFFER, t->msaa_fbo);
+}
+
+static bool is_directory_path(const char *path)
+{
+    size_t n = strlen(path);
+    struct stat st;
+    return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+static const uint8_t white[3] = {240, 240, 240}, gold[3] = {255, 200, 60}, sheet_color[3] = {24, 25, 28};
+
+typedef struct render_job {
+    const render_args *args;
+    const sinew_asset *asset;
+    const sinew_clip *clip;
+    int clip_index;
+    int weights_joint;
+    scene *scene;
+    frame *frames;
+    int frame_count;
+    scene_camera camera;
+} render_job;
+
+/* The label of frame i: its clip time, or the pose and the view. */
+static void frame_label(const render_job *j, int i, char *text, size_t size)
+{
+    const render_args *a = j->args;
+    if (a->pose == SCENE_POSE_BIND || a->pose == SCENE_POSE_REST || !j->clip)
+        snprintf(text, size, "%s %.0f", a->pose == SCENE_POSE_BIND ? "bind" : "rest",
+                 (double)fmodf(j->frames[i].azimuth, 360.0f));
+    else
+        snprintf(text, size, "%.3f s", (double)sinew_clip_time(j->clip, j->frames[i].time,
+                                                               a->loop ? SINEW_SAMPLE_LOOP : 0));
+}
+
+/* Poses every frame once to frame them all with one camera. */
+static bool fit_camera(render_job *j)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    char why[300];
+    for (int i = 0; i < j->frame_count; ++i) {
+        if (!scene_pose(j->scene, j->args->pose, j->clip, j->frames[i].time, j->args->loop, why, sizeof why)) {
+            fprintf(stderr, "sinew: render: %s\n", why);
+            return false;
+        }
+        scene_bounds(j->scene, lo, hi);
+    }
+    if (!(lo[0] <= hi[0])) {
+        fprintf(stderr, "sinew: render: nothing to draw (no finite vertex or joint)\n");
+        return false;
+    }
+    memcpy(j->camera.lo, lo, sizeof lo);
+    memcpy(j->camera.hi, hi, sizeof hi);
+    j->camera.elevation = j->args->elevation;
+    j->camera.zoom = 1.0f;
+    return true;
+}
+
+/* Frame i in each method, side by side, labelled, into `cell`. */
+static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_image *shot)
+{
+    const render_args *a = j->args;
+    char why[300], text[96];
+    if (!scene_pose(j->scene, a->pose, j->clip, j->frames[i].time, a->loop, why, sizeof why)) {
+        fprintf(stderr, "sinew: render: %s\n", why);
+        return false;
+    }
+    for (int m = 0; m < a->method_count; ++m) {
+        scene_draw_options o = {.method = (sinew_skinning)a->methods[m],
+                                .skeleton = a->skeleton || j->asset->mesh_count == 0,
+                                .weights_joint = j->weights_joint, .floor = !a->no_floor};
+        j->camera.azimuth = j->frames[i].azimuth;
+        scene_draw(j->scene, &j->camera, t->width, t->height, &o);
+        target_read(t, shot);
+        int x = m * t->width;
+        cli_image_blit(cell, shot, x, 0);
+        if (a->method_count > 1 || a->methods[m] != SINEW_SKINNING_LBS) {
+            const char *name = a->methods[m] == SINEW_SKINNING_DQS ? "DQS" : "LBS";
+            cli_image_text(cell, x + t->width - cli_image_text_width(name, 2) - 6, 8, 2, gold, name);
+        }
+    }
+    frame_label(j, i, text, sizeof text);
+    cli_image_text(cell, 8, 8, 2, white, text);
+    if (j->weights_joint >= 0) {
+        const char *name = j->asset->skeleton->names[j->weights_joint];
+        if (*name)
+            snprintf(text, sizeof text, "weights %s", name);
+        else
+            snprintf(text, sizeof text, "weights joint %d", j->weights_joint);
+        cli_image_text(cell, 8, t->height - 22, 2, gold, text);
+    }
+    GLenum e = glGetError();
+    if (e != GL_NO_ERROR) {
+        fprintf(stderr, "sinew: render: OpenGL error 0x%04x while drawing frame %d\n", e, i);
+        return false;
+    }
+    return true;
+}
+
+static int render_all(render_job *j, target *t)
+{
+    const render_args *a = j->args;
+    int cell_w = t->width * a->method_count, cell_h = t->height, n = j->frame_count;
+    bool per_frame = is_directory_path(a->out);
+    cli_image cell = cli_image_new(cell_w, cell_h, sheet_color), shot = cli_image_new(t->width, t->height, sheet_color);
+    /* the grid closest to a 16:10 sheet, few empty cells */
+    int cols = 1;
+    double best = INFINITY;
+    for (int c = 1; c <= n; ++c) {
+        int r = (n + c - 1) / c;
+        double cost = fabs(log((double)c * cell_w / ((double)r * cell_h) / 1.6)) + 0.5 * (r * c - n);
+        if (cost < best) best = cost, cols = c;
+    }
+    int rows = (n + cols - 1) / cols, gap = 4, header = 30;
+    cli_image sheet = {0, 0, NULL};
+    if (!per_frame)
+        sheet = cli_image_new(cols * cell_w + (cols + 1) * gap, header + rows * cell_h + (rows + 1) * gap,
+                              sheet_color);
+    int status = EXIT_OK;
+    char why[400], path[4096];
+    if (per_frame && mkdir(a->out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sinew: render: cannot make the folder %s: %s\n", a->out, strerror(errno));
+        status = EXIT_FAILED;
+    }
+    if (status == EXIT_OK && (!cell.rgba || !shot.rgba || (!per_frame && !sheet.rgba))) {
+        fprintf(stderr, "sinew: render: out of memory for the pictures\n");
+        status = EXIT_FAILED;
+    }
+    for (int i = 0; i < n && status == EXIT_OK; ++i) {
+        if (!render_cell(j, t, i, &cell, &shot)) {
+            status = EXIT_FAILED;
+            break;
+        }
+        if (per_frame) {
+            size_t len = strlen(a->out);
+            snprintf(path, sizeof path, "%s%sframe_%03d.png", a->out, len && a->out[len - 1] == '/' ? "" : "/", i);
+            if (!cli_image_write_png(&cell, path, why, sizeof why)) {
+                fprintf(stderr, "sinew: render: %s\n", why);
+                status = EXIT_FAILED;
+            }
+        } else {
+            cli_image_blit(&sheet, &cell, gap + (i % cols) * (cell_w + gap), header + gap + (i / cols) * (cell_h + gap));
+        }
+    }
+    if (status == EXIT_OK && !per_frame) {
+        const char *base = a->file ? strrchr(a->file, '/') : NULL;
+        char clip_name[80];
+        if (j->clip && *j->clip->name)
+            snprintf(clip_name, sizeof clip_name, "clip %d: %s", j->clip_index, j->clip->name);
+        else
+            snprintf(clip_name, sizeof clip_name, "clip %d", j->clip_index);
+        snprintf(why, sizeof why, "%s   %s", base ? base + 1 : a->file ? a->file : j->asset->name,
+                 a->pose == SCENE_POSE_BIND   ? "bind pose"
+                 : a->pose == SCENE_POSE_REST ? "rest pose"
+                 : j->clip                    ? clip_name
+                                              : "no clip: rest pose");
+        cli_image_text(&sheet, gap + 4, 9, 2, white, why);
+        if (!cli_image_write_png(&sheet, a->out, why, sizeof why)) {
+            fprintf(stderr, "sinew: render: %s\n", why);
+            status = EXIT_FAILED;
+        }
+    }
+    if (status == EXIT_OK)
+        printf("sinew: render: %d frame%s of %dx%d%s to %s\n", n, n == 1 ? "" : "s", t->width, t->height,
+               a->method_count > 1 ? " in two methods" : "", a->out);
+    cli_image_free(&cell), cli_image_free(&shot), cli_image_free(&sheet);
+    return status;
+}
+
+int cli_render(int argc, char **argv)
+{
+    render_args args = {0};
+    int status = parse_args(argc, argv, &args);
+    if (status != EXIT_OK) {
+        free(args.times);
+        return status;
+    }
+    render_job j = {.args = &args, .weights_joint = -1};
+    cli_clips clips = {0};
+    sinew_gl_context *ctx = NULL;
+    target t = {0};
+    sinew_asset *a = cli_load_asset(args.file, args.scene);
+    if (!a) {
+        free(args.times);
+        return EXIT_FAILED;
+    }
+    j.asset = a;
+    if ((status = cli_clips_load(a, args.anim, &clips)) != EXIT_OK ||
+        (status = cli_find_clip("render", &clips, args.clip, &j.clip_index)) != EXIT_OK)
+        goto done;
+    j.clip = j.clip_index >= 0 ? clips.clips[j.clip_index] : NULL;
+    if (args.weights && (j.weights_joint = scene_find_joint(a, args.weights)) < 0) {
+        fprintf(stderr, "sinew: render: no joint named \"%s\" (sinew info lists them)\n", args.weights);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    bool still = args.pose != SCENE_POSE_ANIMATED || !j.clip;
+    j.frames = plan_frames(&args, j.clip, still, &j.frame_count);
+    sinew_error err = {0};
+    if (!j.frames || !(ctx = sinew_gl_context_create(&err))) {
+        fprintf(stderr, "sinew: render: %s\n", j.frames ? err.description : "out of memory");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    char why[300];
+    bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(a, args.file);
+    if (!(j.scene = scene_create(a, z_up, why, sizeof why))) {
+        fprintf(stderr, "sinew: render: %s\n", why);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    if (!target_create(&t, args.width, args.height)) {
+        fprintf(stderr, "sinew: render: no %dx%d framebuffer from the driver\n", args.width, args.height);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    status = fit_camera(&j) ? render_all(&j, &t) : EXIT_FAILED;
+done:
+    if (ctx) {
+        target_free(&t);
+        scene_free(j.scene);
+        sinew_gl_context_free(ctx);
+    }
+    free(j.frames);
+    cli_clips_free(&clips);
+    free(args.times);
+    sinew_asset_free(a);
+    return status;
+}
+
+#else /* built without OpenGL or libpng */
+
+#include <stdio.h>
+
+int cli_render(int argc, char **argv)
+{
+    (void)argc, (void)argv;
+    fprintf(stderr, "sinew: render: this sinew was built without OpenGL or libpng "
+                    "(apt-get install libepoxy-dev libpng-dev libegl-mesa0 libgl1-mesa-dri, then rebuild)\n");
+    return EXIT_FAILED;
+}
+
+#endif
