@@ -160,7 +160,10 @@ static void mark_rig(const sinew_asset *a, const bool *bound, bool *shown)
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count;
     bool any = false;
-    for (int j = 0; j < n; ++j) any = any || (shown[j] = bound[j]);
+    for (int j = 0; j < n; ++j) {
+        shown[j] = bound[j];
+        any = any || bound[j];
+    }
     if (!any) {
         int *size = zalloc((size_t)n, sizeof *size);
         if (!size) {
@@ -516,15 +519,25 @@ static int highlight_of(const sinew_mesh *m, int j)
     return -2;
 }
 
-void scene_draw(scene *s, const scene_camera *c, int width, int height, const scene_draw_options *o)
+/* The camera's view-projection matrix for a width x height viewport, its
+ * eye, the centre and radius of its box. */
+typedef struct view {
+    sinew_mat4 vp;
+    sinew_vec3 eye;
+    float center[3], radius;
+} view;
+
+static view make_view(const scene_camera *c, int width, int height)
 {
-    float center[3], radius = 0.0f;
+    view w;
+    float radius = 0.0f;
     for (int k = 0; k < 3; ++k) {
-        center[k] = 0.5f * (c->lo[k] + c->hi[k]);
+        w.center[k] = 0.5f * (c->lo[k] + c->hi[k]);
         float e = 0.5f * (c->hi[k] - c->lo[k]);
         radius += e * e;
     }
-    radius = fmaxf(sqrtf(radius), 1e-4f);
+    radius = w.radius = fmaxf(sqrtf(radius), 1e-4f);
+    const float *center = w.center;
     float aspect = (float)width / (float)(height > 0 ? height : 1);
     float fovy = 30.0f * SCENE_PI / 180.0f;
     float ty = tanf(fovy * 0.5f), tx = ty * aspect;
@@ -544,19 +557,27 @@ void scene_draw(scene *s, const scene_camera *c, int width, int height, const sc
         distance = fmaxf(distance, depth + fabsf(sinew_vec3_dot(p, up)) / ty);
     }
     distance = fmaxf(distance * 1.1f, radius * 0.1f) / (c->zoom > 0.0f ? c->zoom : 1.0f);
-    sinew_vec3 eye = sinew_vec3_add(target, sinew_vec3_scale(back, distance));
+    sinew_vec3 eye = w.eye = sinew_vec3_add(target, sinew_vec3_scale(back, distance));
     sinew_mat4 proj = perspective(fovy, aspect, fmaxf(distance - 4.0f * radius, distance * 0.02f),
                                   distance + 4.0f * radius);
-    sinew_mat4 view = look_at(eye, target);
-    sinew_mat4 vp = sinew_mat4_mul(&proj, &view);
+    sinew_mat4 view_matrix = look_at(eye, target);
+    w.vp = sinew_mat4_mul(&proj, &view_matrix);
+    return w;
+}
 
+
+void scene_draw(scene *s, const scene_camera *c, int width, int height, const scene_draw_options *o)
+{
+    view w = make_view(c, width, height);
+    const sinew_mat4 vp = w.vp;
+    const sinew_vec3 eye = w.eye;
     glViewport(0, 0, width, height);
     glClearColor(background[0], background[1], background[2], 1.0f);
     glClearDepth(1.0);
     glClear(GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
     glEnable(GL_DEPTH_TEST);
     glDisable(GL_CULL_FACE);
-    if (o->floor) draw_floor(s, &vp, center, radius, c->hi[1] - c->lo[1], c->lo[1]);
+    if (o->floor) draw_floor(s, &vp, w.center, w.radius, c->hi[1] - c->lo[1], c->lo[1]);
 
     GLuint p = s->mesh_program[o->method];
     glUseProgram(p);
@@ -575,6 +596,26 @@ void scene_draw(scene *s, const scene_camera *c, int width, int height, const sc
     glBindVertexArray(0);
     if (o->skeleton) draw_skeleton(s, &vp);
     glBindVertexArray(0);
+}
+
+int scene_pick_joint(const scene *s, const scene_camera *c, int width, int height, double x, double y)
+{
+    view w = make_view(c, width, height);
+    int best = -1;
+    double best_d2 = 20.0 * 20.0;
+    for (int j = 0; j < s->joint_count; ++j) {
+        if (!s->shown[j]) continue;
+        const float *t = &s->model[j].m[12];
+        sinew_vec3 p = sinew_mat4_transform_point(&s->upright, sinew_vec3_make(t[0], t[1], t[2]));
+        const float *m = w.vp.m;
+        float cx = m[0] * p.x + m[4] * p.y + m[8] * p.z + m[12], cy = m[1] * p.x + m[5] * p.y + m[9] * p.z + m[13];
+        float cw = m[3] * p.x + m[7] * p.y + m[11] * p.z + m[15];
+        if (!(cw > 0.0f)) continue;
+        double sx = (cx / cw * 0.5 + 0.5) * width, sy = (0.5 - cy / cw * 0.5) * height;
+        double d2 = (sx - x) * (sx - x) + (sy - y) * (sy - y);
+        if (d2 < best_d2) best_d2 = d2, best = j;
+    }
+    return best;
 }
 
 /* ---- helpers for the commands ---------------------------------------------- */

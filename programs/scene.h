@@ -50,6 +50,10 @@ typedef struct scene_draw_options {
 /* Draws into the bound framebuffer's width x height viewport. */
 void scene_draw(scene *s, const scene_camera *camera, int width, int height, const scene_draw_options *o);
 
+/* The drawn joint nearest to window point (x, y) (pixels from the top
+ * left) within 20 pixels, or -1. */
+int scene_pick_joint(const scene *s, const scene_camera *camera, int width, int height, double x, double y);
+
 /* The skeleton joint of the asset named `spec`, or with that index; -1. */
 int scene_find_joint(const sinew_asset *asset, const char *spec);
 

@@ -1,11 +1,399 @@
-/* `sinew view`: a window on a character (GLFW). */
+/* `sinew view`: a window on a character (GLFW): play, pause and scrub its
+ * clips, switch LBS and DQS, show the skeleton, a joint's weights, the bind
+ * and rest poses. --frames, --keys and --screenshot run it unattended (the
+ * test under Xvfb does). */
 #include "cli.h"
+
+#ifdef SINEW_CLI_VIEW
+
+#include "image.h"
+#include "scene.h"
+
+#include <epoxy/gl.h> /* before GLFW, which then includes no GL header of its own */
+#define GLFW_INCLUDE_NONE
+#include <GLFW/glfw3.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char key_help[] =
+    "keys: space play/pause, left/right step 1/30 s, home start, c next clip (shift: previous),\n"
+    "      +/- speed, m LBS/DQS, k skeleton, w weight heat map, j next joint (shift: previous),\n"
+    "      click a joint to pick it, b animated/bind/rest pose, f floor, s screenshot, q quit;\n"
+    "      drag to orbit, scroll to zoom\n";
+
+typedef struct view_state {
+    const sinew_asset *asset;
+    const cli_clips *clips;
+    const char *file;
+    scene *scene;
+    int clip;             /* -1: none */
+    float time, speed;
+    bool playing, skeleton, floor, heat;
+    int joint;            /* heat map joint */
+    sinew_skinning method;
+    scene_pose_kind pose;
+    scene_camera camera;
+    bool refit;           /* the camera's box is stale */
+    bool quit;
+    const char *screenshot_path;
+    bool screenshot;      /* take one after this frame */
+    bool dragging;
+    double drag_x, drag_y;
+    int width, height;
+} view_state;
+
+static const sinew_clip *current_clip(const view_state *v) { return v->clip >= 0 ? v->clips->clips[v->clip] : NULL; }
+
+/* One key, from the window or from --keys. */
+static void press(view_state *v, int key, bool shift)
+{
+    int joints = v->asset->skeleton->joint_count;
+    switch (key) {
+    case GLFW_KEY_SPACE: v->playing = !v->playing; break;
+    case GLFW_KEY_RIGHT: v->time += 1.0f / 30.0f, v->playing = false; break;
+    case GLFW_KEY_LEFT: v->time = fmaxf(0.0f, v->time - 1.0f / 30.0f), v->playing = false; break;
+    case GLFW_KEY_HOME: v->time = 0.0f; break;
+    case GLFW_KEY_C:
+        if (v->clips->count > 0) {
+            v->clip = (v->clip + (shift ? v->clips->count - 1 : 1)) % v->clips->count;
+            v->time = 0.0f;
+            v->refit = true;
+        }
+        break;
+    case GLFW_KEY_EQUAL:
+    case GLFW_KEY_KP_ADD: v->speed = fminf(v->speed * 2.0f, 16.0f); break;
+    case GLFW_KEY_MINUS:
+    case GLFW_KEY_KP_SUBTRACT: v->speed = fmaxf(v->speed * 0.5f, 1.0f / 16.0f); break;
+    case GLFW_KEY_M: v->method = v->method == SINEW_SKINNING_LBS ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS; break;
+    case GLFW_KEY_K: v->skeleton = !v->skeleton; break;
+    case GLFW_KEY_W: v->heat = !v->heat; break;
+    case GLFW_KEY_J:
+        v->joint = (v->joint + (shift ? joints - 1 : 1)) % joints;
+        v->heat = true;
+        break;
+    case GLFW_KEY_B:
+        v->pose = (scene_pose_kind)((v->pose + 1) % 3);
+        v->refit = true;
+        break;
+    case GLFW_KEY_F: v->floor = !v->floor; break;
+    case GLFW_KEY_S: v->screenshot = true; break;
+    case GLFW_KEY_Q:
+    case GLFW_KEY_ESCAPE: v->quit = true; break;
+    default: break;
+    }
+}
+
+static void on_key(GLFWwindow *w, int key, int scancode, int action, int mods)
+{
+    (void)scancode;
+    if (action == GLFW_PRESS || action == GLFW_REPEAT) press(glfwGetWindowUserPointer(w), key, mods & GLFW_MOD_SHIFT);
+}
+
+static void on_char(GLFWwindow *w, unsigned int codepoint)
+{
+    /* '+' is shift+'=' on many layouts: take it as typed */
+    if (codepoint == '+') press(glfwGetWindowUserPointer(w), GLFW_KEY_EQUAL, false);
+}
+
+static void on_button(GLFWwindow *w, int button, int action, int mods)
+{
+    (void)mods;
+    view_state *v = glfwGetWindowUserPointer(w);
+    if (button != GLFW_MOUSE_BUTTON_LEFT) return;
+    double x, y;
+    glfwGetCursorPos(w, &x, &y);
+    if (action == GLFW_PRESS) {
+        v->dragging = true;
+        v->drag_x = x, v->drag_y = y;
+    } else if (action == GLFW_RELEASE) {
+        v->dragging = false;
+        int wx, wy;
+        glfwGetWindowSize(w, &wx, &wy);
+        if (fabs(x - v->drag_x) < 3 && fabs(y - v->drag_y) < 3) { /* a click, not a drag: pick */
+            int j = scene_pick_joint(v->scene, &v->camera, wx, wy, x, y);
+            if (j >= 0) v->joint = j, v->heat = true;
+        }
+    }
+}
+
+static void on_move(GLFWwindow *w, double x, double y)
+{
+    view_state *v = glfwGetWindowUserPointer(w);
+    if (!v->dragging) return;
+    v->camera.azimuth -= (float)(x - v->drag_x) * 0.4f;
+    v->camera.elevation = fminf(85.0f, fmaxf(-85.0f, v->camera.elevation + (float)(y - v->drag_y) * 0.4f));
+    v->drag_x = x, v->drag_y = y;
+}
+
+static void on_scroll(GLFWwindow *w, double dx, double dy)
+{
+    (void)dx;
+    view_state *v = glfwGetWindowUserPointer(w);
+    v->camera.zoom = fminf(20.0f, fmaxf(0.1f, v->camera.zoom * powf(1.1f, (float)dy)));
+}
+
+/* The camera's box: the current clip's poses (16 across it), or the still
+ * pose. */
+static bool refit(view_state *v, char *why, int size)
+{
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const sinew_clip *clip = current_clip(v);
+    int samples = clip && v->pose == SCENE_POSE_ANIMATED ? 16 : 1;
+    for (int i = 0; i < samples; ++i) {
+        float t = clip ? clip->duration * (float)i / (float)samples : 0.0f;
+        if (!scene_pose(v->scene, v->pose, clip, t, true, why, size)) return false;
+        scene_bounds(v->scene, lo, hi);
+    }
+    if (lo[0] <= hi[0]) memcpy(v->camera.lo, lo, sizeof lo), memcpy(v->camera.hi, hi, sizeof hi);
+    v->refit = false;
+    return true;
+}
+
+static void update_title(GLFWwindow *w, const view_state *v)
+{
+    const sinew_clip *clip = current_clip(v);
+    const char *base = v->file ? strrchr(v->file, '/') : NULL;
+    char clip_text[160] = "no clip", heat[160] = "";
+    if (clip)
+        snprintf(clip_text, sizeof clip_text, "clip %d \"%s\" %.2f/%.2f s x%g%s", v->clip, clip->name,
+                 (double)sinew_clip_time(clip, v->time, SINEW_SAMPLE_LOOP), (double)clip->duration, (double)v->speed,
+                 v->playing ? "" : " paused");
+    if (v->heat) snprintf(heat, sizeof heat, " | weights of %s", v->asset->skeleton->names[v->joint]);
+    char title[512];
+    snprintf(title, sizeof title, "sinew view: %s | %s | %s | %s%s", base ? base + 1 : v->file ? v->file : "built-in",
+             v->pose == SCENE_POSE_BIND ? "bind pose" : v->pose == SCENE_POSE_REST ? "rest pose" : clip_text,
+             v->method == SINEW_SKINNING_DQS ? "DQS" : "LBS", v->skeleton ? "skeleton" : "mesh", heat);
+    glfwSetWindowTitle(w, title);
+}
+
+static bool save_screenshot(const view_state *v, int width, int height)
+{
+    cli_image im = {width, height, malloc((size_t)width * (size_t)height * 4)};
+    char why[300];
+    if (!im.rgba) {
+        fprintf(stderr, "sinew: view: out of memory for a screenshot\n");
+        return false;
+    }
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadBuffer(GL_BACK);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, im.rgba);
+    size_t row = (size_t)width * 4;
+    for (int y = 0; y < height / 2; ++y) /* GL's first row is the bottom one */
+        for (size_t k = 0; k < row; ++k) {
+            uint8_t *a = &im.rgba[(size_t)y * row + k], *b = &im.rgba[(size_t)(height - 1 - y) * row + k], t = *a;
+            *a = *b, *b = t;
+        }
+    const char *path = v->screenshot_path ? v->screenshot_path : "sinew-view.png";
+    bool ok = cli_image_write_png(&im, path, why, sizeof why);
+    if (ok)
+        printf("sinew: view: screenshot %dx%d to %s\n", width, height, path);
+    else
+        fprintf(stderr, "sinew: view: %s\n", why);
+    cli_image_free(&im);
+    return ok;
+}
+
+/* --keys "m k j space right": names of keys pressed before the first frame. */
+static bool parse_keys(const char *text, int *keys, bool *shifts, int cap, int *count)
+{
+    static const struct { const char *name; int key; } names[] = {
+        {"space", GLFW_KEY_SPACE}, {"left", GLFW_KEY_LEFT}, {"right", GLFW_KEY_RIGHT}, {"home", GLFW_KEY_HOME},
+        {"plus", GLFW_KEY_EQUAL}, {"minus", GLFW_KEY_MINUS}};
+    *count = 0;
+    for (const char *p = text; *p;) {
+        while (*p == ' ' || *p == ',') ++p;
+        if (!*p) break;
+        size_t n = strcspn(p, " ,");
+        bool shift = n == 1 && p[0] >= 'A' && p[0] <= 'Z';
+        int key = -1;
+        if (n == 1 && ((p[0] >= 'a' && p[0] <= 'z') || shift)) key = GLFW_KEY_A + ((p[0] | 0x20) - 'a');
+        for (size_t i = 0; key < 0 && i < sizeof names / sizeof names[0]; ++i)
+            if (strlen(names[i].name) == n && strncmp(p, names[i].name, n) == 0) key = names[i].key;
+        if (key < 0 || *count == cap) return false;
+        shifts[*count] = shift;
+        keys[(*count)++] = key;
+        p += n;
+    }
+    return true;
+}
+
+static int usage_error(const char *message, const char *arg)
+{
+    fprintf(stderr, "sinew: view: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+int cli_view(int argc, char **argv)
+{
+    const char *file = NULL, *anim = NULL, *clip_spec = NULL, *keys_text = NULL, *weights = NULL, *screenshot = NULL;
+    int frames = 0, scene_index = 0, up = 0, width = 960, height = 720;
+    sinew_skinning method = SINEW_SKINNING_LBS;
+    bool skeleton = false;
+    for (int i = 0; i < argc; ++i) {
+        const char *arg = argv[i], *v;
+        bool missing = false;
+        char *end;
+        if (strcmp(arg, "--skeleton") == 0) {
+            skeleton = true;
+        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
+            anim = v;
+        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
+            clip_spec = v;
+        } else if ((v = cli_option(argc, argv, &i, "--keys", &missing))) {
+            keys_text = v;
+        } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
+            weights = v;
+        } else if ((v = cli_option(argc, argv, &i, "--screenshot", &missing))) {
+            screenshot = v;
+        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
+            if (strcmp(v, "lbs") != 0 && strcmp(v, "dqs") != 0) return usage_error("--method is lbs or dqs", v);
+            method = v[0] == 'd' ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
+        } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
+            long n = strtol(v, &end, 10);
+            if (!*v || *end || n < 1 || n > 100000) return usage_error("--frames wants 1 to 100000", v);
+            frames = (int)n;
+        } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
+            int used = 0;
+            if (sscanf(v, "%dx%d%n", &width, &height, &used) != 2 || v[used] || width < 64 || height < 64 ||
+                width > 8192 || height > 8192)
+                return usage_error("--size wants WxH, 64 to 8192 each", v);
+        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
+            long k = strtol(v, &end, 10);
+            if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
+            scene_index = (int)k + 1;
+        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
+            up = v[0];
+        } else if (missing) {
+            return usage_error("missing the value of", arg);
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error("unknown option", arg);
+        } else if (!file) {
+            file = arg;
+        } else {
+            return usage_error("more than one FILE", arg);
+        }
+    }
+    int keys[64], key_count = 0;
+    bool shifts[64];
+    if (keys_text && !parse_keys(keys_text, keys, shifts, 64, &key_count))
+        return usage_error("--keys wants up to 64 key names (a letter, space, left, right, home, plus, minus)",
+                           keys_text);
+
+    sinew_asset *a = cli_load_asset(file, scene_index);
+    if (!a) return EXIT_FAILED;
+    cli_clips clips = {0};
+    view_state v = {.asset = a, .clips = &clips, .file = file, .speed = 1.0f, .playing = true, .floor = true,
+                    .skeleton = skeleton || a->mesh_count == 0, .method = method, .refit = true,
+                    .screenshot_path = screenshot, .camera = {.azimuth = 30.0f, .elevation = 12.0f, .zoom = 1.0f}};
+    int status = cli_clips_load(a, anim, &clips);
+    if (status == EXIT_OK) status = cli_find_clip("view", &clips, clip_spec, &v.clip);
+    if (status == EXIT_OK && weights && (v.joint = scene_find_joint(a, weights)) < 0) {
+        fprintf(stderr, "sinew: view: no joint named \"%s\" (sinew info lists them)\n", weights);
+        status = EXIT_FAILED;
+    }
+    v.heat = weights != NULL;
+    GLFWwindow *window = NULL;
+    if (status == EXIT_OK && !glfwInit()) {
+        const char *desc = NULL;
+        glfwGetError(&desc);
+        fprintf(stderr, "sinew: view: no window system (%s); run it on a desktop, or under xvfb-run for a "
+                        "virtual display\n", desc ? desc : "glfwInit failed");
+        status = EXIT_FAILED;
+    }
+    bool glfw = status == EXIT_OK;
+    if (status == EXIT_OK) {
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+        glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+        glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+        glfwWindowHint(GLFW_OPENGL_FORWARD_COMPAT, GLFW_TRUE);
+        glfwWindowHint(GLFW_SAMPLES, 4);
+        if (!(window = glfwCreateWindow(width, height, "sinew view", NULL, NULL))) {
+            const char *desc = NULL;
+            glfwGetError(&desc);
+            fprintf(stderr, "sinew: view: no OpenGL 3.3 window: %s\n", desc ? desc : "unknown reason");
+            status = EXIT_FAILED;
+        }
+    }
+    char why[300];
+    if (status == EXIT_OK) {
+        glfwMakeContextCurrent(window);
+        glfwSwapInterval(frames ? 0 : 1);
+        bool z_up = up ? up == 'z' : scene_guess_z_up(a, file);
+        if (!(v.scene = scene_create(a, z_up, why, sizeof why))) {
+            fprintf(stderr, "sinew: view: %s\n", why);
+            status = EXIT_FAILED;
+        }
+    }
+    if (status == EXIT_OK) {
+        glfwSetWindowUserPointer(window, &v);
+        glfwSetKeyCallback(window, on_key);
+        glfwSetCharCallback(window, on_char);
+        glfwSetMouseButtonCallback(window, on_button);
+        glfwSetCursorPosCallback(window, on_move);
+        glfwSetScrollCallback(window, on_scroll);
+        if (!frames) fputs(key_help, stdout);
+        for (int i = 0; i < key_count; ++i) press(&v, keys[i], shifts[i]);
+    }
+    double last = glfwGetTime();
+    for (int frame = 0; status == EXIT_OK && !v.quit && !glfwWindowShouldClose(window); ++frame) {
+        if (frames && frame == frames) break;
+        double now = glfwGetTime();
+        /* unattended runs step 1/30 s a frame, so that they repeat */
+        float dt = frames ? 1.0f / 30.0f : (float)(now - last);
+        last = now;
+        const sinew_clip *clip = current_clip(&v);
+        if (v.playing && clip && v.pose == SCENE_POSE_ANIMATED) v.time += dt * v.speed;
+        if (clip && v.time > 1e4f * fmaxf(clip->duration, 1e-3f)) v.time = 0.0f;
+        if ((v.refit && !refit(&v, why, sizeof why)) ||
+            !scene_pose(v.scene, v.pose, clip, v.time, true, why, sizeof why)) {
+            fprintf(stderr, "sinew: view: %s\n", why);
+            status = EXIT_FAILED;
+            break;
+        }
+        int fw, fh;
+        glfwGetFramebufferSize(window, &fw, &fh);
+        glBindFramebuffer(GL_FRAMEBUFFER, 0);
+        scene_draw_options o = {.method = v.method, .skeleton = v.skeleton, .weights_joint = v.heat ? v.joint : -1,
+                                .floor = v.floor};
+        scene_draw(v.scene, &v.camera, fw, fh, &o);
+        GLenum e = glGetError();
+        if (e != GL_NO_ERROR) {
+            fprintf(stderr, "sinew: view: OpenGL error 0x%04x while drawing\n", e);
+            status = EXIT_FAILED;
+            break;
+        }
+        update_title(window, &v);
+        bool last_frame = frames && frame == frames - 1;
+        if (v.screenshot || (last_frame && screenshot)) {
+            if (!save_screenshot(&v, fw, fh)) status = EXIT_FAILED;
+            v.screenshot = false;
+        }
+        glfwSwapBuffers(window);
+        glfwPollEvents();
+    }
+    if (status == EXIT_OK && frames) printf("sinew: view: drew %d frames\n", frames);
+    scene_free(v.scene);
+    if (window) glfwDestroyWindow(window);
+    if (glfw) glfwTerminate();
+    cli_clips_free(&clips);
+    sinew_asset_free(a);
+    return status;
+}
+
+#else /* built without GLFW, OpenGL or libpng */
 
 #include <stdio.h>
 
 int cli_view(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    fprintf(stderr, "sinew: view: not yet\n");
+    fprintf(stderr, "sinew: view: this sinew was built without GLFW, OpenGL or libpng "
+                    "(apt-get install libglfw3-dev libepoxy-dev libpng-dev, then rebuild)\n");
     return EXIT_FAILED;
 }
+
+#endif

@@ -1,0 +1,288 @@
+/* `sinew render` through a real GL driver (Mesa's llvmpipe in CI), checked
+ * on the pictures it writes: every frame shows a character (not blank, not
+ * black), uncropped, the right way up and not mirrored (a heat map on the
+ * head must be at the top, one on the left hand on the screen's right when
+ * the character faces the camera), LBS and DQS side by side, one file per
+ * frame, the sample characters. Skips, saying why, when no GL context can
+ * be had. With XVFB_RUN it checks `sinew view` instead: a window under
+ * Xvfb, keys pressed, frames drawn, a screenshot taken and checked the same
+ * way. Usage: test_render SINEW_BINARY WORK_DIR [XVFB_RUN] */
+#define _POSIX_C_SOURCE 200809L
+#include "sinew/sinew.h"
+#include "../programs/image.h"
+#include "check.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *sinew_bin, *work;
+
+/* Runs `sinew render ARGS`; returns its exit status. */
+static int render(const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' render %s > '%s/render.log' 2>&1", sinew_bin, args, work);
+    int r = system(cmd);
+    return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+static cli_image load(const char *name)
+{
+    char path[1024], why[300];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    cli_image im = cli_image_read_png(path, why, sizeof why);
+    CHECK(im.rgba != NULL, "%s", why);
+    return im;
+}
+
+static const uint8_t *px(const cli_image *im, int x, int y) { return &im->rgba[((size_t)y * (size_t)im->width + (size_t)x) * 4]; }
+
+/* A pixel of the character: light grey surface (not the dark background,
+ * the grid, or a label). */
+static bool is_body(const uint8_t *p) { return p[0] > 120 && abs(p[0] - p[1]) < 20 && abs(p[1] - p[2]) < 24; }
+
+/* A pixel of the heat map's hot end: red (not the orange of the joints). */
+static bool is_hot(const uint8_t *p) { return p[0] > 120 && p[1] < 50 && p[2] < 50; }
+
+/* A pixel of the heat map's cold end: blue. */
+static bool is_cold(const uint8_t *p) { return p[2] > 100 && p[0] < 60; }
+
+typedef struct region {
+    int count, x0, y0, x1, y1;
+    double cx, cy;
+} region;
+
+/* Pixels of the w x h cell at (x, y) that `pred` accepts: count, box, centroid. */
+static region find(const cli_image *im, int x, int y, int w, int h, bool (*pred)(const uint8_t *))
+{
+    region r = {0, w, h, -1, -1, 0, 0};
+    for (int yy = 0; yy < h; ++yy)
+        for (int xx = 0; xx < w; ++xx)
+            if (pred(px(im, x + xx, y + yy))) {
+                ++r.count;
+                r.cx += xx, r.cy += yy;
+                if (xx < r.x0) r.x0 = xx;
+                if (yy < r.y0) r.y0 = yy;
+                if (xx > r.x1) r.x1 = xx;
+                if (yy > r.y1) r.y1 = yy;
+            }
+    if (r.count) r.cx /= r.count, r.cy /= r.count;
+    return r;
+}
+
+/* The demo's contact sheet: 8 frames of 160x160 in a 4 x 2 grid (cells at
+ * 4 + i * 164, below a 30-pixel header). */
+static void check_sheet(void)
+{
+    CHECK(render("--frames 8 --size 160x160 --no-floor --out sheet.png") == 0, "sinew render runs");
+    cli_image im = load("sheet.png");
+    if (!im.rgba) return;
+    CHECK(im.width == 4 * 160 + 5 * 4 && im.height == 30 + 2 * 160 + 3 * 4, "a 4 x 2 sheet: %dx%d", im.width,
+          im.height);
+    double mean = 0;
+    for (size_t i = 0; i < (size_t)im.width * (size_t)im.height; ++i) mean += im.rgba[i * 4 + 1];
+    mean /= (double)im.width * im.height;
+    CHECK(mean > 10.0, "not black: mean green %.1f", mean);
+    for (int i = 0; i < 8 && im.width == 660; ++i) {
+        int x = 4 + (i % 4) * 164, y = 34 + (i / 4) * 164;
+        region body = find(&im, x, y, 160, 160, is_body);
+        CHECK(body.count > 160 * 160 / 40, "frame %d shows the character (%d pixels)", i, body.count);
+        CHECK(body.x0 > 0 && body.y0 > 0 && body.x1 < 159 && body.y1 < 159,
+              "frame %d is not cropped: box %d,%d to %d,%d", i, body.x0, body.y0, body.x1, body.y1);
+        CHECK(body.y1 - body.y0 > 80, "frame %d: the character fills the frame's height (%d pixels)", i,
+              body.y1 - body.y0);
+    }
+    cli_image_free(&im);
+}
+
+/* Orientation from the front, in the bind pose: the head's weights at the
+ * top of the body; the left hand's on the right of the screen. */
+static void check_orientation(void)
+{
+    const char *joints[2] = {"head", "hand_l"};
+    for (int k = 0; k < 2; ++k) {
+        char args[256];
+        snprintf(args, sizeof args, "--pose bind --frames 1 --azimuth 0 --elevation 0 --no-floor --size 200x200 "
+                 "--weights %s --out orient.png", joints[k]);
+        CHECK(render(args) == 0, "render --weights %s", joints[k]);
+        cli_image im = load("orient.png");
+        if (!im.rgba) continue;
+        region hot = find(&im, 4, 34, 200, 200, is_hot), cold = find(&im, 4, 34, 200, 200, is_cold);
+        CHECK(hot.count > 20 && cold.count > 2000, "%s: a heat map (%d hot, %d cold pixels)", joints[k], hot.count,
+              cold.count);
+        double mid_x = 0.5 * (cold.x0 + cold.x1), top = cold.y0 + 0.25 * (cold.y1 - cold.y0);
+        if (k == 0)
+            CHECK(hot.cy < top, "the head is at the top: hot at y %.0f, body %d to %d", hot.cy, cold.y0, cold.y1);
+        else
+            CHECK(hot.cx > mid_x + 0.25 * (cold.x1 - cold.x0),
+                  "the left hand is on the screen's right: hot at x %.0f, body %d to %d", hot.cx, cold.x0, cold.x1);
+        cli_image_free(&im);
+    }
+}
+
+/* LBS and DQS side by side: both halves of the cell show the character,
+ * bent differently at the joints. */
+static void check_compare(void)
+{
+    CHECK(render("--compare lbs,dqs --times 0.3 --size 128x160 --no-floor --out compare.png") == 0,
+          "render --compare lbs,dqs");
+    cli_image im = load("compare.png");
+    if (!im.rgba) return;
+    CHECK(im.width == 2 * 128 + 2 * 4, "one cell of two methods: width %d", im.width);
+    region body[2] = {{0}};
+    for (int m = 0; m < 2 && im.width == 264; ++m) {
+        body[m] = find(&im, 4 + m * 128, 34, 128, 160, is_body);
+        CHECK(body[m].count > 300, "%s: the character (%d pixels)", m ? "DQS" : "LBS", body[m].count);
+    }
+    CHECK(body[0].count != body[1].count || body[0].cx != body[1].cx, "LBS and DQS differ somewhere");
+    cli_image_free(&im);
+}
+
+/* The bones' colors: gold lines, orange-red joints. */
+static bool is_bone(const uint8_t *p) { return p[0] > 200 && p[1] > 60 && p[1] < 215 && p[2] < 90; }
+
+/* --skeleton draws the bones over the mesh; without it there are none. */
+static void check_skeleton(void)
+{
+    int counts[2];
+    for (int k = 0; k < 2; ++k) {
+        CHECK(render(k ? "--times 0.2 --size 160x160 --no-floor --skeleton --out bones.png"
+                       : "--times 0.2 --size 160x160 --no-floor --out bones.png") == 0,
+              "render %s", k ? "--skeleton" : "without --skeleton");
+        cli_image im = load("bones.png");
+        counts[k] = im.rgba ? find(&im, 4, 34, 160, 160, is_bone).count : -1;
+        cli_image_free(&im);
+    }
+    CHECK(counts[0] == 0 && counts[1] > 100, "bones only with --skeleton: %d without, %d with", counts[0],
+          counts[1]);
+}
+
+/* --out DIR/: one labelled PNG per frame, of the given size. */
+static void check_frames_folder(void)
+{
+    CHECK(render("--times 0,0.5,2.25 --loop --size 96x128 --skeleton --out frames/") == 0, "render --out frames/");
+    for (int i = 0; i < 3; ++i) {
+        char name[64];
+        snprintf(name, sizeof name, "frames/frame_%03d.png", i);
+        cli_image im = load(name);
+        CHECK(im.width == 96 && im.height == 128, "%s is 96x128: %dx%d", name, im.width, im.height);
+        cli_image_free(&im);
+    }
+}
+
+static void check_errors(void)
+{
+    CHECK(render("--weights no_such_joint --out x.png") == 1, "an unknown joint fails");
+    CHECK(render("--size 10x10") == 2, "a bad size is a usage error");
+    CHECK(render("--frames 2 --times 1") == 2, "--frames and --times together");
+    CHECK(render("--compare lbs") == 2, "--compare wants two");
+    CHECK(render("/nonexistent.gltf") == 1, "a missing file fails");
+}
+
+/* The sample characters render with the character in every frame. */
+static void check_assets(void)
+{
+    static const char *const files[] = {"gltf/cesium_man.gltf", "fbx/pab/arnaud.fbx", "collada/seymour.dae"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        char path[1024], args[1400];
+        snprintf(path, sizeof path, "%s/%s", SINEW_ASSETS, files[i]);
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            printf("skip: %s is missing (the shared assets)\n", path);
+            continue;
+        }
+        snprintf(args, sizeof args, "'%s' --frames 4 --size 128x128 --no-floor --out asset.png", path);
+        CHECK(render(args) == 0, "render %s", files[i]);
+        cli_image im = load("asset.png");
+        for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
+            region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+            CHECK(body.count > 300 && body.y1 - body.y0 > 60, "%s frame %d shows the character (%d pixels, %d high)",
+                  files[i], k, body.count, body.y1 - body.y0);
+        }
+        CHECK(im.width == 2 * 128 + 3 * 4, "%s: a 2 x 2 sheet (%d wide)", files[i], im.width);
+        cli_image_free(&im);
+    }
+}
+
+/* Runs `sinew view ARGS` under xvfb-run; returns its exit status. */
+static int view(const char *xvfb_run, const char *args)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' -a -s '-screen 0 1024x768x24' '%s' view %s > '%s/view.log' 2>&1", xvfb_run,
+             sinew_bin, args, work);
+    int r = system(cmd);
+    return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
+}
+
+/* The window: skeleton on (k), the heat map stepped to the head (j x 5),
+ * DQS (m), paused (space) and stepped (right), no floor (f); then the bind
+ * pose (b) on the next clip (c). Each screenshot shows the character, the
+ * right way up. */
+static int check_view(const char *xvfb_run)
+{
+    if (access(xvfb_run, X_OK) != 0) {
+        printf("skip: %s is missing (apt-get install xvfb xauth)\n", xvfb_run);
+        return 77;
+    }
+    int r = view(xvfb_run, "--frames 20 --size 320x240 --keys 'k j j j j j m space right f' --screenshot view.png");
+    CHECK(r == 0, "sinew view runs under Xvfb (exit %d, see view.log)", r);
+    cli_image im = load("view.png");
+    CHECK(im.width == 320 && im.height == 240, "the screenshot is the window: %dx%d", im.width, im.height);
+    if (im.rgba) {
+        region hot = find(&im, 0, 0, im.width, im.height, is_hot);
+        region cold = find(&im, 0, 0, im.width, im.height, is_cold);
+        region bones = find(&im, 0, 0, im.width, im.height, is_bone);
+        CHECK(cold.count > 1000 && hot.count > 20, "the heat map shows (%d cold, %d hot pixels)", cold.count,
+              hot.count);
+        CHECK(hot.cy < cold.y0 + 0.25 * (cold.y1 - cold.y0), "the head's weights at the top: y %.0f in %d to %d",
+              hot.cy, cold.y0, cold.y1);
+        CHECK(bones.count > 50, "the skeleton shows (%d pixels)", bones.count);
+    }
+    cli_image_free(&im);
+    r = view(xvfb_run, "--frames 5 --size 256x256 --keys 'c b f' --screenshot view_bind.png");
+    CHECK(r == 0, "sinew view with the bind pose (exit %d)", r);
+    im = load("view_bind.png");
+    if (im.rgba) {
+        region body = find(&im, 0, 0, im.width, im.height, is_body);
+        CHECK(body.count > 1500 && body.x0 > 0 && body.x1 < 255, "the bind pose shows, uncropped (%d pixels)",
+              body.count);
+    }
+    cli_image_free(&im);
+    CHECK(view(xvfb_run, "--keys 'bogus'") == 2, "an unknown key name is a usage error");
+    return check_finish("test_view");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: test_render SINEW_BINARY WORK_DIR [XVFB_RUN]\n");
+        return 2;
+    }
+    sinew_bin = argv[1], work = argv[2];
+    if (chdir(work) != 0) return 2;
+    if (argc == 4) return check_view(argv[3]);
+    if (render("--frames 1 --size 32x32 --out probe.png") != 0) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/render.log", work);
+        FILE *f = fopen(path, "r");
+        char line[400] = "";
+        if (f && fgets(line, sizeof line, f)) line[strcspn(line, "\n")] = 0;
+        if (f) fclose(f);
+        if (strstr(line, "GL context")) {
+            printf("skip: no OpenGL context: %s\n", line);
+            return 77;
+        }
+        CHECK(false, "sinew render fails: %s", line);
+        return check_finish("test_render");
+    }
+    check_sheet();
+    check_orientation();
+    check_compare();
+    check_skeleton();
+    check_frames_folder();
+    check_errors();
+    check_assets();
+    return check_finish("test_render");
+}
