@@ -206,12 +206,17 @@ static void check_assets(void)
     }
 }
 
-/* Runs `sinew view ARGS` under xvfb-run; returns its exit status. */
+/* Runs `sinew view ARGS` under xvfb-run; returns its exit status. Under
+ * AddressSanitizer leak checking is off for it: Mesa's GLX driver leaks
+ * 240 bytes when GLFW closes the X display, after unloading itself, so no
+ * suppression can name it (the scene code it shares with render is
+ * leak-checked by test_render, through EGL). */
 static int view(const char *xvfb_run, const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' -a -s '-screen 0 1024x768x24' '%s' view %s > '%s/view.log' 2>&1", xvfb_run,
-             sinew_bin, args, work);
+    const char *asan = getenv("ASAN_OPTIONS");
+    snprintf(cmd, sizeof cmd, "ASAN_OPTIONS='%s%sdetect_leaks=0' '%s' -a -s '-screen 0 1024x768x24' '%s' view %s > '%s/view.log' 2>&1",
+             asan ? asan : "", asan && *asan ? ":" : "", xvfb_run, sinew_bin, args, work);
     int r = system(cmd);
     return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
 }
