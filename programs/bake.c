@@ -18,64 +18,40 @@
 #include <string.h>
 
 typedef struct bake_args {
-    const char *file;
-    const char *clip;     /* NULL: the first clip, or none */
-    const char *anim;     /* clips from this file, NULL: the file's own */
+    cli_source source;
     float *times;
     int time_count;
     bool loop;
     sinew_skinning method;
     const char *json;     /* NULL: stdout */
-    int scene;            /* as sinew_load_options.scene */
 } bake_args;
-
-static int usage_error(const char *message, const char *arg)
-{
-    fprintf(stderr, "sinew: bake: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
-    return EXIT_USAGE;
-}
 
 static int parse_args(int argc, char **argv, bake_args *a)
 {
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i], *v;
         bool missing = false;
+        int taken = cli_source_arg("bake", argc, argv, &i, &a->source);
+        if (taken < 0) return -taken;
+        if (taken) continue;
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
-        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
-            a->clip = v;
-        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
-            a->anim = v;
         } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
             a->json = v;
-        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
-            char *end;
-            long k = strtol(v, &end, 10);
-            if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
-            a->scene = (int)k + 1;
         } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (strcmp(v, "lbs") == 0)
-                a->method = SINEW_SKINNING_LBS;
-            else if (strcmp(v, "dqs") == 0)
-                a->method = SINEW_SKINNING_DQS;
-            else
-                return usage_error("--method is lbs or dqs", v);
+            if (!cli_parse_method(v, &a->method)) return cli_usage_error("bake", "--method is lbs or dqs", v);
         } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
-            if (a->times) return usage_error("--times given twice", NULL);
+            if (a->times) return cli_usage_error("bake", "--times given twice", NULL);
             if (!cli_parse_times(v, &a->times, &a->time_count))
-                return usage_error("--times wants numbers separated by commas", v);
+                return cli_usage_error("bake", "--times wants numbers separated by commas", v);
         } else if (missing) {
-            return usage_error("missing the value of", arg);
-        } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option", arg);
-        } else if (!a->file) {
-            a->file = arg;
+            return cli_usage_error("bake", "missing the value of", arg);
         } else {
-            return usage_error("more than one FILE", arg);
+            return cli_usage_error("bake", "unknown option", arg);
         }
     }
-    if (!a->file) return usage_error("FILE is required (see sinew --help)", NULL);
-    if (!a->times) return usage_error("--times T1,T2,... is required", NULL);
+    if (!a->source.file) return cli_usage_error("bake", "FILE is required (see sinew --help)", NULL);
+    if (!a->times) return cli_usage_error("bake", "--times T1,T2,... is required", NULL);
     return EXIT_OK;
 }
 
@@ -220,22 +196,16 @@ int cli_bake(int argc, char **argv)
 {
     bake_args args = {0};
     int status = parse_args(argc, argv, &args);
+    cli_loaded l = {0};
+    if (status == EXIT_OK) status = cli_load("bake", &args.source, &l);
     if (status != EXIT_OK) {
         free(args.times);
         return status;
     }
-    sinew_asset *a = cli_load_asset(args.file, args.scene);
-    if (!a) {
-        free(args.times);
-        return EXIT_FAILED;
-    }
-    int clip_index;
+    const sinew_asset *a = l.asset;
+    const sinew_clip *clip = l.clip;
     bake_buffers b = {0};
     FILE *f = NULL;
-    cli_clips clips = {0};
-    if ((status = cli_clips_load(a, args.anim, &clips)) != EXIT_OK ||
-        (status = cli_find_clip("bake", &clips, args.clip, &clip_index)) != EXIT_OK)
-        goto done;
     if (!alloc_buffers(a, &b)) {
         fprintf(stderr, "sinew: bake: out of memory\n");
         status = EXIT_FAILED;
@@ -247,13 +217,12 @@ int cli_bake(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    const sinew_clip *clip = clip_index >= 0 ? clips.clips[clip_index] : NULL;
     fputs("{\"file\":", f);
-    put_string(f, args.file);
+    put_string(f, args.source.file);
     fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
             args.loop ? "true" : "false");
     if (clip) {
-        fprintf(f, "{\"index\":%d,\"name\":", clip_index);
+        fprintf(f, "{\"index\":%d,\"name\":", l.clip_index);
         put_string(f, clip->name);
         fputs(",\"duration\":", f);
         put_number(f, clip->duration);
@@ -274,8 +243,7 @@ int cli_bake(int argc, char **argv)
 done:
     if (f && f != stdout) fclose(f);
     free_buffers(&b);
-    cli_clips_free(&clips);
     free(args.times);
-    sinew_asset_free(a);
+    cli_unload(&l);
     return status;
 }

@@ -34,6 +34,44 @@ int cli_find_clip(const char *command, const cli_clips *clips, const char *spec,
  * argv[*i] is another argument; *missing is set when the value is. */
 const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing);
 
+/* Prints "sinew: COMMAND: MESSAGE[: ARG]" and returns EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *message, const char *arg);
+
+/* An integer in [lo, hi] (the whole text); false otherwise. */
+bool cli_parse_int(const char *text, long lo, long hi, int *out);
+
+/* "lbs" or "dqs"; false otherwise. */
+bool cli_parse_method(const char *text, sinew_skinning *method);
+
+/* "WxH" with each in [lo, hi]; false otherwise. */
+bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height);
+
+/* What a command plays: FILE (NULL: the built-in character), --anim FILE,
+ * --clip C, --scene N (stored as sinew_load_options.scene). */
+typedef struct cli_source {
+    const char *file, *anim, *clip;
+    int scene;
+} cli_source;
+
+/* Takes argv[*i] (advancing *i past a value) when it is FILE or one of the
+ * source's options: returns 1 taken, 0 not, or EXIT_USAGE negated after
+ * printing why (a bad --scene, a second FILE, a missing value). */
+int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_source *source);
+
+/* The source loaded: the asset, its clips (retargeted from --anim), the
+ * clip --clip picks (NULL for none). */
+typedef struct cli_loaded {
+    sinew_asset *asset;
+    cli_clips clips;
+    int clip_index;          /* -1: none */
+    const sinew_clip *clip;
+} cli_loaded;
+
+/* Loads a source, printing why on failure (then returns EXIT_FAILED with
+ * nothing held). Release with cli_unload(). */
+int cli_load(const char *command, const cli_source *source, cli_loaded *out);
+void cli_unload(cli_loaded *loaded);
+
 /* Parses "T1,T2,..." (finite numbers) into a malloc'ed array; false when
  * the text is not that (or out of memory). */
 bool cli_parse_times(const char *text, float **times, int *count);

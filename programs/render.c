@@ -19,34 +19,21 @@
 #include <sys/stat.h>
 
 typedef struct render_args {
-    const char *file, *anim, *clip, *out, *weights;
+    cli_source source;
+    const char *out, *weights;
     float *times;
     int time_count;
     int frames;                    /* 0: the default */
     int width, height;
-    int methods[2], method_count;  /* sinew_skinning values side by side */
+    sinew_skinning methods[2];     /* side by side */
+    int method_count;
     scene_pose_kind pose;
     bool loop, skeleton, no_floor;
-    int scene;
     int up;                        /* 0 guess, 'y' or 'z' */
     float azimuth, elevation;
 } render_args;
 
-static int usage_error(const char *message, const char *arg)
-{
-    fprintf(stderr, "sinew: render: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
-    return EXIT_USAGE;
-}
-
-static bool parse_int(const char *v, long lo, long hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (!*v || *end || errno || x < lo || x > hi) return false;
-    *out = (int)x;
-    return true;
-}
+static int usage_error(const char *message, const char *arg) { return cli_usage_error("render", message, arg); }
 
 static bool parse_float(const char *v, float *out)
 {
@@ -58,13 +45,6 @@ static bool parse_float(const char *v, float *out)
     return true;
 }
 
-static int parse_method(const char *v, int *out)
-{
-    if (strcmp(v, "lbs") == 0) return *out = SINEW_SKINNING_LBS, 1;
-    if (strcmp(v, "dqs") == 0) return *out = SINEW_SKINNING_DQS, 1;
-    return 0;
-}
-
 static int parse_args(int argc, char **argv, render_args *a)
 {
     a->width = a->height = 320;
@@ -74,34 +54,31 @@ static int parse_args(int argc, char **argv, render_args *a)
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i], *v;
         bool missing = false;
+        int taken = cli_source_arg("render", argc, argv, &i, &a->source);
+        if (taken < 0) return -taken;
+        if (taken) continue;
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
         } else if (strcmp(arg, "--skeleton") == 0) {
             a->skeleton = true;
         } else if (strcmp(arg, "--no-floor") == 0) {
             a->no_floor = true;
-        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
-            a->anim = v;
-        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
-            a->clip = v;
         } else if ((v = cli_option(argc, argv, &i, "--out", &missing))) {
             a->out = v;
         } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
             a->weights = v;
         } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
-            if (!parse_int(v, 1, 1000, &a->frames)) return usage_error("--frames wants 1 to 1000", v);
+            if (!cli_parse_int(v, 1, 1000, &a->frames)) return usage_error("--frames wants 1 to 1000", v);
         } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
             if (a->times) return usage_error("--times given twice", NULL);
             if (!cli_parse_times(v, &a->times, &a->time_count))
                 return usage_error("--times wants numbers separated by commas", v);
             if (a->time_count > 1000) return usage_error("--times: at most 1000 times", NULL);
         } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
-            int w, h, used = 0;
-            if (sscanf(v, "%dx%d%n", &w, &h, &used) != 2 || v[used] || w < 16 || h < 16 || w > 4096 || h > 4096)
+            if (!cli_parse_size(v, 16, 4096, &a->width, &a->height))
                 return usage_error("--size wants WxH, 16 to 4096 each", v);
-            a->width = w, a->height = h;
         } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (!parse_method(v, &a->methods[0])) return usage_error("--method is lbs or dqs", v);
+            if (!cli_parse_method(v, &a->methods[0])) return usage_error("--method is lbs or dqs", v);
             a->method_count = 1;
         } else if ((v = cli_option(argc, argv, &i, "--compare", &missing))) {
             char first[8] = "", second[8] = "";
@@ -110,7 +87,7 @@ static int parse_args(int argc, char **argv, render_args *a)
                 return usage_error("--compare wants two methods, lbs,dqs", v);
             memcpy(first, v, (size_t)(comma - v));
             strcpy(second, comma + 1);
-            if (!parse_method(first, &a->methods[0]) || !parse_method(second, &a->methods[1]))
+            if (!cli_parse_method(first, &a->methods[0]) || !cli_parse_method(second, &a->methods[1]))
                 return usage_error("--compare wants two methods, lbs,dqs", v);
             a->method_count = 2;
         } else if ((v = cli_option(argc, argv, &i, "--pose", &missing))) {
@@ -130,18 +107,10 @@ static int parse_args(int argc, char **argv, render_args *a)
         } else if ((v = cli_option(argc, argv, &i, "--elevation", &missing))) {
             if (!parse_float(v, &a->elevation) || fabsf(a->elevation) > 89.0f)
                 return usage_error("--elevation wants degrees between -89 and 89", v);
-        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
-            int k;
-            if (!parse_int(v, 0, 1000000, &k)) return usage_error("--scene wants a scene index", v);
-            a->scene = k + 1;
         } else if (missing) {
             return usage_error("missing the value of", arg);
-        } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option", arg);
-        } else if (!a->file) {
-            a->file = arg;
         } else {
-            return usage_error("more than one FILE", arg);
+            return usage_error("unknown option", arg);
         }
     }
     if (a->times && a->frames) return usage_error("--frames and --times exclude each other", NULL);
@@ -249,6 +218,7 @@ typedef struct render_job {
     const sinew_asset *asset;
     const sinew_clip *clip;
     int clip_index;
+    const char *file;
     int weights_joint;
     scene *scene;
     frame *frames;
@@ -378,13 +348,13 @@ static int render_all(render_job *j, target *t)
         }
     }
     if (status == EXIT_OK && !per_frame) {
-        const char *base = a->file ? strrchr(a->file, '/') : NULL;
+        const char *base = j->file ? strrchr(j->file, '/') : NULL;
         char clip_name[80];
         if (j->clip && *j->clip->name)
             snprintf(clip_name, sizeof clip_name, "clip %d: %s", j->clip_index, j->clip->name);
         else
             snprintf(clip_name, sizeof clip_name, "clip %d", j->clip_index);
-        snprintf(why, sizeof why, "%s   %s", base ? base + 1 : a->file ? a->file : j->asset->name,
+        snprintf(why, sizeof why, "%s   %s", base ? base + 1 : j->file ? j->file : j->asset->name,
                  a->pose == SCENE_POSE_BIND   ? "bind pose"
                  : a->pose == SCENE_POSE_REST ? "rest pose"
                  : j->clip                    ? clip_name
@@ -406,25 +376,17 @@ int cli_render(int argc, char **argv)
 {
     render_args args = {0};
     int status = parse_args(argc, argv, &args);
+    cli_loaded l = {0};
+    if (status == EXIT_OK) status = cli_load("render", &args.source, &l);
     if (status != EXIT_OK) {
         free(args.times);
         return status;
     }
-    render_job j = {.args = &args, .weights_joint = -1};
-    cli_clips clips = {0};
+    render_job j = {.args = &args, .asset = l.asset, .clip = l.clip, .clip_index = l.clip_index,
+                    .file = args.source.file, .weights_joint = -1};
     sinew_gl_context *ctx = NULL;
     target t = {0};
-    sinew_asset *a = cli_load_asset(args.file, args.scene);
-    if (!a) {
-        free(args.times);
-        return EXIT_FAILED;
-    }
-    j.asset = a;
-    if ((status = cli_clips_load(a, args.anim, &clips)) != EXIT_OK ||
-        (status = cli_find_clip("render", &clips, args.clip, &j.clip_index)) != EXIT_OK)
-        goto done;
-    j.clip = j.clip_index >= 0 ? clips.clips[j.clip_index] : NULL;
-    if (args.weights && (j.weights_joint = scene_find_joint(a, args.weights)) < 0) {
+    if (args.weights && (j.weights_joint = scene_find_joint(l.asset, args.weights)) < 0) {
         fprintf(stderr, "sinew: render: no joint named \"%s\" (sinew info lists them)\n", args.weights);
         status = EXIT_FAILED;
         goto done;
@@ -438,8 +400,8 @@ int cli_render(int argc, char **argv)
         goto done;
     }
     char why[300];
-    bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(a, args.file);
-    if (!(j.scene = scene_create(a, z_up, why, sizeof why))) {
+    bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(l.asset, args.source.file);
+    if (!(j.scene = scene_create(l.asset, z_up, why, sizeof why))) {
         fprintf(stderr, "sinew: render: %s\n", why);
         status = EXIT_FAILED;
         goto done;
@@ -457,9 +419,8 @@ done:
         sinew_gl_context_free(ctx);
     }
     free(j.frames);
-    cli_clips_free(&clips);
     free(args.times);
-    sinew_asset_free(a);
+    cli_unload(&l);
     return status;
 }
 

@@ -208,28 +208,9 @@ static bool create_programs(scene *s, char *why, int size)
     const char *fragments[2] = {floor_fragment, line_fragment};
     unsigned *programs[2] = {&s->floor_program, &s->line_program};
     for (int i = 0; i < 2; ++i) {
-        GLuint vs = glCreateShader(GL_VERTEX_SHADER), fs = glCreateShader(GL_FRAGMENT_SHADER);
-        const char *v = plain_vertex;
-        glShaderSource(vs, 1, &v, NULL);
-        glShaderSource(fs, 1, &fragments[i], NULL);
-        glCompileShader(vs);
-        glCompileShader(fs);
-        GLuint p = glCreateProgram();
-        glAttachShader(p, vs);
-        glAttachShader(p, fs);
-        glLinkProgram(p);
-        glDeleteShader(vs);
-        glDeleteShader(fs);
-        GLint ok = 0;
-        glGetProgramiv(p, GL_LINK_STATUS, &ok);
-        if (!ok) {
-            char log[200] = "";
-            glGetProgramInfoLog(p, sizeof log, NULL, log);
-            glDeleteProgram(p);
-            snprintf(why, (size_t)size, "%s shader: %s", i ? "bone" : "floor", log);
-            return false;
-        }
-        *programs[i] = p;
+        sinew_gl_program_desc pd = {.vertex_source = plain_vertex, .fragment = fragments[i]};
+        if (sinew_gl_program_create(&pd, programs[i], &err) != SINEW_OK)
+            return fail(why, size, i ? "bone shader" : "floor shader", &err);
     }
     return true;
 }

@@ -156,6 +156,86 @@ const char *cli_option(int argc, char **argv, int *i, const char *name, bool *mi
     return argv[++*i];
 }
 
+int cli_usage_error(const char *command, const char *message, const char *arg)
+{
+    fprintf(stderr, "sinew: %s: %s%s%s\n", command, message, arg ? ": " : "", arg ? arg : "");
+    return EXIT_USAGE;
+}
+
+bool cli_parse_int(const char *text, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long x = strtol(text, &end, 10);
+    if (!*text || *end || errno || x < lo || x > hi) return false;
+    *out = (int)x;
+    return true;
+}
+
+bool cli_parse_method(const char *text, sinew_skinning *method)
+{
+    if (strcmp(text, "lbs") == 0)
+        *method = SINEW_SKINNING_LBS;
+    else if (strcmp(text, "dqs") == 0)
+        *method = SINEW_SKINNING_DQS;
+    else
+        return false;
+    return true;
+}
+
+bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height)
+{
+    int w, h, used = 0;
+    if (sscanf(text, "%dx%d%n", &w, &h, &used) != 2 || text[used] || w < lo || h < lo || w > hi || h > hi)
+        return false;
+    *width = w, *height = h;
+    return true;
+}
+
+int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_source *s)
+{
+    const char *arg = argv[*i], *v;
+    bool missing = false;
+    if ((v = cli_option(argc, argv, i, "--anim", &missing))) {
+        s->anim = v;
+    } else if ((v = cli_option(argc, argv, i, "--clip", &missing))) {
+        s->clip = v;
+    } else if ((v = cli_option(argc, argv, i, "--scene", &missing))) {
+        int k;
+        if (!cli_parse_int(v, 0, 1000000, &k)) return -cli_usage_error(command, "--scene wants a scene index", v);
+        s->scene = k + 1;
+    } else if (missing) { /* set by the options above only */
+        return -cli_usage_error(command, "missing the value of", arg);
+    } else if (arg[0] == '-' && arg[1]) {
+        return 0;
+    } else if (!s->file) {
+        s->file = arg;
+    } else {
+        return -cli_usage_error(command, "more than one FILE", arg);
+    }
+    return 1;
+}
+
+int cli_load(const char *command, const cli_source *source, cli_loaded *out)
+{
+    *out = (cli_loaded){.clip_index = -1};
+    if (!(out->asset = cli_load_asset(source->file, source->scene))) return EXIT_FAILED;
+    if (cli_clips_load(out->asset, source->anim, &out->clips) != EXIT_OK ||
+        cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
+        cli_unload(out);
+        return EXIT_FAILED;
+    }
+    out->clip = out->clip_index >= 0 ? out->clips.clips[out->clip_index] : NULL;
+    return EXIT_OK;
+}
+
+void cli_unload(cli_loaded *l)
+{
+    cli_clips_free(&l->clips);
+    sinew_asset_free(l->asset);
+    *l = (cli_loaded){.clip_index = -1};
+}
+
 bool cli_parse_times(const char *text, float **times, int *count)
 {
     size_t cap = 1;

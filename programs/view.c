@@ -220,28 +220,23 @@ static bool parse_keys(const char *text, int *keys, bool *shifts, int cap, int *
     return true;
 }
 
-static int usage_error(const char *message, const char *arg)
-{
-    fprintf(stderr, "sinew: view: %s%s%s\n", message, arg ? ": " : "", arg ? arg : "");
-    return EXIT_USAGE;
-}
+static int usage_error(const char *message, const char *arg) { return cli_usage_error("view", message, arg); }
 
 int cli_view(int argc, char **argv)
 {
-    const char *file = NULL, *anim = NULL, *clip_spec = NULL, *keys_text = NULL, *weights = NULL, *screenshot = NULL;
-    int frames = 0, scene_index = 0, up = 0, width = 960, height = 720;
+    cli_source source = {0};
+    const char *keys_text = NULL, *weights = NULL, *screenshot = NULL;
+    int frames = 0, up = 0, width = 960, height = 720;
     sinew_skinning method = SINEW_SKINNING_LBS;
     bool skeleton = false;
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i], *v;
         bool missing = false;
-        char *end;
+        int taken = cli_source_arg("view", argc, argv, &i, &source);
+        if (taken < 0) return -taken;
+        if (taken) continue;
         if (strcmp(arg, "--skeleton") == 0) {
             skeleton = true;
-        } else if ((v = cli_option(argc, argv, &i, "--anim", &missing))) {
-            anim = v;
-        } else if ((v = cli_option(argc, argv, &i, "--clip", &missing))) {
-            clip_spec = v;
         } else if ((v = cli_option(argc, argv, &i, "--keys", &missing))) {
             keys_text = v;
         } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
@@ -249,32 +244,19 @@ int cli_view(int argc, char **argv)
         } else if ((v = cli_option(argc, argv, &i, "--screenshot", &missing))) {
             screenshot = v;
         } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (strcmp(v, "lbs") != 0 && strcmp(v, "dqs") != 0) return usage_error("--method is lbs or dqs", v);
-            method = v[0] == 'd' ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
+            if (!cli_parse_method(v, &method)) return usage_error("--method is lbs or dqs", v);
         } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
-            long n = strtol(v, &end, 10);
-            if (!*v || *end || n < 1 || n > 100000) return usage_error("--frames wants 1 to 100000", v);
-            frames = (int)n;
+            if (!cli_parse_int(v, 1, 100000, &frames)) return usage_error("--frames wants 1 to 100000", v);
         } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
-            int used = 0;
-            if (sscanf(v, "%dx%d%n", &width, &height, &used) != 2 || v[used] || width < 64 || height < 64 ||
-                width > 8192 || height > 8192)
+            if (!cli_parse_size(v, 64, 8192, &width, &height))
                 return usage_error("--size wants WxH, 64 to 8192 each", v);
-        } else if ((v = cli_option(argc, argv, &i, "--scene", &missing))) {
-            long k = strtol(v, &end, 10);
-            if (!*v || *end || k < 0 || k > 1000000) return usage_error("--scene wants a scene index", v);
-            scene_index = (int)k + 1;
         } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
             if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
             up = v[0];
         } else if (missing) {
             return usage_error("missing the value of", arg);
-        } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option", arg);
-        } else if (!file) {
-            file = arg;
         } else {
-            return usage_error("more than one FILE", arg);
+            return usage_error("unknown option", arg);
         }
     }
     int keys[64], key_count = 0;
@@ -283,15 +265,15 @@ int cli_view(int argc, char **argv)
         return usage_error("--keys wants up to 64 key names (a letter, space, left, right, home, plus, minus)",
                            keys_text);
 
-    sinew_asset *a = cli_load_asset(file, scene_index);
-    if (!a) return EXIT_FAILED;
-    cli_clips clips = {0};
-    view_state v = {.asset = a, .clips = &clips, .file = file, .speed = 1.0f, .playing = true, .floor = true,
-                    .skeleton = skeleton || a->mesh_count == 0, .method = method, .refit = true,
-                    .screenshot_path = screenshot, .camera = {.azimuth = 30.0f, .elevation = 12.0f, .zoom = 1.0f}};
-    int status = cli_clips_load(a, anim, &clips);
-    if (status == EXIT_OK) status = cli_find_clip("view", &clips, clip_spec, &v.clip);
-    if (status == EXIT_OK && weights && (v.joint = scene_find_joint(a, weights)) < 0) {
+    cli_loaded l;
+    if (cli_load("view", &source, &l) != EXIT_OK) return EXIT_FAILED;
+    const sinew_asset *a = l.asset;
+    view_state v = {.asset = a, .clips = &l.clips, .clip = l.clip_index, .file = source.file, .speed = 1.0f,
+                    .playing = true, .floor = true, .skeleton = skeleton || a->mesh_count == 0, .method = method,
+                    .refit = true, .screenshot_path = screenshot,
+                    .camera = {.azimuth = 30.0f, .elevation = 12.0f, .zoom = 1.0f}};
+    int status = EXIT_OK;
+    if (weights && (v.joint = scene_find_joint(a, weights)) < 0) {
         fprintf(stderr, "sinew: view: no joint named \"%s\" (sinew info lists them)\n", weights);
         status = EXIT_FAILED;
     }
@@ -322,7 +304,7 @@ int cli_view(int argc, char **argv)
     if (status == EXIT_OK) {
         glfwMakeContextCurrent(window);
         glfwSwapInterval(frames ? 0 : 1);
-        bool z_up = up ? up == 'z' : scene_guess_z_up(a, file);
+        bool z_up = up ? up == 'z' : scene_guess_z_up(a, source.file);
         if (!(v.scene = scene_create(a, z_up, why, sizeof why))) {
             fprintf(stderr, "sinew: view: %s\n", why);
             status = EXIT_FAILED;
@@ -379,8 +361,7 @@ int cli_view(int argc, char **argv)
     scene_free(v.scene);
     if (window) glfwDestroyWindow(window);
     if (glfw) glfwTerminate();
-    cli_clips_free(&clips);
-    sinew_asset_free(a);
+    cli_unload(&l);
     return status;
 }
 

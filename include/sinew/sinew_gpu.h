@@ -119,6 +119,8 @@ SINEW_API void sinew_gl_context_free(sinew_gl_context *context);
 typedef struct sinew_gl_program_desc {
     sinew_glsl_options vertex;
     const char *vertex_main;          /* appended to the vertex text (with vertex.no_main), or NULL */
+    const char *vertex_source;        /* a complete vertex shader of the caller's instead (no
+                                         skinning: vertex and vertex_main unused), or NULL */
     const char *fragment;             /* a complete fragment shader, or NULL for none */
     const char *const *feedback;      /* transform feedback outputs, one buffer each */
     int feedback_count;               /* (GL_SEPARATE_ATTRIBS), 0 for none */

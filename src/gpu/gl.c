@@ -212,13 +212,18 @@ sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL program: a description and an output");
     *program = 0;
     gl_clear_errors();
-    size_t length = sinew_glsl_compose(&desc->vertex, NULL, 0);
-    char *text = malloc(length + 1);
-    if (!text) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "GL program: out of memory");
-    sinew_glsl_compose(&desc->vertex, text, length + 1);
-    const char *vertex_sources[2] = {text, desc->vertex_main ? desc->vertex_main : ""};
-    GLuint vs = compile(GL_VERTEX_SHADER, vertex_sources, 2, err);
-    free(text);
+    char *text = NULL;
+    GLuint vs;
+    if (desc->vertex_source) {
+        vs = compile(GL_VERTEX_SHADER, &desc->vertex_source, 1, err);
+    } else {
+        size_t length = sinew_glsl_compose(&desc->vertex, NULL, 0);
+        if (!(text = malloc(length + 1))) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "GL program: out of memory");
+        sinew_glsl_compose(&desc->vertex, text, length + 1);
+        const char *vertex_sources[2] = {text, desc->vertex_main ? desc->vertex_main : ""};
+        vs = compile(GL_VERTEX_SHADER, vertex_sources, 2, err);
+        free(text);
+    }
     if (!vs) return err ? err->result : SINEW_ERROR_GPU;
     GLuint fs = 0;
     if (desc->fragment && !(fs = compile(GL_FRAGMENT_SHADER, &desc->fragment, 1, err))) {
