@@ -482,6 +482,52 @@ SINEW_API sinew_result sinew_rest_pose(const sinew_skeleton *skeleton, sinew_tra
                                        int count, sinew_error *err);
 
 /* ======================================================================== */
+/* Blending                                                                  */
+/* ======================================================================== */
+
+/* One input of sinew_blend(): a local pose with its weight and an optional
+ * per-joint mask. */
+typedef struct sinew_blend_layer {
+    const sinew_transform *pose;  /* joint_count local transforms */
+    float weight;                 /* >= 0; 0 leaves the layer out */
+    const float *joint_weights;   /* per joint in [0, 1] (a mask), or NULL for all 1 */
+} sinew_blend_layer;
+
+/* N-way blend in local space. Per joint, layer i counts with w_i =
+ * weight * joint_weights[j]; translations and scales are the weighted
+ * means; rotations are accumulated as w_i * q_i with each q_i first put on
+ * the side of the rest rotation (dot >= 0), then normalized: a sign-aligned
+ * nlerp, so the order of the layers does not change the result. Where a
+ * joint's total weight is below `threshold`, the rest pose fills in with
+ * weight threshold - total (a joint no layer drives takes its rest pose,
+ * with no jump as weights fade); threshold 0 means 0.1. Outputs may alias
+ * no input. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, a weight
+ * or mask value negative or not finite, threshold negative),
+ * SINEW_ERROR_SIZE_MISMATCH (count is not the joint count). */
+SINEW_API sinew_result sinew_blend(const sinew_skeleton *skeleton, const sinew_blend_layer *layers,
+                                   int layer_count, float threshold, sinew_transform *out, int count,
+                                   sinew_error *err);
+
+/* The additive difference of `pose` over `reference` (count joints): the
+ * delta that sinew_additive_apply() with weight 1 turns `reference` back
+ * into `pose`: translation t - t_ref, rotation conj(r_ref) * r, scale
+ * s / s_ref (a zero reference scale gives scale 1 there). out may alias
+ * pose. Errors: SINEW_ERROR_INVALID_ARGUMENT. */
+SINEW_API sinew_result sinew_additive_delta(const sinew_transform *reference, const sinew_transform *pose,
+                                            int count, sinew_transform *out, sinew_error *err);
+
+/* Adds a delta pose onto `base` with `weight` (and an optional per-joint
+ * mask, as in sinew_blend_layer): t = t_base + w * t_delta, r = r_base *
+ * nlerp(identity, r_delta, w), s = s_base * lerp(1, s_delta, w). Weight 0
+ * gives the base unchanged, weight 1 the delta's full effect; weights
+ * above 1 exaggerate. out may alias base. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, weights negative or not
+ * finite). */
+SINEW_API sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_transform *delta,
+                                            int count, float weight, const float *joint_weights,
+                                            sinew_transform *out, sinew_error *err);
+
+/* ======================================================================== */
 /* Morph targets                                                             */
 /* ======================================================================== */
 
