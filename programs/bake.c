@@ -160,10 +160,7 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, flo
         const sinew_mesh *mesh = &a->meshes[m];
         const float *weights = NULL;
         if (mesh->morph) {
-            int nw = mesh->morph->target_count;
-            memcpy(b->weights, mesh->morph_weights, sizeof(float) * (size_t)nw);
-            if (clip && mesh->joint >= 0 &&
-                sinew_clip_sample_weights(clip, time, flags, NULL, mesh->joint, b->weights, nw, &err) != SINEW_OK) {
+            if (cli_morph_weights(mesh, clip, time, flags, b->weights, &err) != SINEW_OK) {
                 fprintf(stderr, "sinew: bake: mesh %d: %s\n", m, err.description);
                 return EXIT_FAILED;
             }

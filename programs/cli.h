@@ -76,6 +76,12 @@ void cli_unload(cli_loaded *loaded);
  * the text is not that (or out of memory). */
 bool cli_parse_times(const char *text, float **times, int *count);
 
+/* The morph weights a mesh shows at `time`: its defaults, overridden by the
+ * clip's weights track on the mesh's joint when there is one (`weights`:
+ * mesh->morph->target_count floats). */
+sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
+                               float *weights, sinew_error *err);
+
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
 

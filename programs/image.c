@@ -25,6 +25,18 @@ void cli_image_free(cli_image *image)
     image->rgba = NULL;
 }
 
+void cli_image_flip_rows(cli_image *im)
+{
+    size_t row = (size_t)im->width * 4;
+    for (int y = 0; y < im->height / 2; ++y) {
+        uint8_t *a = im->rgba + (size_t)y * row, *b = im->rgba + (size_t)(im->height - 1 - y) * row;
+        for (size_t k = 0; k < row; ++k) {
+            uint8_t t = a[k];
+            a[k] = b[k], b[k] = t;
+        }
+    }
+}
+
 void cli_image_blit(cli_image *dst, const cli_image *src, int x, int y)
 {
     for (int row = 0; row < src->height; ++row) {

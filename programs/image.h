@@ -16,6 +16,10 @@ typedef struct cli_image {
 cli_image cli_image_new(int width, int height, const uint8_t rgb[3]);
 void cli_image_free(cli_image *image);
 
+/* Turns the image upside down in place (OpenGL reads pixels bottom row
+ * first). */
+void cli_image_flip_rows(cli_image *image);
+
 /* Copies `src` into `dst` with its top-left corner at (x, y), clipped. */
 void cli_image_blit(cli_image *dst, const cli_image *src, int x, int y);
 

@@ -194,13 +194,7 @@ static void target_read(const target *t, cli_image *out)
     glBindFramebuffer(GL_READ_FRAMEBUFFER, t->fbo);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, t->width, t->height, GL_RGBA, GL_UNSIGNED_BYTE, out->rgba);
-    size_t row = (size_t)t->width * 4;
-    uint8_t *tmp = malloc(row);
-    for (int y = 0; tmp && y < t->height / 2; ++y) { /* GL's first row is the bottom one */
-        uint8_t *a = out->rgba + (size_t)y * row, *b = out->rgba + (size_t)(t->height - 1 - y) * row;
-        memcpy(tmp, a, row), memcpy(a, b, row), memcpy(b, tmp, row);
-    }
-    free(tmp);
+    cli_image_flip_rows(out);
     glBindFramebuffer(GL_FRAMEBUFFER, t->msaa_fbo);
 }
 

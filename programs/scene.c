@@ -2,6 +2,8 @@
  * fragment stage and a weight heat map, a floor grid, the skeleton. */
 #include "scene.h"
 
+#include "cli.h"
+
 #include "sinew/sinew_gpu.h"
 
 #include <epoxy/gl.h>
@@ -342,10 +344,7 @@ static bool morph(scene_mesh *sm, const sinew_clip *clip, float time, unsigned f
     const sinew_mesh *m = sm->mesh;
     int count = m->morph->target_count;
     sinew_error err = {0};
-    memcpy(sm->weights, m->morph_weights, sizeof(float) * (size_t)count);
-    if (clip && m->joint >= 0 &&
-        sinew_clip_sample_weights(clip, time, flags, NULL, m->joint, sm->weights, count, &err) != SINEW_OK)
-        return fail(why, size, m->name, &err);
+    if (cli_morph_weights(m, clip, time, flags, sm->weights, &err) != SINEW_OK) return fail(why, size, m->name, &err);
     size_t vc = (size_t)m->vertex_count;
     float *p = sm->morphed, *n = m->normals ? p + vc * 3 : NULL, *t = m->tangents ? p + vc * 6 : NULL;
     if (sinew_morph_apply(m->morph, sm->weights, count, m->positions, m->normals, m->tangents, p, n, t, &err) !=

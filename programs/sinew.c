@@ -156,6 +156,15 @@ const char *cli_option(int argc, char **argv, int *i, const char *name, bool *mi
     return argv[++*i];
 }
 
+sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
+                               float *weights, sinew_error *err)
+{
+    int count = mesh->morph->target_count;
+    memcpy(weights, mesh->morph_weights, sizeof(float) * (size_t)count);
+    if (!clip || mesh->joint < 0) return SINEW_OK;
+    return sinew_clip_sample_weights(clip, time, flags, NULL, mesh->joint, weights, count, err);
+}
+
 int cli_usage_error(const char *command, const char *message, const char *arg)
 {
     fprintf(stderr, "sinew: %s: %s%s%s\n", command, message, arg ? ": " : "", arg ? arg : "");

@@ -42,7 +42,6 @@ typedef struct view_state {
     bool screenshot;      /* take one after this frame */
     bool dragging;
     double drag_x, drag_y;
-    int width, height;
 } view_state;
 
 static const sinew_clip *current_clip(const view_state *v) { return v->clip >= 0 ? v->clips->clips[v->clip] : NULL; }
@@ -180,12 +179,7 @@ static bool save_screenshot(const view_state *v, int width, int height)
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadBuffer(GL_BACK);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, im.rgba);
-    size_t row = (size_t)width * 4;
-    for (int y = 0; y < height / 2; ++y) /* GL's first row is the bottom one */
-        for (size_t k = 0; k < row; ++k) {
-            uint8_t *a = &im.rgba[(size_t)y * row + k], *b = &im.rgba[(size_t)(height - 1 - y) * row + k], t = *a;
-            *a = *b, *b = t;
-        }
+    cli_image_flip_rows(&im);
     const char *path = v->screenshot_path ? v->screenshot_path : "sinew-view.png";
     bool ok = cli_image_write_png(&im, path, why, sizeof why);
     if (ok)
