@@ -353,7 +353,9 @@ static int render_all(render_job *j, target *t)
                  : a->pose == SCENE_POSE_REST ? "rest pose"
                  : j->clip                    ? clip_name
                                               : "no clip: rest pose");
-        cli_image_text(&sheet, gap + 4, 9, 2, white, why);
+        /* the title at double size where it fits, else at single size */
+        int scale = cli_image_text_width(why, 2) + 2 * gap <= sheet.width ? 2 : 1;
+        cli_image_text(&sheet, gap + 4, scale == 2 ? 9 : 12, scale, white, why);
         if (!cli_image_write_png(&sheet, a->out, why, sizeof why)) {
             fprintf(stderr, "sinew: render: %s\n", why);
             status = EXIT_FAILED;

@@ -153,10 +153,10 @@ static void compute_bind_pose(scene *s)
     }
 }
 
-/* The joints that matter: those skins bind, or without skins the biggest
- * tree under the top joint (the rig, not the cameras and lights a file
- * keeps beside it); then the joints between two of them (helpers inside a
- * chain). */
+/* The joints that matter: those skins bind, or without skins the tree
+ * under the top joint that the clips animate most (ties: the biggest): the
+ * rig, not the cameras, lights or control rigs a file keeps beside it;
+ * then the joints between two of them (helpers inside a chain). */
 static void mark_rig(const sinew_asset *a, const bool *bound, bool *shown)
 {
     const sinew_skeleton *sk = a->skeleton;
@@ -167,24 +167,30 @@ static void mark_rig(const sinew_asset *a, const bool *bound, bool *shown)
         any = any || bound[j];
     }
     if (!any) {
-        int *size = zalloc((size_t)n, sizeof *size);
+        int *size = zalloc((size_t)n * 2, sizeof *size), *animated = size + n;
         if (!size) {
             for (int j = 0; j < n; ++j) shown[j] = true;
             return;
         }
-        for (int j = n - 1; j >= 0; --j) {
+        for (int c = 0; c < a->clip_count; ++c)
+            for (int t = 0; t < a->clips[c]->track_count; ++t) {
+                const sinew_track *tr = &a->clips[c]->tracks[t];
+                if (tr->joint < n && tr->target != SINEW_TARGET_WEIGHTS) animated[tr->joint] = 1;
+            }
+        for (int j = n - 1; j >= 0; --j) { /* children come after their parents */
             size[j] += 1;
-            if (sk->parents[j] >= 0) size[sk->parents[j]] += size[j];
+            if (sk->parents[j] >= 0) size[sk->parents[j]] += size[j], animated[sk->parents[j]] += animated[j];
         }
         int top = 0, rig;
         for (int j = 0; j < n; ++j)
             if (sk->parents[j] < 0 && size[j] > size[top]) top = j;
         rig = top;
         for (int j = 0; j < n; ++j)
-            if (sk->parents[j] == top && (rig == top || size[j] > size[rig])) rig = j;
-        for (int j = 0; j < n; ++j) { /* parents come first: a joint is in the rig when its parent is */
-            shown[j] = j == rig || (sk->parents[j] >= 0 && shown[sk->parents[j]] && j > rig);
-        }
+            if (sk->parents[j] == top &&
+                (rig == top || animated[j] > animated[rig] || (animated[j] == animated[rig] && size[j] > size[rig])))
+                rig = j;
+        for (int j = 0; j < n; ++j) /* parents come first: a joint is in the rig when its parent is */
+            shown[j] = j == rig || (sk->parents[j] >= 0 && shown[sk->parents[j]]);
         free(size);
         return;
     }
