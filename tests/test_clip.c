@@ -121,7 +121,7 @@ static void test_exact_keys(void)
     for (int interp = 0; interp < 3; ++interp) {
         for (int target = 0; target < 3; ++target) {
             sinew_track tr = {0, (sinew_track_target)target, (sinew_interpolation)interp, K, times, values, 0};
-            sinew_clip_desc d = {"keys", 1, 0.0f, 1, &tr};
+            sinew_clip_desc d = {.name = "keys", .joint_count = 1, .duration = 0.0f, .track_count = 1, .tracks = &tr};
             sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
             CHECK(clip != NULL, "clip created");
             if (!clip) continue;
@@ -152,7 +152,7 @@ static void test_clip_sampling(void)
     float rv[] = {0, 0, 0, 1, h, 0, 0, h};
     sinew_track tracks[] = {{1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv, 0},
                             {2, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv, 0}};
-    sinew_clip_desc d = {"c", 3, 0.0f, 2, tracks};
+    sinew_clip_desc d = {.name = "c", .joint_count = 3, .duration = 0.0f, .track_count = 2, .tracks = tracks};
     sinew_error err;
     sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
     CHECK(clip != NULL, "created: %s", err.description);
@@ -193,7 +193,7 @@ static void test_clip_sampling(void)
           "clip for another skeleton size");
     sinew_skeleton_free(other);
     /* a clip without tracks plays the rest pose */
-    sinew_clip_desc empty = {"empty", 3, 0.0f, 0, NULL};
+    sinew_clip_desc empty = {.name = "empty", .joint_count = 3, .duration = 0.0f, .track_count = 0, .tracks = NULL};
     sinew_clip *e = sinew_clip_create(&empty, NULL, &err);
     CHECK(e && e->duration == 0.0f, "empty clip allowed");
     if (e) {
@@ -259,7 +259,7 @@ static void test_cursor(void)
                              {2, SINEW_TARGET_ROTATION, SINEW_INTERP_CUBICSPLINE, K, times, values, 0},
                              {3, SINEW_TARGET_SCALE, SINEW_INTERP_STEP, K / 2, times, values, 0}};
     sinew_skeleton *sk = chain(5);
-    sinew_clip_desc d = {"dense", 5, 0.0f, 3, tracks};
+    sinew_clip_desc d = {.name = "dense", .joint_count = 5, .duration = 0.0f, .track_count = 3, .tracks = tracks};
     sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
     CHECK(clip != NULL && sk != NULL, "dense clip");
     if (clip && sk) compare_cursor(clip, sk, "dense");
@@ -284,7 +284,7 @@ static void test_validation(void)
     float values[36] = {0};
     for (int k = 0; k < 3; ++k) values[k * 4 + 3] = 1.0f;
     sinew_track tr = {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, times, values, 0};
-    sinew_clip_desc d = {"bad", 2, 0.0f, 1, &tr};
+    sinew_clip_desc d = {.name = "bad", .joint_count = 2, .duration = 0.0f, .track_count = 1, .tracks = &tr};
     CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "equal key times refused");
     CHECK_ERROR(err, SINEW_ERROR_KEYS_NOT_INCREASING, "track 0 (joint 1, translation): key 2 time 0.5 is not after key 1");
     times[2] = 1.0f;
@@ -311,7 +311,7 @@ static void test_validation(void)
     CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "joint 2 is out of range (2 joints)");
     tr.joint = 1;
     sinew_track two[2] = {tr, tr};
-    sinew_clip_desc dd = {"dup", 2, 0.0f, 2, two};
+    sinew_clip_desc dd = {.name = "dup", .joint_count = 2, .duration = 0.0f, .track_count = 2, .tracks = two};
     CHECK(sinew_clip_create(&dd, NULL, &err) == NULL, "duplicate track refused");
     CHECK_ERROR(err, SINEW_ERROR_DUPLICATE_TRACK, "track 1 animates joint 1 translation");
     static const float identity[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -356,7 +356,7 @@ static void test_weights(void)
     float cub[12] = {0, 0, 0, 1, 2, 0, 0, 0, 1, 0, 0, 0};
     sinew_track tracks[2] = {{1, SINEW_TARGET_WEIGHTS, SINEW_INTERP_LINEAR, 3, times, lin, 3},
                              {2, SINEW_TARGET_WEIGHTS, SINEW_INTERP_CUBICSPLINE, 2, times, cub, 2}};
-    sinew_clip_desc d = {"faces", 3, 0.0f, 2, tracks};
+    sinew_clip_desc d = {.name = "faces", .joint_count = 3, .duration = 0.0f, .track_count = 2, .tracks = tracks};
     sinew_error err;
     sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
     CHECK(clip != NULL, "weights clip: %s", err.description);
@@ -417,7 +417,7 @@ static void test_retarget(void)
     sinew_track tracks[3] = {{0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 2, times, tv, 0},
                              {1, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 2, times, rv, 0},
                              {2, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 2, times, tv, 0}};
-    sinew_clip_desc cd = {"wave", 3, 2.0f, 3, tracks};
+    sinew_clip_desc cd = {.name = "wave", .joint_count = 3, .duration = 2.0f, .track_count = 3, .tracks = tracks};
     sinew_clip *clip = sinew_clip_create(&cd, NULL, &err);
     check_log log = {0};
     sinew_options o = {.logger = {check_log_fn, &log}};

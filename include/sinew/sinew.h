@@ -360,6 +360,7 @@ typedef struct sinew_clip {
     int joint_count;        /* joints of the skeleton this clip animates */
     int track_count;
     const sinew_track *tracks;
+    bool additive;          /* values are deltas over a reference pose (sinew_clip_make_additive) */
     /* private */
     sinew_allocator allocator_;
 } sinew_clip;
@@ -370,6 +371,9 @@ typedef struct sinew_clip_desc {
     float duration;          /* 0: the last key time of all tracks */
     int track_count;
     const sinew_track *tracks;
+    bool additive;           /* the tracks hold additive deltas: sampling fills
+                                what they leave out with the identity, not the
+                                rest pose */
 } sinew_clip_desc;
 
 /* Copies and validates tracks into a clip. Errors name the track and key:
@@ -413,7 +417,8 @@ SINEW_API void sinew_track_sample(const sinew_track *track, float t, unsigned fl
 
 /* Samples the clip at time t into `out` (output_count local transforms, the
  * skeleton's joint count). Joints without a track, and the values a joint's
- * tracks leave out, keep the skeleton's rest pose; weights tracks are left to
+ * tracks leave out, keep the skeleton's rest pose (the identity transform
+ * for an additive clip: no change); weights tracks are left to
  * sinew_clip_sample_weights(). `cursor` is optional.
  * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, t not finite),
  * SINEW_ERROR_SIZE_MISMATCH (clip, skeleton and output joint counts differ),
@@ -457,6 +462,28 @@ typedef struct sinew_retarget_report {
 SINEW_API sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *from,
                                           const sinew_skeleton *to, const sinew_options *options,
                                           sinew_retarget_report *report, sinew_error *err);
+
+/* The reference an additive clip is taken against. */
+typedef enum sinew_additive_reference {
+    SINEW_ADDITIVE_FIRST_FRAME = 0, /* the clip's own pose at time 0 */
+    SINEW_ADDITIVE_REST_POSE = 1    /* the skeleton's rest pose */
+} sinew_additive_reference;
+
+/* An additive clip made from `clip` (for `skeleton`): every key becomes its
+ * difference over the reference pose, as sinew_additive_delta() computes it
+ * (translation t - t_ref, rotation conj(r_ref) * r, scale s / s_ref; a zero
+ * reference scale gives 1), so that sampling the additive clip at t and
+ * applying it with sinew_additive_apply() at weight 1 over the reference
+ * gives the clip at t. CUBICSPLINE tangents go through the same linear map
+ * (unchanged for translations, conj(r_ref) * tangent for rotations,
+ * tangent / s_ref for scales), so the spline stays exact. Weights tracks are
+ * copied as they are. The result has `additive` set and is named like the
+ * clip. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL, an additive clip, an
+ * unknown reference), SINEW_ERROR_SIZE_MISMATCH (joint counts), and those of
+ * sinew_clip_create(). Free with sinew_clip_free(). */
+SINEW_API sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                               sinew_additive_reference reference,
+                                               const sinew_options *options, sinew_error *err);
 
 /* Returns the number of keys summed over the clip's tracks whose target is
  * `target`. */
@@ -526,6 +553,251 @@ SINEW_API sinew_result sinew_additive_delta(const sinew_transform *reference, co
 SINEW_API sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_transform *delta,
                                             int count, float weight, const float *joint_weights,
                                             sinew_transform *out, sinew_error *err);
+
+/* ======================================================================== */
+/* Playback, crossfades and blend spaces                                     */
+/* ======================================================================== */
+
+/* The playing state of one clip, caller-owned: where it is and how fast it
+ * goes. sinew_playback_start() fills one. */
+typedef struct sinew_playback {
+    const sinew_clip *clip;
+    float time;   /* seconds, in [0, duration] */
+    float speed;  /* 1 plays in real time, 2 twice as fast, negative backward, 0 holds */
+    bool loop;    /* wrap at the ends; otherwise stop there */
+} sinew_playback;
+
+/* A playback of `clip` at time 0, speed 1, looping as `loop` says. */
+SINEW_API sinew_playback sinew_playback_start(const sinew_clip *clip, bool loop);
+
+/* Moves a playback by dt seconds of real time (dt * speed in clip time).
+ * Looping, the time wraps into [0, duration); otherwise it stops at 0 or
+ * the duration. Returns how many times the time wrapped: +1 for each pass
+ * from the end back to the start, -1 for each pass backward from the start
+ * to the end, 0 without looping: what sinew_root_motion() needs to carry
+ * the motion over the wrap. A clip of zero duration stays at 0. A dt or
+ * speed that is not finite leaves the playback as it is and returns 0. */
+SINEW_API int sinew_playback_advance(sinew_playback *playback, float dt);
+
+/* The normalized time (phase) of a playback: time / duration in [0, 1],
+ * 0 for a clip of zero duration. */
+SINEW_API float sinew_playback_phase(const sinew_playback *playback);
+
+/* Advances `count` playbacks together keeping their phases equal, as a
+ * blend of cycles of different lengths (walk, jog, run) needs: the
+ * heaviest playback leads, the cycle length is the weight-averaged
+ * sum of w_i duration_i / |speed_i| / sum of w_i, each playback's phase moves by
+ * dt / cycle length (backward when the leader's speed is negative) and
+ * every playback takes the leader's phase. `wraps`, optional, receives each
+ * playback's wrap count as sinew_playback_advance() returns it. Playbacks
+ * whose clip has zero duration or whose weight is 0 count for nothing in
+ * the cycle length (they still follow the phase). Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, a weight negative or not
+ * finite, a dt not finite, a playback without a clip). */
+SINEW_API sinew_result sinew_playback_advance_synced(sinew_playback *playbacks, const float *weights, int count,
+                                                     float dt, int *wraps, sinew_error *err);
+
+/* A crossfade from one playing clip to another, caller-owned. */
+typedef struct sinew_crossfade {
+    sinew_playback from, to;
+    float duration;  /* seconds the fade takes */
+    float elapsed;   /* seconds since it started */
+    bool sync;       /* phase sync: `to` starts at `from`'s phase and both advance synced */
+} sinew_crossfade;
+
+/* Starts a crossfade of `duration` seconds (0 cuts at once) from `from`
+ * (playing) to `to`. With `sync`, `to`'s time is set to `from`'s phase
+ * times its duration, so that cycles line up (left foot with left foot). */
+SINEW_API sinew_crossfade sinew_crossfade_start(sinew_playback from, sinew_playback to, float duration, bool sync);
+
+/* Advances both playbacks by dt (synced when the crossfade says so, each on
+ * its own otherwise) and returns the weight of `to`, from 0 at the start to
+ * 1 when `elapsed` reaches `duration`, along the smoothstep 3x^2 - 2x^3 (no
+ * jump in speed at either end); `from` weighs 1 minus it. Feed both sampled
+ * poses to sinew_blend() with those weights. `wraps`, optional, receives 2
+ * wrap counts (from, to). A dt not finite leaves the crossfade as it is. */
+SINEW_API float sinew_crossfade_advance(sinew_crossfade *crossfade, float dt, int wraps[2]);
+
+/* The weight of `to` now (as sinew_crossfade_advance() returned it last). */
+SINEW_API float sinew_crossfade_weight(const sinew_crossfade *crossfade);
+
+/* Weights of a 1D blend space: samples at `positions` (count values,
+ * strictly increasing, e.g. walk 1.4, jog 3, run 5 m/s), parameter x. The
+ * two samples around x share the weight linearly; x outside the range
+ * clamps to the end sample. Writes `count` weights summing to 1. Sync the
+ * clips' cycles with sinew_playback_advance_synced() and these weights.
+ * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, count < 1, x or a
+ * position not finite, positions not increasing). */
+SINEW_API sinew_result sinew_blend_space_1d(const float *positions, int count, float x, float *weights,
+                                            sinew_error *err);
+
+typedef enum sinew_blend_space_mode {
+    SINEW_BLEND_SPACE_CARTESIAN = 0,  /* gradient bands in the plane: any layout (aim, lean) */
+    SINEW_BLEND_SPACE_DIRECTIONAL = 1 /* gradient bands in polar form: velocities around the origin */
+} sinew_blend_space_mode;
+
+/* Weights of a 2D blend space by gradient band interpolation (R. S.
+ * Johansen, "Automated Semi-Procedural Animation for Character
+ * Locomotion", 2009), chosen over a triangulation because it needs no
+ * preprocessing, handles any layout (no degenerate triangles, no cocircular
+ * ties) and is continuous everywhere, outside the samples' hull too. For
+ * each sample i, h_i = min over j != i of max(0, 1 - (p - p_i).(p_j - p_i)
+ * / |p_j - p_i|^2), and weights are h_i / sum h. DIRECTIONAL ("freeform
+ * directional") measures the vectors in polar form instead, (difference of
+ * lengths / mean length, 2 * signed angle), so that directions at one
+ * speed blend by angle: a sample at the origin (idle) is allowed and
+ * samples should surround it. A sample point gets weight exactly 1 there
+ * and the others 0. `points` holds 2 floats per sample; writes `count`
+ * weights >= 0 summing to 1. Cost O(count^2). Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, count < 1, values not
+ * finite, two samples at one point, an unknown mode). */
+SINEW_API sinew_result sinew_blend_space_2d(const float *points, int count, float x, float y,
+                                            sinew_blend_space_mode mode, float *weights, sinew_error *err);
+
+/* ======================================================================== */
+/* Inverse kinematics                                                        */
+/* ======================================================================== */
+
+/* IK jobs correct a local pose in place: each reads the model-space matrices
+ * of that pose (sinew_local_to_model() of `local`), computes rotations in
+ * model space, and writes them back as local-space corrections
+ * (local[j].rotation = local[j].rotation * correction), so the result goes
+ * through sinew_local_to_model() like any pose. Run local-to-model again
+ * before a job whose chain lies below joints an earlier job moved; chains
+ * in distinct subtrees (two legs, two arms) can share one model pose.
+ * Rotations are measured from the model matrices with their scale divided
+ * out: uniform scale anywhere is exact, non-uniform scale inside a chain is
+ * approximate. Weights in [0, 1] blend each correction from the identity
+ * (nlerp); 0 leaves the pose as it was. */
+
+/* Two-bone IK (thigh, shin, foot; upper arm, forearm, hand). */
+typedef struct sinew_ik_two_bone_job {
+    const sinew_skeleton *skeleton;
+    const sinew_mat4 *model;     /* model-space matrices of `local` */
+    sinew_transform *local;      /* corrected in place */
+    int count;                   /* the skeleton's joint count */
+    int start_joint, mid_joint, end_joint; /* each an ancestor of the next */
+    sinew_vec3 target;           /* where the end joint should be, model space */
+    sinew_vec3 pole;             /* model-space direction the mid joint bends toward;
+                                    (0, 0, 0) keeps the chain's current bend plane */
+    float weight;                /* 0 .. 1 */
+    float softness;              /* 0: none; s in (0, 1]: beyond (1 - s) of the chain's
+                                    length the reach eases out toward full extension
+                                    (no snap of the knee), never quite straight */
+    /* outputs */
+    sinew_quat start_correction, mid_correction; /* applied to local (weighted) */
+    bool reached;                /* the end joint lands within 1e-4 of the chain's length
+                                    of the target (at weight 1) */
+} sinew_ik_two_bone_job;
+
+/* Solves a two-bone chain analytically: the mid joint opens or closes
+ * (law of cosines) so that the start-to-end distance is the target's
+ * (clamped to what the bones span: a target out of reach leaves the chain
+ * fully extended toward it, one too close folds it as far as it goes),
+ * then the start joint turns the end onto the target and twists the bend
+ * plane toward the pole. A straight chain with no pole bends in an
+ * arbitrary, deterministic plane. Never produces NaN for finite input.
+ * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, a value not finite,
+ * a weight or softness outside [0, 1], joints that are not one chain),
+ * SINEW_ERROR_SIZE_MISMATCH (count), SINEW_ERROR_BAD_JOINT_INDEX. */
+SINEW_API sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err);
+
+/* Most joints in one FABRIK chain. */
+#define SINEW_IK_MAX_CHAIN 64
+
+/* FABRIK over a chain of any length (spine, tail, tentacle). */
+typedef struct sinew_ik_chain_job {
+    const sinew_skeleton *skeleton;
+    const sinew_mat4 *model;     /* model-space matrices of `local` */
+    sinew_transform *local;      /* corrected in place */
+    int count;                   /* the skeleton's joint count */
+    const int *joints;           /* root to tip, each an ancestor of the next */
+    int joint_count;             /* 2 .. SINEW_IK_MAX_CHAIN */
+    sinew_vec3 target;           /* where the tip should be, model space */
+    float weight;                /* 0 .. 1 */
+    float tolerance;             /* stop when the tip is this close; 0 means 1e-4 of the chain's length */
+    int max_iterations;          /* 0 means 32 */
+    /* outputs */
+    int iterations;              /* forward-backward passes run */
+    float distance;              /* tip to target after solving (at weight 1) */
+    bool reached;                /* distance <= tolerance */
+} sinew_ik_chain_job;
+
+/* FABRIK (A. Aristidou and J. Lasenby, 2011): moves the chain's joint
+ * positions backward from the target and forward from the fixed root until
+ * the tip is within `tolerance` or `max_iterations` passes ran; a target
+ * out of reach straightens the chain toward it at once. The new positions
+ * become rotations from the root down, each joint turning its bone by the
+ * shortest arc (no twist added). Errors as sinew_ik_two_bone(), and
+ * SINEW_ERROR_INVALID_ARGUMENT for a chain of 1 or more than
+ * SINEW_IK_MAX_CHAIN joints. */
+SINEW_API sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err);
+
+/* Aim (look-at): turns one joint so that its forward axis points at a
+ * target and its up axis leans toward a pole. */
+typedef struct sinew_ik_aim_job {
+    const sinew_skeleton *skeleton;
+    const sinew_mat4 *model;     /* model-space matrices of `local` */
+    sinew_transform *local;      /* corrected in place */
+    int count;                   /* the skeleton's joint count */
+    int joint;
+    sinew_vec3 target;           /* model-space point to look at */
+    sinew_vec3 forward;          /* the joint's aiming axis, in its own space (unit) */
+    sinew_vec3 up;               /* the joint's up axis, in its own space, not along forward */
+    sinew_vec3 pole;             /* model-space direction up should lean toward;
+                                    (0, 0, 0): no twist beyond the shortest arc */
+    float weight;                /* 0 .. 1 */
+    /* outputs */
+    sinew_quat correction;       /* applied to local (weighted) */
+} sinew_ik_aim_job;
+
+/* Solves an aim: the shortest arc from the joint's current forward to the
+ * direction of the target, then a twist about that direction bringing up
+ * into the plane of forward and pole. A target at the joint's own position
+ * leaves it as it is. Errors as sinew_ik_two_bone(), and
+ * SINEW_ERROR_INVALID_ARGUMENT for a zero forward or an up along forward. */
+SINEW_API sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err);
+
+/* ======================================================================== */
+/* Root motion                                                               */
+/* ======================================================================== */
+
+/* The motion of a clip's root joint over one update, for moving a character
+ * (its controller, its capsule) by what the animation does. The motion frame
+ * F(t) of the joint at time t is its position projected onto the ground
+ * plane (the plane through its parent's origin across `up`) and its heading
+ * (the twist about `up` of the turn from its rest rotation to its rotation
+ * at t, so the rest pose has heading 0 whatever the joint's axes); the delta
+ * of a step is the frame at the end seen from the frame at the start. */
+typedef struct sinew_root_motion_job {
+    const sinew_clip *clip;
+    const sinew_skeleton *skeleton;
+    int joint;               /* the joint that carries the motion (hips, or a root bone) */
+    sinew_vec3 up;           /* up in that joint's parent space; (0, 0, 0) means +Y */
+    float from, to;          /* clip times before and after the step */
+    int wraps;               /* wraps between them, as sinew_playback_advance() returns */
+    sinew_transform *local;  /* with in_place: the pose at `to`, whose joint's motion
+                                frame is taken out */
+    int count;               /* joints in `local` */
+    bool in_place;
+    /* outputs */
+    sinew_vec3 translation;  /* ground-plane delta, in the heading frame at `from` */
+    float yaw;               /* heading delta, radians about up (not wrapped: a turn of
+                                more than half a circle per step adds up) */
+} sinew_root_motion_job;
+
+/* Computes a step's root motion. Across a wrap it adds the motion to the
+ * clip's end, the whole clip's displacement for each further loop, and the
+ * motion from the start, so that nothing jumps when the clip loops and the
+ * deltas of one loop add up to the clip's displacement. With in_place, the
+ * joint's transform in `local` (any pose: sampled, blended) becomes
+ * F^-1 * local[joint] for its own motion frame F: it stays over the origin
+ * with its rest heading, keeping its height, pitch and roll. A character
+ * transform C moved by each delta (C = C * delta) then shows the clip's
+ * motion exactly. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers,
+ * times or up not finite), SINEW_ERROR_SIZE_MISMATCH (clip and skeleton, or
+ * `count` with in_place), SINEW_ERROR_BAD_JOINT_INDEX. */
+SINEW_API sinew_result sinew_root_motion(sinew_root_motion_job *job, sinew_error *err);
 
 /* ======================================================================== */
 /* Morph targets                                                             */

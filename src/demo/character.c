@@ -397,7 +397,8 @@ static sinew_clip *make_clip(const char *name, float duration, track_data *td, i
     for (int i = 0; i < count; ++i)
         tracks[i] = (sinew_track){td[i].joint, td[i].target, td[i].interp, td[i].key_count, td[i].times,
                                   td[i].values, 0};
-    sinew_clip_desc d = {name, JOINT_COUNT, duration, count, tracks};
+    sinew_clip_desc d = {.name = name, .joint_count = JOINT_COUNT,
+        .duration = duration, .track_count = count, .tracks = tracks};
     return sinew_clip_create(&d, options, err);
 }
 
