@@ -10,6 +10,7 @@
  * Numbers are written with 9 significant digits, enough to give back the
  * same float32. */
 #include "cli.h"
+#include "layer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,11 +20,13 @@
 
 typedef struct bake_args {
     cli_source source;
+    cli_layer_args layer;
     float *times;
     int time_count;
     bool loop;
     sinew_skinning method;
     const char *json;     /* NULL: stdout */
+    int up;               /* 'y' (default) or 'z': up for root motion */
 } bake_args;
 
 static int parse_args(int argc, char **argv, bake_args *a)
@@ -32,10 +35,14 @@ static int parse_args(int argc, char **argv, bake_args *a)
         const char *arg = argv[i], *v;
         bool missing = false;
         int taken = cli_source_arg("bake", argc, argv, &i, &a->source);
+        if (taken == 0) taken = cli_layer_arg("bake", argc, argv, &i, &a->layer);
         if (taken < 0) return -taken;
         if (taken) continue;
         if (strcmp(arg, "--loop") == 0) {
             a->loop = true;
+        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return cli_usage_error("bake", "--up is y or z", v);
+            a->up = v[0];
         } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
             a->json = v;
         } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
@@ -50,7 +57,6 @@ static int parse_args(int argc, char **argv, bake_args *a)
             return cli_usage_error("bake", "unknown option", arg);
         }
     }
-    if (!a->source.file) return cli_usage_error("bake", "FILE is required (see sinew --help)", NULL);
     if (!a->times) return cli_usage_error("bake", "--times T1,T2,... is required", NULL);
     return EXIT_OK;
 }
@@ -122,15 +128,23 @@ static void free_buffers(bake_buffers *b)
 }
 
 /* One frame: pose, then nodes and meshes. */
-static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, float time, bool loop,
+static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli_layer *layer, float time, bool loop,
                       sinew_skinning method, bake_buffers *b)
 {
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count;
     unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
     sinew_error err = {0};
-    sinew_result r = clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, &err)
-                          : sinew_rest_pose(sk, b->local, n, &err);
+    if (layer) {
+        char why[300];
+        if (!cli_layer_pose(layer, time, b->local, why, sizeof why)) {
+            fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, why);
+            return EXIT_FAILED;
+        }
+    }
+    sinew_result r = layer ? SINEW_OK
+                     : clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, &err)
+                            : sinew_rest_pose(sk, b->local, n, &err);
     if (r == SINEW_OK) r = sinew_local_to_model(sk, b->local, NULL, b->model, n, &err);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
@@ -203,6 +217,12 @@ int cli_bake(int argc, char **argv)
     const sinew_clip *clip = l.clip;
     bake_buffers b = {0};
     FILE *f = NULL;
+    cli_layer *layer = NULL;
+    if (cli_layer_wanted(&args.layer) &&
+        !(layer = cli_layer_create("bake", &args.layer, a, &l.clips, clip, args.up == 'z'))) {
+        status = EXIT_FAILED;
+        goto done;
+    }
     if (!alloc_buffers(a, &b)) {
         fprintf(stderr, "sinew: bake: out of memory\n");
         status = EXIT_FAILED;
@@ -215,7 +235,10 @@ int cli_bake(int argc, char **argv)
         goto done;
     }
     fputs("{\"file\":", f);
-    put_string(f, args.source.file);
+    if (args.source.file)
+        put_string(f, args.source.file);
+    else
+        fputs("null", f);
     fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
             args.loop ? "true" : "false");
     if (clip) {
@@ -230,7 +253,7 @@ int cli_bake(int argc, char **argv)
     fputs(",\n\"frames\":[", f);
     for (int i = 0; i < args.time_count && status == EXIT_OK; ++i) {
         if (i) fputs(",\n", f);
-        status = bake_frame(f, a, clip, args.times[i], args.loop, args.method, &b);
+        status = bake_frame(f, a, clip, layer, args.times[i], args.loop, args.method, &b);
     }
     fputs("]}\n", f);
     if (fflush(f) != 0 || ferror(f)) {
@@ -241,6 +264,7 @@ done:
     if (f && f != stdout) fclose(f);
     free_buffers(&b);
     free(args.times);
+    cli_layer_free(layer);
     cli_unload(&l);
     return status;
 }

@@ -13,15 +13,16 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * sinew_load_options.scene (0: the file's default). */
 sinew_asset *cli_load_asset(const char *path, int scene);
 
-/* The clips a command plays: the asset's own, or with `anim_path` those of
- * another file retargeted onto the asset's skeleton by joint name
- * (mismatches told on stderr). Free with cli_clips_free(). */
+/* The clips a command plays: the asset's own, or with `anim_paths` those of
+ * other files (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton
+ * by joint name (mismatches told on stderr), in the order given. Free with
+ * cli_clips_free(). */
 typedef struct cli_clips {
     int count;
     const sinew_clip **clips;
     sinew_clip **owned; /* the retargeted ones */
 } cli_clips;
-int cli_clips_load(const sinew_asset *asset, const char *anim_path, cli_clips *out);
+int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int anim_count, cli_clips *out);
 void cli_clips_free(cli_clips *clips);
 
 /* The clip `spec` names among `clips`: an index, a name, or "none" (-1);
@@ -31,7 +32,8 @@ void cli_clips_free(cli_clips *clips);
 int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index);
 
 /* The value of option `name` at argv[*i] (advancing *i), or NULL when
- * argv[*i] is another argument; *missing is set when the value is. */
+ * argv[*i] is another argument; *missing is set when the value is (none
+ * follows, or the next argument is an option, "--..."). */
 const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing);
 
 /* Prints "sinew: COMMAND: MESSAGE[: ARG]" and returns EXIT_USAGE. */
@@ -46,16 +48,22 @@ bool cli_parse_method(const char *text, sinew_skinning *method);
 /* "WxH" with each in [lo, hi]; false otherwise. */
 bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height);
 
-/* What a command plays: FILE (NULL: the built-in character), --anim FILE,
- * --clip C, --scene N (stored as sinew_load_options.scene). */
+/* Most --anim files one command takes. */
+enum { CLI_MAX_ANIMS = 16 };
+
+/* What a command plays: FILE (NULL: the built-in character), --anim FILE
+ * (repeatable), --clip C, --scene N (stored as sinew_load_options.scene). */
 typedef struct cli_source {
-    const char *file, *anim, *clip;
+    const char *file, *clip;
+    const char *anims[CLI_MAX_ANIMS];
+    int anim_count;
     int scene;
 } cli_source;
 
 /* Takes argv[*i] (advancing *i past a value) when it is FILE or one of the
  * source's options: returns 1 taken, 0 not, or EXIT_USAGE negated after
- * printing why (a bad --scene, a second FILE, a missing value). */
+ * printing why (a bad --scene, a second FILE, a missing value, too many
+ * --anim). */
 int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_source *source);
 
 /* The source loaded: the asset, its clips (retargeted from --anim), the

@@ -7,6 +7,7 @@
 #ifdef SINEW_CLI_RENDER
 
 #include "image.h"
+#include "layer.h"
 #include "scene.h"
 #include "sinew/sinew_gpu.h"
 
@@ -20,6 +21,7 @@
 
 typedef struct render_args {
     cli_source source;
+    cli_layer_args layer;
     const char *out, *weights;
     float *times;
     int time_count;
@@ -55,6 +57,7 @@ static int parse_args(int argc, char **argv, render_args *a)
         const char *arg = argv[i], *v;
         bool missing = false;
         int taken = cli_source_arg("render", argc, argv, &i, &a->source);
+        if (taken == 0) taken = cli_layer_arg("render", argc, argv, &i, &a->layer);
         if (taken < 0) return -taken;
         if (taken) continue;
         if (strcmp(arg, "--loop") == 0) {
@@ -124,9 +127,10 @@ typedef struct frame {
     float azimuth;  /* degrees */
 } frame;
 
-/* Frames across the clip (N equal steps over one cycle), the given times,
- * or for a still pose (bind, rest, no clip) a turntable of N views. */
-static frame *plan_frames(const render_args *a, const sinew_clip *clip, bool still, int *count)
+/* Frames across `length` seconds (the clip's cycle, or what the layer
+ * shows), the given times, or for a still pose (bind, rest, no clip) a
+ * turntable of N views. */
+static frame *plan_frames(const render_args *a, float length, bool still, int *count)
 {
     int n = a->times ? a->time_count : a->frames ? a->frames : still ? 4 : 8;
     frame *f = calloc((size_t)n, sizeof *f);
@@ -138,7 +142,7 @@ static frame *plan_frames(const render_args *a, const sinew_clip *clip, bool sti
         else if (still)
             f[i].azimuth = a->azimuth + 360.0f * (float)i / (float)n;
         else
-            f[i].time = clip->duration * (float)i / (float)n;
+            f[i].time = length * (float)i / (float)n;
     }
     *count = n;
     return f;
@@ -215,6 +219,8 @@ typedef struct render_job {
     const char *file;
     int weights_joint;
     scene *scene;
+    cli_layer *layer;              /* NULL: the clip as it is */
+    sinew_transform *local;        /* the layer's pose */
     frame *frames;
     int frame_count;
     scene_camera camera;
@@ -227,9 +233,23 @@ static void frame_label(const render_job *j, int i, char *text, size_t size)
     if (a->pose == SCENE_POSE_BIND || a->pose == SCENE_POSE_REST || !j->clip)
         snprintf(text, size, "%s %.0f", a->pose == SCENE_POSE_BIND ? "bind" : "rest",
                  (double)fmodf(j->frames[i].azimuth, 360.0f));
+    else if (j->layer)
+        snprintf(text, size, "%.3f s", (double)j->frames[i].time);
     else
         snprintf(text, size, "%.3f s", (double)sinew_clip_time(j->clip, j->frames[i].time,
                                                                a->loop ? SINEW_SAMPLE_LOOP : 0));
+}
+
+/* Poses frame i: the clip at its time, or the layer's pose then. */
+static bool pose_frame(render_job *j, int i, char *why, int size)
+{
+    const render_args *a = j->args;
+    const sinew_transform *local = NULL;
+    if (j->layer && a->pose == SCENE_POSE_ANIMATED) {
+        if (!cli_layer_pose(j->layer, j->frames[i].time, j->local, why, size)) return false;
+        local = j->local;
+    }
+    return scene_pose(j->scene, a->pose, j->clip, j->frames[i].time, a->loop, local, why, size);
 }
 
 /* Poses every frame once to frame them all with one camera. */
@@ -238,7 +258,7 @@ static bool fit_camera(render_job *j)
     float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     char why[300];
     for (int i = 0; i < j->frame_count; ++i) {
-        if (!scene_pose(j->scene, j->args->pose, j->clip, j->frames[i].time, j->args->loop, why, sizeof why)) {
+        if (!pose_frame(j, i, why, sizeof why)) {
             fprintf(stderr, "sinew: render: %s\n", why);
             return false;
         }
@@ -260,7 +280,7 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
 {
     const render_args *a = j->args;
     char why[300], text[96];
-    if (!scene_pose(j->scene, a->pose, j->clip, j->frames[i].time, a->loop, why, sizeof why)) {
+    if (!pose_frame(j, i, why, sizeof why)) {
         fprintf(stderr, "sinew: render: %s\n", why);
         return false;
     }
@@ -280,6 +300,10 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
     }
     frame_label(j, i, text, sizeof text);
     cli_image_text(cell, 8, 8, 2, white, text);
+    if (j->layer) {
+        cli_layer_state(j->layer, text, sizeof text);
+        if (*text) cli_image_text(cell, 8, 30, 2, gold, text);
+    }
     if (j->weights_joint >= 0) {
         const char *name = j->asset->skeleton->names[j->weights_joint];
         if (*name)
@@ -348,9 +372,12 @@ static int render_all(render_job *j, target *t)
             snprintf(clip_name, sizeof clip_name, "clip %d: %s", j->clip_index, j->clip->name);
         else
             snprintf(clip_name, sizeof clip_name, "clip %d", j->clip_index);
+        char layer_text[200] = "";
+        if (j->layer && a->pose == SCENE_POSE_ANIMATED) cli_layer_describe(j->layer, layer_text, sizeof layer_text);
         snprintf(why, sizeof why, "%s   %s", base ? base + 1 : j->file ? j->file : j->asset->name,
                  a->pose == SCENE_POSE_BIND   ? "bind pose"
                  : a->pose == SCENE_POSE_REST ? "rest pose"
+                 : j->layer                   ? layer_text
                  : j->clip                    ? clip_name
                                               : "no clip: rest pose");
         /* the title at double size where it fits, else at single size */
@@ -387,8 +414,19 @@ int cli_render(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    bool still = args.pose != SCENE_POSE_ANIMATED || !j.clip;
-    j.frames = plan_frames(&args, j.clip, still, &j.frame_count);
+    bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(l.asset, args.source.file);
+    if (cli_layer_wanted(&args.layer)) {
+        j.layer = cli_layer_create("render", &args.layer, l.asset, &l.clips, l.clip, z_up);
+        j.local = malloc(sizeof *j.local * (size_t)l.asset->skeleton->joint_count);
+        if (!j.layer || !j.local) {
+            if (j.layer) fprintf(stderr, "sinew: render: out of memory\n");
+            status = EXIT_FAILED;
+            goto done;
+        }
+    }
+    bool still = args.pose != SCENE_POSE_ANIMATED || (!j.clip && !j.layer);
+    float length = j.layer ? cli_layer_length(j.layer) : j.clip ? j.clip->duration : 0.0f;
+    j.frames = plan_frames(&args, length, still, &j.frame_count);
     sinew_error err = {0};
     if (!j.frames || !(ctx = sinew_gl_context_create(&err))) {
         fprintf(stderr, "sinew: render: %s\n", j.frames ? err.description : "out of memory");
@@ -396,7 +434,6 @@ int cli_render(int argc, char **argv)
         goto done;
     }
     char why[300];
-    bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(l.asset, args.source.file);
     if (!(j.scene = scene_create(l.asset, z_up, why, sizeof why))) {
         fprintf(stderr, "sinew: render: %s\n", why);
         status = EXIT_FAILED;
@@ -416,6 +453,8 @@ done:
     }
     free(j.frames);
     free(args.times);
+    cli_layer_free(j.layer);
+    free(j.local);
     cli_unload(&l);
     return status;
 }

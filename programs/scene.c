@@ -360,7 +360,8 @@ static bool morph(scene_mesh *sm, const sinew_clip *clip, float time, unsigned f
     return true;
 }
 
-bool scene_pose(scene *s, scene_pose_kind kind, const sinew_clip *clip, float time, bool loop, char *why, int size)
+bool scene_pose(scene *s, scene_pose_kind kind, const sinew_clip *clip, float time, bool loop,
+                const sinew_transform *local, char *why, int size)
 {
     const sinew_skeleton *sk = s->asset->skeleton;
     int n = s->joint_count;
@@ -370,8 +371,13 @@ bool scene_pose(scene *s, scene_pose_kind kind, const sinew_clip *clip, float ti
     if (kind == SCENE_POSE_BIND) {
         memcpy(s->model, s->bind_model, sizeof *s->model * (size_t)n);
     } else {
-        sinew_result r = clip ? sinew_clip_sample(clip, sk, time, flags, NULL, s->local, n, &err)
-                              : sinew_rest_pose(sk, s->local, n, &err);
+        sinew_result r = SINEW_OK;
+        if (local)
+            memcpy(s->local, local, sizeof *s->local * (size_t)n);
+        else if (clip)
+            r = sinew_clip_sample(clip, sk, time, flags, NULL, s->local, n, &err);
+        else
+            r = sinew_rest_pose(sk, s->local, n, &err);
         if (r != SINEW_OK || sinew_local_to_model(sk, s->local, NULL, s->model, n, &err) != SINEW_OK)
             return fail(why, size, "pose", &err);
     }

@@ -21,11 +21,13 @@ scene *scene_create(const sinew_asset *asset, bool z_up, char *why, int why_size
 void scene_free(scene *s);
 
 /* Poses every mesh (morph targets on the CPU, palettes for both methods on
- * the GPU) and the skeleton: `clip` at `time` (`loop` wraps it) for
- * SCENE_POSE_ANIMATED (a NULL clip gives the rest pose). Returns false with
- * the reason in `why`. */
-bool scene_pose(scene *s, scene_pose_kind kind, const sinew_clip *clip, float time, bool loop, char *why,
-                int why_size);
+ * the GPU) and the skeleton: for SCENE_POSE_ANIMATED, `local` (a local
+ * pose made by the caller, e.g. the animation layer) when not NULL, else
+ * `clip` at `time` (`loop` wraps it; a NULL clip gives the rest pose); the
+ * clip's weights tracks drive the morph targets either way. Returns false
+ * with the reason in `why`. */
+bool scene_pose(scene *s, scene_pose_kind kind, const sinew_clip *clip, float time, bool loop,
+                const sinew_transform *local, char *why, int why_size);
 
 /* Grows lo/hi (upright frame) by the posed meshes, or when there are none
  * by the joints of the rig (those the clips animate, not a file's cameras

@@ -1,6 +1,7 @@
 /* The sinew command-line tool: a client of the public API only. */
 #define _POSIX_C_SOURCE 199309L
 #include "cli.h"
+#include "layer.h"
 
 #include <errno.h>
 #include <math.h>
@@ -22,21 +23,33 @@ static const char usage[] =
     "                print the skeleton tree, the clips and the meshes of FILE\n"
     "                (.gltf or .glb; the meshes of scenes[N], else of the default\n"
     "                scene); without FILE, of the built-in character\n"
-    "  bake FILE --times T1,T2,... [--anim CLIPFILE] [--clip INDEX|NAME|none] [--loop]\n"
-    "       [--method lbs|dqs] [--scene N] [--json OUT]\n"
+    "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
+    "       [--method lbs|dqs] [--scene N] [--json OUT] [--up y|z]\n"
+    CLI_LAYER_USAGE
     "                write, per time, every node's world matrix and the world-space\n"
-    "                positions and normals of every mesh primitive of the scene,\n"
-    "                as JSON to OUT or stdout (docs/BAKE.md)\n"
-    "  render [FILE] [--anim CLIPFILE] [--clip C] [--frames N | --times T1,...] [--loop]\n"
+    "                positions and normals of every mesh primitive of the scene (the\n"
+    "                built-in character without FILE), as JSON to OUT or stdout\n"
+    "                (docs/BAKE.md); the animation layer's options as for render\n"
+    "                (--up: the up axis root motion turns about)\n"
+    "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
     "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
     "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
     "       [--azimuth DEG] [--elevation DEG] [--up y|z] [--scene N]\n"
+    CLI_LAYER_USAGE
     "                draw FILE (the built-in character without it) skinned on the GPU\n"
     "                without a window: a contact sheet of N frames across the clip\n"
     "                (default 8; a turntable of the bind or rest pose), or one PNG per\n"
     "                frame into DIR/; --size is one frame's (default 320x320); --weights\n"
     "                colors each vertex by that joint's weight; --out defaults to\n"
-    "                sinew-render.png\n"
+    "                sinew-render.png. --anim may repeat (walk.fbx, run.fbx, ...).\n"
+    "                The animation layer: --blend plays clips together by weight\n"
+    "                (--sync keeps their cycles in phase); --crossfade fades from\n"
+    "                --clip to CLIP starting at START s (default half the clip) over\n"
+    "                SECONDS (default 0.5); --additive adds CLIP's difference from its\n"
+    "                first frame; --ik moves a joint (foot, hand) by two-bone IK: pinned\n"
+    "                where it is at time 0, to X,Y,Z, or by +=DX,DY,DZ from where it is;\n"
+    "                root motion is carried by the character, or with --in-place taken\n"
+    "                out. Frames then span the blended cycle or the crossfade\n"
     "  view [FILE] [--anim CLIPFILE] [--clip C] [--method lbs|dqs] [--weights JOINT]\n"
     "       [--skeleton] [--size WxH] [--up y|z] [--scene N]\n"
     "       [--frames N] [--keys 'K1 K2 ...'] [--screenshot OUT.png]\n"
@@ -78,33 +91,44 @@ sinew_asset *cli_load_asset(const char *path, int scene)
     return a;
 }
 
-int cli_clips_load(const sinew_asset *asset, const char *anim_path, cli_clips *out)
+int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int anim_count, cli_clips *out)
 {
     *out = (cli_clips){0};
-    if (!anim_path) {
+    if (anim_count == 0) {
         out->count = asset->clip_count;
         out->clips = malloc(sizeof *out->clips * ((size_t)asset->clip_count + 1));
         if (!out->clips) return EXIT_FAILED;
         for (int i = 0; i < asset->clip_count; ++i) out->clips[i] = asset->clips[i];
         return EXIT_OK;
     }
-    sinew_asset *anim = cli_load_asset(anim_path, 0);
-    if (!anim) return EXIT_FAILED;
-    out->clips = malloc(sizeof *out->clips * ((size_t)anim->clip_count + 1));
-    out->owned = calloc((size_t)anim->clip_count + 1, sizeof *out->owned);
-    int status = out->clips && out->owned ? EXIT_OK : EXIT_FAILED;
-    for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i) {
-        sinew_error err = {0};
-        out->owned[i] = sinew_clip_retarget(anim->clips[i], anim->skeleton, asset->skeleton, &cli_options, NULL, &err);
-        if (!out->owned[i]) {
-            fprintf(stderr, "sinew: %s: %s\n", anim_path, err.description);
+    int status = EXIT_OK;
+    for (int f = 0; f < anim_count && status == EXIT_OK; ++f) {
+        sinew_asset *anim = cli_load_asset(anim_paths[f], 0);
+        if (!anim) {
             status = EXIT_FAILED;
             break;
         }
-        out->clips[out->count++] = out->owned[i];
+        size_t room = (size_t)out->count + (size_t)anim->clip_count + 1;
+        const sinew_clip **clips = realloc(out->clips, sizeof *clips * room);
+        if (clips) out->clips = clips;
+        sinew_clip **owned = clips ? realloc(out->owned, sizeof *owned * room) : NULL;
+        if (owned) out->owned = owned;
+        if (!clips || !owned) status = EXIT_FAILED;
+        for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i) {
+            sinew_error err = {0};
+            sinew_clip *c = sinew_clip_retarget(anim->clips[i], anim->skeleton, asset->skeleton, &cli_options, NULL,
+                                                &err);
+            if (!c) {
+                fprintf(stderr, "sinew: %s: %s\n", anim_paths[f], err.description);
+                status = EXIT_FAILED;
+                break;
+            }
+            out->owned[out->count] = c;
+            out->clips[out->count++] = c;
+        }
+        if (anim->clip_count == 0) fprintf(stderr, "sinew: warning: %s has no animations\n", anim_paths[f]);
+        sinew_asset_free(anim);
     }
-    if (anim->clip_count == 0) fprintf(stderr, "sinew: warning: %s has no animations\n", anim_path);
-    sinew_asset_free(anim);
     if (status != EXIT_OK) cli_clips_free(out);
     return status;
 }
@@ -149,7 +173,8 @@ int cli_find_clip(const char *command, const cli_clips *clips, const char *spec,
 const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing)
 {
     if (strcmp(argv[*i], name) != 0) return NULL;
-    if (*i + 1 >= argc) {
+    /* the next argument, unless there is none or it is another option */
+    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
         *missing = true;
         return NULL;
     }
@@ -206,7 +231,8 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
     const char *arg = argv[*i], *v;
     bool missing = false;
     if ((v = cli_option(argc, argv, i, "--anim", &missing))) {
-        s->anim = v;
+        if (s->anim_count == CLI_MAX_ANIMS) return -cli_usage_error(command, "too many --anim files", v);
+        s->anims[s->anim_count++] = v;
     } else if ((v = cli_option(argc, argv, i, "--clip", &missing))) {
         s->clip = v;
     } else if ((v = cli_option(argc, argv, i, "--scene", &missing))) {
@@ -229,7 +255,7 @@ int cli_load(const char *command, const cli_source *source, cli_loaded *out)
 {
     *out = (cli_loaded){.clip_index = -1};
     if (!(out->asset = cli_load_asset(source->file, source->scene))) return EXIT_FAILED;
-    if (cli_clips_load(out->asset, source->anim, &out->clips) != EXIT_OK ||
+    if (cli_clips_load(out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
         cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
         cli_unload(out);
         return EXIT_FAILED;
@@ -413,6 +439,71 @@ static int fail_with(const char *what, const sinew_error *err)
     return EXIT_FAILED;
 }
 
+/* The animation layer on the built-in character: a synced blend, a
+ * crossfade, root motion over a loop, foot IK; each with what it measured. */
+static int demo_layer(const sinew_asset *a, sinew_transform *local, sinew_mat4 *model)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    const sinew_clip *walk = sinew_asset_find_clip(a, "walk"), *idle = sinew_asset_find_clip(a, "idle");
+    int n = sk->joint_count;
+    sinew_error err = {0};
+    if (!walk || !idle) return fail_with("layer", &(sinew_error){SINEW_ERROR_INVALID_ARGUMENT, "no walk or idle"});
+    printf("  animation layer:\n");
+
+    /* walk (1 s) and idle (3 s) blended half and half, cycles synced */
+    sinew_playback two[2] = {sinew_playback_start(walk, true), sinew_playback_start(idle, true)};
+    const float half[2] = {0.5f, 0.5f};
+    float apart = 0.0f;
+    for (int f = 0; f < 240; ++f) {
+        if (sinew_playback_advance_synced(two, half, 2, 1.0f / 60.0f, NULL, &err) != SINEW_OK)
+            return fail_with("sync", &err);
+        apart = fmaxf(apart, fabsf(sinew_playback_phase(&two[0]) - sinew_playback_phase(&two[1])));
+    }
+    printf("      blend walk 0.5 + idle 0.5, synced: one %.2f s cycle, phases apart by at most %.1g over 4 s\n",
+           0.5 * (double)(walk->duration + idle->duration), (double)apart);
+
+    /* crossfade walk -> idle: the weight at a few moments */
+    sinew_crossfade fade = sinew_crossfade_start(sinew_playback_start(walk, true), sinew_playback_start(idle, true),
+                                                 0.5f, true);
+    printf("      crossfade walk -> idle over 0.50 s, synced; weight of idle:");
+    for (int f = 0; f <= 5; ++f) printf(" %.2f", (double)(f ? sinew_crossfade_advance(&fade, 0.1f, NULL)
+                                                            : sinew_crossfade_weight(&fade)));
+    printf("\n");
+
+    /* root motion of the walk over one loop, in 60 Hz steps */
+    sinew_playback p = sinew_playback_start(walk, true);
+    sinew_vec3 travel = {0, 0, 0};
+    float fastest = 0.0f, slowest = INFINITY;
+    for (int f = 0; f < 60; ++f) {
+        float from = p.time;
+        int wraps = sinew_playback_advance(&p, 1.0f / 60.0f);
+        sinew_root_motion_job job = {.clip = walk, .skeleton = sk, .joint = 0, .from = from, .to = p.time,
+                                     .wraps = wraps};
+        if (sinew_root_motion(&job, &err) != SINEW_OK) return fail_with("root motion", &err);
+        travel = sinew_vec3_add(travel, job.translation); /* the walk does not turn */
+        float speed = 60.0f * sinew_vec3_length(job.translation);
+        fastest = fmaxf(fastest, speed), slowest = fminf(slowest, speed);
+    }
+    printf("      root motion of walk over one loop: %.3f m forward, %.3f to %.3f m/s per step (the wrap's too)\n",
+           (double)travel.z, (double)slowest, (double)fastest);
+
+    /* the left foot lifted 25 cm and 10 cm forward at mid-stride */
+    int foot = sinew_skeleton_find_joint(sk, "foot_l");
+    if (sinew_clip_sample(walk, sk, 0.5f, SINEW_SAMPLE_LOOP, NULL, local, n, &err) != SINEW_OK ||
+        sinew_local_to_model(sk, local, NULL, model, n, &err) != SINEW_OK)
+        return fail_with("IK pose", &err);
+    sinew_vec3 target = sinew_vec3_make(model[foot].m[12], model[foot].m[13] + 0.25f, model[foot].m[14] + 0.1f);
+    sinew_ik_two_bone_job ik = {.skeleton = sk, .model = model, .local = local, .count = n,
+                                .start_joint = sk->parents[sk->parents[foot]], .mid_joint = sk->parents[foot],
+                                .end_joint = foot, .target = target, .weight = 1.0f};
+    if (sinew_ik_two_bone(&ik, &err) != SINEW_OK || sinew_local_to_model(sk, local, NULL, model, n, &err) != SINEW_OK)
+        return fail_with("IK", &err);
+    sinew_vec3 reached = sinew_vec3_make(model[foot].m[12], model[foot].m[13], model[foot].m[14]);
+    printf("      two-bone IK lifts foot_l 25 cm at mid-stride: it lands %.2g m from the target\n",
+           (double)sinew_vec3_length(sinew_vec3_sub(reached, target)));
+    return EXIT_OK;
+}
+
 static int cmd_demo(int argc, char **argv)
 {
     (void)argv;
@@ -513,6 +604,7 @@ static int cmd_demo(int argc, char **argv)
                "      LBS and DQS positions differ by at most %.1f mm\n",
                (double)lo_y, (double)hi_y, (double)root_travel, 1000.0 * (double)max_gap);
     }
+    if (status == EXIT_OK) status = demo_layer(a, local, model);
     if (status == EXIT_OK) {
         printf("  time per stage over %ld frames (one thread, scalar reference code):\n", frames_total);
         printf("      %-26s %12s %14s\n", "stage", "total ms", "per frame us");

@@ -143,7 +143,7 @@ static bool refit(view_state *v, char *why, int size)
     int samples = clip && v->pose == SCENE_POSE_ANIMATED ? 16 : 1;
     for (int i = 0; i < samples; ++i) {
         float t = clip ? clip->duration * (float)i / (float)samples : 0.0f;
-        if (!scene_pose(v->scene, v->pose, clip, t, true, why, size)) return false;
+        if (!scene_pose(v->scene, v->pose, clip, t, true, NULL, why, size)) return false;
         scene_bounds(v->scene, lo, hi);
     }
     if (lo[0] <= hi[0]) memcpy(v->camera.lo, lo, sizeof lo), memcpy(v->camera.hi, hi, sizeof hi);
@@ -325,7 +325,7 @@ int cli_view(int argc, char **argv)
         if (v.playing && clip && v.pose == SCENE_POSE_ANIMATED) v.time += dt * v.speed;
         if (clip && v.time > 1e4f * fmaxf(clip->duration, 1e-3f)) v.time = 0.0f;
         if ((v.refit && !refit(&v, why, sizeof why)) ||
-            !scene_pose(v.scene, v.pose, clip, v.time, true, why, sizeof why)) {
+            !scene_pose(v.scene, v.pose, clip, v.time, true, NULL, why, sizeof why)) {
             fprintf(stderr, "sinew: view: %s\n", why);
             status = EXIT_FAILED;
             break;

@@ -206,6 +206,49 @@ static void check_assets(void)
     }
 }
 
+/* The animation layer: a crossfade and a synced blend show the character in
+ * every frame (on the built-in character and on the pab character with
+ * clips from three files); bad layer options fail with exit status 1.
+ * test_cli_layer checks the numbers. */
+static void check_layer(void)
+{
+    CHECK(render("--clip walk --crossfade idle,0.4,0.4 --frames 4 --size 128x128 --no-floor --out fade.png") == 0,
+          "render --crossfade");
+    cli_image im = load("fade.png");
+    for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
+        region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+        CHECK(body.count > 300, "crossfade frame %d shows the character (%d pixels)", k, body.count);
+    }
+    cli_image_free(&im);
+
+    char args[1400];
+    CHECK(render("--blend walk,nope --out x.png") == 1, "--blend with an unknown clip fails");
+    CHECK(render("--ik no_such_joint --out x.png") == 1, "--ik with an unknown joint fails");
+    CHECK(render("--ik root --out x.png") == 1, "--ik on a joint without a two-bone chain fails");
+    CHECK(render("--blend walk --crossfade idle --out x.png") == 1, "--blend and --crossfade together fail");
+    CHECK(render("--blend walk=-1 --out x.png") == 1, "a negative blend weight fails");
+
+    /* the pab clips from three files on the pab character, blended in sync */
+    char pab[256];
+    snprintf(pab, sizeof pab, "%s/fbx/pab", SINEW_ASSETS);
+    struct stat st;
+    if (stat(pab, &st) != 0) {
+        printf("skip: %s is missing (the shared assets)\n", pab);
+        return;
+    }
+    snprintf(args, sizeof args, "'%s/arnaud.fbx' --anim '%s/walk.fbx' --anim '%s/jog.fbx' --anim '%s/run.fbx' "
+             "--blend walk=0.3,jog=0.4,run=0.3 --sync --ik LeftFoot+=0,15,0 --frames 4 --size 128x128 --no-floor "
+             "--out pab_blend.png", pab, pab, pab, pab);
+    CHECK(render(args) == 0, "render the pab blend");
+    im = load("pab_blend.png");
+    for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
+        region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+        CHECK(body.count > 100, "pab blend frame %d shows the character (%d pixels)", k, body.count);
+    }
+    CHECK(im.width == 2 * 128 + 3 * 4, "pab blend: a 2 x 2 sheet (%d wide)", im.width);
+    cli_image_free(&im);
+}
+
 /* Runs `sinew view ARGS` under xvfb-run; returns its exit status. Under
  * AddressSanitizer leak checking is off for it: Mesa's GLX driver leaks
  * 240 bytes when GLFW closes the X display, after unloading itself, so no
@@ -289,5 +332,6 @@ int main(int argc, char **argv)
     check_frames_folder();
     check_errors();
     check_assets();
+    check_layer();
     return check_finish("test_render");
 }

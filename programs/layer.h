@@ -1,0 +1,60 @@
+/* The animation layer as the sinew tool shows it: blends of clips with
+ * synced cycles, a crossfade, an additive clip on top, root motion carried
+ * by the character (or taken out), and two-bone IK targets; posed at any
+ * time by replaying the playback state from 0 in small steps. */
+#ifndef SINEW_CLI_LAYER_H
+#define SINEW_CLI_LAYER_H
+
+#include "cli.h"
+
+enum { CLI_LAYER_MAX_IK = 4 };
+
+/* What the options ask for (texts are parsed when the clips are known). */
+typedef struct cli_layer_args {
+    const char *blend;     /* --blend CLIP[=W],CLIP[=W],... */
+    const char *crossfade; /* --crossfade CLIP[,START[,SECONDS]] */
+    const char *additive;  /* --additive CLIP[=W] */
+    const char *ik[CLI_LAYER_MAX_IK]; /* --ik JOINT | JOINT=X,Y,Z | JOINT+=DX,DY,DZ */
+    int ik_count;
+    bool sync;             /* --sync: blended cycles keep one phase */
+    bool in_place;         /* --in-place: root motion taken out, not carried */
+} cli_layer_args;
+
+/* The options' help, for the commands' usage texts. */
+#define CLI_LAYER_USAGE                                                                              \
+    "       [--blend CLIP[=W],CLIP[=W],...] [--sync] [--crossfade CLIP[,START[,SECONDS]]]\n"         \
+    "       [--additive CLIP[=W]] [--ik JOINT[=X,Y,Z | +=DX,DY,DZ]] [--in-place]\n"
+
+/* Takes argv[*i] (advancing past a value) when it is one of the layer's
+ * options: returns 1 taken, 0 not, or EXIT_USAGE negated after printing
+ * why. */
+int cli_layer_arg(const char *command, int argc, char **argv, int *i, cli_layer_args *args);
+
+/* Whether any layer option was given. */
+bool cli_layer_wanted(const cli_layer_args *args);
+
+typedef struct cli_layer cli_layer;
+
+/* Resolves the options against the loaded source: clip names (or
+ * indices) among `clips`, joint names in the asset's skeleton. `main` is
+ * the clip --clip picked (the crossfade's start, the additive's base).
+ * `z_up` says which way is up for root motion. Prints why and returns NULL
+ * on failure. */
+cli_layer *cli_layer_create(const char *command, const cli_layer_args *args, const sinew_asset *asset,
+                            const cli_clips *clips, const sinew_clip *main, bool z_up);
+void cli_layer_free(cli_layer *layer);
+
+/* The length of time worth showing: the synced cycle of a blend, the
+ * crossfade with as much again before it, else the main clip's duration. */
+float cli_layer_length(const cli_layer *layer);
+
+/* The local pose at `time` seconds from the start (skeleton joint count
+ * transforms). Returns false with the reason in `why`. */
+bool cli_layer_pose(cli_layer *layer, float time, sinew_transform *local, char *why, int why_size);
+
+/* A short account of the layer ("walk 0.5 + run 0.5, synced; IK LeftFoot")
+ * and of its state at the last posed time ("idle 0.42"). */
+void cli_layer_describe(const cli_layer *layer, char *text, int size);
+void cli_layer_state(const cli_layer *layer, char *text, int size);
+
+#endif
