@@ -5,31 +5,12 @@
  * Median over the repetitions, each timing a batch of calls; prints ns per
  * call and per joint, and one JSON line.
  * usage: bench_layer [--reps N] SKELETON.fbx WALK.fbx JOG.fbx RUN.fbx */
+#include "bench.h"
 #include "sinew/sinew_import.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 enum { BATCH = 2000, MAX_REPS = 201, KERNELS = 5 };
 static const char *const names[KERNELS] = {"blend 2 layers", "blend 3 layers", "two-bone IK", "sample (walk)",
@@ -90,7 +71,7 @@ int main(int argc, char **argv)
     static double samples[KERNELS][MAX_REPS];
     for (int r = 0; r < reps; ++r) {
         for (int k = 0; k < KERNELS; ++k) {
-            double t0 = now();
+            double t0 = bench_now();
             for (int b = 0; b < BATCH; ++b) {
                 switch (k) {
                 case 0: sinew_blend(sk, layers, 2, 0.0f, out, n, NULL); break;
@@ -111,25 +92,25 @@ int main(int argc, char **argv)
                 }
                 sink = out[1].rotation.w;
             }
-            samples[k][r] = (now() - t0) / BATCH;
+            samples[k][r] = (bench_now() - t0) / BATCH;
         }
     }
     /* the pose copy the IK loop makes, timed on its own */
     double copy[MAX_REPS];
     for (int r = 0; r < reps; ++r) {
-        double t0 = now();
+        double t0 = bench_now();
         for (int b = 0; b < BATCH; ++b) {
             memcpy(out, poses + (b & 1) * n, sizeof *out * (size_t)n);
             sink = out[1].rotation.w;
         }
-        copy[r] = (now() - t0) / BATCH;
+        copy[r] = (bench_now() - t0) / BATCH;
     }
-    double copy_ns = 1e9 * median(copy, reps);
+    double copy_ns = 1e9 * bench_median(copy, reps);
     printf("bench_layer: %s, %d joints, %d repetitions of %d calls, median\n", argv[first], n, reps, BATCH);
     printf("  %-16s %12s %14s\n", "kernel", "ns per call", "ns per joint");
     double ns[KERNELS];
     for (int k = 0; k < KERNELS; ++k) {
-        ns[k] = 1e9 * median(samples[k], reps) - (k == 2 ? copy_ns : 0.0);
+        ns[k] = 1e9 * bench_median(samples[k], reps) - (k == 2 ? copy_ns : 0.0);
         printf("  %-16s %12.1f %14.2f\n", names[k], ns[k], ns[k] / n);
     }
     printf("{\"joints\": %d", n);

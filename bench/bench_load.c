@@ -5,6 +5,7 @@
  * Assimp runs twice: with no post-processing (its own minimum) and with
  * the steps that give what sinew delivers (triangles, normals, bone
  * weights limited to 8... Assimp's maximum is 4 by default, so 8 is set). */
+#include "bench.h"
 #include "sinew/sinew_import.h"
 
 #include <assimp/cimport.h>
@@ -14,26 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 int main(int argc, char **argv)
 {
@@ -51,14 +32,14 @@ int main(int argc, char **argv)
     for (int f = first; f < argc; ++f) {
         const char *path = argv[f];
         for (int r = -2; r < reps; ++r) { /* two warm-up rounds */
-            double t0 = now();
+            double t0 = bench_now();
             sinew_error err;
             sinew_asset *a = sinew_load_file(path, NULL, &err);
-            double t1 = now();
+            double t1 = bench_now();
             const struct aiScene *s0 = aiImportFile(path, 0);
-            double t2 = now();
+            double t2 = bench_now();
             const struct aiScene *s1 = aiImportFileExWithProperties(path, full, NULL, props);
-            double t3 = now();
+            double t3 = bench_now();
             if (!a || !s0 || !s1) {
                 fprintf(stderr, "bench_load: %s: %s%s\n", path, a ? "" : err.description, s0 && s1 ? "" : aiGetErrorString());
                 return 1;
@@ -68,7 +49,7 @@ int main(int argc, char **argv)
             aiReleaseImport(s1);
             if (r >= 0) ts[r] = t1 - t0, ts[reps + r] = t2 - t1, ts[2 * reps + r] = t3 - t2;
         }
-        double ms = median(ts, reps) * 1e3, ams = median(ts + reps, reps) * 1e3, pms = median(ts + 2 * reps, reps) * 1e3;
+        double ms = bench_median(ts, reps) * 1e3, ams = bench_median(ts + reps, reps) * 1e3, pms = bench_median(ts + 2 * reps, reps) * 1e3;
         const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         printf("%-28s %12.3f %12.3f %14.3f %11.1fx %11.1fx\n", name, ms, ams, pms, ams / ms, pms / ms);
     }

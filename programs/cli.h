@@ -42,6 +42,9 @@ int cli_usage_error(const char *command, const char *message, const char *arg);
 /* An integer in [lo, hi] (the whole text); false otherwise. */
 bool cli_parse_int(const char *text, long lo, long hi, int *out);
 
+/* A finite number (the whole text); false otherwise. */
+bool cli_parse_float(const char *text, float *out);
+
 /* "lbs" or "dqs"; false otherwise. */
 bool cli_parse_method(const char *text, sinew_skinning *method);
 

@@ -4,7 +4,6 @@
  * in place, blended, an additive on top, IK last. */
 #include "layer.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,16 +74,6 @@ bool cli_layer_wanted(const cli_layer_args *a)
     return a->blend || a->crossfade || a->additive || a->ik_count || a->sync || a->in_place;
 }
 
-static bool parse_float(const char *text, float *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(text, &end);
-    if (!*text || *end || errno || !isfinite(x)) return false;
-    *out = (float)x;
-    return true;
-}
-
 /* "A,B,C" into up to `max` parts of `buf` (modified); the part count. */
 static int split(char *buf, char sep, char **parts, int max)
 {
@@ -106,7 +95,7 @@ static const sinew_clip *clip_and_weight(const char *command, const cli_clips *c
     *weight = 1.0f;
     if (eq) {
         *eq = '\0';
-        if (!parse_float(eq + 1, weight) || *weight < 0.0f) {
+        if (!cli_parse_float(eq + 1, weight) || *weight < 0.0f) {
             fprintf(stderr, "sinew: %s: the weight of \"%s\" is not a number >= 0: %s\n", command, item, eq + 1);
             return NULL;
         }
@@ -126,7 +115,7 @@ static bool parse_vec3(const char *text, sinew_vec3 *out)
     strcpy(buf, text);
     char *parts[4];
     if (split(buf, ',', parts, 4) != 3) return false;
-    return parse_float(parts[0], &out->x) && parse_float(parts[1], &out->y) && parse_float(parts[2], &out->z);
+    return cli_parse_float(parts[0], &out->x) && cli_parse_float(parts[1], &out->y) && cli_parse_float(parts[2], &out->z);
 }
 
 static bool parse_ik(const char *command, const sinew_skeleton *sk, const char *spec, ik_target *t)
@@ -243,8 +232,8 @@ cli_layer *cli_layer_create(const char *command, const cli_layer_args *a, const 
         l->crossfade = true;
         l->fade_start = 0.5f * main->duration;
         l->fade_seconds = 0.5f;
-        if ((count > 1 && (!parse_float(parts[1], &l->fade_start) || l->fade_start < 0.0f)) ||
-            (count > 2 && (!parse_float(parts[2], &l->fade_seconds) || l->fade_seconds < 0.0f)))
+        if ((count > 1 && (!cli_parse_float(parts[1], &l->fade_start) || l->fade_start < 0.0f)) ||
+            (count > 2 && (!cli_parse_float(parts[2], &l->fade_seconds) || l->fade_seconds < 0.0f)))
             goto bad_fade;
     }
     if (a->additive) {

@@ -37,16 +37,6 @@ typedef struct render_args {
 
 static int usage_error(const char *message, const char *arg) { return cli_usage_error("render", message, arg); }
 
-static bool parse_float(const char *v, float *out)
-{
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (!*v || *end || errno || !isfinite(x)) return false;
-    *out = (float)x;
-    return true;
-}
-
 static int parse_args(int argc, char **argv, render_args *a)
 {
     a->width = a->height = 320;
@@ -106,9 +96,9 @@ static int parse_args(int argc, char **argv, render_args *a)
             if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
             a->up = v[0];
         } else if ((v = cli_option(argc, argv, &i, "--azimuth", &missing))) {
-            if (!parse_float(v, &a->azimuth)) return usage_error("--azimuth wants degrees", v);
+            if (!cli_parse_float(v, &a->azimuth)) return usage_error("--azimuth wants degrees", v);
         } else if ((v = cli_option(argc, argv, &i, "--elevation", &missing))) {
-            if (!parse_float(v, &a->elevation) || fabsf(a->elevation) > 89.0f)
+            if (!cli_parse_float(v, &a->elevation) || fabsf(a->elevation) > 89.0f)
                 return usage_error("--elevation wants degrees between -89 and 89", v);
         } else if (missing) {
             return usage_error("missing the value of", arg);

@@ -206,6 +206,16 @@ bool cli_parse_int(const char *text, long lo, long hi, int *out)
     return true;
 }
 
+bool cli_parse_float(const char *text, float *out)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (!*text || *end || errno || !isfinite(x)) return false;
+    *out = (float)x;
+    return true;
+}
+
 bool cli_parse_method(const char *text, sinew_skinning *method)
 {
     if (strcmp(text, "lbs") == 0)

@@ -7,32 +7,12 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 #include "check.h"
+#include "pose_check.h"
 
 #include <stdlib.h>
 
 enum { MAX_JOINTS = 64 };
 
-/* The angle between two rotations, accurate near 0 (acos of the dot is
- * not: float noise of 1e-7 there reads as 1e-3 rad). */
-static double quat_angle(sinew_quat a, sinew_quat b)
-{
-    double w = (double)a.w * b.w + (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z;
-    double x = (double)a.w * b.x - (double)a.x * b.w - (double)a.y * b.z + (double)a.z * b.y;
-    double y = (double)a.w * b.y + (double)a.x * b.z - (double)a.y * b.w - (double)a.z * b.x;
-    double z = (double)a.w * b.z - (double)a.x * b.y + (double)a.y * b.x - (double)a.z * b.w;
-    return 2.0 * atan2(sqrt(x * x + y * y + z * z), fabs(w));
-}
-
-static double pose_diff(const sinew_transform *a, const sinew_transform *b, int n)
-{
-    double worst = 0.0;
-    for (int j = 0; j < n; ++j) {
-        worst = fmax(worst, sinew_vec3_length(sinew_vec3_sub(a[j].translation, b[j].translation)));
-        worst = fmax(worst, sinew_vec3_length(sinew_vec3_sub(a[j].scale, b[j].scale)));
-        worst = fmax(worst, quat_angle(a[j].rotation, b[j].rotation));
-    }
-    return worst;
-}
 
 int main(void)
 {
