@@ -96,6 +96,9 @@ sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, f
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
 
+/* `sinew bench`: see programs/bench.c. */
+int cli_bench(int argc, char **argv);
+
 /* `sinew render` and `sinew view`: see programs/render.c and view.c. */
 int cli_render(int argc, char **argv);
 int cli_view(int argc, char **argv);

@@ -10,7 +10,8 @@
 #include <string.h>
 #include <time.h>
 
-static const char usage[] =
+/* In parts: C99 promises string literals of 4095 characters only. */
+static const char *const usage[] = {
     "usage: sinew <command> [arguments]\n"
     "\n"
     "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
@@ -31,6 +32,12 @@ static const char usage[] =
     "                built-in character without FILE), as JSON to OUT or stdout\n"
     "                (docs/BAKE.md); the animation layer's options as for render\n"
     "                (--up: the up axis root motion turns about)\n"
+    ,
+    "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--json OUT]\n"
+    "                time the runtime's kernels on one character (the built-in one\n"
+    "                without FILE): sampling, local-to-model, palette, LBS and DQS\n"
+    "                skinning (over N threads), blends and two-bone IK; per call,\n"
+    "                median of 15 batches; a table, and JSON to OUT (docs/BENCHMARKS.md)\n"
     "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
     "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
     "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
@@ -50,6 +57,7 @@ static const char usage[] =
     "                where it is at time 0, to X,Y,Z, or by +=DX,DY,DZ from where it is;\n"
     "                root motion is carried by the character, or with --in-place taken\n"
     "                out. Frames then span the blended cycle or the crossfade\n"
+    ,
     "  view [FILE] [--anim CLIPFILE] [--clip C] [--method lbs|dqs] [--weights JOINT]\n"
     "       [--skeleton] [--size WxH] [--up y|z] [--scene N]\n"
     "       [--frames N] [--keys 'K1 K2 ...'] [--screenshot OUT.png]\n"
@@ -67,7 +75,13 @@ static const char usage[] =
     "exit status:\n"
     "  0  success\n"
     "  1  the command failed (bad or unreadable data); the reason is on stderr\n"
-    "  2  usage error (unknown command or option, missing argument)\n";
+    "  2  usage error (unknown command or option, missing argument)\n",
+    NULL};
+
+static void print_usage(FILE *f)
+{
+    for (int i = 0; usage[i]; ++i) fputs(usage[i], f);
+}
 
 static void log_to_stderr(void *user, sinew_log_level level, const char *message)
 {
@@ -636,12 +650,12 @@ done:
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fputs(usage, stderr);
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        fputs(usage, stdout);
+        print_usage(stdout);
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
@@ -651,6 +665,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
     if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
     if (strcmp(cmd, "bake") == 0) return cli_bake(argc - 2, argv + 2);
+    if (strcmp(cmd, "bench") == 0) return cli_bench(argc - 2, argv + 2);
     if (strcmp(cmd, "render") == 0) return cli_render(argc - 2, argv + 2);
     if (strcmp(cmd, "view") == 0) return cli_view(argc - 2, argv + 2);
     fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);

@@ -1,0 +1,450 @@
+/* `sinew bench`: the runtime's kernels on one character, timed the way
+ * docs/BENCHMARKS.md reports them: per call for one character, median (and
+ * min, max) over batches after a warm-up, as a table and as JSON:
+ *
+ *   { "cpu": "...", "simd": "scalar", "threads": 1,
+ *     "results": [ {"name": "sample_local_to_model", "unit": "joint", "count": 67,
+ *                   "median_ns": 0.0, "min_ns": 0.0, "max_ns": 0.0}, ... ] }
+ *
+ * Skinning entries add "vertices" and "mvertex_per_s"; "clip_bytes" is the
+ * memory of the runtime clip. With --threads N
+ * the skinning kernels split the mesh into N vertex ranges run by a pool of
+ * N threads (the library holds no state, so ranges need no locking). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include "../bench/bench.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BATCHES = 15, MAX_THREADS = 64, SEEKS = 1024 };
+
+typedef struct bench_args {
+    cli_source source;
+    int threads;
+    const char *json;
+} bench_args;
+
+/* ---- a pool of threads, each running its part of the current job ---------- */
+
+typedef struct pool pool;
+typedef void (*pool_fn)(void *user, int part, int parts);
+
+struct pool {
+    int count;
+    pthread_t threads[MAX_THREADS];
+    pthread_mutex_t lock;
+    pthread_cond_t start, done;
+    pool_fn fn;
+    void *user;
+    long generation;
+    int pending;
+    bool quit;
+};
+
+typedef struct worker {
+    pool *p;
+    int index;
+} worker;
+
+static worker workers[MAX_THREADS];
+
+static void *pool_main(void *arg)
+{
+    worker *w = arg;
+    pool *p = w->p;
+    long seen = 0;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->quit && p->generation == seen) pthread_cond_wait(&p->start, &p->lock);
+        if (p->quit) {
+            pthread_mutex_unlock(&p->lock);
+            return NULL;
+        }
+        seen = p->generation;
+        pool_fn fn = p->fn;
+        void *user = p->user;
+        pthread_mutex_unlock(&p->lock);
+        fn(user, w->index, p->count + 1);
+        pthread_mutex_lock(&p->lock);
+        if (--p->pending == 0) pthread_cond_signal(&p->done);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+/* A pool of `threads - 1` helpers: the calling thread takes part 0. */
+static bool pool_start(pool *p, int threads)
+{
+    memset(p, 0, sizeof *p);
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->start, NULL);
+    pthread_cond_init(&p->done, NULL);
+    for (int i = 0; i < threads - 1; ++i) {
+        workers[i] = (worker){p, i + 1};
+        if (pthread_create(&p->threads[i], NULL, pool_main, &workers[i]) != 0) return false;
+        p->count = i + 1;
+    }
+    return true;
+}
+
+/* Runs fn(user, part, parts) for parts 0 .. count, waiting for all. */
+static void pool_run(pool *p, pool_fn fn, void *user)
+{
+    if (p->count > 0) {
+        pthread_mutex_lock(&p->lock);
+        p->fn = fn, p->user = user, p->pending = p->count;
+        ++p->generation;
+        pthread_cond_broadcast(&p->start);
+        pthread_mutex_unlock(&p->lock);
+    }
+    fn(user, 0, p->count + 1);
+    if (p->count > 0) {
+        pthread_mutex_lock(&p->lock);
+        while (p->pending > 0) pthread_cond_wait(&p->done, &p->lock);
+        pthread_mutex_unlock(&p->lock);
+    }
+}
+
+static void pool_stop(pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->quit = true;
+    pthread_cond_broadcast(&p->start);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->count; ++i) pthread_join(p->threads[i], NULL);
+    pthread_mutex_destroy(&p->lock);
+    pthread_cond_destroy(&p->start);
+    pthread_cond_destroy(&p->done);
+}
+
+/* ---- the kernels ------------------------------------------------------------ */
+
+typedef enum kernel {
+    K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
+    K_COUNT
+} kernel;
+
+static const char *const kernel_names[K_COUNT] = {
+    "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
+    "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone"};
+
+typedef struct bench {
+    const sinew_skeleton *sk;
+    const sinew_clip *clip;
+    const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
+    int n;
+    sinew_cursor cursor;
+    float time, seeks[SEEKS];
+    int seek;
+    sinew_transform *local, *poses;  /* poses: three for the blends */
+    sinew_mat4 *model, *palette;
+    sinew_dq_transform *dq;
+    float *out_pos, *out_nrm;
+    int ik[3];                /* start, mid, end; -1 without a chain */
+    sinew_vec3 ik_target;
+    pool *pool;
+    kernel skin_kernel;       /* what pool parts run */
+} bench;
+
+/* Part `part` of `parts` of the mesh's vertices through the current skinning kernel. */
+static void skin_part(void *user, int part, int parts)
+{
+    bench *b = user;
+    const sinew_mesh *m = b->mesh;
+    int first = (int)((long)m->vertex_count * part / parts), last = (int)((long)m->vertex_count * (part + 1) / parts);
+    if (last <= first) return;
+    sinew_skin_job job = {.skin = m->skin, .palette = b->palette, .dq_palette = b->dq,
+                          .palette_count = m->skin->joint_count, .first_vertex = first,
+                          .vertex_count = last - first, .positions = m->positions, .out_positions = b->out_pos};
+    if (b->skin_kernel != K_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
+    if (b->skin_kernel == K_DQS_PN)
+        sinew_skin_dqs(&job, NULL);
+    else
+        sinew_skin_lbs(&job, NULL);
+}
+
+static void run_kernel(bench *b, kernel k)
+{
+    const sinew_skeleton *sk = b->sk;
+    int n = b->n;
+    switch (k) {
+    case K_SAMPLE:
+        b->time += 1.0f / 60.0f;
+        if (b->time >= b->clip->duration) b->time -= b->clip->duration;
+        sinew_clip_sample(b->clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        break;
+    case K_SEEK:
+        b->seek = (b->seek + 1) % SEEKS;
+        sinew_clip_sample(b->clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        break;
+    case K_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
+    case K_SAMPLE_L2M:
+        b->time += 1.0f / 60.0f;
+        if (b->time >= b->clip->duration) b->time -= b->clip->duration;
+        sinew_clip_sample(b->clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
+        break;
+    case K_PALETTE:
+        sinew_skin_palette(b->mesh->skin, b->model, n, NULL, b->palette, b->mesh->skin->joint_count, NULL);
+        break;
+    case K_LBS_PN:
+    case K_LBS_P:
+    case K_DQS_PN:
+        b->skin_kernel = k;
+        pool_run(b->pool, skin_part, b);
+        break;
+    case K_BLEND2:
+    case K_BLEND3: {
+        sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
+        sinew_blend(sk, layers, k == K_BLEND2 ? 2 : 3, 0.0f, b->local, n, NULL);
+        break;
+    }
+    case K_IK: {
+        sinew_ik_two_bone_job job = {.skeleton = sk, .model = b->model, .local = b->local, .count = n,
+                                     .start_joint = b->ik[0], .mid_joint = b->ik[1], .end_joint = b->ik[2],
+                                     .target = b->ik_target, .weight = 1.0f};
+        sinew_ik_two_bone(&job, NULL);
+        break;
+    }
+    case K_COUNT: break;
+    }
+}
+
+typedef struct result {
+    double median, min, max; /* ns per call */
+} result;
+
+/* Warm-up, then BATCHES batches of enough calls to last about 2 ms each. */
+static result measure(bench *b, kernel k)
+{
+    int calls = 1;
+    for (;;) {
+        double t0 = bench_now();
+        for (int i = 0; i < calls; ++i) run_kernel(b, k);
+        double t = bench_now() - t0;
+        if (t > 2e-3 || calls >= (1 << 24)) break;
+        calls *= 2;
+    }
+    double per_call[BATCHES];
+    for (int r = 0; r < BATCHES; ++r) {
+        double t0 = bench_now();
+        for (int i = 0; i < calls; ++i) run_kernel(b, k);
+        per_call[r] = 1e9 * (bench_now() - t0) / calls;
+    }
+    qsort(per_call, BATCHES, sizeof *per_call, bench_compare);
+    return (result){per_call[BATCHES / 2], per_call[0], per_call[BATCHES - 1]};
+}
+
+/* A two-bone chain for the IK kernel: a left foot by its usual names, else
+ * the deepest joint with a parent and a grandparent. */
+static void find_chain(const sinew_skeleton *sk, int chain[3])
+{
+    static const char *const feet[] = {"LeftFoot", "foot_l", "mixamorig:LeftFoot", "Foot_L", "l_foot"};
+    int end = -1;
+    for (size_t i = 0; i < sizeof feet / sizeof feet[0] && end < 0; ++i) end = sinew_skeleton_find_joint(sk, feet[i]);
+    if (end < 0)
+        for (int j = 0; j < sk->joint_count; ++j)
+            if (end < 0 || sinew_skeleton_depth(sk, j) > sinew_skeleton_depth(sk, end)) end = j;
+    chain[2] = end;
+    chain[1] = end >= 0 ? sk->parents[end] : -1;
+    chain[0] = chain[1] >= 0 ? sk->parents[chain[1]] : -1;
+    if (chain[0] < 0) chain[0] = chain[1] = chain[2] = -1;
+}
+
+/* Bytes the runtime clip holds: its header, track records, key times and
+ * values (what sinew_clip_create allocates, less alignment padding). */
+static size_t clip_bytes(const sinew_clip *c)
+{
+    size_t bytes = sizeof *c + strlen(c->name) + 1 + sizeof(sinew_track) * (size_t)c->track_count;
+    for (int i = 0; i < c->track_count; ++i) {
+        const sinew_track *t = &c->tracks[i];
+        size_t per_key = (size_t)sinew_track_components(t) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+        bytes += sizeof(float) * (size_t)t->key_count * (1 + per_key);
+    }
+    return bytes;
+}
+
+static void cpu_name(char *out, size_t size)
+{
+    snprintf(out, size, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) != 0) continue;
+        const char *colon = strchr(line, ':');
+        if (!colon) break;
+        colon += 1 + (colon[1] == ' ');
+        snprintf(out, size, "%s", colon);
+        out[strcspn(out, "\n")] = '\0';
+        break;
+    }
+    fclose(f);
+}
+
+static void put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+static int parse_args(int argc, char **argv, bench_args *a)
+{
+    a->threads = 1;
+    for (int i = 0; i < argc; ++i) {
+        const char *arg = argv[i], *v;
+        bool missing = false;
+        int taken = cli_source_arg("bench", argc, argv, &i, &a->source);
+        if (taken < 0) return -taken;
+        if (taken) continue;
+        if ((v = cli_option(argc, argv, &i, "--threads", &missing))) {
+            if (!cli_parse_int(v, 1, MAX_THREADS, &a->threads))
+                return cli_usage_error("bench", "--threads wants 1 to 64", v);
+        } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
+            a->json = v;
+        } else if (missing) {
+            return cli_usage_error("bench", "missing the value of", arg);
+        } else {
+            return cli_usage_error("bench", "unknown option", arg);
+        }
+    }
+    return EXIT_OK;
+}
+
+int cli_bench(int argc, char **argv)
+{
+    bench_args args = {0};
+    int status = parse_args(argc, argv, &args);
+    cli_loaded l = {0};
+    if (status == EXIT_OK) status = cli_load("bench", &args.source, &l);
+    if (status != EXIT_OK) return status;
+    bench b = {.sk = l.asset->skeleton, .clip = l.clip, .n = l.asset->skeleton->joint_count};
+    for (int i = 0; i < l.asset->mesh_count; ++i) {
+        const sinew_mesh *m = &l.asset->meshes[i];
+        if (m->skin && (!b.mesh || m->vertex_count > b.mesh->vertex_count)) b.mesh = m;
+    }
+    int n = b.n, nv = b.mesh ? b.mesh->vertex_count : 0, np = b.mesh ? b.mesh->skin->joint_count : 0;
+    int tracks = b.clip ? b.clip->track_count : 0;
+    b.cursor = (sinew_cursor){calloc((size_t)tracks + 1, sizeof(int32_t)), tracks};
+    b.local = malloc(sizeof *b.local * (size_t)n);
+    b.poses = malloc(sizeof *b.poses * (size_t)n * 3);
+    b.model = malloc(sizeof *b.model * (size_t)n);
+    b.palette = malloc(sizeof *b.palette * ((size_t)np + 1));
+    b.dq = malloc(sizeof *b.dq * ((size_t)np + 1));
+    b.out_pos = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
+    b.out_nrm = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
+    pool workers_pool;
+    bool pool_ok = false;
+    FILE *f = NULL;
+    if (!b.clip) {
+        fprintf(stderr, "sinew: bench: the character has no clip to play (--anim CLIPFILE gives one)\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    if (!b.cursor.keys || !b.local || !b.poses || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+        fprintf(stderr, "sinew: bench: out of memory\n");
+        status = EXIT_FAILED;
+        goto done;
+    }
+    bool started = pool_start(&workers_pool, args.threads);
+    pool_ok = true; /* stop what started, even on failure */
+    if (!started) {
+        fprintf(stderr, "sinew: bench: cannot start %d threads\n", args.threads);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    b.pool = &workers_pool;
+    unsigned seed = 12345;
+    for (int i = 0; i < SEEKS; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        b.seeks[i] = b.clip->duration * (float)(seed >> 8) / 16777216.0f;
+    }
+    for (int p = 0; p < 3; ++p)
+        sinew_clip_sample(b.clip, b.sk, b.clip->duration * (0.2f + 0.3f * (float)p), SINEW_SAMPLE_LOOP, NULL,
+                          b.poses + p * n, n, NULL);
+    sinew_clip_sample(b.clip, b.sk, 0.0f, SINEW_SAMPLE_LOOP, NULL, b.local, n, NULL);
+    sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+    if (b.mesh) {
+        sinew_skin_palette(b.mesh->skin, b.model, n, NULL, b.palette, np, NULL);
+        sinew_dq_palette(b.palette, np, b.dq, NULL);
+    }
+    find_chain(b.sk, b.ik);
+    if (b.ik[2] >= 0) {
+        const float *m = b.model[b.ik[2]].m, *s = b.model[b.ik[0]].m;
+        /* a target a little closer to the hip than the foot: reachable, bent */
+        b.ik_target = sinew_vec3_make(s[12] + 0.8f * (m[12] - s[12]), s[13] + 0.8f * (m[13] - s[13]),
+                                      s[14] + 0.8f * (m[14] - s[14]) + 0.05f * fabsf(m[13] - s[13]));
+    }
+
+    char cpu[256];
+    cpu_name(cpu, sizeof cpu);
+    f = args.json ? fopen(args.json, "w") : NULL;
+    if (args.json && !f) {
+        fprintf(stderr, "sinew: bench: cannot write %s: %s\n", args.json, strerror(errno));
+        status = EXIT_FAILED;
+        goto done;
+    }
+    printf("sinew bench: %s, clip \"%s\" (%.2f s, %d tracks), %d joints", args.source.file ? args.source.file
+           : "built-in character", b.clip->name, (double)b.clip->duration, tracks, n);
+    if (b.mesh) printf(", mesh \"%s\" (%d vertices, %d palette joints)", b.mesh->name, nv, np);
+    printf(", clip %zu bytes", clip_bytes(b.clip));
+    printf("\n  cpu %s, simd scalar, %d thread%s; per call for one character, median of %d batches\n", cpu,
+           args.threads, args.threads == 1 ? "" : "s", BATCHES);
+    printf("  %-22s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
+           "ns per unit");
+    if (f) {
+        fputs("{\"cpu\": ", f);
+        put_json_string(f, cpu);
+        fprintf(f, ", \"simd\": \"scalar\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [", args.threads,
+                clip_bytes(b.clip));
+    }
+    bool first = true;
+    for (int k = 0; k < K_COUNT; ++k) {
+        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN;
+        if ((skin || k == K_PALETTE) && !b.mesh) continue;
+        if (k == K_IK && b.ik[2] < 0) continue;
+        if (k == K_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        result r = measure(&b, (kernel)k);
+        const char *unit = skin ? "vertex" : "joint";
+        int count = skin ? nv : k == K_PALETTE ? np : k == K_IK ? 3 : n;
+        printf("  %-22s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
+               r.median / count);
+        if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
+        printf("\n");
+        if (f) {
+            fprintf(f, "%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"count\": %d, \"median_ns\": %.1f, "
+                       "\"min_ns\": %.1f, \"max_ns\": %.1f",
+                    first ? "" : ",", kernel_names[k], unit, count, r.median, r.min, r.max);
+            if (skin) fprintf(f, ", \"vertices\": %d, \"mvertex_per_s\": %.1f", nv, 1e3 * nv / r.median);
+            fputc('}', f);
+        }
+        first = false;
+    }
+    if (f) {
+        fputs("\n]}\n", f);
+        if (fflush(f) != 0 || ferror(f)) {
+            fprintf(stderr, "sinew: bench: write error on %s\n", args.json);
+            status = EXIT_FAILED;
+        }
+    }
+done:
+    if (f) fclose(f);
+    if (pool_ok) pool_stop(&workers_pool);
+    free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
+    free(b.out_pos), free(b.out_nrm);
+    cli_unload(&l);
+    return status;
+}

@@ -1,0 +1,93 @@
+/* `sinew bench --json`: the JSON has the form docs/BENCHMARKS.md promises
+ * (cpu, simd, threads, results with every required name, unit, count,
+ * median/min/max with min <= median <= max, skinning entries with vertices
+ * and Mvertex/s that agree with the median), on the built-in character and
+ * with two threads. Timings themselves are not judged here.
+ * usage: test_cli_bench SINEW_BINARY WORK_DIR */
+#include "sinew/sinew.h"
+#include "check.h"
+
+#include <cjson/cJSON.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static cJSON *read_json(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)size + 1);
+    cJSON *json = NULL;
+    if (text && fread(text, 1, (size_t)size, f) == (size_t)size) {
+        text[size] = '\0';
+        json = cJSON_Parse(text);
+    }
+    free(text);
+    fclose(f);
+    return json;
+}
+
+static void check_run(const char *bin, const char *work, int threads)
+{
+    char cmd[2048], path[1024];
+    snprintf(path, sizeof path, "%s/bench%d.json", work, threads);
+    snprintf(cmd, sizeof cmd, "'%s' bench --threads %d --json '%s' > '%s/bench.log' 2>&1", bin, threads, path, work);
+    int r = system(cmd);
+    CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0, "sinew bench --threads %d runs", threads);
+    cJSON *json = read_json(path);
+    CHECK(json != NULL, "%s is JSON", path);
+    if (!json) return;
+    CHECK(cJSON_IsString(cJSON_GetObjectItem(json, "cpu")), "cpu is a string");
+    const cJSON *simd = cJSON_GetObjectItem(json, "simd");
+    CHECK(cJSON_IsString(simd) && (strcmp(simd->valuestring, "avx512") == 0 || strcmp(simd->valuestring, "avx2") == 0 ||
+                                   strcmp(simd->valuestring, "sse2") == 0 || strcmp(simd->valuestring, "scalar") == 0),
+          "simd is one of the four");
+    CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(json, "threads")) == threads, "threads is %d", threads);
+    static const char *const required[] = {"sample", "sample_seek", "local_to_model", "sample_local_to_model",
+                                           "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
+                                           "blend2", "blend3", "ik_two_bone"};
+    const cJSON *results = cJSON_GetObjectItem(json, "results");
+    for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
+        const cJSON *found = NULL, *e;
+        cJSON_ArrayForEach(e, results)
+        {
+            const cJSON *name = cJSON_GetObjectItem(e, "name");
+            if (cJSON_IsString(name) && strcmp(name->valuestring, required[i]) == 0) found = e;
+        }
+        CHECK(found != NULL, "result %s is there", required[i]);
+        if (!found) continue;
+        double med = cJSON_GetNumberValue(cJSON_GetObjectItem(found, "median_ns"));
+        double lo = cJSON_GetNumberValue(cJSON_GetObjectItem(found, "min_ns"));
+        double hi = cJSON_GetNumberValue(cJSON_GetObjectItem(found, "max_ns"));
+        CHECK(lo > 0.0 && lo <= med && med <= hi, "%s: 0 < min %g <= median %g <= max %g", required[i], lo, med, hi);
+        CHECK(cJSON_IsString(cJSON_GetObjectItem(found, "unit")) &&
+                  cJSON_GetNumberValue(cJSON_GetObjectItem(found, "count")) >= 1,
+              "%s has a unit and a count", required[i]);
+        if (strncmp(required[i], "skin_", 5) == 0) {
+            double verts = cJSON_GetNumberValue(cJSON_GetObjectItem(found, "vertices"));
+            double rate = cJSON_GetNumberValue(cJSON_GetObjectItem(found, "mvertex_per_s"));
+            CHECK(verts > 1000 && fabs(rate - 1e3 * verts / med) <= 0.001 * rate + 0.1,
+                  "%s: %g vertices at %g Mvertex/s agree with %g ns", required[i], verts, rate, med);
+        }
+    }
+    cJSON_Delete(json);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cli_bench SINEW_BINARY WORK_DIR\n");
+        return 2;
+    }
+    mkdir(argv[2], 0777);
+    check_run(argv[1], argv[2], 1);
+    check_run(argv[1], argv[2], 2);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "'%s' bench --threads 0 > /dev/null 2>&1", argv[1]);
+    int r = system(cmd);
+    CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 2, "--threads 0 is a usage error");
+    return check_finish("test_cli_bench");
+}
