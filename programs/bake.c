@@ -61,20 +61,6 @@ static int parse_args(int argc, char **argv, bake_args *a)
     return EXIT_OK;
 }
 
-static void put_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 /* A float that reads back as the same float32; JSON has no NaN, so a
  * non-finite value is written as null. */
 static void put_number(FILE *f, float x)
@@ -164,7 +150,7 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
         if (j < 0) continue; /* not a joint: see sinew_asset.node_joints */
         fprintf(f, "%s{\"index\":%d,\"name\":", first ? "\n" : ",\n", i);
         first = false;
-        put_string(f, sk->names[j]);
+        cli_put_json_string(f, sk->names[j]);
         fputs(",\"world\":", f);
         put_floats(f, b->model[j].m, 16);
         fputc('}', f);
@@ -189,7 +175,7 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
         fprintf(f, "%s{\"node\":%d,\"mesh\":%d,\"primitive\":%d,\"skinned\":%s,\"name\":", m ? ",\n" : "\n", node,
                 mesh->source_mesh >= 0 ? mesh->source_mesh : m, mesh->source_primitive >= 0 ? mesh->source_primitive : 0,
                 mesh->skin ? "true" : "false");
-        put_string(f, mesh->name);
+        cli_put_json_string(f, mesh->name);
         fputs(",\n\"positions\":", f);
         put_floats(f, b->positions, (size_t)mesh->vertex_count * 3);
         fputs(",\n\"normals\":", f);
@@ -236,14 +222,14 @@ int cli_bake(int argc, char **argv)
     }
     fputs("{\"file\":", f);
     if (args.source.file)
-        put_string(f, args.source.file);
+        cli_put_json_string(f, args.source.file);
     else
         fputs("null", f);
     fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
             args.loop ? "true" : "false");
     if (clip) {
         fprintf(f, "{\"index\":%d,\"name\":", l.clip_index);
-        put_string(f, clip->name);
+        cli_put_json_string(f, clip->name);
         fputs(",\"duration\":", f);
         put_number(f, clip->duration);
         fputc('}', f);

@@ -287,20 +287,6 @@ static void cpu_name(char *out, size_t size)
     fclose(f);
 }
 
-static void put_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c < 0x20)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
-}
-
 static int parse_args(int argc, char **argv, bench_args *a)
 {
     a->threads = 1;
@@ -407,7 +393,7 @@ int cli_bench(int argc, char **argv)
            "ns per unit");
     if (f) {
         fputs("{\"cpu\": ", f);
-        put_json_string(f, cpu);
+        cli_put_json_string(f, cpu);
         fprintf(f, ", \"simd\": \"scalar\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [", args.threads,
                 clip_bytes(b.clip));
     }

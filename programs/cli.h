@@ -6,6 +6,8 @@
 #include "sinew/sinew_asset.h"
 #include "sinew/sinew_import.h"
 
+#include <stdio.h>
+
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 /* Loads FILE (.gltf/.glb) or, for NULL, the built-in character; prints the
@@ -41,6 +43,9 @@ int cli_usage_error(const char *command, const char *message, const char *arg);
 
 /* An integer in [lo, hi] (the whole text); false otherwise. */
 bool cli_parse_int(const char *text, long lo, long hi, int *out);
+
+/* Writes `s` as a JSON string (quoted, escaped). */
+void cli_put_json_string(FILE *f, const char *s);
 
 /* A finite number (the whole text); false otherwise. */
 bool cli_parse_float(const char *text, float *out);

@@ -220,6 +220,20 @@ bool cli_parse_int(const char *text, long lo, long hi, int *out)
     return true;
 }
 
+void cli_put_json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
 bool cli_parse_float(const char *text, float *out)
 {
     char *end;

@@ -6,6 +6,7 @@
  * usage: test_cli_bench SINEW_BINARY WORK_DIR */
 #include "sinew/sinew.h"
 #include "check.h"
+#include "read_file.h"
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
@@ -14,19 +15,10 @@
 
 static cJSON *read_json(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)size + 1);
-    cJSON *json = NULL;
-    if (text && fread(text, 1, (size_t)size, f) == (size_t)size) {
-        text[size] = '\0';
-        json = cJSON_Parse(text);
-    }
+    size_t size;
+    char *text = (char *)test_read_file(path, &size);
+    cJSON *json = text ? cJSON_Parse(text) : NULL;
     free(text);
-    fclose(f);
     return json;
 }
 
