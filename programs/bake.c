@@ -121,17 +121,16 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
     int n = sk->joint_count;
     unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
     sinew_error err = {0};
-    if (layer) {
-        char why[300];
-        if (!cli_layer_pose(layer, time, b->local, why, sizeof why)) {
-            fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, why);
-            return EXIT_FAILED;
-        }
+    const sinew_transform *local = b->local;
+    char why[300];
+    if (layer && !(local = cli_layer_pose(layer, time, why, sizeof why))) {
+        fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, why);
+        return EXIT_FAILED;
     }
     sinew_result r = layer ? SINEW_OK
                      : clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, &err)
                             : sinew_rest_pose(sk, b->local, n, &err);
-    if (r == SINEW_OK) r = sinew_local_to_model(sk, b->local, NULL, b->model, n, &err);
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, local, NULL, b->model, n, &err);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
         return EXIT_FAILED;

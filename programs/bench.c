@@ -35,9 +35,15 @@ typedef struct bench_args {
 typedef struct pool pool;
 typedef void (*pool_fn)(void *user, int part, int parts);
 
+typedef struct worker {
+    pool *p;
+    int index;
+} worker;
+
 struct pool {
     int count;
     pthread_t threads[MAX_THREADS];
+    worker workers[MAX_THREADS];
     pthread_mutex_t lock;
     pthread_cond_t start, done;
     pool_fn fn;
@@ -46,13 +52,6 @@ struct pool {
     int pending;
     bool quit;
 };
-
-typedef struct worker {
-    pool *p;
-    int index;
-} worker;
-
-static worker workers[MAX_THREADS];
 
 static void *pool_main(void *arg)
 {
@@ -85,8 +84,8 @@ static bool pool_start(pool *p, int threads)
     pthread_cond_init(&p->start, NULL);
     pthread_cond_init(&p->done, NULL);
     for (int i = 0; i < threads - 1; ++i) {
-        workers[i] = (worker){p, i + 1};
-        if (pthread_create(&p->threads[i], NULL, pool_main, &workers[i]) != 0) return false;
+        p->workers[i] = (worker){p, i + 1};
+        if (pthread_create(&p->threads[i], NULL, pool_main, &p->workers[i]) != 0) return false;
         p->count = i + 1;
     }
     return true;

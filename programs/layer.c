@@ -15,7 +15,7 @@ static const float STEP = 1.0f / 120.0f;
 
 typedef struct entry {
     const sinew_clip *clip;
-    float weight;     /* as given (blend) or the crossfade's */
+    float weight;     /* as given (blend); a crossfade's are 1 and 0 */
     sinew_playback play;
 } entry;
 
@@ -32,6 +32,7 @@ struct cli_layer {
     int entry_count;
     bool sync, in_place, crossfade;
     float fade_start, fade_seconds;
+    float fade_weight;     /* the crossfade's weight of its target at the last posed time */
     sinew_clip *additive;  /* made from the clip --additive names */
     const char *additive_name;
     float additive_weight;
@@ -39,9 +40,8 @@ struct cli_layer {
     int ik_count;
     int motion_joint;      /* -1: no root motion */
     sinew_vec3 up;         /* in the motion joint's parent space */
-    sinew_transform *poses, *pose;
+    sinew_transform *poses, *pose; /* per clip; the result */
     sinew_mat4 *model;
-    float last_time;
 };
 
 int cli_layer_arg(const char *command, int argc, char **argv, int *i, cli_layer_args *a)
@@ -110,12 +110,12 @@ static const sinew_clip *clip_and_weight(const char *command, const cli_clips *c
 
 static bool parse_vec3(const char *text, sinew_vec3 *out)
 {
-    char buf[128];
-    if (strlen(text) >= sizeof buf) return false;
-    strcpy(buf, text);
-    char *parts[4];
-    if (split(buf, ',', parts, 4) != 3) return false;
-    return cli_parse_float(parts[0], &out->x) && cli_parse_float(parts[1], &out->y) && cli_parse_float(parts[2], &out->z);
+    float *v;
+    int count;
+    if (!cli_parse_times(text, &v, &count)) return false;
+    if (count == 3) *out = sinew_vec3_make(v[0], v[1], v[2]);
+    free(v);
+    return count == 3;
 }
 
 static bool parse_ik(const char *command, const sinew_skeleton *sk, const char *spec, ik_target *t)
@@ -384,8 +384,7 @@ static bool pose_at(cli_layer *l, float time, bool with_ik, sinew_transform *loc
         snprintf(why, (size_t)size, "layer: %s", err.description);
         return false;
     }
-    l->last_time = time;
-    for (int i = 0; i < count; ++i) l->entries[i].weight = l->crossfade ? weights[i] : l->entries[i].weight;
+    if (l->crossfade) l->fade_weight = weights[1];
 
     /* sample, take each in place, blend */
     sinew_blend_layer layers[MAX_ENTRIES];
@@ -445,13 +444,13 @@ static bool pose_at(cli_layer *l, float time, bool with_ik, sinew_transform *loc
     return true;
 }
 
-bool cli_layer_pose(cli_layer *l, float time, sinew_transform *local, char *why, int size)
+const sinew_transform *cli_layer_pose(cli_layer *l, float time, char *why, int size)
 {
     if (!isfinite(time) || time < 0.0f || time > 3600.0f) {
         snprintf(why, (size_t)size, "layer: time %g is not in [0, 3600] s", (double)time);
-        return false;
+        return NULL;
     }
-    return pose_at(l, time, true, local, why, size);
+    return pose_at(l, time, true, l->pose, why, size) ? l->pose : NULL;
 }
 
 void cli_layer_describe(const cli_layer *l, char *text, int size)
@@ -477,5 +476,5 @@ void cli_layer_state(const cli_layer *l, char *text, int size)
 {
     text[0] = '\0';
     if (l->crossfade && size > 0) snprintf(text, (size_t)size, "%s %.2f", l->entries[1].clip->name,
-                                           (double)l->entries[1].weight);
+                                           (double)l->fade_weight);
 }

@@ -49,8 +49,9 @@ void cli_layer_free(cli_layer *layer);
 float cli_layer_length(const cli_layer *layer);
 
 /* The local pose at `time` seconds from the start (skeleton joint count
- * transforms). Returns false with the reason in `why`. */
-bool cli_layer_pose(cli_layer *layer, float time, sinew_transform *local, char *why, int why_size);
+ * transforms, held by the layer until the next call), or NULL with the
+ * reason in `why`. */
+const sinew_transform *cli_layer_pose(cli_layer *layer, float time, char *why, int why_size);
 
 /* A short account of the layer ("walk 0.5 + run 0.5, synced; IK LeftFoot")
  * and of its state at the last posed time ("idle 0.42"). */

@@ -210,7 +210,6 @@ typedef struct render_job {
     int weights_joint;
     scene *scene;
     cli_layer *layer;              /* NULL: the clip as it is */
-    sinew_transform *local;        /* the layer's pose */
     frame *frames;
     int frame_count;
     scene_camera camera;
@@ -236,8 +235,7 @@ static bool pose_frame(render_job *j, int i, char *why, int size)
     const render_args *a = j->args;
     const sinew_transform *local = NULL;
     if (j->layer && a->pose == SCENE_POSE_ANIMATED) {
-        if (!cli_layer_pose(j->layer, j->frames[i].time, j->local, why, size)) return false;
-        local = j->local;
+        if (!(local = cli_layer_pose(j->layer, j->frames[i].time, why, size))) return false;
     }
     return scene_pose(j->scene, a->pose, j->clip, j->frames[i].time, a->loop, local, why, size);
 }
@@ -406,10 +404,7 @@ int cli_render(int argc, char **argv)
     }
     bool z_up = args.up ? args.up == 'z' : scene_guess_z_up(l.asset, args.source.file);
     if (cli_layer_wanted(&args.layer)) {
-        j.layer = cli_layer_create("render", &args.layer, l.asset, &l.clips, l.clip, z_up);
-        j.local = malloc(sizeof *j.local * (size_t)l.asset->skeleton->joint_count);
-        if (!j.layer || !j.local) {
-            if (j.layer) fprintf(stderr, "sinew: render: out of memory\n");
+        if (!(j.layer = cli_layer_create("render", &args.layer, l.asset, &l.clips, l.clip, z_up))) {
             status = EXIT_FAILED;
             goto done;
         }
@@ -444,7 +439,6 @@ done:
     free(j.frames);
     free(args.times);
     cli_layer_free(j.layer);
-    free(j.local);
     cli_unload(&l);
     return status;
 }
