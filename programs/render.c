@@ -308,6 +308,54 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
     return true;
 }
 
+/* The sheet's title: the file and what it shows, at double size on one
+ * line where it fits in `width` pixels, else at single size on as many
+ * lines as it needs (broken at spaces where it can be), never cut. */
+typedef struct sheet_title {
+    int scale, count;
+    char lines[8][400];
+} sheet_title;
+
+static void make_title(const render_job *j, int width, sheet_title *t)
+{
+    const render_args *a = j->args;
+    const char *base = j->file ? strrchr(j->file, '/') : NULL;
+    char clip_name[80], layer_text[200] = "", text[400];
+    if (j->clip && *j->clip->name)
+        snprintf(clip_name, sizeof clip_name, "clip %d: %s", j->clip_index, j->clip->name);
+    else
+        snprintf(clip_name, sizeof clip_name, "clip %d", j->clip_index);
+    if (j->layer && a->pose == SCENE_POSE_ANIMATED) cli_layer_describe(j->layer, layer_text, sizeof layer_text);
+    snprintf(text, sizeof text, "%s   %s", base ? base + 1 : j->file ? j->file : j->asset->name,
+             a->pose == SCENE_POSE_BIND   ? "bind pose"
+             : a->pose == SCENE_POSE_REST ? "rest pose"
+             : j->layer                   ? layer_text
+             : j->clip                    ? clip_name
+                                          : "no clip: rest pose");
+    t->count = 0;
+    if (cli_image_text_width(text, 2) <= width) {
+        t->scale = 2, t->count = 1;
+        snprintf(t->lines[0], sizeof t->lines[0], "%s", text);
+        return;
+    }
+    t->scale = 1;
+    int per_line = width / cli_image_text_width("M", 1);
+    if (per_line < 8) per_line = 8;
+    if (per_line >= (int)sizeof t->lines[0]) per_line = (int)sizeof t->lines[0] - 1;
+    const char *p = text;
+    while (*p && t->count < 8) {
+        while (*p == ' ') ++p;
+        int take = (int)strlen(p);
+        if (take > per_line) {
+            take = per_line;
+            while (take > per_line / 2 && p[take] != ' ') --take; /* break at a space */
+            if (p[take] != ' ') take = per_line;
+        }
+        snprintf(t->lines[t->count++], sizeof t->lines[0], "%.*s", take, p);
+        p += take;
+    }
+}
+
 static int render_all(render_job *j, target *t)
 {
     const render_args *a = j->args;
@@ -322,10 +370,13 @@ static int render_all(render_job *j, target *t)
         double cost = fabs(log((double)c * cell_w / ((double)r * cell_h) / 1.6)) + 0.5 * (r * c - n);
         if (cost < best) best = cost, cols = c;
     }
-    int rows = (n + cols - 1) / cols, gap = 4, header = 30;
+    int rows = (n + cols - 1) / cols, gap = 4, sheet_w = cols * cell_w + (cols + 1) * gap;
+    sheet_title title;
+    make_title(j, sheet_w - 2 * gap - 4, &title);
+    int header = title.count <= 1 ? 30 : 8 + 10 * title.count + 4;
     cli_image sheet = {0, 0, NULL};
     if (!per_frame)
-        sheet = cli_image_new(cols * cell_w + (cols + 1) * gap, header + rows * cell_h + (rows + 1) * gap,
+        sheet = cli_image_new(sheet_w, header + rows * cell_h + (rows + 1) * gap,
                               sheet_color);
     int status = EXIT_OK;
     char why[400], path[4096];
@@ -354,23 +405,8 @@ static int render_all(render_job *j, target *t)
         }
     }
     if (status == EXIT_OK && !per_frame) {
-        const char *base = j->file ? strrchr(j->file, '/') : NULL;
-        char clip_name[80];
-        if (j->clip && *j->clip->name)
-            snprintf(clip_name, sizeof clip_name, "clip %d: %s", j->clip_index, j->clip->name);
-        else
-            snprintf(clip_name, sizeof clip_name, "clip %d", j->clip_index);
-        char layer_text[200] = "";
-        if (j->layer && a->pose == SCENE_POSE_ANIMATED) cli_layer_describe(j->layer, layer_text, sizeof layer_text);
-        snprintf(why, sizeof why, "%s   %s", base ? base + 1 : j->file ? j->file : j->asset->name,
-                 a->pose == SCENE_POSE_BIND   ? "bind pose"
-                 : a->pose == SCENE_POSE_REST ? "rest pose"
-                 : j->layer                   ? layer_text
-                 : j->clip                    ? clip_name
-                                              : "no clip: rest pose");
-        /* the title at double size where it fits, else at single size */
-        int scale = cli_image_text_width(why, 2) + 2 * gap <= sheet.width ? 2 : 1;
-        cli_image_text(&sheet, gap + 4, scale == 2 ? 9 : 12, scale, white, why);
+        for (int k = 0; k < title.count; ++k)
+            cli_image_text(&sheet, gap + 4, title.scale == 2 ? 9 : 8 + 10 * k, title.scale, white, title.lines[k]);
         if (!cli_image_write_png(&sheet, a->out, why, sizeof why)) {
             fprintf(stderr, "sinew: render: %s\n", why);
             status = EXIT_FAILED;

@@ -197,7 +197,8 @@ static void check_assets(void)
         CHECK(render(args) == 0, "render %s", files[i]);
         cli_image im = load("asset.png");
         for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
-            region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+            int header = im.height - 2 * 128 - 3 * 4; /* a long title takes more than 30 */
+            region body = find(&im, 4 + (k % 2) * 132, header + 4 + (k / 2) * 132, 128, 128, is_body);
             CHECK(body.count > 300 && body.y1 - body.y0 > 60, "%s frame %d shows the character (%d pixels, %d high)",
                   files[i], k, body.count, body.y1 - body.y0);
         }
@@ -215,10 +216,18 @@ static void check_layer(void)
     CHECK(render("--clip walk --crossfade idle,0.4,0.4 --frames 4 --size 128x128 --no-floor --out fade.png") == 0,
           "render --crossfade");
     cli_image im = load("fade.png");
+    int header = im.rgba ? im.height - 2 * 128 - 3 * 4 : 0;
+    CHECK(header >= 30, "the sheet has a header (%d pixels)", header);
     for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
-        region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+        region body = find(&im, 4 + (k % 2) * 132, header + 4 + (k / 2) * 132, 128, 128, is_body);
         CHECK(body.count > 300, "crossfade frame %d shows the character (%d pixels)", k, body.count);
     }
+    /* the title is longer than the sheet is wide: wrapped, not cut at the edge */
+    int edge_ink = 0;
+    for (int y = 0; y < header && im.rgba; ++y)
+        for (int x = im.width - 4; x < im.width; ++x) edge_ink += px(&im, x, y)[0] > 200;
+    CHECK(header > 30 && edge_ink == 0, "the long title wraps onto %d header pixels, %d ink pixels at the edge",
+          header, edge_ink);
     cli_image_free(&im);
 
     char args[1400];
@@ -241,8 +250,9 @@ static void check_layer(void)
              "--out pab_blend.png", pab, pab, pab, pab);
     CHECK(render(args) == 0, "render the pab blend");
     im = load("pab_blend.png");
+    header = im.rgba ? im.height - 2 * 128 - 3 * 4 : 0;
     for (int k = 0; k < 4 && im.rgba && im.width == 2 * 128 + 3 * 4; ++k) {
-        region body = find(&im, 4 + (k % 2) * 132, 34 + (k / 2) * 132, 128, 128, is_body);
+        region body = find(&im, 4 + (k % 2) * 132, header + 4 + (k / 2) * 132, 128, 128, is_body);
         CHECK(body.count > 100, "pab blend frame %d shows the character (%d pixels)", k, body.count);
     }
     CHECK(im.width == 2 * 128 + 3 * 4, "pab blend: a 2 x 2 sheet (%d wide)", im.width);
