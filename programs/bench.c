@@ -2,7 +2,7 @@
  * docs/BENCHMARKS.md reports them: per call for one character, median (and
  * min, max) over batches after a warm-up, as a table and as JSON:
  *
- *   { "cpu": "...", "simd": "scalar", "threads": 1,
+ *   { "cpu": "...", "simd": "avx512", "threads": 1,
  *     "results": [ {"name": "sample_local_to_model", "unit": "joint", "count": 67,
  *                   "median_ns": 0.0, "min_ns": 0.0, "max_ns": 0.0}, ... ] }
  *
@@ -27,6 +27,7 @@ enum { BATCHES = 15, MAX_THREADS = 64, SEEKS = 1024 };
 typedef struct bench_args {
     cli_source source;
     int threads;
+    sinew_simd simd;
     const char *json;
 } bench_args;
 
@@ -125,12 +126,14 @@ static void pool_stop(pool *p)
 
 typedef enum kernel {
     K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
+    K_LBS_PN_SCALAR, K_LBS_P_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
     K_COUNT
 } kernel;
 
 static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
-    "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone"};
+    "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
+    "skin_lbs_pos_scalar"};
 
 typedef struct bench {
     const sinew_skeleton *sk;
@@ -148,6 +151,7 @@ typedef struct bench {
     sinew_vec3 ik_target;
     pool *pool;
     kernel skin_kernel;       /* what pool parts run */
+    sinew_simd simd;          /* the level the LBS kernels run */
 } bench;
 
 /* Part `part` of `parts` of the mesh's vertices through the current skinning kernel. */
@@ -159,8 +163,11 @@ static void skin_part(void *user, int part, int parts)
     if (last <= first) return;
     sinew_skin_job job = {.skin = m->skin, .palette = b->palette, .dq_palette = b->dq,
                           .palette_count = m->skin->joint_count, .first_vertex = first,
-                          .vertex_count = last - first, .positions = m->positions, .out_positions = b->out_pos};
-    if (b->skin_kernel != K_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
+                          .vertex_count = last - first, .positions = m->positions, .out_positions = b->out_pos,
+                          .simd = b->simd};
+    kernel k = b->skin_kernel;
+    if (k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR) job.simd = SINEW_SIMD_SCALAR;
+    if (k != K_LBS_P && k != K_LBS_P_SCALAR && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
     if (b->skin_kernel == K_DQS_PN)
         sinew_skin_dqs(&job, NULL);
     else
@@ -194,6 +201,8 @@ static void run_kernel(bench *b, kernel k)
     case K_LBS_PN:
     case K_LBS_P:
     case K_DQS_PN:
+    case K_LBS_PN_SCALAR:
+    case K_LBS_P_SCALAR:
         b->skin_kernel = k;
         pool_run(b->pool, skin_part, b);
         break;
@@ -298,6 +307,12 @@ static int parse_args(int argc, char **argv, bench_args *a)
         if ((v = cli_option(argc, argv, &i, "--threads", &missing))) {
             if (!cli_parse_int(v, 1, MAX_THREADS, &a->threads))
                 return cli_usage_error("bench", "--threads wants 1 to 64", v);
+        } else if ((v = cli_option(argc, argv, &i, "--simd", &missing))) {
+            int level = SINEW_SIMD_AUTO;
+            while (level <= SINEW_SIMD_AVX512 && strcmp(v, sinew_simd_name((sinew_simd)level)) != 0) ++level;
+            if (level > SINEW_SIMD_AVX512)
+                return cli_usage_error("bench", "--simd wants auto, scalar, avx2 or avx512", v);
+            a->simd = (sinew_simd)level;
         } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
             a->json = v;
         } else if (missing) {
@@ -386,26 +401,33 @@ int cli_bench(int argc, char **argv)
            : "built-in character", b.clip->name, (double)b.clip->duration, tracks, n);
     if (b.mesh) printf(", mesh \"%s\" (%d vertices, %d palette joints)", b.mesh->name, nv, np);
     printf(", clip %zu bytes", clip_bytes(b.clip));
-    printf("\n  cpu %s, simd scalar, %d thread%s; per call for one character, median of %d batches\n", cpu,
-           args.threads, args.threads == 1 ? "" : "s", BATCHES);
-    printf("  %-22s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
+    /* the level the skinning runs: what was asked, capped by the CPU */
+    sinew_simd cpu_level = sinew_simd_supported();
+    b.simd = args.simd == SINEW_SIMD_AUTO || args.simd > cpu_level ? cpu_level : args.simd;
+    if (args.simd > cpu_level)
+        fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
+                sinew_simd_name(b.simd));
+    printf("\n  cpu %s, simd %s, %d thread%s; per call for one character, median of %d batches\n", cpu,
+           sinew_simd_name(b.simd), args.threads, args.threads == 1 ? "" : "s", BATCHES);
+    printf("  %-24s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
            "ns per unit");
     if (f) {
         fputs("{\"cpu\": ", f);
         cli_put_json_string(f, cpu);
-        fprintf(f, ", \"simd\": \"scalar\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [", args.threads,
-                clip_bytes(b.clip));
+        fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [",
+                sinew_simd_name(b.simd), args.threads, clip_bytes(b.clip));
     }
     bool first = true;
     for (int k = 0; k < K_COUNT; ++k) {
-        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN;
+        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN || k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR;
+        if ((k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k == K_PALETTE) && !b.mesh) continue;
         if (k == K_IK && b.ik[2] < 0) continue;
         if (k == K_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
         result r = measure(&b, (kernel)k);
         const char *unit = skin ? "vertex" : "joint";
         int count = skin ? nv : k == K_PALETTE ? np : k == K_IK ? 3 : n;
-        printf("  %-22s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
+        printf("  %-24s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         printf("\n");

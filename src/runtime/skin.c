@@ -125,6 +125,70 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
     return SINEW_OK;
 }
 
+/* The distinct joints of block b's nonzero influences, in order of first
+ * use, with each one's weight row when `weights` is not NULL. */
+static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *weights)
+{
+    int n = 0, first = b * SINEW__BLOCK;
+    int count = s->vertex_count - first < SINEW__BLOCK ? s->vertex_count - first : SINEW__BLOCK;
+    for (int i = 0; i < count; ++i) {
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        int k = sinew__skin_fetch(s, first + i, idx, w);
+        for (int j = 0; j < k; ++j) {
+            if (w[j] == 0.0f) continue;
+            int at = 0;
+            while (at < n && joints[at] != idx[j]) ++at;
+            if (at == n) {
+                joints[n++] = (uint16_t)idx[j];
+                if (weights) memset(weights + at * SINEW__BLOCK, 0, SINEW__BLOCK * sizeof(float));
+            }
+            if (weights) weights[at * SINEW__BLOCK + i] += w[j];
+        }
+    }
+    return n;
+}
+
+/* Regroups the (validated) influences by block for the SIMD kernels. */
+static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocator *alloc)
+{
+    int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    int per_count[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
+    uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
+    for (int b = 0; b < count; ++b) per_count[block_joints(s, b, scratch, NULL)]++;
+    sinew__layout l = {sizeof(sinew__skin_blocks), false};
+    size_t off[SINEW__BLOCK_MAX_JOINTS + 1][3];
+    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
+        size_t c = (size_t)per_count[n];
+        off[n][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
+        off[n][1] = sinew__layout_add(&l, c * (size_t)n, sizeof(uint16_t), 8);
+        off[n][2] = sinew__layout_add(&l, c * (size_t)n * SINEW__BLOCK, sizeof(float), 32);
+    }
+    unsigned char *mem = l.overflow ? NULL : sinew__alloc(alloc, l.total + 31);
+    if (!mem) return NULL;
+    /* the weight rows are loaded as aligned vectors: align the whole layout */
+    unsigned char *base = mem + (32 - (uintptr_t)mem % 32) % 32;
+    sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
+    memset(bl, 0, sizeof *bl);
+    bl->count = count;
+    bl->memory_ = mem;
+    for (int b = 0; b < count; ++b) {
+        int n = block_joints(s, b, scratch, NULL);
+        sinew__block_group *g = &bl->group[n];
+        uint32_t *block = (uint32_t *)(base + off[n][0]);
+        uint16_t *joints = (uint16_t *)(base + off[n][1]) + (size_t)g->count * (size_t)n;
+        float *weights = (float *)(base + off[n][2]) + (size_t)g->count * (size_t)n * SINEW__BLOCK;
+        block_joints(s, b, joints, weights);
+        block[g->count++] = (uint32_t)b;
+    }
+    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
+        bl->group[n].block = (const uint32_t *)(base + off[n][0]);
+        bl->group[n].joints = (const uint16_t *)(base + off[n][1]);
+        bl->group[n].weights = (const float *)(base + off[n][2]);
+    }
+    return bl;
+}
+
 sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d, const sinew_options *options,
                               sinew_skin_report *report, sinew_error *err)
 {
@@ -187,6 +251,13 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     s->allocator_ = alloc;
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
+    s->simd_ = (int)sinew_simd_supported();
+    s->blocks_ = build_blocks(s, &alloc);
+    if (!s->blocks_) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",
+                    d->vertex_count);
+        goto fail;
+    }
     if (rep.normalized_vertices)
         sinew__warn(options,
                     "skin: %d of %d vertices had %s weights not summing to 1 and were normalized (worst: vertex %d, "
@@ -207,6 +278,7 @@ void sinew_skin_free(sinew_skin *skin)
 {
     if (!skin) return;
     sinew_allocator a = skin->allocator_;
+    if (skin->blocks_) sinew__free(&a, skin->blocks_->memory_);
     sinew__free(&a, skin);
 }
 
@@ -284,6 +356,8 @@ sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "skin job: vertices [%d, +%d) are outside the skin's %d vertices", job->first_vertex,
                            job->vertex_count, s->vertex_count);
+    if ((unsigned)job->simd > SINEW_SIMD_AVX512)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown simd level %d", (int)job->simd);
     if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
     sinew_result r;

@@ -48,6 +48,30 @@ static inline float *sinew__out(float *base, size_t stride, int v)
     return (float *)((char *)base + (size_t)v * stride);
 }
 
+/* The influences of SINEW__BLOCK consecutive vertices regrouped by joint:
+ * block b holds vertices [b * SINEW__BLOCK, (b + 1) * SINEW__BLOCK), acted on
+ * by n distinct skin joints, joint k of them with one weight per vertex (0
+ * where it does not act, the sum where a vertex lists it twice). Blended
+ * this way the palette is read once per joint and block and nothing needs
+ * transposing: each weight row is one vector. Blocks are grouped by n, each
+ * group stored in the order the kernels visit it (ascending block index),
+ * so a group runs an unrolled loop the branch predictor learns over records
+ * that follow one another in memory. Built by sinew_skin_create. */
+enum { SINEW__BLOCK = 8, SINEW__BLOCK_MAX_JOINTS = SINEW__BLOCK * SINEW_MAX_INFLUENCES };
+
+typedef struct sinew__block_group {
+    int count;               /* blocks with this many joints */
+    const uint32_t *block;   /* their indices, ascending */
+    const uint16_t *joints;  /* n skin joints per block */
+    const float *weights;    /* n rows of SINEW__BLOCK per block, 32-byte aligned */
+} sinew__block_group;
+
+typedef struct sinew__skin_blocks {
+    int count;                                             /* blocks in all */
+    sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count n */
+    void *memory_;                                         /* the allocation this sits in */
+} sinew__skin_blocks;
+
 /* The range [*begin, *end) of a validated job, strides with 0 resolved. */
 typedef struct sinew__job_streams {
     int begin, end;
@@ -55,5 +79,9 @@ typedef struct sinew__job_streams {
 } sinew__job_streams;
 
 sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
+
+/* The SIMD kernels of sinew_skin_lbs (validated job, normal mode decided). */
+void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 
 #endif

@@ -1,5 +1,19 @@
-/* Linear blend skinning, scalar reference. */
+/* Linear blend skinning: the scalar reference and the dispatch to the SIMD
+ * kernels (skin_lbs_simd.h). */
 #include "skin_internal.h"
+
+/* The level a job runs: what it asks for (AUTO: the best), capped by what
+ * the CPU runs. */
+static sinew_simd job_level(const sinew_skin_job *job)
+{
+#if defined(SINEW_X86_SIMD)
+    sinew_simd cpu = (sinew_simd)job->skin->simd_;
+    return job->simd == SINEW_SIMD_AUTO || job->simd > cpu ? cpu : job->simd;
+#else
+    (void)job;
+    return SINEW_SIMD_SCALAR;
+#endif
+}
 
 sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
 {
@@ -13,6 +27,13 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
     if (mode == SINEW_NORMALS_AUTO && job->normals)
         mode = sinew_palette_is_conformal(pal, s->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
                                                                        : SINEW_NORMALS_INVERSE_TRANSPOSE;
+#if defined(SINEW_X86_SIMD)
+    switch (job_level(job)) {
+    case SINEW_SIMD_AVX512: sinew__skin_lbs_avx512(job, &st, mode); return SINEW_OK;
+    case SINEW_SIMD_AVX2: sinew__skin_lbs_avx2(job, &st, mode); return SINEW_OK;
+    default: break;
+    }
+#endif
 
     for (int v = st.begin; v < st.end; ++v) {
         int idx[SINEW_MAX_INFLUENCES];

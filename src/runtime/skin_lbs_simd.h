@@ -1,0 +1,303 @@
+/* Linear blend skinning, 8 vertices per step: the kernel that
+ * skin_lbs_avx2.c and skin_lbs_avx512.c compile for their instruction sets
+ * (SINEW__LBS_NAME names the function). The AVX-512 build is the same code
+ * given 32 vector registers, embedded broadcasts and rsqrt14.
+ *
+ * Per block of 8 vertices (see sinew__skin_blocks): the blended matrix M is
+ * 12 vectors (its 3x4 part, one lane per vertex), each block joint adding
+ * its palette matrix times its weight row; positions, normals and tangents
+ * are read as x, y, z vectors, transformed, and written back. A block
+ * partly outside the job's range, or a stream that is not tightly packed,
+ * goes through a small buffer, so nothing outside the range is read or
+ * written. */
+#include "skin_internal.h"
+
+#include <float.h>
+#include <immintrin.h>
+
+typedef struct v3x8 {
+    __m256 x, y, z;
+} v3x8;
+
+/* Lanes of x, y, z taken from three consecutive vectors of xyz triples:
+ * component c of vertex i is float 3i + c, so each component has its 8
+ * lanes spread over the three vectors at distinct positions; two blends
+ * gather them and one permute orders them. */
+static inline __m256 gather_component(__m256 a, __m256 b, __m256 c, int mask_b, int mask_c, __m256i perm)
+{
+    __m256 t = _mm256_blend_ps(a, b, mask_b);
+    t = _mm256_blend_ps(t, c, mask_c);
+    return _mm256_permutevar8x32_ps(t, perm);
+}
+
+static inline v3x8 load3_packed(const float *p)
+{
+    __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
+    /* x lanes: a {0,3,6}, b {1,4,7}, c {2,5}; y: a {1,4,7}, b {2,5}, c {0,3,6};
+     * z: a {2,5}, b {0,3,6}, c {1,4,7} */
+    v3x8 r;
+    r.x = gather_component(a, b, c, 0x92, 0x24, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    r.y = gather_component(a, b, c, 0x24, 0x49, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    r.z = gather_component(a, b, c, 0x49, 0x92, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    return r;
+}
+
+static inline void store3_packed(float *p, v3x8 v)
+{
+    /* the inverse: each component permuted so its lanes sit where the
+     * triples want them, then three blends per output vector */
+    __m256 x = _mm256_permutevar8x32_ps(v.x, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    __m256 y = _mm256_permutevar8x32_ps(v.y, _mm256_setr_epi32(5, 0, 3, 6, 1, 4, 7, 2));
+    __m256 z = _mm256_permutevar8x32_ps(v.z, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    __m256 a = _mm256_blend_ps(_mm256_blend_ps(x, y, 0x92), z, 0x24);
+    __m256 b = _mm256_blend_ps(_mm256_blend_ps(x, y, 0x24), z, 0x49);
+    __m256 c = _mm256_blend_ps(_mm256_blend_ps(x, y, 0x49), z, 0x92);
+    _mm256_storeu_ps(p, a);
+    _mm256_storeu_ps(p + 8, b);
+    _mm256_storeu_ps(p + 16, c);
+}
+
+/* The 8 vertices from `first` of a strided stream, lanes [lo, hi) read,
+ * the others 0; `w` (when not NULL) receives each lane's fourth float. */
+static __attribute__((noinline)) v3x8 load3_lanes(const float *base, size_t stride, int first, int lo, int hi, float *w)
+{
+    float buf[3][SINEW__BLOCK] = {{0}};
+    for (int i = lo; i < hi; ++i) {
+        const float *p = sinew__in(base, stride, first + i);
+        buf[0][i] = p[0], buf[1][i] = p[1], buf[2][i] = p[2];
+        if (w) w[i] = p[3];
+    }
+    v3x8 r = {_mm256_loadu_ps(buf[0]), _mm256_loadu_ps(buf[1]), _mm256_loadu_ps(buf[2])};
+    return r;
+}
+
+static __attribute__((noinline)) void store3_lanes(float *base, size_t stride, int first, int lo, int hi, v3x8 v, const float *w)
+{
+    float buf[3][SINEW__BLOCK];
+    _mm256_storeu_ps(buf[0], v.x);
+    _mm256_storeu_ps(buf[1], v.y);
+    _mm256_storeu_ps(buf[2], v.z);
+    for (int i = lo; i < hi; ++i) {
+        float *p = sinew__out(base, stride, first + i);
+        p[0] = buf[0][i], p[1] = buf[1][i], p[2] = buf[2][i];
+        if (w) p[3] = w[i];
+    }
+}
+
+/* M = sum over the block's n joints of weight row * palette matrix; m[0..8]
+ * the 3x3 part column by column, m[9..11] the translation. */
+static inline __attribute__((always_inline)) void blend(int n, const uint16_t *joints, const float *weights,
+                                                        const sinew_mat4 *palette, __m256 m[12])
+{
+    static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
+    const float *p = palette[joints[0]].m;
+    __m256 w = _mm256_load_ps(weights);
+    for (int e = 0; e < 12; ++e) m[e] = _mm256_mul_ps(_mm256_set1_ps(p[element[e]]), w);
+    for (int k = 1; k < n; ++k) {
+        p = palette[joints[k]].m;
+        w = _mm256_load_ps(weights + k * SINEW__BLOCK);
+        for (int e = 0; e < 12; ++e) m[e] = _mm256_fmadd_ps(_mm256_set1_ps(p[element[e]]), w, m[e]);
+    }
+}
+
+/* M (p, 1): the translation is the innermost addend. */
+static inline v3x8 transform_point(const __m256 *a, v3x8 p)
+{
+    v3x8 r;
+    r.x = _mm256_fmadd_ps(a[0], p.x, _mm256_fmadd_ps(a[3], p.y, _mm256_fmadd_ps(a[6], p.z, a[9])));
+    r.y = _mm256_fmadd_ps(a[1], p.x, _mm256_fmadd_ps(a[4], p.y, _mm256_fmadd_ps(a[7], p.z, a[10])));
+    r.z = _mm256_fmadd_ps(a[2], p.x, _mm256_fmadd_ps(a[5], p.y, _mm256_fmadd_ps(a[8], p.z, a[11])));
+    return r;
+}
+
+/* a[0..8] (column-major 3x3) times v. */
+static inline v3x8 apply3(const __m256 *a, v3x8 v)
+{
+    v3x8 r;
+    r.x = _mm256_fmadd_ps(a[6], v.z, _mm256_fmadd_ps(a[3], v.y, _mm256_mul_ps(a[0], v.x)));
+    r.y = _mm256_fmadd_ps(a[7], v.z, _mm256_fmadd_ps(a[4], v.y, _mm256_mul_ps(a[1], v.x)));
+    r.z = _mm256_fmadd_ps(a[8], v.z, _mm256_fmadd_ps(a[5], v.y, _mm256_mul_ps(a[2], v.x)));
+    return r;
+}
+
+static inline __m256 cross_component(__m256 a1, __m256 b2, __m256 a2, __m256 b1)
+{
+    return _mm256_fmsub_ps(a1, b2, _mm256_mul_ps(a2, b1));
+}
+
+/* cofactor(A) n, negated where det(A) < 0: the direction of A^-T n, as the
+ * scalar sinew__mat3_transform_normal. */
+static inline v3x8 transform_normal(const __m256 *a, v3x8 n)
+{
+    __m256 c[9];
+    /* column 0 = a1 x a2, column 1 = a2 x a0, column 2 = a0 x a1 (a_i the columns) */
+    for (int i = 0; i < 3; ++i) {
+        const __m256 *u = a + 3 * ((i + 1) % 3), *v = a + 3 * ((i + 2) % 3);
+        c[3 * i + 0] = cross_component(u[1], v[2], u[2], v[1]);
+        c[3 * i + 1] = cross_component(u[2], v[0], u[0], v[2]);
+        c[3 * i + 2] = cross_component(u[0], v[1], u[1], v[0]);
+    }
+    v3x8 r = apply3(c, n);
+    __m256 det = _mm256_fmadd_ps(a[2], c[2], _mm256_fmadd_ps(a[1], c[1], _mm256_mul_ps(a[0], c[0])));
+    __m256 sign = _mm256_and_ps(_mm256_cmp_ps(det, _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(-0.0f));
+    r.x = _mm256_xor_ps(r.x, sign), r.y = _mm256_xor_ps(r.y, sign), r.z = _mm256_xor_ps(r.z, sign);
+    return r;
+}
+
+/* v / |v|, and 0 where |v|^2 is 0 or NaN, as the scalar sinew__v3_normalize:
+ * a reciprocal square root estimate and one Newton step (relative error
+ * under 3e-7), exact division where |v|^2 is below FLT_MIN. */
+static inline v3x8 normalize3(v3x8 v)
+{
+    __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
+#if defined(__AVX512VL__)
+    __m256 r = _mm256_rsqrt14_ps(len2);
+#else
+    __m256 r = _mm256_rsqrt_ps(len2);
+#endif
+    __m256 half_len2 = _mm256_mul_ps(len2, _mm256_set1_ps(0.5f));
+    r = _mm256_mul_ps(r, _mm256_fnmadd_ps(half_len2, _mm256_mul_ps(r, r), _mm256_set1_ps(1.5f)));
+    __m256 positive = _mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ);
+    __m256 tiny = _mm256_and_ps(positive, _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_LT_OQ));
+    if (_mm256_movemask_ps(tiny)) /* subnormal: the estimate overflows */
+        r = _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2)), tiny);
+    r = _mm256_and_ps(r, positive);
+    v3x8 o = {_mm256_mul_ps(v.x, r), _mm256_mul_ps(v.y, r), _mm256_mul_ps(v.z, r)};
+    return o;
+}
+
+typedef struct lbs_ctx {
+    const sinew_skin_job *job;
+    const sinew__job_streams *st;
+} lbs_ctx;
+
+/* x, y, z of a block's 8 vertices from a stream, vector loads when the
+ * block is whole and the stream packed. */
+static inline v3x8 load_block(const float *base, size_t stride, int first, int lo, int hi)
+{
+    if (lo == 0 && hi == SINEW__BLOCK && stride == 12) return load3_packed(base + (size_t)first * 3);
+    return load3_lanes(base, stride, first, lo, hi, NULL);
+}
+
+static inline void store_block(float *base, size_t stride, int first, int lo, int hi, v3x8 v)
+{
+    if (lo == 0 && hi == SINEW__BLOCK && stride == 12)
+        store3_packed(base + (size_t)first * 3, v);
+    else
+        store3_lanes(base, stride, first, lo, hi, v, NULL);
+}
+
+/* One block, any part of it in the range, any strides. */
+static inline __attribute__((always_inline)) void lbs_block(const lbs_ctx *c, int n, bool fast_normals, uint32_t block,
+                                                            const uint16_t *joints, const float *weights)
+{
+    const sinew_skin_job *job = c->job;
+    const sinew__job_streams *st = c->st;
+    int first = (int)block * SINEW__BLOCK;
+    int lo = st->begin > first ? st->begin - first : 0;
+    int hi = st->end - first < SINEW__BLOCK ? st->end - first : SINEW__BLOCK;
+    __m256 m[12];
+    blend(n, joints, weights, job->palette, m);
+    if (job->positions)
+        store_block(job->out_positions, st->ops, first, lo, hi,
+                    transform_point(m, load_block(job->positions, st->ps, first, lo, hi)));
+    if (job->normals) {
+        v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
+        store_block(job->out_normals, st->ons, first, lo, hi,
+                    normalize3(fast_normals ? apply3(m, nv) : transform_normal(m, nv)));
+    }
+    if (job->tangents) {
+        float w[SINEW__BLOCK];
+        v3x8 t = normalize3(apply3(m, load3_lanes(job->tangents, st->ts, first, lo, hi, w)));
+        store3_lanes(job->out_tangents, st->ots, first, lo, hi, t, w);
+    }
+}
+
+/* Two whole blocks, positions and normals packed, no tangents: the common
+ * case, its steps interleaved so that the core has independent work while
+ * each block's long chain (blend, transform, normalize) runs. */
+static inline __attribute__((always_inline)) void lbs_pair(const lbs_ctx *c, int n, bool fast_normals,
+                                                           const uint32_t *block, const uint16_t *joints,
+                                                           const float *weights)
+{
+    const sinew_skin_job *job = c->job;
+    __m256 m0[12], m1[12];
+    blend(n, joints, weights, job->palette, m0);
+    blend(n, joints + n, weights + (size_t)n * SINEW__BLOCK, job->palette, m1);
+    size_t f0 = (size_t)block[0] * SINEW__BLOCK * 3, f1 = (size_t)block[1] * SINEW__BLOCK * 3;
+    if (job->positions) {
+        v3x8 p0 = transform_point(m0, load3_packed(job->positions + f0));
+        v3x8 p1 = transform_point(m1, load3_packed(job->positions + f1));
+        store3_packed(job->out_positions + f0, p0);
+        store3_packed(job->out_positions + f1, p1);
+    }
+    if (job->normals) {
+        v3x8 n0 = load3_packed(job->normals + f0), n1 = load3_packed(job->normals + f1);
+        n0 = normalize3(fast_normals ? apply3(m0, n0) : transform_normal(m0, n0));
+        n1 = normalize3(fast_normals ? apply3(m1, n1) : transform_normal(m1, n1));
+        store3_packed(job->out_normals + f0, n0);
+        store3_packed(job->out_normals + f1, n1);
+    }
+}
+
+/* The blocks of one joint count n that meet the job's range, two at a time. */
+static inline __attribute__((always_inline)) void lbs_group(const lbs_ctx *c, int n, bool fast_normals)
+{
+    const sinew__block_group *g = &c->job->skin->blocks_->group[n];
+    uint32_t first = (uint32_t)(c->st->begin / SINEW__BLOCK);
+    uint32_t last = (uint32_t)((c->st->end - 1) / SINEW__BLOCK);
+    size_t lo = 0, hi = (size_t)g->count; /* the first block at or after `first` */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->block[mid] < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo, row = (size_t)n * SINEW__BLOCK;
+    while (end < (size_t)g->count && g->block[end] <= last) ++end;
+    /* whole blocks (all but the range's first and last) in pairs when packed */
+    const sinew__job_streams *st = c->st;
+    bool packed = !c->job->tangents && (!c->job->positions || (st->ps == 12 && st->ops == 12)) &&
+                  (!c->job->normals || (st->ns == 12 && st->ons == 12));
+    size_t i = lo;
+    if (packed) {
+        uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
+        uint32_t whole_end = (uint32_t)(st->end / SINEW__BLOCK); /* blocks below it end in range */
+        for (; i < end; ++i) {
+            if (i + 1 < end && g->block[i] >= whole_first && g->block[i + 1] < whole_end) {
+                lbs_pair(c, n, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row);
+                ++i;
+            } else {
+                lbs_block(c, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+            }
+        }
+    }
+    for (; i < end; ++i) lbs_block(c, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+}
+
+/* Every group, each count and normal mode its own unrolled code. */
+static inline __attribute__((always_inline)) void lbs_all(const lbs_ctx *c, bool fast_normals)
+{
+    const sinew__skin_blocks *bl = c->job->skin->blocks_;
+    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
+        if (!bl->group[n].count) continue;
+        switch (n) {
+        case 1: lbs_group(c, 1, fast_normals); break;
+        case 2: lbs_group(c, 2, fast_normals); break;
+        case 3: lbs_group(c, 3, fast_normals); break;
+        case 4: lbs_group(c, 4, fast_normals); break;
+        default: lbs_group(c, n, fast_normals); break;
+        }
+    }
+}
+
+void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode)
+{
+    if (st->end <= st->begin) return;
+    lbs_ctx c = {job, st};
+    if (mode == SINEW_NORMALS_FAST || !job->normals)
+        lbs_all(&c, true);
+    else
+        lbs_all(&c, false);
+}
