@@ -7,9 +7,9 @@
  *                   "median_ns": 0.0, "min_ns": 0.0, "max_ns": 0.0}, ... ] }
  *
  * Skinning entries add "vertices" and "mvertex_per_s"; "clip_bytes" is the
- * memory of the runtime clip. With --threads N
- * the skinning kernels split the mesh into N vertex ranges run by a pool of
- * N threads (the library holds no state, so ranges need no locking). */
+ * memory of the runtime clip. With --threads N the skinning kernels run
+ * over a sinew_pool of N threads (sinew_skin_lbs_parallel: vertex ranges of
+ * whole blocks; the library holds no state, so ranges need no locking). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,97 +29,6 @@ typedef struct bench_args {
     sinew_simd simd;
     const char *json;
 } bench_args;
-
-/* ---- a pool of threads, each running its part of the current job ---------- */
-
-typedef struct pool pool;
-typedef void (*pool_fn)(void *user, int part, int parts);
-
-typedef struct worker {
-    pool *p;
-    int index;
-} worker;
-
-struct pool {
-    int count;
-    pthread_t threads[MAX_THREADS];
-    worker workers[MAX_THREADS];
-    pthread_mutex_t lock;
-    pthread_cond_t start, done;
-    pool_fn fn;
-    void *user;
-    long generation;
-    int pending;
-    bool quit;
-};
-
-static void *pool_main(void *arg)
-{
-    worker *w = arg;
-    pool *p = w->p;
-    long seen = 0;
-    for (;;) {
-        pthread_mutex_lock(&p->lock);
-        while (!p->quit && p->generation == seen) pthread_cond_wait(&p->start, &p->lock);
-        if (p->quit) {
-            pthread_mutex_unlock(&p->lock);
-            return NULL;
-        }
-        seen = p->generation;
-        pool_fn fn = p->fn;
-        void *user = p->user;
-        pthread_mutex_unlock(&p->lock);
-        fn(user, w->index, p->count + 1);
-        pthread_mutex_lock(&p->lock);
-        if (--p->pending == 0) pthread_cond_signal(&p->done);
-        pthread_mutex_unlock(&p->lock);
-    }
-}
-
-/* A pool of `threads - 1` helpers: the calling thread takes part 0. */
-static bool pool_start(pool *p, int threads)
-{
-    memset(p, 0, sizeof *p);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->start, NULL);
-    pthread_cond_init(&p->done, NULL);
-    for (int i = 0; i < threads - 1; ++i) {
-        p->workers[i] = (worker){p, i + 1};
-        if (pthread_create(&p->threads[i], NULL, pool_main, &p->workers[i]) != 0) return false;
-        p->count = i + 1;
-    }
-    return true;
-}
-
-/* Runs fn(user, part, parts) for parts 0 .. count, waiting for all. */
-static void pool_run(pool *p, pool_fn fn, void *user)
-{
-    if (p->count > 0) {
-        pthread_mutex_lock(&p->lock);
-        p->fn = fn, p->user = user, p->pending = p->count;
-        ++p->generation;
-        pthread_cond_broadcast(&p->start);
-        pthread_mutex_unlock(&p->lock);
-    }
-    fn(user, 0, p->count + 1);
-    if (p->count > 0) {
-        pthread_mutex_lock(&p->lock);
-        while (p->pending > 0) pthread_cond_wait(&p->done, &p->lock);
-        pthread_mutex_unlock(&p->lock);
-    }
-}
-
-static void pool_stop(pool *p)
-{
-    pthread_mutex_lock(&p->lock);
-    p->quit = true;
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < p->count; ++i) pthread_join(p->threads[i], NULL);
-    pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->start);
-    pthread_cond_destroy(&p->done);
-}
 
 /* ---- the kernels ------------------------------------------------------------ */
 
@@ -149,29 +57,23 @@ typedef struct bench {
     float *out_pos, *out_nrm;
     int ik[3];                /* start, mid, end; -1 without a chain */
     sinew_vec3 ik_target;
-    pool *pool;
-    kernel skin_kernel;       /* what pool parts run */
+    sinew_pool *pool;
     sinew_simd simd;          /* the level the LBS kernels run */
 } bench;
 
-/* Part `part` of `parts` of the mesh's vertices through the current skinning kernel. */
-static void skin_part(void *user, int part, int parts)
+/* The mesh through a skinning kernel, over the pool's threads. */
+static void skin(bench *b, kernel k)
 {
-    bench *b = user;
     const sinew_mesh *m = b->mesh;
-    int first = (int)((long)m->vertex_count * part / parts), last = (int)((long)m->vertex_count * (part + 1) / parts);
-    if (last <= first) return;
     sinew_skin_job job = {.skin = m->skin, .palette = b->palette, .dq_palette = b->dq,
-                          .palette_count = m->skin->joint_count, .first_vertex = first,
-                          .vertex_count = last - first, .positions = m->positions, .out_positions = b->out_pos,
-                          .simd = b->simd};
-    kernel k = b->skin_kernel;
+                          .palette_count = m->skin->joint_count, .positions = m->positions,
+                          .out_positions = b->out_pos, .simd = b->simd};
     if (k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR) job.simd = SINEW_SIMD_SCALAR;
     if (k != K_LBS_P && k != K_LBS_P_SCALAR && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
-    if (b->skin_kernel == K_DQS_PN)
-        sinew_skin_dqs(&job, NULL);
+    if (k == K_DQS_PN)
+        sinew_skin_dqs_parallel(&job, b->pool, NULL);
     else
-        sinew_skin_lbs(&job, NULL);
+        sinew_skin_lbs_parallel(&job, b->pool, NULL);
 }
 
 static void run_kernel(bench *b, kernel k)
@@ -202,10 +104,7 @@ static void run_kernel(bench *b, kernel k)
     case K_LBS_P:
     case K_DQS_PN:
     case K_LBS_PN_SCALAR:
-    case K_LBS_P_SCALAR:
-        b->skin_kernel = k;
-        pool_run(b->pool, skin_part, b);
-        break;
+    case K_LBS_P_SCALAR: skin(b, k); break;
     case K_BLEND2:
     case K_BLEND3: {
         sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
@@ -346,8 +245,6 @@ int cli_bench(int argc, char **argv)
     b.dq = malloc(sizeof *b.dq * ((size_t)np + 1));
     b.out_pos = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
     b.out_nrm = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
-    pool workers_pool;
-    bool pool_ok = false;
     FILE *f = NULL;
     if (!b.clip) {
         fprintf(stderr, "sinew: bench: the character has no clip to play (--anim CLIPFILE gives one)\n");
@@ -359,14 +256,13 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    bool started = pool_start(&workers_pool, args.threads);
-    pool_ok = true; /* stop what started, even on failure */
-    if (!started) {
-        fprintf(stderr, "sinew: bench: cannot start %d threads\n", args.threads);
+    sinew_error err = {0};
+    b.pool = sinew_pool_create(args.threads, NULL, &err);
+    if (!b.pool) {
+        fprintf(stderr, "sinew: bench: %s\n", err.description);
         status = EXIT_FAILED;
         goto done;
     }
-    b.pool = &workers_pool;
     unsigned seed = 12345;
     for (int i = 0; i < SEEKS; ++i) {
         seed = seed * 1664525u + 1013904223u;
@@ -449,7 +345,7 @@ int cli_bench(int argc, char **argv)
     }
 done:
     if (f) fclose(f);
-    if (pool_ok) pool_stop(&workers_pool);
+    sinew_pool_free(b.pool);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     cli_unload(&l);

@@ -1030,6 +1030,46 @@ SINEW_API sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *er
  * Validates first. */
 SINEW_API sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err);
 
+/* ---- threads -------------------------------------------------------------- */
+
+/* Most threads a pool runs. */
+#define SINEW_MAX_THREADS 256
+
+/* A pool of worker threads (pthreads) for work split by characters or by
+ * vertex ranges. The library keeps no state of its own: every call is
+ * re-entrant, so any threads (a pool of the caller's engine included) may
+ * run sinew's jobs on disjoint outputs; this pool is for callers without
+ * one. One sinew_pool_run at a time per pool. */
+typedef struct sinew_pool sinew_pool;
+
+/* One task of a run: index is 0 .. count - 1. */
+typedef void (*sinew_task_fn)(void *user, int index);
+
+/* Starts threads - 1 workers (the thread calling sinew_pool_run is the
+ * last). Errors: SINEW_ERROR_INVALID_ARGUMENT (threads outside 1 ..
+ * SINEW_MAX_THREADS), SINEW_ERROR_OUT_OF_MEMORY (memory, or a thread the
+ * system would not start). */
+SINEW_API sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_error *err);
+
+/* Stops the workers and frees the pool (NULL is fine). */
+SINEW_API void sinew_pool_free(sinew_pool *pool);
+
+/* Threads a run uses, the caller included (1 for NULL). */
+SINEW_API int sinew_pool_threads(const sinew_pool *pool);
+
+/* Runs fn(user, i) for i in 0 .. count - 1 on the workers and the calling
+ * thread, each index once, handed out as threads come free; returns when
+ * all are done. A NULL pool runs them in order on the calling thread. */
+SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
+
+/* sinew_skin_lbs and sinew_skin_dqs over the pool's threads: the job's
+ * range split into ranges of whole 8-vertex blocks (at least 1024 vertices
+ * each, a few per thread). Same results and errors as the one-thread calls;
+ * validates first. */
+SINEW_API sinew_result sinew_skin_lbs_parallel(const sinew_skin_job *job, sinew_pool *pool, sinew_error *err);
+/* The same for dual quaternion skinning. */
+SINEW_API sinew_result sinew_skin_dqs_parallel(const sinew_skin_job *job, sinew_pool *pool, sinew_error *err);
+
 /* Returns true when every matrix's 3x3 part is a rotation times a uniform
  * scale (columns orthogonal and of equal length within `tolerance`,
  * relative). This is the test SINEW_NORMALS_AUTO makes. */

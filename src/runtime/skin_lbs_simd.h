@@ -22,13 +22,10 @@ typedef struct v3x8 {
 /* Lanes of x, y, z taken from three consecutive vectors of xyz triples:
  * component c of vertex i is float 3i + c, so each component has its 8
  * lanes spread over the three vectors at distinct positions; two blends
- * gather them and one permute orders them. */
-static inline __m256 gather_component(__m256 a, __m256 b, __m256 c, int mask_b, int mask_c, __m256i perm)
-{
-    __m256 t = _mm256_blend_ps(a, b, mask_b);
-    t = _mm256_blend_ps(t, c, mask_c);
-    return _mm256_permutevar8x32_ps(t, perm);
-}
+ * gather them and one permute orders them (a macro: blend masks must be
+ * constants even in unoptimized builds). */
+#define GATHER_COMPONENT(a, b, c, mask_b, mask_c, perm) \
+    _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, mask_b), c, mask_c), perm)
 
 static inline v3x8 load3_packed(const float *p)
 {
@@ -36,9 +33,9 @@ static inline v3x8 load3_packed(const float *p)
     /* x lanes: a {0,3,6}, b {1,4,7}, c {2,5}; y: a {1,4,7}, b {2,5}, c {0,3,6};
      * z: a {2,5}, b {0,3,6}, c {1,4,7} */
     v3x8 r;
-    r.x = gather_component(a, b, c, 0x92, 0x24, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
-    r.y = gather_component(a, b, c, 0x24, 0x49, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
-    r.z = gather_component(a, b, c, 0x49, 0x92, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
+    r.x = GATHER_COMPONENT(a, b, c, 0x92, 0x24, _mm256_setr_epi32(0, 3, 6, 1, 4, 7, 2, 5));
+    r.y = GATHER_COMPONENT(a, b, c, 0x24, 0x49, _mm256_setr_epi32(1, 4, 7, 2, 5, 0, 3, 6));
+    r.z = GATHER_COMPONENT(a, b, c, 0x49, 0x92, _mm256_setr_epi32(2, 5, 0, 3, 6, 1, 4, 7));
     return r;
 }
 

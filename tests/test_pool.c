@@ -1,0 +1,98 @@
+/* The thread pool: every index of a run once, runs after runs, a NULL
+ * pool, bad thread counts; parallel skinning bit for bit the one-thread
+ * result, ranges that cut blocks included. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_asset.h"
+
+#include "check.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+typedef struct counts {
+    atomic_int hits[5000];
+} counts;
+
+static void hit(void *user, int i)
+{
+    counts *c = user;
+    atomic_fetch_add(&c->hits[i], 1);
+}
+
+static void test_runs(int threads)
+{
+    sinew_error err = {0};
+    sinew_pool *pool = sinew_pool_create(threads, NULL, &err);
+    CHECK(pool != NULL, "pool of %d: %s", threads, err.description);
+    if (!pool) return;
+    CHECK(sinew_pool_threads(pool) == threads, "threads %d", sinew_pool_threads(pool));
+    counts *c = calloc(1, sizeof *c);
+    static const int sizes[] = {0, 1, 2, 3, 17, 5000};
+    for (int round = 0; round < 50; ++round)
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+            for (int i = 0; i < 5000; ++i) atomic_store(&c->hits[i], 0);
+            sinew_pool_run(pool, sizes[s], hit, c);
+            int bad = 0;
+            for (int i = 0; i < 5000; ++i) bad += atomic_load(&c->hits[i]) != (i < sizes[s] ? 1 : 0);
+            if (bad) CHECK(bad == 0, "%d threads, run of %d: %d indices not run exactly once", threads, sizes[s], bad);
+        }
+    ++check_passed_;
+    free(c);
+    sinew_pool_free(pool);
+}
+
+static void test_skinning(void)
+{
+    sinew_asset *a = sinew_demo_create(NULL, NULL);
+    const sinew_mesh *m = &a->meshes[0];
+    const sinew_skin *s = m->skin;
+    int nj = a->skeleton->joint_count, nv = m->vertex_count;
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)nj), *pal = malloc(sizeof *pal * (size_t)s->joint_count);
+    sinew_transform *local = malloc(sizeof *local * (size_t)nj);
+    sinew_clip_sample(a->clips[0], a->skeleton, 0.4f, SINEW_SAMPLE_LOOP, NULL, local, nj, NULL);
+    sinew_local_to_model(a->skeleton, local, NULL, model, nj, NULL);
+    sinew_skin_palette(s, model, nj, NULL, pal, s->joint_count, NULL);
+    sinew_dq_transform *dq = malloc(sizeof *dq * (size_t)s->joint_count);
+    sinew_dq_palette(pal, s->joint_count, dq, NULL);
+    float *one = malloc(sizeof(float) * 6 * (size_t)nv), *many = malloc(sizeof(float) * 6 * (size_t)nv);
+    sinew_pool *pool = sinew_pool_create(3, NULL, NULL);
+    for (int dqs = 0; dqs < 2; ++dqs)
+        for (int r = 0; r < 3; ++r) {
+            int first = r == 0 ? 0 : r == 1 ? 5 : 1;
+            int count = r == 0 ? 0 : r == 1 ? nv - 5 : nv - 3;
+            for (int i = 0; i < 6 * nv; ++i) one[i] = many[i] = -7.0f;
+            sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = s->joint_count,
+                                  .first_vertex = first, .vertex_count = count, .positions = m->positions,
+                                  .out_positions = one, .normals = m->normals, .out_normals = one + 3 * nv};
+            sinew_error err = {0};
+            CHECK((dqs ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err)) == SINEW_OK, "%s", err.description);
+            job.out_positions = many, job.out_normals = many + 3 * nv;
+            CHECK((dqs ? sinew_skin_dqs_parallel(&job, pool, &err) : sinew_skin_lbs_parallel(&job, pool, &err)) ==
+                      SINEW_OK,
+                  "%s", err.description);
+            CHECK(memcmp(one, many, sizeof(float) * 6 * (size_t)nv) == 0,
+                  "%s [%d, +%d): parallel differs from one thread", dqs ? "dqs" : "lbs", first, count);
+        }
+    /* errors come back as from the one-thread call */
+    sinew_error err = {0};
+    sinew_skin_job bad = {.skin = s, .palette = pal, .palette_count = 1};
+    CHECK(sinew_skin_lbs_parallel(&bad, pool, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "%s", err.description);
+    sinew_pool_free(pool);
+    free(one), free(many), free(model), free(pal), free(local), free(dq);
+    sinew_asset_free(a);
+}
+
+int main(void)
+{
+    test_runs(1);
+    test_runs(2);
+    test_runs(7);
+    sinew_pool_run(NULL, 3, hit, &(counts){0}); /* a NULL pool runs in order */
+    sinew_error err = {0};
+    CHECK(sinew_pool_create(0, NULL, &err) == NULL && err.result == SINEW_ERROR_INVALID_ARGUMENT, "0 threads: %s",
+          err.description);
+    CHECK(sinew_pool_create(SINEW_MAX_THREADS + 1, NULL, &err) == NULL, "too many threads");
+    sinew_pool_free(NULL);
+    test_skinning();
+    return check_finish("test_pool");
+}
