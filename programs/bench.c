@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BATCHES = 15, MAX_THREADS = 64, SEEKS = 1024 };
+enum { BATCHES = 15, SEEKS = 1024 };
+#define BENCH_STR_(x) #x
+#define BENCH_STR(x) BENCH_STR_(x)
 
 typedef struct bench_args {
     cli_source source;
@@ -204,8 +206,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
         if (taken < 0) return -taken;
         if (taken) continue;
         if ((v = cli_option(argc, argv, &i, "--threads", &missing))) {
-            if (!cli_parse_int(v, 1, MAX_THREADS, &a->threads))
-                return cli_usage_error("bench", "--threads wants 1 to 64", v);
+            if (!cli_parse_int(v, 1, SINEW_MAX_THREADS, &a->threads))
+                return cli_usage_error("bench", "--threads wants 1 to " BENCH_STR(SINEW_MAX_THREADS), v);
         } else if ((v = cli_option(argc, argv, &i, "--simd", &missing))) {
             int level = SINEW_SIMD_AUTO;
             while (level <= SINEW_SIMD_AVX512 && strcmp(v, sinew_simd_name((sinew_simd)level)) != 0) ++level;

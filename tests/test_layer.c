@@ -11,6 +11,7 @@
 #include "sinew/sinew_import.h"
 #include "check.h"
 #include "pose_check.h"
+#include "shared_asset.h"
 
 #include <stdlib.h>
 
@@ -523,21 +524,9 @@ static void test_root_motion(const sinew_skeleton *sk, const sinew_clip *walk)
 
 static void test_pab(void)
 {
-    const char *path = SINEW_ASSETS "/fbx/pab/walk.fbx";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("test_layer: skipping the pab rig: %s is missing (the shared assets)\n", path);
-        return;
-    }
-    fclose(f);
-    sinew_error err = {0};
-    sinew_asset *a = sinew_load_file(path, NULL, &err);
-    if (!a && err.result == SINEW_ERROR_UNSUPPORTED) {
-        printf("test_layer: skipping the pab rig: built without Assimp (%s)\n", err.description);
-        return;
-    }
-    CHECK(a != NULL, "%s: %s", path, err.description);
+    sinew_asset *a = test_load_shared(SINEW_ASSETS "/fbx/pab/walk.fbx");
     if (!a) return;
+    sinew_error err = {0};
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count;
     sinew_transform pose[MAX_JOINTS];

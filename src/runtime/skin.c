@@ -170,16 +170,15 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
     unsigned char *base = mem + (32 - (uintptr_t)mem % 32) % 32;
     sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
     memset(bl, 0, sizeof *bl);
-    bl->count = count;
     bl->memory_ = mem;
+    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
     for (int b = 0; b < count; ++b) {
-        int n = block_joints(s, b, scratch, NULL);
+        int n = block_joints(s, b, scratch, rows);
         sinew__block_group *g = &bl->group[n];
-        uint32_t *block = (uint32_t *)(base + off[n][0]);
-        uint16_t *joints = (uint16_t *)(base + off[n][1]) + (size_t)g->count * (size_t)n;
-        float *weights = (float *)(base + off[n][2]) + (size_t)g->count * (size_t)n * SINEW__BLOCK;
-        block_joints(s, b, joints, weights);
-        block[g->count++] = (uint32_t)b;
+        size_t at = (size_t)g->count * (size_t)n;
+        memcpy((uint16_t *)(base + off[n][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
+        memcpy((float *)(base + off[n][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
+        ((uint32_t *)(base + off[n][0]))[g->count++] = (uint32_t)b;
     }
     for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
         bl->group[n].block = (const uint32_t *)(base + off[n][0]);

@@ -67,7 +67,6 @@ typedef struct sinew__block_group {
 } sinew__block_group;
 
 typedef struct sinew__skin_blocks {
-    int count;                                             /* blocks in all */
     sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count n */
     void *memory_;                                         /* the allocation this sits in */
 } sinew__skin_blocks;

@@ -2,18 +2,15 @@
  * kernels (skin_lbs_simd.h). */
 #include "skin_internal.h"
 
+#if defined(SINEW_X86_SIMD)
 /* The level a job runs: what it asks for (AUTO: the best), capped by what
  * the CPU runs. */
 static sinew_simd job_level(const sinew_skin_job *job)
 {
-#if defined(SINEW_X86_SIMD)
     sinew_simd cpu = (sinew_simd)job->skin->simd_;
     return job->simd == SINEW_SIMD_AUTO || job->simd > cpu ? cpu : job->simd;
-#else
-    (void)job;
-    return SINEW_SIMD_SCALAR;
-#endif
 }
+#endif
 
 sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
 {
