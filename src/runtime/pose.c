@@ -11,6 +11,53 @@ static sinew_result check_pose_args(const sinew_skeleton *sk, const void *a, con
     return SINEW_OK;
 }
 
+#if defined(__SSE2__)
+/* The affine case in SSE registers: each joint's TRS matrix (the sums of
+ * sinew__mat4_from_trs) times its parent's columns (the sums of
+ * sinew__mat4_mul_affine, in the same order), so the result is the scalar
+ * one bit for bit. */
+static void local_to_model_sse(const int16_t *parents, const sinew_transform *local, const sinew_mat4 *root,
+                               sinew_mat4 *model, int count)
+{
+    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
+    __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0; /* the last joint's columns */
+    for (int j = 0; j < count; ++j) {
+        const sinew_transform *x = &local[j];
+        sinew_quat q = x->rotation;
+        sinew_vec3 s = x->scale, t = x->translation;
+        float x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
+        float xx = q.x * x2, xy = q.x * y2, xz = q.x * z2;
+        float yy = q.y * y2, yz = q.y * z2, zz = q.z * z2;
+        float wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
+        float m0 = (1.0f - (yy + zz)) * s.x, m1 = (xy + wz) * s.x, m2 = (xz - wy) * s.x;
+        float m4 = (xy - wz) * s.y, m5 = (1.0f - (xx + zz)) * s.y, m6 = (yz + wx) * s.y;
+        float m8 = (xz + wy) * s.z, m9 = (yz - wx) * s.z, m10 = (1.0f - (xx + yy)) * s.z;
+        /* the parent's columns: a joint that follows its parent takes them
+         * from registers, so the chain down a limb does not wait on stores;
+         * a root without a root matrix uses the identity */
+        int p = parents[j];
+        const sinew_mat4 *parent = p >= 0 ? &model[p] : root;
+        __m128 p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+        if (!parent) {
+            p0 = _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f), p1 = _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f);
+            p2 = _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f), p3 = w1;
+        } else if (p != j - 1) {
+            p0 = _mm_loadu_ps(parent->m), p1 = _mm_loadu_ps(parent->m + 4);
+            p2 = _mm_loadu_ps(parent->m + 8), p3 = _mm_loadu_ps(parent->m + 12);
+        }
+#define SINEW__COLUMN(a, b, c) \
+    _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)), _mm_mul_ps(p1, _mm_set1_ps(b))), _mm_mul_ps(p2, _mm_set1_ps(c)))
+        c0 = _mm_and_ps(SINEW__COLUMN(m0, m1, m2), xyz);
+        c1 = _mm_and_ps(SINEW__COLUMN(m4, m5, m6), xyz);
+        c2 = _mm_and_ps(SINEW__COLUMN(m8, m9, m10), xyz);
+        c3 = _mm_or_ps(_mm_and_ps(_mm_add_ps(SINEW__COLUMN(t.x, t.y, t.z), p3), xyz), w1);
+#undef SINEW__COLUMN
+        float *o = model[j].m;
+        _mm_storeu_ps(o, c0), _mm_storeu_ps(o + 4, c1), _mm_storeu_ps(o + 8, c2), _mm_storeu_ps(o + 12, c3);
+    }
+}
+#endif
+
 sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
                                   sinew_mat4 *model, int count, sinew_error *err)
 {
@@ -19,6 +66,13 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     /* Every TRS matrix is affine; so is the whole pose unless the root
      * matrix is projective, which the general product then carries down. */
     bool affine = !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
+#if defined(__SSE2__)
+    if (affine) {
+        local_to_model_sse(sk->parents, local, root, model, count);
+        sinew__ok(err);
+        return SINEW_OK;
+    }
+#endif
     for (int j = 0; j < count; ++j) {
         const sinew_transform *x = &local[j];
         sinew_mat4 m;
