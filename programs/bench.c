@@ -37,13 +37,14 @@ typedef struct bench_args {
 typedef enum kernel {
     K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
     K_LBS_PN_SCALAR, K_LBS_P_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
+    K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     K_COUNT
 } kernel;
 
 static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
     "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
-    "skin_lbs_pos_scalar"};
+    "skin_lbs_pos_scalar", "sample_nlerp", "sample_local_to_model_nlerp"};
 
 typedef struct bench {
     const sinew_skeleton *sk;
@@ -84,21 +85,21 @@ static void run_kernel(bench *b, kernel k)
     int n = b->n;
     switch (k) {
     case K_SAMPLE:
+    case K_SAMPLE_NLERP:
+    case K_SAMPLE_L2M:
+    case K_SAMPLE_L2M_NLERP: {
+        unsigned flags = SINEW_SAMPLE_LOOP | (k == K_SAMPLE_NLERP || k == K_SAMPLE_L2M_NLERP ? SINEW_SAMPLE_NLERP : 0);
         b->time += 1.0f / 60.0f;
         if (b->time >= b->clip->duration) b->time -= b->clip->duration;
-        sinew_clip_sample(b->clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        sinew_clip_sample(b->clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
+        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
         break;
+    }
     case K_SEEK:
         b->seek = (b->seek + 1) % SEEKS;
         sinew_clip_sample(b->clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
         break;
     case K_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
-    case K_SAMPLE_L2M:
-        b->time += 1.0f / 60.0f;
-        if (b->time >= b->clip->duration) b->time -= b->clip->duration;
-        sinew_clip_sample(b->clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
-        sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
-        break;
     case K_PALETTE:
         sinew_skin_palette(b->mesh->skin, b->model, n, NULL, b->palette, b->mesh->skin->joint_count, NULL);
         break;
@@ -163,19 +164,6 @@ static void find_chain(const sinew_skeleton *sk, int chain[3])
     chain[1] = end >= 0 ? sk->parents[end] : -1;
     chain[0] = chain[1] >= 0 ? sk->parents[chain[1]] : -1;
     if (chain[0] < 0) chain[0] = chain[1] = chain[2] = -1;
-}
-
-/* Bytes the runtime clip holds: its header, track records, key times and
- * values (what sinew_clip_create allocates, less alignment padding). */
-static size_t clip_bytes(const sinew_clip *c)
-{
-    size_t bytes = sizeof *c + strlen(c->name) + 1 + sizeof(sinew_track) * (size_t)c->track_count;
-    for (int i = 0; i < c->track_count; ++i) {
-        const sinew_track *t = &c->tracks[i];
-        size_t per_key = (size_t)sinew_track_components(t) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
-        bytes += sizeof(float) * (size_t)t->key_count * (1 + per_key);
-    }
-    return bytes;
 }
 
 static void cpu_name(char *out, size_t size)
@@ -298,7 +286,7 @@ int cli_bench(int argc, char **argv)
     printf("sinew bench: %s, clip \"%s\" (%.2f s, %d tracks), %d joints", args.source.file ? args.source.file
            : "built-in character", b.clip->name, (double)b.clip->duration, tracks, n);
     if (b.mesh) printf(", mesh \"%s\" (%d vertices, %d palette joints)", b.mesh->name, nv, np);
-    printf(", clip %zu bytes", clip_bytes(b.clip));
+    printf(", clip %zu bytes", sinew_clip_bytes(b.clip));
     /* the level the skinning runs: what was asked, capped by the CPU */
     sinew_simd cpu_level = sinew_simd_supported();
     b.simd = args.simd == SINEW_SIMD_AUTO || args.simd > cpu_level ? cpu_level : args.simd;
@@ -307,13 +295,13 @@ int cli_bench(int argc, char **argv)
                 sinew_simd_name(b.simd));
     printf("\n  cpu %s, simd %s, %d thread%s; per call for one character, median of %d batches\n", cpu,
            sinew_simd_name(b.simd), args.threads, args.threads == 1 ? "" : "s", BATCHES);
-    printf("  %-24s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
+    printf("  %-28s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
            "ns per unit");
     if (f) {
         fputs("{\"cpu\": ", f);
         cli_put_json_string(f, cpu);
         fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [",
-                sinew_simd_name(b.simd), args.threads, clip_bytes(b.clip));
+                sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip));
     }
     bool first = true;
     for (int k = 0; k < K_COUNT; ++k) {
@@ -325,7 +313,7 @@ int cli_bench(int argc, char **argv)
         result r = measure(&b, (kernel)k);
         const char *unit = skin ? "vertex" : "joint";
         int count = skin ? nv : k == K_PALETTE ? np : k == K_IK ? 3 : n;
-        printf("  %-24s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
+        printf("  %-28s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         printf("\n");

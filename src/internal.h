@@ -57,6 +57,28 @@ typedef struct sinew__layout {
 } sinew__layout;
 size_t sinew__layout_add(sinew__layout *l, size_t count, size_t elem_size, size_t align);
 
+/* ---- clip sampling --------------------------------------------------------- */
+
+/* Returns k with times[k] <= t < times[k + 1], given n >= 2 and
+ * times[0] <= t < times[n - 1]; `hint` (optional) is tried first and updated. */
+int sinew__find_key(const float *times, int n, float t, int32_t *hint);
+
+typedef struct sinew__sampler sinew__sampler;
+
+/* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
+ * per shared timeline for sampling many at once. NULL when out of memory;
+ * lives in the clip's allocation scheme and is freed with sinew__free. */
+sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc);
+
+/* Bytes the plan holds. */
+size_t sinew__sampler_bytes(const sinew__sampler *sampler);
+
+/* Writes every translation, rotation and scale track of `clip` at clip time
+ * t (wrapped already) into `pose`, which holds the rest pose (or identity)
+ * for what the tracks leave out. `hints`: the cursor's keys or NULL. */
+void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
+                        int32_t *hints, sinew_transform *pose);
+
 /* ---- inline math used by the hot paths ---------------------------------- */
 
 static inline sinew_vec3 sinew__v3(float x, float y, float z)

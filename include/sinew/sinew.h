@@ -363,6 +363,7 @@ typedef struct sinew_clip {
     bool additive;          /* values are deltas over a reference pose (sinew_clip_make_additive) */
     /* private */
     sinew_allocator allocator_;
+    struct sinew__sampler *sampler_; /* the tracks laid out for sampling */
 } sinew_clip;
 
 typedef struct sinew_clip_desc {
@@ -389,6 +390,11 @@ SINEW_API sinew_clip *sinew_clip_create(const sinew_clip_desc *desc, const sinew
 
 /* Frees a clip (NULL is fine). */
 SINEW_API void sinew_clip_free(sinew_clip *clip);
+
+/* Bytes the clip holds: its tracks as given (times, values, names) and the
+ * second layout sinew_clip_sample() reads, which keeps the LINEAR tracks
+ * that share key times side by side. */
+SINEW_API size_t sinew_clip_bytes(const sinew_clip *clip);
 
 typedef enum sinew_sample_flags {
     SINEW_SAMPLE_CLAMP = 0, /* t is clamped to [0, duration] */

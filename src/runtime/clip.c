@@ -183,6 +183,12 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->allocator_ = alloc;
+    clip->sampler_ = sinew__sampler_create(clip, &alloc);
+    if (!clip->sampler_) {
+        sinew__free(&alloc, block);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        return NULL;
+    }
     return clip;
 }
 
@@ -190,7 +196,17 @@ void sinew_clip_free(sinew_clip *clip)
 {
     if (!clip) return;
     sinew_allocator a = clip->allocator_;
+    sinew__free(&a, clip->sampler_);
     sinew__free(&a, clip);
+}
+
+size_t sinew_clip_bytes(const sinew_clip *c)
+{
+    if (!c) return 0;
+    size_t bytes = sizeof *c + strlen(c->name) + 1 + sizeof(sinew_track) * (size_t)c->track_count;
+    for (int i = 0; i < c->track_count; ++i)
+        bytes += sizeof(float) * ((size_t)c->tracks[i].key_count + value_count(&c->tracks[i]));
+    return bytes + sinew__sampler_bytes(c->sampler_);
 }
 
 int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
@@ -206,7 +222,7 @@ int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
  * times[0] <= t < times[n - 1] (any t, NaN included, gives some k in
  * [0, n - 2]). Tries the hint and the few intervals after it before a binary
  * search: forward playback is amortized O(1), a seek O(log n). */
-static int find_key(const float *times, int n, float t, int32_t *hint)
+int sinew__find_key(const float *times, int n, float t, int32_t *hint)
 {
     int k = hint ? *hint : 0;
     if (k < 0 || k > n - 2) k = 0;
@@ -248,7 +264,7 @@ void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t 
         memcpy(out, &v[(size_t)(n - 1) * stride + value_at], sizeof(float) * (size_t)c);
         return;
     }
-    k = find_key(tr->times, n, t, hint);
+    k = sinew__find_key(tr->times, n, t, hint);
     const float *a = &v[(size_t)k * stride];
     const float *b = &v[(size_t)(k + 1) * stride];
     float t0 = tr->times[k], td = tr->times[k + 1] - t0;
@@ -339,19 +355,7 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
     } else {
         memcpy(out, sk->rest_pose, sizeof(sinew_transform) * (size_t)sk->joint_count);
     }
-    for (int i = 0; i < clip->track_count; ++i) {
-        const sinew_track *tr = &clip->tracks[i];
-        if (tr->target == SINEW_TARGET_WEIGHTS) continue;
-        sinew_transform *x = &out[tr->joint];
-        float v[4];
-        sinew_track_sample(tr, t, flags, hints ? &hints[i] : NULL, v);
-        switch (tr->target) {
-        case SINEW_TARGET_TRANSLATION: x->translation = sinew__v3(v[0], v[1], v[2]); break;
-        case SINEW_TARGET_ROTATION: x->rotation = sinew__q(v[0], v[1], v[2], v[3]); break;
-        case SINEW_TARGET_SCALE: x->scale = sinew__v3(v[0], v[1], v[2]); break;
-        case SINEW_TARGET_WEIGHTS: break;
-        }
-    }
+    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, out);
     sinew__ok(err);
     return SINEW_OK;
 }

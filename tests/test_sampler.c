@@ -1,0 +1,268 @@
+/* sinew_clip_sample (the sampling plan of src/runtime/sampler.c) against the
+ * reference: every track through sinew_track_sample over the rest pose.
+ * Stated tolerance: translations and scales bit for bit; rotations within
+ * 1e-6 per component (unit quaternions, so 1e-6 relative); every value bit
+ * for bit on a key, before the first key and after the last. And
+ * sinew_local_to_model on the poses it gives against parent * TRS. */
+#include <sinew/sinew.h>
+#include <sinew/sinew_import.h>
+
+#include "check.h"
+
+#include "shared_asset.h"
+
+#include <stdlib.h>
+
+static const float ROTATION_TOLERANCE = 1e-6f;
+
+/* The reference pose at clip time t (wrapped already). */
+static void reference_pose(const sinew_clip *clip, const sinew_skeleton *sk, float t, unsigned flags,
+                           sinew_transform *out)
+{
+    const sinew_transform none = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    for (int j = 0; j < sk->joint_count; ++j) out[j] = clip->additive ? none : sk->rest_pose[j];
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *tr = &clip->tracks[i];
+        float v[4];
+        if (tr->target == SINEW_TARGET_WEIGHTS) continue;
+        sinew_track_sample(tr, t, flags, NULL, v);
+        sinew_transform *x = &out[tr->joint];
+        float *dst = tr->target == SINEW_TARGET_TRANSLATION ? &x->translation.x
+                     : tr->target == SINEW_TARGET_ROTATION  ? &x->rotation.x
+                                                            : &x->scale.x;
+        memcpy(dst, v, sizeof(float) * (size_t)sinew_track_components(tr));
+    }
+}
+
+/* The TRS matrix of x without normalizing its rotation (what
+ * sinew_local_to_model builds), from the formula of the glTF specification. */
+static sinew_mat4 trs(const sinew_transform *x)
+{
+    sinew_quat q = x->rotation;
+    float x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
+    float xx = q.x * x2, xy = q.x * y2, xz = q.x * z2, yy = q.y * y2, yz = q.y * z2, zz = q.z * z2;
+    float wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
+    sinew_vec3 s = x->scale, t = x->translation;
+    return (sinew_mat4){{(1.0f - (yy + zz)) * s.x, (xy + wz) * s.x, (xz - wy) * s.x, 0.0f,
+                         (xy - wz) * s.y, (1.0f - (xx + zz)) * s.y, (yz + wx) * s.y, 0.0f,
+                         (xz + wy) * s.z, (yz - wx) * s.z, (1.0f - (xx + yy)) * s.z, 0.0f, t.x, t.y, t.z, 1.0f}};
+}
+
+/* sinew_local_to_model against parent * TRS with sinew_mat4_mul: the same
+ * sums in the same order, so equal (up to the sign of a zero). */
+static int model_mismatches(const sinew_skeleton *sk, const sinew_transform *local, sinew_mat4 *model)
+{
+    sinew_local_to_model(sk, local, NULL, model, sk->joint_count, NULL);
+    int bad = 0;
+    for (int j = 0; j < sk->joint_count; ++j) {
+        sinew_mat4 m = trs(&local[j]);
+        if (sk->parents[j] >= 0) m = sinew_mat4_mul(&model[sk->parents[j]], &m);
+        for (int e = 0; e < 16; ++e) bad += !(m.m[e] == model[j].m[e]);
+    }
+    return bad;
+}
+
+typedef struct worst {
+    double rotation;  /* largest rotation component difference */
+    int vector_diffs; /* translation or scale floats not bit for bit */
+    int samples;
+} worst;
+
+static void compare(const sinew_transform *got, const sinew_transform *want, int n, bool exact, worst *w,
+                    const char *what, float t)
+{
+    for (int j = 0; j < n; ++j) {
+        const float *g = &got[j].translation.x, *r = &want[j].translation.x;
+        for (int c = 0; c < 10; ++c) {
+            bool rotation = c >= 3 && c < 7;
+            if (exact || !rotation) {
+                if (memcmp(&g[c], &r[c], sizeof(float)) != 0) {
+                    if (w->vector_diffs++ < 5)
+                        fprintf(stderr, "%s: t %.9g joint %d float %d: %.9g, reference %.9g\n", what, (double)t, j,
+                                c, (double)g[c], (double)r[c]);
+                }
+            } else {
+                double d = fabs((double)g[c] - (double)r[c]);
+                if (!(d <= w->rotation)) w->rotation = isnan(d) ? INFINITY : d;
+            }
+        }
+    }
+    ++w->samples;
+}
+
+/* Forward playback with a cursor, random seeks with the same cursor, no
+ * cursor, the keys themselves and times outside the clip; slerp and nlerp. */
+static void check_clip(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
+{
+    int n = sk->joint_count;
+    sinew_transform *got = malloc(sizeof *got * (size_t)n), *want = malloc(sizeof *want * (size_t)n);
+    int32_t *keys = calloc((size_t)clip->track_count + 1, sizeof *keys);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n);
+    int model_bad = 0;
+    CHECK(got && want && keys && model, "memory");
+    if (!got || !want || !keys || !model) goto done;
+    for (int nlerp = 0; nlerp < 2; ++nlerp) {
+        unsigned flags = nlerp ? SINEW_SAMPLE_NLERP : 0;
+        sinew_cursor cursor = {keys, clip->track_count};
+        worst w = {0};
+        sinew_error err;
+        unsigned seed = 7;
+        for (int i = 0; i < 600; ++i) {
+            float t;
+            if (i < 300) { /* forward at 1/60 s past the end */
+                t = (float)i / 60.0f * (clip->duration + 0.1f) / 5.0f - 0.05f;
+            } else {
+                seed = seed * 1664525u + 1013904223u;
+                t = (clip->duration + 0.2f) * (float)(seed >> 8) / 16777216.0f - 0.1f;
+            }
+            sinew_cursor *c = i % 3 == 2 ? NULL : &cursor;
+            CHECK(sinew_clip_sample(clip, sk, t, flags, c, got, n, &err) == SINEW_OK, "%s: %s", what,
+                  err.description);
+            reference_pose(clip, sk, sinew_clip_time(clip, t, flags), flags, want);
+            compare(got, want, n, false, &w, what, t);
+            if (i % 10 == 0) model_bad += model_mismatches(sk, got, model);
+        }
+        /* on every key of every track, and beyond both ends: the keys bit for bit */
+        for (int i = 0; i < clip->track_count; ++i) {
+            const sinew_track *tr = &clip->tracks[i];
+            for (int k = 0; k < tr->key_count; ++k) {
+                float t = tr->times[k];
+                sinew_clip_sample(clip, sk, t, flags, &cursor, got, n, NULL);
+                reference_pose(clip, sk, sinew_clip_time(clip, t, flags), flags, want);
+                const float *g = &got[tr->joint].translation.x, *r = &want[tr->joint].translation.x;
+                int at = tr->target == SINEW_TARGET_TRANSLATION ? 0 : tr->target == SINEW_TARGET_ROTATION ? 3 : 7;
+                if (tr->target != SINEW_TARGET_WEIGHTS &&
+                    memcmp(g + at, r + at, sizeof(float) * (size_t)sinew_track_components(tr)) != 0)
+                    w.vector_diffs++;
+            }
+        }
+        for (int side = 0; side < 2; ++side) {
+            float t = side ? clip->duration + 1.0f : -1.0f;
+            sinew_clip_sample(clip, sk, t, flags, &cursor, got, n, NULL);
+            reference_pose(clip, sk, sinew_clip_time(clip, t, flags), flags, want);
+            compare(got, want, n, true, &w, what, t);
+        }
+        CHECK(w.vector_diffs == 0, "%s (%s): %d values differ from the reference where they must be bit for bit",
+              what, nlerp ? "nlerp" : "slerp", w.vector_diffs);
+        CHECK(w.rotation <= ROTATION_TOLERANCE, "%s (%s): rotations differ from the reference by %.3g (tolerance %g)",
+              what, nlerp ? "nlerp" : "slerp", w.rotation, (double)ROTATION_TOLERANCE);
+        printf("%s (%s): %d samples, rotations within %.2g of the reference\n", what, nlerp ? "nlerp" : "slerp",
+               w.samples, w.rotation);
+    }
+    CHECK(model_bad == 0, "%s: %d model matrix entries differ from parent * TRS", what, model_bad);
+done:
+    free(got), free(want), free(keys), free(model);
+}
+
+static void test_file(const char *path, const char *anim)
+{
+    sinew_asset *a = test_load_shared(path);
+    if (!a) return;
+    sinew_asset *b = anim ? test_load_shared(anim) : NULL;
+    if (anim && !b) {
+        sinew_asset_free(a);
+        return;
+    }
+    if (b) {
+        sinew_error err;
+        sinew_clip *c = sinew_clip_retarget(b->clips[0], b->skeleton, a->skeleton, NULL, NULL, &err);
+        CHECK(c != NULL, "%s on %s: %s", anim, path, err.description);
+        if (c) check_clip(c, a->skeleton, anim);
+        if (c) CHECK(sinew_clip_bytes(c) > 0, "clip bytes");
+        sinew_clip_free(c);
+    }
+    for (int i = 0; i < a->clip_count; ++i) check_clip(a->clips[i], a->skeleton, path);
+    sinew_asset_free(b);
+    sinew_asset_free(a);
+}
+
+/* Tracks on different timelines, counts that are not a multiple of the
+ * SIMD width, one-key tracks, keys a half-turn and more apart (the series
+ * gives way to the reference slerp), opposite hemispheres (the shortest
+ * path), STEP and CUBICSPLINE beside LINEAR, and an additive clip. */
+static void test_synthetic(void)
+{
+    enum { JOINTS = 11, KEYS = 9 };
+    int parents[JOINTS];
+    sinew_transform rest[JOINTS];
+    for (int j = 0; j < JOINTS; ++j) {
+        parents[j] = j - 1;
+        rest[j] = (sinew_transform){{0.1f * (float)j, 1, 0}, {0, 0, 0.6f, 0.8f}, {1, 2, 3}};
+    }
+    sinew_error err;
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){JOINTS, parents, NULL, rest}, NULL, NULL, &err);
+    CHECK(sk != NULL, "skeleton: %s", err.description);
+    if (!sk) return;
+    float times_a[KEYS], times_b[KEYS], one_time[1] = {0.5f};
+    float cubic_times[3] = {0.0f, 0.4f, 1.0f};
+    static float values[JOINTS * 3][KEYS * 4], cubic[3 * 3 * 4], one_value[4] = {0.0f, 0.6f, 0.0f, 0.8f};
+    for (int k = 0; k < KEYS; ++k) times_a[k] = 0.125f * (float)k, times_b[k] = 0.1f * (float)k + 0.05f * (float)(k % 2);
+    sinew_track tracks[JOINTS * 3 + 2];
+    int nt = 0;
+    unsigned seed = 99;
+    for (int j = 0; j < JOINTS; ++j) {
+        for (int target = 0; target < 3; ++target) {
+            if ((j + target) % 4 == 3) continue; /* some values left to the rest pose */
+            float *v = values[nt];
+            int c = target == SINEW_TARGET_ROTATION ? 4 : 3;
+            for (int k = 0; k < KEYS; ++k) {
+                for (int i = 0; i < c; ++i) {
+                    seed = seed * 1664525u + 1013904223u;
+                    v[k * c + i] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+                }
+                if (c == 4) { /* rotations: joints 0-3 far apart keys, the rest close; some flipped */
+                    float spread = j < 4 ? 1.0f : 0.05f;
+                    float *q = &v[k * 4];
+                    q[0] *= spread, q[1] *= spread, q[2] *= spread, q[3] = 1.0f;
+                    if ((k + j) % 3 == 0) q[0] = -q[0], q[1] = -q[1], q[2] = -q[2], q[3] = -q[3];
+                    float len = sqrtf(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+                    for (int i = 0; i < 4; ++i) q[i] /= len;
+                }
+            }
+            tracks[nt++] = (sinew_track){.joint = j, .target = (sinew_track_target)target,
+                .interpolation = j == 9 ? SINEW_INTERP_STEP : SINEW_INTERP_LINEAR,
+                .key_count = KEYS, .times = j % 2 ? times_b : times_a, .values = v};
+        }
+    }
+    /* joint 10: a one-key rotation (replacing its own) and a cubic translation */
+    for (int i = 0; i < nt; ++i)
+        if (tracks[i].joint == 10 && tracks[i].target == SINEW_TARGET_ROTATION)
+            tracks[i] = (sinew_track){.joint = 10, .target = SINEW_TARGET_ROTATION, .key_count = 1,
+                                      .times = one_time, .values = one_value};
+    for (int i = 0; i < 36; ++i) cubic[i] = 0.1f * (float)(i % 7) - 0.2f;
+    for (int i = 0; i < nt; ++i)
+        if (tracks[i].joint == 10 && tracks[i].target == SINEW_TARGET_TRANSLATION) {
+            tracks[i] = (sinew_track){.joint = 10, .target = SINEW_TARGET_TRANSLATION,
+                                      .interpolation = SINEW_INTERP_CUBICSPLINE, .key_count = 3,
+                                      .times = cubic_times, .values = cubic};
+        }
+    sinew_clip *clip = sinew_clip_create(&(sinew_clip_desc){.name = "synthetic", .joint_count = JOINTS,
+                                                            .track_count = nt, .tracks = tracks}, NULL, &err);
+    CHECK(clip != NULL, "clip: %s", err.description);
+    if (clip) {
+        check_clip(clip, sk, "synthetic");
+        sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
+        CHECK(add != NULL, "additive: %s", err.description);
+        if (add) check_clip(add, sk, "synthetic additive");
+        sinew_clip_free(add);
+    }
+    sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+}
+
+int main(void)
+{
+    test_synthetic();
+    sinew_error err;
+    sinew_asset *demo = sinew_demo_create(NULL, &err);
+    CHECK(demo != NULL, "demo: %s", err.description);
+    if (demo)
+        for (int i = 0; i < demo->clip_count; ++i) check_clip(demo->clips[i], demo->skeleton, "built-in character");
+    sinew_asset_free(demo);
+    test_file(SINEW_ASSETS "/gltf/cesium_man.gltf", NULL);
+    test_file(SINEW_ASSETS "/gltf/interpolation_test.gltf", NULL);
+    test_file(SINEW_ASSETS "/gltf/box_animated.gltf", NULL);
+    test_file(SINEW_ASSETS "/fbx/pab/arnaud.fbx", SINEW_ASSETS "/fbx/pab/walk.fbx");
+    test_file(SINEW_ASSETS "/fbx/pab/arnaud.fbx", SINEW_ASSETS "/fbx/pab/run.fbx");
+    return check_finish("test_sampler");
+}
