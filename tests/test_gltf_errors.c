@@ -6,7 +6,9 @@
 #include "check.h"
 #include "gltf_features.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,6 +220,9 @@ static void test_glb(void)
     a = sinew_load_memory(glb, total, NULL, NULL, &err);
     CHECK(a == NULL, "chunk length past the end refused");
     CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "GLB: chunk 0 length 100000");
+    a = sinew_load_memory(glb, 0, NULL, NULL, &err);
+    CHECK(a == NULL, "empty input refused (Assimp asserts on it)");
+    CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "the file is empty");
     a = sinew_load_memory(glb, 15, NULL, NULL, &err);
     CHECK(a == NULL, "15-byte GLB refused");
     CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "too short");
@@ -297,6 +302,152 @@ static void test_scene_choice(void)
                  "skins[0].skeleton: 7 is not an index of nodes");
 }
 
+/* A file of `count` nodes, each with no content, chained (node i the parent
+ * of i + 1) or flat. */
+static char *many_nodes(int count, bool chain)
+{
+    size_t cap = (size_t)count * 24 + 128, at;
+    char *j = malloc(cap);
+    if (!j) return NULL;
+    at = (size_t)snprintf(j, cap, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+    for (int i = 0; i < count; ++i) {
+        if (chain && i < count - 1)
+            at += (size_t)snprintf(j + at, cap - at, "%s{\"children\":[%d]}", i ? "," : "", i + 1);
+        else
+            at += (size_t)snprintf(j + at, cap - at, "%s{}", i ? "," : "");
+    }
+    snprintf(j + at, cap - at, "]}");
+    return j;
+}
+
+typedef struct chain_job {
+    int count;
+    sinew_result result;
+    int joints;
+} chain_job;
+
+static void *load_chain(void *arg)
+{
+    chain_job *job = arg;
+    char *json = many_nodes(job->count, true);
+    sinew_error err = {0};
+    sinew_asset *a = json ? sinew_load_memory(json, strlen(json), NULL, NULL, &err) : NULL;
+    job->result = a ? SINEW_OK : err.result;
+    job->joints = a ? a->skeleton->joint_count : 0;
+    sinew_asset_free(a);
+    free(json);
+    return NULL;
+}
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SINEW_HAS_ASAN 1
+#endif
+#endif
+#ifndef SINEW_HAS_ASAN
+#define SINEW_HAS_ASAN 0
+#endif
+
+static long peak_rss_kb(void)
+{
+    struct rusage u;
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+}
+
+/* Issue 9's catalog, the classes the tests above leave out: non-finite
+ * values in nodes and keys, empty clips, all-zero weights, a million
+ * joints, a chain deeper than any stack allows recursion for, JSON nested
+ * past the parser's limit. */
+static void test_catalog(void)
+{
+    expect_error("{\"name\":\"tip\",\"translation\":[1,0,0]}",
+                 "{\"name\":\"tip\",\"matrix\":[1e39,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1]}", SINEW_ERROR_NOT_FINITE,
+                 "nodes[1].matrix[0]: not a finite number");
+    expect_error("\"translation\":[1,0,0]", "\"translation\":[1,-1e39,0]", SINEW_ERROR_NOT_FINITE,
+                 "nodes[1].translation[1]: not a finite number");
+    /* NaN in a rotation key, infinity in a key time */
+    float nan = NAN, inf = INFINITY, keep;
+    memcpy(&keep, bin + ROT + 4 * 5, 4);
+    memcpy(bin + ROT + 4 * 5, &nan, 4);
+    expect_error(NULL, NULL, SINEW_ERROR_NOT_FINITE, "animations[0].samplers[0].output: element 1 component 1 is not finite");
+    memcpy(bin + ROT + 4 * 5, &keep, 4);
+    memcpy(&keep, bin + TIME + 4, 4);
+    memcpy(bin + TIME + 4, &inf, 4);
+    expect_error(NULL, NULL, SINEW_ERROR_NOT_FINITE, "animations[0].samplers[0].input: element 1 component 0 is not finite");
+    memcpy(bin + TIME + 4, &keep, 4);
+    /* all four weights of vertex 2 zero */
+    float w0[4] = {0, 0, 0, 0}, w_keep[4];
+    memcpy(w_keep, bin + WGT + 32, sizeof w_keep);
+    memcpy(bin + WGT + 32, w0, sizeof w0);
+    expect_error(NULL, NULL, SINEW_ERROR_ZERO_WEIGHT, "vertex 2: all 4 weights are 0");
+    memcpy(bin + WGT + 32, w_keep, sizeof w_keep);
+
+    /* an animation without channels loads as a clip that plays the rest pose */
+    char *json = variant("\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}]",
+                         "\"channels\":[]");
+    sinew_error err = {0};
+    sinew_asset *a = load_json(json, NULL, &err);
+    CHECK(a && a->clip_count == 1 && a->clips[0]->track_count == 0 && a->clips[0]->duration == 0.0f,
+          "an empty animation is an empty clip: %s", err.description);
+    sinew_asset_free(a);
+    free(json);
+
+    /* a million joints: refused by count, memory bounded by the input's size */
+    long before = peak_rss_kb();
+    json = many_nodes(1000000, false);
+    CHECK(json != NULL, "memory for the million-node file");
+    if (json) {
+        size_t size = strlen(json);
+        a = sinew_load_memory(json, size, NULL, NULL, &err);
+        CHECK(a == NULL, "a million nodes refused");
+        CHECK_ERROR(err, SINEW_ERROR_TOO_MANY_JOINTS, "1000000 nodes exceed the limit of 32767 joints");
+        long grew_kb = peak_rss_kb() - before;
+        printf("a million nodes (%zu bytes of JSON): peak memory grew by %ld KiB\n", size, grew_kb);
+#if defined(__SANITIZE_ADDRESS__) || SINEW_HAS_ASAN
+        printf("skip: the memory bound under AddressSanitizer (its shadow and quarantine count in the peak)\n");
+#else
+        CHECK(grew_kb < (long)(64 * size / 1024), "the million-node file took %ld KiB, over 64 bytes per input byte",
+              grew_kb);
+#endif
+        free(json);
+    }
+
+    /* chains: 100,000 deep is refused by count; 30,000 deep loads on a
+     * 256 KiB stack (iteration, not recursion) */
+    int depths[2] = {100000, 30000};
+    for (int d = 0; d < 2; ++d) {
+        chain_job job = {depths[d], SINEW_ERROR_INVALID_ARGUMENT, 0};
+        pthread_attr_t attr;
+        pthread_t thread;
+        pthread_attr_init(&attr);
+        pthread_attr_setstacksize(&attr, 256 * 1024);
+        bool started = pthread_create(&thread, &attr, load_chain, &job) == 0;
+        pthread_attr_destroy(&attr);
+        CHECK(started, "thread");
+        if (!started) continue;
+        pthread_join(thread, NULL);
+        if (d == 0)
+            CHECK(job.result == SINEW_ERROR_TOO_MANY_JOINTS, "100,000-deep chain: %s", sinew_result_name(job.result));
+        else
+            CHECK(job.result == SINEW_OK && job.joints == 30000, "30,000-deep chain on a small stack: %s, %d joints",
+                  sinew_result_name(job.result), job.joints);
+    }
+
+    /* JSON nested 100,000 deep: the parser's nesting limit, not the stack */
+    size_t depth = 100000;
+    char *nested = malloc(2 * depth + 64);
+    if (nested) {
+        size_t at = (size_t)sprintf(nested, "{\"asset\":{\"version\":\"2.0\"},\"extras\":");
+        memset(nested + at, '[', depth), memset(nested + at + depth, ']', depth);
+        strcpy(nested + at + 2 * depth, "}");
+        a = sinew_load_memory(nested, strlen(nested), NULL, NULL, &err);
+        CHECK(a == NULL, "nested JSON refused");
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, "JSON syntax error");
+        free(nested);
+    }
+}
+
 int main(void)
 {
     make_bin();
@@ -306,5 +457,6 @@ int main(void)
     test_malformed();
     test_glb();
     test_external_file();
+    test_catalog();
     return check_finish("test_gltf_errors");
 }

@@ -142,7 +142,7 @@ static sinew_result flatten(ai_builder *b)
  * holds a mesh, as a user draws the line), nodes that carry a rigid mesh,
  * and every ancestor of those; never a helper (folded into the node
  * below it). */
-static void choose_joints(ai_builder *b)
+static sinew_result choose_joints(ai_builder *b)
 {
     int n = b->node_count;
     const struct aiScene *s = b->scene;
@@ -150,8 +150,8 @@ static void choose_joints(ai_builder *b)
     bool *has_mesh = scratch(b, (size_t)n, sizeof *has_mesh);
     int *depth = scratch(b, (size_t)n, sizeof *depth);
     if (!has_mesh || !depth) {
-        for (int i = 0; i < n; ++i) b->keep[i] = !b->helper[i];
-        goto done;
+        sinew__free(&b->alloc, has_mesh), sinew__free(&b->alloc, depth);
+        return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     }
     for (unsigned m = 0; m < s->mNumMeshes; ++m) {
         const struct aiMesh *mesh = s->mMeshes[m];
@@ -201,10 +201,10 @@ static void choose_joints(ai_builder *b)
     for (int i = n - 1; i > 0; --i)
         if (needed[i]) needed[b->parent[i]] = true;
     if (n > 0) needed[0] = true;
-done:
     for (int i = 0; i < n; ++i) b->keep[i] = b->keep[i] && !b->helper[i];
     if (n > 0 && b->helper[0]) b->keep[0] = false;
     sinew__free(&b->alloc, has_mesh), sinew__free(&b->alloc, depth);
+    return SINEW_OK;
 }
 
 /* The skeleton: each kept node's local transform with the helpers right
@@ -621,10 +621,8 @@ sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_opti
     b.err = err;
     if (scene->mNumMeshes && !scene->mMeshes) return FAIL(&b, SINEW_ERROR_PARSE, "meshes: missing");
     sinew_result r = flatten(&b);
-    if (r == SINEW_OK) {
-        choose_joints(&b);
-        r = build_skeleton(&b);
-    }
+    if (r == SINEW_OK) r = choose_joints(&b);
+    if (r == SINEW_OK) r = build_skeleton(&b);
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
     sinew__free(&b.alloc, b.nodes), sinew__free(&b.alloc, b.parent), sinew__free(&b.alloc, b.helper);

@@ -630,9 +630,10 @@ static sinew_result read_meshes(builder *b)
                     dst->skin = NULL;
                     return r;
                 }
-                dst->name = name ? sinew__asset_strdup(b->asset, name) : "";
-                if (!dst->name) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", mpath);
-                b->asset->mesh_count++;
+                b->asset->mesh_count++; /* the asset owns it (and its skin) from here */
+                const char *copy = name ? sinew__asset_strdup(b->asset, name) : "";
+                if (!copy) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", mpath);
+                dst->name = copy;
             }
         }
     }

@@ -118,6 +118,8 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
         r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     } else if (!data) {
         r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no data");
+    } else if (size == 0) { /* Assimp asserts on an empty buffer */
+        r = sinew__fail(err, SINEW_ERROR_TRUNCATED, "the file is empty");
     } else if (is_gltf(data, size)) {
         r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
         owned = false; /* the document freed it */
