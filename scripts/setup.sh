@@ -26,19 +26,39 @@ sinew_setup() {
     command -v Xvfb >/dev/null 2>&1 || { missing+=(Xvfb); packages+=(xvfb); }
     command -v xauth >/dev/null 2>&1 || { missing+=(xauth); packages+=(xauth); }
     [ ${#missing[@]} -eq 0 ] && return 0
+    sinew_install "${missing[*]}" "${packages[@]}"
+}
+
+# sinew_install WHAT PACKAGE...: installs the packages as root with apt-get,
+# else names WHAT and the packages in one line and fails.
+sinew_install() {
+    local what="$1"
+    shift
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        echo "sinew: installing ${packages[*]}" >&2
-        if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null 2>&1 ||
+        echo "sinew: installing $*" >&2
+        if DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null 2>&1 ||
            { apt-get update -q >/dev/null 2>&1 &&
-             DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${packages[@]}" >/dev/null; }; then
+             DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null; }; then
             return 0
         fi
     fi
-    echo "sinew: missing ${missing[*]}: install with 'apt-get install ${packages[*]}'" >&2
+    echo "sinew: missing $what: install with 'apt-get install $*'" >&2
     return 1
 }
 
 # The generator: Ninja when present, else Makefiles.
 sinew_generator() {
     if command -v ninja >/dev/null 2>&1; then echo Ninja; else echo "Unix Makefiles"; fi
+}
+
+# The fuzzers' tools (scripts/fuzz): clang with libFuzzer and the sanitizer
+# runtimes (libclang-rt-14-dev on Debian 12). Installs them as root with
+# apt-get, else names them in one line and fails.
+sinew_setup_fuzz() {
+    local packages=()
+    command -v clang >/dev/null 2>&1 || packages+=(clang)
+    ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 ||
+        packages+=(libclang-rt-14-dev)
+    [ ${#packages[@]} -eq 0 ] && return 0
+    sinew_install "${packages[*]} (the fuzzers)" "${packages[@]}"
 }

@@ -374,6 +374,86 @@ static void test_nan(const sinew_skeleton *sk, sinew_simd level)
     sinew_skin_free(s);
 }
 
+/* Influence i of vertex v: its skin joint and whether its weight is above 0. */
+static int influence_joint(const sinew_skin *s, int v, int i)
+{
+    size_t at = (size_t)v * (size_t)s->influence_count + (size_t)i;
+    return s->index_type == SINEW_INDEX_U8 ? ((const uint8_t *)s->indices)[at] : ((const uint16_t *)s->indices)[at];
+}
+static bool influence_weighs(const sinew_skin *s, int v, int i)
+{
+    size_t at = (size_t)v * (size_t)s->influence_count + (size_t)i;
+    switch (s->weight_type) {
+    case SINEW_WEIGHT_F32: return ((const float *)s->weights)[at] > 0.0f;
+    case SINEW_WEIGHT_UNORM8: return ((const uint8_t *)s->weights)[at] > 0;
+    default: return ((const uint16_t *)s->weights)[at] > 0;
+    }
+}
+
+/* A pose with NaN, infinity and huge values through the whole chain (local
+ * to model, palettes, LBS at every level, DQS, sinew_mesh_pose both ways):
+ * every call returns, nothing crashes or trips the sanitizers, and at the
+ * scalar level vertices on healthy joints only stay finite. */
+static void test_nan_pose(void)
+{
+    sinew_error err;
+    sinew_asset *a = sinew_demo_create(NULL, &err);
+    CHECK(a != NULL, "demo: %s", err.description);
+    if (!a) return;
+    const sinew_skeleton *sk = a->skeleton;
+    const sinew_mesh *me = &a->meshes[0];
+    const sinew_skin *skin = me->skin;
+    int n = sk->joint_count, nv = me->vertex_count, np = skin->joint_count;
+    sinew_transform *local = malloc(sizeof *local * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *pal = malloc(sizeof *pal * (size_t)np);
+    sinew_dq_transform *dq = malloc(sizeof *dq * (size_t)np);
+    float *pos = malloc(sizeof(float) * 3 * (size_t)nv), *nrm = malloc(sizeof(float) * 3 * (size_t)nv);
+    size_t scratch_size = sinew_mesh_pose_scratch_size(me);
+    void *scratch = aligned_alloc(16, (scratch_size + 15) / 16 * 16);
+    bool *bad = calloc((size_t)np, sizeof *bad);
+    if (!local || !model || !pal || !dq || !pos || !nrm || !scratch || !bad) goto done;
+    int broken = n - 1; /* a leaf: its NaN reaches only its own vertices */
+    static const float poisons[3] = {NAN, INFINITY, 3e38f};
+    for (int p = 0; p < 3; ++p) {
+        sinew_clip_sample(a->clips[0], sk, 0.3f, 0, NULL, local, n, NULL);
+        local[broken].rotation.y = poisons[p];
+        local[broken].translation.x = poisons[p];
+        local[broken].scale.z = poisons[p];
+        CHECK(sinew_local_to_model(sk, local, NULL, model, n, &err) == SINEW_OK, "local to model: %s",
+              err.description);
+        CHECK(sinew_skin_palette(skin, model, n, NULL, pal, np, &err) == SINEW_OK, "palette: %s", err.description);
+        sinew_dq_palette(pal, np, dq, NULL); /* may refuse a singular matrix: never crash */
+        for (int j = 0; j < np; ++j) bad[j] = skin->joints[j] == broken;
+        for (int level = SINEW_SIMD_SCALAR; level <= (int)sinew_simd_supported(); ++level) {
+            sinew_skin_job job = {.skin = skin, .palette = pal, .dq_palette = dq, .palette_count = np,
+                                  .positions = me->positions, .normals = me->normals, .out_positions = pos,
+                                  .out_normals = nrm, .simd = (sinew_simd)level};
+            CHECK(sinew_skin_lbs(&job, &err) == SINEW_OK, "LBS with a poisoned pose: %s", err.description);
+            if (level == SINEW_SIMD_SCALAR) {
+                int spoiled = 0;
+                for (int v = 0; v < nv; ++v) {
+                    bool touches = false;
+                    for (int i = 0; i < skin->influence_count; ++i) {
+                        touches |= influence_weighs(skin, v, i) && bad[influence_joint(skin, v, i)];
+                    }
+                    if (!touches && !(isfinite(pos[3 * v]) && isfinite(pos[3 * v + 1]) && isfinite(pos[3 * v + 2])))
+                        ++spoiled;
+                }
+                CHECK(spoiled == 0, "poison %g: %d vertices away from the broken joint are not finite",
+                      (double)poisons[p], spoiled);
+            }
+        }
+        sinew_skin_dqs(&(sinew_skin_job){.skin = skin, .dq_palette = dq, .palette_count = np,
+                                         .positions = me->positions, .normals = me->normals,
+                                         .out_positions = pos, .out_normals = nrm}, NULL);
+        for (int method = 0; method < 2; ++method)
+            sinew_mesh_pose(me, model, n, NULL, (sinew_skinning)method, scratch, scratch_size, pos, nrm, NULL, NULL);
+    }
+done:
+    free(local), free(model), free(pal), free(dq), free(pos), free(nrm), free(scratch), free(bad);
+    sinew_asset_free(a);
+}
+
 /* ---- real characters -------------------------------------------------------- */
 
 static void test_asset(const sinew_asset *a, const char *name, sinew_simd level)
@@ -423,6 +503,7 @@ static void test_file(const char *path, sinew_simd level)
 
 int main(void)
 {
+    test_nan_pose();
     sinew_simd best = sinew_simd_supported();
     printf("test_skin_simd: this CPU runs %s\n", sinew_simd_name(best));
     CHECK(strcmp(sinew_simd_name(SINEW_SIMD_AVX2), "avx2") == 0, "names");
