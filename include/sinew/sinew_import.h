@@ -53,7 +53,10 @@ typedef struct sinew_load_options {
      * folder ("../x.bin") are refused unless this is set. */
     bool allow_outside_paths;
     /* The most bytes one load may allocate in all (scratch included, freed
-     * or not). 0 means 1 GiB plus 16 times the size of the file. */
+     * or not). 0 means 1 GiB plus 16 times the size of the file. The JSON
+     * parser's tree (cJSON, through malloc) is outside this count; it grows
+     * with the text, about 27 bytes per byte for a file of a million empty
+     * nodes (tests/test_gltf_errors.c holds it under 64). */
     size_t max_memory;
     /* The scene whose meshes load (the skeleton always holds every node):
      * 0 means the file's default (its "scene", else scenes[0], else every
