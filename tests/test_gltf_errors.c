@@ -383,6 +383,21 @@ static void test_catalog(void)
     expect_error(NULL, NULL, SINEW_ERROR_ZERO_WEIGHT, "vertex 2: all 4 weights are 0");
     memcpy(bin + WGT + 32, w_keep, sizeof w_keep);
 
+    /* JSON whose root is not an object */
+    sinew_error e2 = {0};
+    CHECK(sinew_load_memory("[{}]", 4, NULL, NULL, &e2) == NULL, "an array is not a glTF");
+    CHECK_ERROR(e2, SINEW_ERROR_PARSE, "the JSON root is not an object");
+
+    /* skin joints outside the scene: the skeleton holds every node, so the
+     * scene's mesh is skinned by them all the same */
+    char *outside = variant("\"scenes\":[{\"nodes\":[0,2]}]", "\"scenes\":[{\"nodes\":[2]}]");
+    sinew_asset *o = load_json(outside, NULL, &e2);
+    CHECK(o && o->mesh_count == 1 && o->meshes[0].skin && o->meshes[0].skin->joint_count == 2 &&
+              o->skeleton->joint_count == 3,
+          "skin joints outside the scene load as joints: %s", e2.description);
+    sinew_asset_free(o);
+    free(outside);
+
     /* an animation without channels loads as a clip that plays the rest pose */
     char *json = variant("\"channels\":[{\"sampler\":0,\"target\":{\"node\":1,\"path\":\"rotation\"}}]",
                          "\"channels\":[]");
