@@ -77,6 +77,18 @@ static void sweep(const char *what, maker make, const void *ctx)
     printf("%s: %ld allocations, each failing in turn\n", what, allocations);
 }
 
+/* Whether the shared asset is there; prints why not. */
+static bool present(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        printf("skip: %s is missing (the shared assets)\n", path);
+        return false;
+    }
+    fclose(f);
+    return true;
+}
+
 static sinew_asset *make_demo(const sinew_options *options, const void *ctx, sinew_error *err)
 {
     (void)ctx;
@@ -110,12 +122,7 @@ static sinew_asset *make_converted(const sinew_options *options, const void *sce
 
 static void sweep_assimp(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("skip: %s is missing (the shared assets)\n", path);
-        return;
-    }
-    fclose(f);
+    if (!present(path)) return;
     const struct aiScene *scene = aiImportFile(path, aiProcess_Triangulate | aiProcess_GenSmoothNormals);
     CHECK(scene != NULL, "Assimp reads %s", path);
     if (scene) sweep(path, make_converted, scene);
@@ -125,13 +132,7 @@ static void sweep_assimp(const char *path)
 
 static void sweep_file(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        printf("skip: %s is missing (the shared assets)\n", path);
-        return;
-    }
-    fclose(f);
-    sweep(path, make_file, path);
+    if (present(path)) sweep(path, make_file, path);
 }
 
 int main(void)
