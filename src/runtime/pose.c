@@ -23,15 +23,9 @@ static void local_to_model_sse(const int16_t *parents, const sinew_transform *lo
     __m128 c0 = _mm_setzero_ps(), c1 = c0, c2 = c0, c3 = c0; /* the last joint's columns */
     for (int j = 0; j < count; ++j) {
         const sinew_transform *x = &local[j];
-        sinew_quat q = x->rotation;
-        sinew_vec3 s = x->scale, t = x->translation;
-        float x2 = q.x + q.x, y2 = q.y + q.y, z2 = q.z + q.z;
-        float xx = q.x * x2, xy = q.x * y2, xz = q.x * z2;
-        float yy = q.y * y2, yz = q.y * z2, zz = q.z * z2;
-        float wx = q.w * x2, wy = q.w * y2, wz = q.w * z2;
-        float m0 = (1.0f - (yy + zz)) * s.x, m1 = (xy + wz) * s.x, m2 = (xz - wy) * s.x;
-        float m4 = (xy - wz) * s.y, m5 = (1.0f - (xx + zz)) * s.y, m6 = (yz + wx) * s.y;
-        float m8 = (xz + wy) * s.z, m9 = (yz - wx) * s.z, m10 = (1.0f - (xx + yy)) * s.z;
+        sinew_mat4 trs; /* stays in registers: only its entries are read */
+        sinew__mat4_from_trs(&trs, x->translation, x->rotation, x->scale);
+        const float *m = trs.m;
         /* the parent's columns: a joint that follows its parent takes them
          * from registers, so the chain down a limb does not wait on stores;
          * a root without a root matrix uses the identity */
@@ -47,10 +41,10 @@ static void local_to_model_sse(const int16_t *parents, const sinew_transform *lo
         }
 #define SINEW__COLUMN(a, b, c) \
     _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_set1_ps(a)), _mm_mul_ps(p1, _mm_set1_ps(b))), _mm_mul_ps(p2, _mm_set1_ps(c)))
-        c0 = _mm_and_ps(SINEW__COLUMN(m0, m1, m2), xyz);
-        c1 = _mm_and_ps(SINEW__COLUMN(m4, m5, m6), xyz);
-        c2 = _mm_and_ps(SINEW__COLUMN(m8, m9, m10), xyz);
-        c3 = _mm_or_ps(_mm_and_ps(_mm_add_ps(SINEW__COLUMN(t.x, t.y, t.z), p3), xyz), w1);
+        c0 = _mm_and_ps(SINEW__COLUMN(m[0], m[1], m[2]), xyz);
+        c1 = _mm_and_ps(SINEW__COLUMN(m[4], m[5], m[6]), xyz);
+        c2 = _mm_and_ps(SINEW__COLUMN(m[8], m[9], m[10]), xyz);
+        c3 = _mm_or_ps(_mm_and_ps(_mm_add_ps(SINEW__COLUMN(m[12], m[13], m[14]), p3), xyz), w1);
 #undef SINEW__COLUMN
         float *o = model[j].m;
         _mm_storeu_ps(o, c0), _mm_storeu_ps(o + 4, c1), _mm_storeu_ps(o + 8, c2), _mm_storeu_ps(o + 12, c3);
