@@ -476,6 +476,12 @@ static void test_asset(const sinew_asset *a, const char *name, sinew_simd level)
             const sinew_skin *s = mesh_->skin;
             sinew_mat4 *pal = malloc(sizeof(sinew_mat4) * (size_t)s->joint_count);
             sinew_skin_palette(s, model, nj, NULL, pal, s->joint_count, NULL);
+            /* the palette (AVX2 where the CPU has it) is bit for bit the product */
+            for (int j = 0; j < s->joint_count; ++j) {
+                sinew_mat4 want = sinew_mat4_mul(&model[s->joints[j]], &s->inverse_bind[j]);
+                CHECK(memcmp(&want, &pal[j], sizeof want) == 0, "%s frame %d: palette %d is not model * inverse bind",
+                      name, t, j);
+            }
             for (int mode = SINEW_NORMALS_FAST; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
                 sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = s->joint_count,
                                       .normal_mode = (sinew_normal_mode)mode, .positions = mesh_->positions,

@@ -164,6 +164,7 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
         off[n][1] = sinew__layout_add(&l, c * (size_t)n, sizeof(uint16_t), 8);
         off[n][2] = sinew__layout_add(&l, c * (size_t)n * SINEW__BLOCK, sizeof(float), 32);
     }
+    size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
     unsigned char *mem = l.overflow ? NULL : sinew__alloc(alloc, l.total + 31);
     if (!mem) return NULL;
     /* the weight rows are loaded as aligned vectors: align the whole layout */
@@ -185,6 +186,13 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
         bl->group[n].joints = (const uint16_t *)(base + off[n][1]);
         bl->group[n].weights = (const float *)(base + off[n][2]);
     }
+    float *lanes = (float *)(base + off_lanes);
+    for (int j = 0; j < s->joint_count; ++j)
+        for (int i = 0; i < 4; ++i)
+            for (int lane = 0; lane < 8; ++lane) lanes[32 * j + 8 * i + lane] = s->inverse_bind[j].m[4 * (lane / 4) + i];
+    bl->inverse_bind_lanes = lanes;
+    for (int j = 0; j < s->joint_count; ++j)
+        if (s->joints[j] >= bl->joint_end) bl->joint_end = s->joints[j] + 1;
     return bl;
 }
 
@@ -297,11 +305,18 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
     if (palette_count < skin->joint_count)
         return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin_palette: palette holds %d matrices, skin has %d joints",
                            palette_count, skin->joint_count);
-    for (int j = 0; j < skin->joint_count; ++j)
+    for (int j = 0; skin->blocks_->joint_end > model_count && j < skin->joint_count; ++j)
         if (skin->joints[j] >= model_count)
             return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
                                "skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j, skin->joints[j],
                                model_count);
+#if defined(SINEW_X86_SIMD)
+    if (!left && skin->simd_ >= SINEW_SIMD_AVX2) {
+        sinew__skin_palette_avx2(skin, model, palette);
+        sinew__ok(err);
+        return SINEW_OK;
+    }
+#endif
     for (int j = 0; j < skin->joint_count; ++j) {
         sinew__mat4_mul(&palette[j], &model[skin->joints[j]], &skin->inverse_bind[j]);
         if (left) sinew__mat4_mul(&palette[j], left, &palette[j]);

@@ -68,6 +68,11 @@ typedef struct sinew__block_group {
 
 typedef struct sinew__skin_blocks {
     sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count n */
+    /* columns 0 and 1 of the inverse bind matrices spread for the palette
+     * kernel, 32 floats per joint, 32-byte aligned: vector i
+     * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */
+    const float *inverse_bind_lanes;
+    int joint_end;  /* 1 + the highest skeleton joint the skin uses */
     void *memory_;                                         /* the allocation this sits in */
 } sinew__skin_blocks;
 
@@ -82,5 +87,10 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
 /* The SIMD kernels of sinew_skin_lbs (validated job, normal mode decided). */
 void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+
+/* palette[j] = model[skin->joints[j]] * inverse_bind[j] for every skin joint,
+ * bit for bit sinew__mat4_mul (checked joints, no left matrix), from
+ * skin->blocks_->inverse_bind_lanes. */
+void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette);
 
 #endif
