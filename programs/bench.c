@@ -9,7 +9,9 @@
  * Skinning entries add "vertices" and "mvertex_per_s"; "clip_bytes" is the
  * memory of the runtime clip. With --threads N the skinning kernels run
  * over a sinew_pool of N threads (sinew_skin_lbs_parallel: vertex ranges of
- * whole blocks; the library holds no state, so ranges need no locking). */
+ * whole blocks; the library holds no state, so ranges need no locking).
+ * --weld loads FILE with its identical vertices merged (ozz's arnaud mesh
+ * is welded); --copies K skins K copies of the mesh end to end as one. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -30,7 +32,56 @@ typedef struct bench_args {
     int threads;
     sinew_simd simd;
     const char *json;
+    int copies;
 } bench_args;
+
+/* ---- a bigger mesh ------------------------------------------------------------ */
+
+/* `copies` of `m` end to end as one skinned mesh (for the multi-threaded
+ * figures on meshes over 50,000 vertices): its streams and its skin made
+ * anew, the same joints, inverse bind matrices and influences. Returns false
+ * (and prints why) when out of memory; free with free_copies(). */
+static bool make_copies(const sinew_skeleton *sk, const sinew_mesh *m, int copies, sinew_mesh *out)
+{
+    const sinew_skin *s = m->skin;
+    size_t nv = (size_t)m->vertex_count, all = nv * (size_t)copies, per = (size_t)s->influence_count;
+    size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
+    size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    *out = *m;
+    float *pos = malloc(sizeof(float) * 3 * all), *nrm = m->normals ? malloc(sizeof(float) * 3 * all) : NULL;
+    unsigned char *idx = malloc(isize * per * all), *w = malloc(wsize * per * all);
+    int *joints = malloc(sizeof(int) * (size_t)s->joint_count);
+    bool ok = pos && idx && w && joints && (nrm || !m->normals);
+    if (ok) {
+        for (int c = 0; c < copies; ++c) {
+            memcpy(pos + 3 * nv * (size_t)c, m->positions, sizeof(float) * 3 * nv);
+            if (nrm) memcpy(nrm + 3 * nv * (size_t)c, m->normals, sizeof(float) * 3 * nv);
+            memcpy(idx + isize * per * nv * (size_t)c, s->indices, isize * per * nv);
+            memcpy(w + wsize * per * nv * (size_t)c, s->weights, wsize * per * nv);
+        }
+        for (int j = 0; j < s->joint_count; ++j) joints[j] = s->joints[j];
+        sinew_skin_desc d = {.joint_count = s->joint_count, .joints = joints, .inverse_bind = s->inverse_bind,
+                             .vertex_count = (int)all, .influence_count = s->influence_count,
+                             .index_type = s->index_type, .indices = idx, .weight_type = s->weight_type,
+                             .weights = w};
+        sinew_error err = {0};
+        out->skin = sinew_skin_create(sk, &d, NULL, NULL, &err);
+        if (!out->skin) fprintf(stderr, "sinew: bench: --copies: %s\n", err.description);
+        ok = out->skin != NULL;
+    } else {
+        fprintf(stderr, "sinew: bench: --copies: out of memory\n");
+    }
+    free(idx), free(w), free(joints);
+    out->positions = pos, out->normals = nrm, out->vertex_count = (int)all;
+    if (!ok) free(pos), free(nrm), out->positions = out->normals = NULL;
+    return ok;
+}
+
+static void free_copies(sinew_mesh *m)
+{
+    sinew_skin_free((sinew_skin *)m->skin);
+    free((void *)m->positions), free((void *)m->normals);
+}
 
 /* ---- the kernels ------------------------------------------------------------ */
 
@@ -187,6 +238,7 @@ static void cpu_name(char *out, size_t size)
 static int parse_args(int argc, char **argv, bench_args *a)
 {
     a->threads = 1;
+    a->copies = 1;
     for (int i = 0; i < argc; ++i) {
         const char *arg = argv[i], *v;
         bool missing = false;
@@ -204,6 +256,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->simd = (sinew_simd)level;
         } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
             a->json = v;
+        } else if ((v = cli_option(argc, argv, &i, "--copies", &missing))) {
+            if (!cli_parse_int(v, 1, 1000, &a->copies)) return cli_usage_error("bench", "--copies wants 1 to 1000", v);
         } else if (missing) {
             return cli_usage_error("bench", "missing the value of", arg);
         } else {
@@ -224,6 +278,14 @@ int cli_bench(int argc, char **argv)
     for (int i = 0; i < l.asset->mesh_count; ++i) {
         const sinew_mesh *m = &l.asset->meshes[i];
         if (m->skin && (!b.mesh || m->vertex_count > b.mesh->vertex_count)) b.mesh = m;
+    }
+    sinew_mesh copies = {0};
+    if (b.mesh && args.copies > 1) {
+        if (!make_copies(b.sk, b.mesh, args.copies, &copies)) {
+            cli_unload(&l);
+            return EXIT_FAILED;
+        }
+        b.mesh = &copies;
     }
     int n = b.n, nv = b.mesh ? b.mesh->vertex_count : 0, np = b.mesh ? b.mesh->skin->joint_count : 0;
     int tracks = b.clip ? b.clip->track_count : 0;
@@ -285,7 +347,8 @@ int cli_bench(int argc, char **argv)
     }
     printf("sinew bench: %s, clip \"%s\" (%.2f s, %d tracks), %d joints", args.source.file ? args.source.file
            : "built-in character", b.clip->name, (double)b.clip->duration, tracks, n);
-    if (b.mesh) printf(", mesh \"%s\" (%d vertices, %d palette joints)", b.mesh->name, nv, np);
+    if (b.mesh) printf(", mesh \"%s\"%s (%d vertices, %d palette joints)", b.mesh->name,
+                       args.copies > 1 ? " copied end to end" : "", nv, np);
     printf(", clip %zu bytes", sinew_clip_bytes(b.clip));
     /* the level the skinning runs: what was asked, capped by the CPU */
     sinew_simd cpu_level = sinew_simd_supported();
@@ -338,6 +401,7 @@ done:
     sinew_pool_free(b.pool);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
+    if (copies.skin) free_copies(&copies);
     cli_unload(&l);
     return status;
 }

@@ -25,7 +25,7 @@ static const char *const usage[] = {
     "                (.gltf or .glb; the meshes of scenes[N], else of the default\n"
     "                scene); without FILE, of the built-in character\n"
     "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
-    "       [--method lbs|dqs] [--scene N] [--json OUT] [--up y|z]\n"
+    "       [--method lbs|dqs] [--scene N] [--weld] [--json OUT] [--up y|z]\n"
     CLI_LAYER_USAGE
     "                write, per time, every node's world matrix and the world-space\n"
     "                positions and normals of every mesh primitive of the scene (the\n"
@@ -34,16 +34,19 @@ static const char *const usage[] = {
     "                (--up: the up axis root motion turns about)\n"
     ,
     "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--simd L] [--json OUT]\n"
+    "       [--weld] [--copies K]\n"
     "                time the runtime's kernels on one character (the built-in one\n"
     "                without FILE): sampling, local-to-model, palette, LBS and DQS\n"
     "                skinning (over N threads; LBS at SIMD level L: auto, scalar,\n"
     "                avx2 or avx512, beside the scalar reference), blends and\n"
     "                two-bone IK; per call, median of 15 batches; a table, and JSON\n"
-    "                to OUT (docs/BENCHMARKS.md)\n"
+    "                to OUT (docs/BENCHMARKS.md). --weld merges FILE's identical\n"
+    "                vertices (Assimp formats), --copies K skins K copies of the mesh\n"
+    "                end to end as one\n"
     "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
     "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
     "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
-    "       [--azimuth DEG] [--elevation DEG] [--up y|z] [--scene N]\n"
+    "       [--azimuth DEG] [--elevation DEG] [--up y|z] [--scene N] [--weld]\n"
     CLI_LAYER_USAGE
     "                draw FILE (the built-in character without it) skinned on the GPU\n"
     "                without a window: a contact sheet of N frames across the clip\n"
@@ -61,7 +64,7 @@ static const char *const usage[] = {
     "                out. Frames then span the blended cycle or the crossfade\n"
     ,
     "  view [FILE] [--anim CLIPFILE] [--clip C] [--method lbs|dqs] [--weights JOINT]\n"
-    "       [--skeleton] [--size WxH] [--up y|z] [--scene N]\n"
+    "       [--skeleton] [--size WxH] [--up y|z] [--scene N] [--weld]\n"
     "       [--frames N] [--keys 'K1 K2 ...'] [--screenshot OUT.png]\n"
     "                a window on FILE: space play/pause, left/right step, c clip,\n"
     "                +/- speed, m LBS/DQS, k skeleton, w and j (or a click on a joint)\n"
@@ -93,11 +96,11 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {{NULL, NULL, NULL}, {log_to_stderr, NULL}};
 
-sinew_asset *cli_load_asset(const char *path, int scene)
+sinew_asset *cli_load_asset(const char *path, int scene, bool weld)
 {
     sinew_error err = {0};
     if (path) {
-        sinew_load_options lo = {.base = cli_options, .scene = scene};
+        sinew_load_options lo = {.base = cli_options, .scene = scene, .weld_vertices = weld};
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;
@@ -119,7 +122,7 @@ int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int 
     }
     int status = EXIT_OK;
     for (int f = 0; f < anim_count && status == EXIT_OK; ++f) {
-        sinew_asset *anim = cli_load_asset(anim_paths[f], 0);
+        sinew_asset *anim = cli_load_asset(anim_paths[f], 0, false);
         if (!anim) {
             status = EXIT_FAILED;
             break;
@@ -279,6 +282,8 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
         int k;
         if (!cli_parse_int(v, 0, 1000000, &k)) return -cli_usage_error(command, "--scene wants a scene index", v);
         s->scene = k + 1;
+    } else if (strcmp(arg, "--weld") == 0) {
+        s->weld = true;
     } else if (missing) { /* set by the options above only */
         return -cli_usage_error(command, "missing the value of", arg);
     } else if (arg[0] == '-' && arg[1]) {
@@ -294,7 +299,7 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
 int cli_load(const char *command, const cli_source *source, cli_loaded *out)
 {
     *out = (cli_loaded){.clip_index = -1};
-    if (!(out->asset = cli_load_asset(source->file, source->scene))) return EXIT_FAILED;
+    if (!(out->asset = cli_load_asset(source->file, source->scene, source->weld))) return EXIT_FAILED;
     if (cli_clips_load(out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
         cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
         cli_unload(out);
@@ -448,7 +453,7 @@ static int cmd_info(int argc, char **argv)
             file = argv[i];
         }
     }
-    sinew_asset *a = cli_load_asset(file, scene);
+    sinew_asset *a = cli_load_asset(file, scene, false);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -551,7 +556,7 @@ static int cmd_demo(int argc, char **argv)
         fprintf(stderr, "sinew: demo takes no arguments\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = cli_load_asset(NULL, 0);
+    sinew_asset *a = cli_load_asset(NULL, 0, false);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];

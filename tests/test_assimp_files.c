@@ -141,6 +141,45 @@ static double rig_gap(const sinew_asset *a, const sinew_clip *ca, const sinew_as
     return worst;
 }
 
+/* weld_vertices: fewer vertices, the same triangles corner for corner
+ * (position, normal and influences of each corner bit for bit as read
+ * without it: welding merges only equal vertices). */
+static void test_weld(const sinew_asset *plain)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
+    sinew_load_options o = {.weld_vertices = true};
+    sinew_error err = {0};
+    sinew_asset *w = sinew_load_file(path, &o, &err);
+    CHECK(w != NULL, "arnaud.fbx welded loads: %s", err.description);
+    if (!w) return;
+    const sinew_mesh *a = &plain->meshes[0], *b = &w->meshes[0];
+    CHECK(w->mesh_count == 1 && b->vertex_count < a->vertex_count / 3 && b->index_count == a->index_count,
+          "welded: %d vertices (read as %d), %d indices (%d)", b->vertex_count, a->vertex_count, b->index_count,
+          a->index_count);
+    int bad = 0;
+    for (int i = 0; i < a->index_count && b->index_count == a->index_count && a->skin && b->skin; ++i) {
+        uint32_t va = a->indices[i], vb = b->indices[i];
+        int ja[SINEW_MAX_INFLUENCES], jb[SINEW_MAX_INFLUENCES];
+        float wa[SINEW_MAX_INFLUENCES], wb[SINEW_MAX_INFLUENCES];
+        sinew_skin_vertex(a->skin, (int)va, ja, wa);
+        sinew_skin_vertex(b->skin, (int)vb, jb, wb);
+        bool same = memcmp(a->positions + 3 * va, b->positions + 3 * vb, 12) == 0 &&
+                    memcmp(a->normals + 3 * va, b->normals + 3 * vb, 12) == 0;
+        /* influences as a set of (joint, weight) with weight > 0 */
+        for (int x = 0; x < a->skin->influence_count; ++x) {
+            if (wa[x] <= 0.0f) continue;
+            bool found = false;
+            for (int y = 0; y < b->skin->influence_count; ++y)
+                found |= b->skin->joints[jb[y]] == a->skin->joints[ja[x]] && wb[y] == wa[x];
+            same &= found;
+        }
+        bad += !same;
+    }
+    CHECK(bad == 0, "welded arnaud: %d triangle corners differ from the file's", bad);
+    sinew_asset_free(w);
+}
+
 static void test_pab(void)
 {
     sinew_asset *fs = load("fbx/pab/skeleton.fbx"), *fw = load("fbx/pab/walk.fbx");
@@ -202,6 +241,7 @@ static void test_pab(void)
         sinew_clip_free(aw);
     }
     sinew_clip_free(walk_f), sinew_clip_free(walk_c);
+    test_weld(arnaud);
 done:
     sinew_asset_free(fs), sinew_asset_free(fw), sinew_asset_free(cs), sinew_asset_free(cw), sinew_asset_free(arnaud);
 }

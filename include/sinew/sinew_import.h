@@ -62,6 +62,15 @@ typedef struct sinew_load_options {
      * 0 means the file's default (its "scene", else scenes[0], else every
      * node when there are no scenes); k > 0 means scenes[k - 1]. */
     int scene;
+    /* Formats read through Assimp (FBX, Collada, ...): merge the vertices
+     * that are equal in every attribute (position, normal, texture
+     * coordinates, colors, bone weights) into one and index them (Assimp's
+     * JoinIdenticalVertices; Assimp otherwise gives each triangle corner a
+     * vertex of its own: arnaud.fbx has 20,010 vertices as read, 3,748
+     * welded). Nothing is approximated, but the vertex order and count
+     * differ from the file's. glTF meshes are read as their accessors index
+     * them, already shared. */
+    bool weld_vertices;
 } sinew_load_options;
 
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative

@@ -4,8 +4,9 @@
  * not reordered) and aiProcess_GenSmoothNormals (only where a mesh has no
  * normals). Not aiProcess_ValidateDataStructure: it refuses skeleton-only
  * files (a BVH) once no dummy mesh is made, and the conversion below checks
- * what it uses anyway. Not aiProcess_JoinIdenticalVertices, which would reorder and
- * merge the file's vertices. Properties: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS
+ * what it uses anyway. aiProcess_JoinIdenticalVertices only when
+ * sinew_load_options.weld_vertices asks for it (it reorders and merges the
+ * file's vertices). Properties: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS
  * 0 (Assimp folds FBX pivots and pre-rotations into the nodes it can),
  * AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES 1 (the artist's node names,
  * not the ids), AI_CONFIG_IMPORT_NO_SKELETON_MESHES 1 (no made-up meshes
@@ -639,6 +640,7 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES, 1);
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
+    if (options && options->weld_vertices) flags |= aiProcess_JoinIdenticalVertices;
     const struct aiScene *scene =
         path ? aiImportFileExWithProperties(path, flags, NULL, props)
              : aiImportFileFromMemoryWithProperties(data, (unsigned)(size > 0xffffffffu ? 0xffffffffu : size), flags,
