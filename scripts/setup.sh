@@ -62,3 +62,18 @@ sinew_setup_fuzz() {
     [ ${#packages[@]} -eq 0 ] && return 0
     sinew_install "${packages[*]} (the fuzzers)" "${packages[@]}"
 }
+
+# The CMake flags that build the CUDA crowd path when nvcc is here (on the
+# PATH or in /usr/local/cuda, where NVIDIA's toolkit installs; Debian 12 has
+# it only in non-free), one per line; without nvcc nothing, and a line on
+# stderr saying the CUDA code is not compiled.
+sinew_cuda_flags() {
+    local nvcc
+    nvcc=$(command -v nvcc 2>/dev/null || true)
+    [ -n "$nvcc" ] || { [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc; }
+    if [ -n "$nvcc" ]; then
+        printf '%s\n' -DSINEW_CUDA=ON "-DCMAKE_CUDA_COMPILER=$nvcc"
+    else
+        echo "sinew: no nvcc (NVIDIA's CUDA toolkit): the CUDA crowd path is not compiled" >&2
+    fi
+}

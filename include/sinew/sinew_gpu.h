@@ -204,6 +204,127 @@ SINEW_API sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sine
 SINEW_API sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning method,
                                               const sinew_mat4 *palette, int count, sinew_error *err);
 
+
+/* ======================================================================== */
+/* CUDA crowds                                                               */
+/* ======================================================================== */
+
+/* Many characters posed and skinned on an NVIDIA GPU in one call a frame.
+ * Built when CMake is given -DSINEW_CUDA=ON (sm_90 code and PTX that later
+ * GPUs compile); otherwise every function fails with
+ * SINEW_ERROR_UNSUPPORTED naming the option. One frame:
+ *
+ *   sinew_cuda_crowd *crowd;
+ *   sinew_cuda_crowd_create(0, &crowd, &err);            // device 0
+ *   int hero;
+ *   sinew_cuda_character_add(crowd, &(sinew_cuda_character_desc){
+ *       .skeleton = a->skeleton, .clips = a->clips, .clip_count = a->clip_count,
+ *       .mesh = &a->meshes[0] }, &hero, &err);            // uploaded once
+ *   // per frame: each instance's character, two clips, times and weight
+ *   sinew_cuda_frame(crowd, instances, n, &(sinew_cuda_frame_desc){
+ *       .method = SINEW_SKINNING_LBS, .normals = true }, &err);
+ *   sinew_cuda_output(crowd, &positions, &normals);        // device pointers
+ *
+ * Per instance the GPU does what the CPU reference does: samples both clips
+ * (sinew_clip_sample: STEP, LINEAR with slerp or nlerp, CUBICSPLINE), blends
+ * them (sinew_blend with weights 1 - weight and weight), local to model,
+ * the palette (model * inverse bind), and LBS (normals through the cofactor
+ * matrix, SINEW_NORMALS_INVERSE_TRANSPOSE, or by M with .fast_normals) or
+ * DQS of the mesh's positions and normals. WEIGHTS tracks (morph targets)
+ * are not played on the GPU. Instance i's vertices start at vertex
+ * sinew_cuda_instance_offset(crowd, i) of the output buffers, 3 floats each;
+ * each instance's range starts at a multiple of 4 vertices (16-byte
+ * aligned), so up to 3 vertices of padding may follow it.
+ *
+ * Errors name the failing CUDA call and its message (SINEW_ERROR_GPU); a
+ * machine with no usable GPU or driver fails sinew_cuda_crowd_create. A
+ * crowd is used from one thread at a time. */
+typedef struct sinew_cuda_crowd sinew_cuda_crowd;
+
+/* Whether a CUDA device can be used: false with the reason in `err` (built
+ * without CUDA, no driver, no device). */
+SINEW_API bool sinew_cuda_available(sinew_error *err);
+
+/* Creates a crowd on CUDA device `device`. Free with sinew_cuda_crowd_free(). */
+SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err);
+
+/* Frees the crowd and its device memory (NULL is fine). */
+SINEW_API void sinew_cuda_crowd_free(sinew_cuda_crowd *crowd);
+
+/* A character: a skeleton, the clips instances play (each animating that
+ * skeleton), one skinned mesh (its skin's joints index the skeleton). */
+typedef struct sinew_cuda_character_desc {
+    const sinew_skeleton *skeleton;
+    const sinew_clip *const *clips;
+    int clip_count;
+    const sinew_mesh *mesh;
+} sinew_cuda_character_desc;
+
+/* Uploads a character (copied; the desc's objects may be freed after) and
+ * returns its index in *id (0, 1, ... in order). Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (no skin, a clip for another skeleton, more
+ * than 1024 joints), SINEW_ERROR_GPU. */
+SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *crowd, const sinew_cuda_character_desc *desc,
+                                                int *id, sinew_error *err);
+
+/* One instance's state this frame: it plays clips[0] at times[0] and
+ * clips[1] at times[1] (seconds; -1 for no second clip), blended with
+ * clips[1] weighing `weight` (0..1). */
+typedef struct sinew_cuda_instance {
+    int character;
+    int clips[2];
+    float times[2];
+    float weight;
+} sinew_cuda_instance;
+
+typedef struct sinew_cuda_frame_desc {
+    sinew_skinning method;  /* LBS or DQS */
+    bool normals;           /* skin the normals too (the mesh must have them) */
+    bool fast_normals;      /* LBS normals by M itself (SINEW_NORMALS_FAST) */
+    unsigned sample_flags;  /* SINEW_SAMPLE_LOOP, SINEW_SAMPLE_NLERP */
+} sinew_cuda_frame_desc;
+
+/* Poses and skins `count` instances (host array, copied) into the crowd's
+ * output buffers, grown as needed. Waits for the GPU before returning.
+ * Errors: SINEW_ERROR_INVALID_ARGUMENT naming the instance (unknown
+ * character or clip, times or weight not finite, weight outside 0..1),
+ * SINEW_ERROR_GPU. */
+SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *crowd, const sinew_cuda_instance *instances, int count,
+                                        const sinew_cuda_frame_desc *desc, sinew_error *err);
+
+/* The device pointers of the last frame's outputs: 3 floats per vertex
+ * (normals NULL when the frame skinned none). Valid until the next frame. */
+SINEW_API void sinew_cuda_output(const sinew_cuda_crowd *crowd, const float **positions, const float **normals);
+
+/* The first output vertex of instance i of the last frame. */
+SINEW_API size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *crowd, int instance);
+
+/* Copies instance i's skinned positions and normals (either may be NULL)
+ * of the last frame to the host, 3 floats per vertex of its mesh. */
+SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *crowd, int instance, float *positions,
+                                           float *normals, sinew_error *err);
+
+/* Instance i's skinning palette of the last frame (the character's skin
+ * joint count of 3x4 matrices, 12 floats each, column-major), to the host:
+ * for checks against sinew_skin_palette(). */
+SINEW_API sinew_result sinew_cuda_download_palette(const sinew_cuda_crowd *crowd, int instance, float *out,
+                                                   sinew_error *err);
+
+/* Sets every byte of the output buffers (and the palettes) to `byte`, so
+ * that a check can prove the next frame wrote every element (0xff: NaN). */
+SINEW_API sinew_result sinew_cuda_poison(sinew_cuda_crowd *crowd, int byte, sinew_error *err);
+
+/* Times of a frame's parts on the GPU, milliseconds (CUDA events): the
+ * upload of the instance states, pose (sampling, blending, local to model,
+ * palette), skinning, and the whole frame from upload to end of skinning. */
+typedef struct sinew_cuda_timing {
+    float upload_ms, pose_ms, skin_ms, frame_ms;
+} sinew_cuda_timing;
+
+/* The last frame's sinew_cuda_timing (zeros before the first frame, for an
+ * empty one, or without CUDA). */
+SINEW_API sinew_cuda_timing sinew_cuda_last_timing(const sinew_cuda_crowd *crowd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,1019 @@
+/* CUDA crowds (sinew_gpu.h): many instances of uploaded characters sampled,
+ * blended, posed and skinned in two kernels a frame.
+ *
+ * pose_kernel: one warp per instance. Its lanes sample both clips for the
+ * instance's joints (32 at a time), blend them and build each joint's local
+ * 3x4 matrix in shared memory; then local to model level by level (the
+ * joints sorted by depth: a level's joints only read their parents', which
+ * the level before finished), in place; then the palette (model * inverse
+ * bind) and, for DQS, its dual quaternions, to global memory.
+ *
+ * skin_kernel: one thread per vertex of a character, looping over up to
+ * SKIN_BATCH instances of that character: the vertex's position, normal
+ * and influences are read once and serve them all, so a crowd sharing a
+ * mesh moves little more than its output. Work items (a character and up
+ * to SKIN_BATCH of its instances) are laid out on the host each frame.
+ *
+ * The math mirrors the CPU reference (src/runtime/clip.c, blend.c, pose.c,
+ * skin_lbs.c, skin_dqs.c) operation for operation; nvcc contracts some
+ * multiply-adds, so results agree to rounding (tests/test_cuda.c: 1e-5
+ * relative), not bit for bit. */
+#include "sinew/sinew_gpu.h"
+
+#include <cuda_runtime.h>
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* from libsinew (src/internal.h) */
+extern "C" sinew_result sinew__fail(sinew_error *err, sinew_result code, const char *fmt, ...);
+
+static void ok(sinew_error *err)
+{
+    if (err) err->result = SINEW_OK, err->description[0] = '\0';
+}
+
+namespace {
+
+enum { MAX_JOINTS = 1024, WARPS_PER_BLOCK = 4, SKIN_THREADS = 128, SKIN_BATCH = 8, DQ_FLOATS = 20 };
+
+struct dev_track {
+    int interp;    /* sinew_interpolation */
+    int keys;      /* 0: no track, the rest pose (or identity) stands */
+    int times;     /* offset in the pool */
+    int values;    /* offset in the pool */
+};
+
+struct dev_clip {
+    float duration;
+    int additive;
+    int tracks; /* offset of joint_count * 3 dev_tracks (translation, rotation, scale) */
+};
+
+/* One character on the device: every pointer is device memory. */
+struct dev_character {
+    int joints, skin_joints, vertices, influences, index_type, weight_type, levels, clip_count;
+    const short *parents;
+    const float *rest;       /* 10 per joint: t, q, s */
+    const short *order;      /* joints by depth */
+    const int *level_start;  /* levels + 1 */
+    const dev_clip *clips;
+    const dev_track *tracks;
+    const float *pool;
+    const short *skin_joint;
+    const float *inverse_bind; /* 16 per skin joint */
+    const float *positions, *normals;
+    const void *indices, *weights;
+};
+
+struct skin_item {
+    int character, first, count; /* instances sorted[first .. first + count) */
+};
+
+struct frame_params {
+    const dev_character *chars;
+    const sinew_cuda_instance *inst;
+    const long long *vertex_offset; /* per instance */
+    const int *palette_offset;      /* per instance, in palette slots */
+    float *palette;                 /* 12 floats a slot */
+    float *dq;                      /* DQ_FLOATS a slot */
+    int count;
+    unsigned flags;
+    int dqs, normals, fast_normals;
+    const skin_item *items;
+    const int *sorted;
+    int blocks_per_item;
+    int joint_stride; /* shared floats per warp / 12: the most joints of a character */
+    float *out_pos, *out_nrm;
+};
+
+/* ---- sampling ---------------------------------------------------------------- */
+
+__device__ float clip_time(float d, float time, unsigned flags)
+{
+    if (!(flags & SINEW_SAMPLE_LOOP)) return time < 0.0f ? 0.0f : (time > d ? d : time);
+    if (!(d > 0.0f)) return 0.0f;
+    float t = fmodf(time, d);
+    if (t < 0.0f) t += d;
+    return t >= d ? 0.0f : t;
+}
+
+__device__ void q_normalize(float *q)
+{
+    float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+    if (!(len2 > 0.0f) || !isfinite(len2)) {
+        q[0] = q[1] = q[2] = 0.0f, q[3] = 1.0f;
+        return;
+    }
+    float inv = 1.0f / sqrtf(len2);
+    for (int i = 0; i < 4; ++i) q[i] *= inv;
+}
+
+__device__ void nlerp(const float *a, const float *b, float t, float *out)
+{
+    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    float ta = 1.0f - t, tb = t * (d < 0.0f ? -1.0f : 1.0f);
+    for (int i = 0; i < 4; ++i) out[i] = a[i] * ta + b[i] * tb;
+    q_normalize(out);
+}
+
+__device__ void slerp(const float *a, const float *b_in, float t, float *out)
+{
+    float b[4] = {b_in[0], b_in[1], b_in[2], b_in[3]};
+    float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
+    if (d < 0.0f) {
+        d = -d;
+        for (int i = 0; i < 4; ++i) b[i] = -b[i];
+    }
+    if (t == 0.0f) {
+        for (int i = 0; i < 4; ++i) out[i] = a[i];
+        return;
+    }
+    if (d > 0.9995f) {
+        nlerp(a, b, t, out);
+        return;
+    }
+    float theta = acosf(d);
+    float inv_sin = 1.0f / sinf(theta);
+    float wa = sinf((1.0f - t) * theta) * inv_sin, wb = sinf(t * theta) * inv_sin;
+    for (int i = 0; i < 4; ++i) out[i] = a[i] * wa + b[i] * wb;
+}
+
+/* sinew_track_sample for a translation, rotation or scale track (c = 3 or 4). */
+__device__ void sample_track(const dev_track &tr, const float *pool, int c, bool rotation, float t, unsigned flags,
+                             float *out)
+{
+    const float *times = pool + tr.times, *v = pool + tr.values;
+    int n = tr.keys;
+    bool cubic = tr.interp == SINEW_INTERP_CUBICSPLINE;
+    int stride = cubic ? 3 * c : c, value_at = cubic ? c : 0;
+    if (n == 1 || t <= times[0]) {
+        for (int i = 0; i < c; ++i) out[i] = v[value_at + i];
+        return;
+    }
+    if (t >= times[n - 1]) {
+        for (int i = 0; i < c; ++i) out[i] = v[(size_t)(n - 1) * stride + value_at + i];
+        return;
+    }
+    int lo = 0, hi = n - 2;
+    while (lo < hi) {
+        int mid = lo + (hi - lo + 1) / 2;
+        if (times[mid] <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    const float *a = v + (size_t)lo * stride, *b = v + (size_t)(lo + 1) * stride;
+    float t0 = times[lo], td = times[lo + 1] - t0;
+    if (t == t0) {
+        for (int i = 0; i < c; ++i) out[i] = a[value_at + i];
+        return;
+    }
+    float s = (t - t0) / td;
+    if (tr.interp == SINEW_INTERP_STEP) {
+        for (int i = 0; i < c; ++i) out[i] = a[i];
+    } else if (tr.interp == SINEW_INTERP_LINEAR) {
+        if (rotation) {
+            if (flags & SINEW_SAMPLE_NLERP)
+                nlerp(a, b, s, out);
+            else
+                slerp(a, b, s, out);
+        } else {
+            for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
+        }
+    } else {
+        float s2 = s * s, s3 = s2 * s;
+        float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f, h10 = (s3 - 2.0f * s2 + s) * td;
+        float h01 = -2.0f * s3 + 3.0f * s2, h11 = (s3 - s2) * td;
+        for (int i = 0; i < c; ++i) out[i] = h00 * a[c + i] + h10 * a[2 * c + i] + h01 * b[c + i] + h11 * b[i];
+        if (rotation) q_normalize(out);
+    }
+}
+
+/* Joint j of clip k at clip time t: t, q, s (10 floats). */
+__device__ void sample_joint(const dev_character &ch, int k, int j, float t, unsigned flags, float *trs)
+{
+    const dev_clip &clip = ch.clips[k];
+    if (clip.additive) {
+        const float none[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+        for (int i = 0; i < 10; ++i) trs[i] = none[i];
+    } else {
+        for (int i = 0; i < 10; ++i) trs[i] = ch.rest[10 * j + i];
+    }
+    const dev_track *tr = ch.tracks + clip.tracks + 3 * j;
+    if (tr[0].keys) sample_track(tr[0], ch.pool, 3, false, t, flags, trs);
+    if (tr[1].keys) sample_track(tr[1], ch.pool, 4, true, t, flags, trs + 3);
+    if (tr[2].keys) sample_track(tr[2], ch.pool, 3, false, t, flags, trs + 7);
+}
+
+/* sinew_blend of two layers (weights wa, wb) with the default threshold. */
+__device__ void blend2(const float *a, float wa, const float *b, float wb, const float *rest, float *out)
+{
+    const float threshold = 0.1f;
+    float total = 0.0f, acc[10] = {0};
+    int contributors = 0;
+    const float *only = rest;
+    for (int i = 0; i < 3; ++i) {
+        const float *p = i == 0 ? a : i == 1 ? b : rest;
+        float w = i == 0 ? wa : i == 1 ? wb : threshold - total;
+        if (!(w > 0.0f)) continue;
+        total += w;
+        ++contributors;
+        only = p;
+        for (int x = 0; x < 3; ++x) acc[x] += w * p[x], acc[7 + x] += w * p[7 + x];
+        float dot = p[3] * rest[3] + p[4] * rest[4] + p[5] * rest[5] + p[6] * rest[6];
+        float wq = dot < 0.0f ? -w : w;
+        for (int x = 0; x < 4; ++x) acc[3 + x] += wq * p[3 + x];
+    }
+    if (contributors == 1) {
+        for (int i = 0; i < 10; ++i) out[i] = only[i];
+        return;
+    }
+    float inv = 1.0f / total;
+    for (int x = 0; x < 3; ++x) out[x] = acc[x] * inv, out[7 + x] = acc[7 + x] * inv;
+    for (int x = 0; x < 4; ++x) out[3 + x] = acc[3 + x];
+    q_normalize(out + 3);
+}
+
+/* sinew__mat4_from_trs as a 3x4 (columns x, y, z, translation). */
+__device__ void trs_matrix(const float *trs, float *m)
+{
+    float qx = trs[3], qy = trs[4], qz = trs[5], qw = trs[6];
+    float x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
+    float xx = qx * x2, xy = qx * y2, xz = qx * z2, yy = qy * y2, yz = qy * z2, zz = qz * z2;
+    float wx = qw * x2, wy = qw * y2, wz = qw * z2;
+    float sx = trs[7], sy = trs[8], sz = trs[9];
+    m[0] = (1.0f - (yy + zz)) * sx, m[1] = (xy + wz) * sx, m[2] = (xz - wy) * sx;
+    m[3] = (xy - wz) * sy, m[4] = (1.0f - (xx + zz)) * sy, m[5] = (yz + wx) * sy;
+    m[6] = (xz + wy) * sz, m[7] = (yz - wx) * sz, m[8] = (1.0f - (xx + yy)) * sz;
+    m[9] = trs[0], m[10] = trs[1], m[11] = trs[2];
+}
+
+/* a * b for 3x4 affine matrices (the last rows 0 0 0 1); out may be b. */
+__device__ void mul_affine(const float *a, const float *b, float *out)
+{
+    float r[12];
+    for (int c = 0; c < 4; ++c)
+        for (int row = 0; row < 3; ++row) {
+            float v = a[row] * b[3 * c] + a[3 + row] * b[3 * c + 1] + a[6 + row] * b[3 * c + 2];
+            r[3 * c + row] = c == 3 ? v + a[9 + row] : v;
+        }
+    for (int i = 0; i < 12; ++i) out[i] = r[i];
+}
+
+/* The dual quaternion of palette matrix m (sinew_dq_palette): real, dual,
+ * stretch (9, column-major), into d[0..16]. */
+__device__ void dq_from_matrix(const float *m, float *d)
+{
+    float c0[3] = {m[0], m[1], m[2]}, c1[3] = {m[3], m[4], m[5]}, c2[3] = {m[6], m[7], m[8]};
+    float x[3], y[3], z[3];
+    float l = c0[0] * c0[0] + c0[1] * c0[1] + c0[2] * c0[2];
+    float inv = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+    for (int i = 0; i < 3; ++i) x[i] = l > 0.0f ? c0[i] * inv : 0.0f;
+    float xc1 = x[0] * c1[0] + x[1] * c1[1] + x[2] * c1[2];
+    for (int i = 0; i < 3; ++i) y[i] = c1[i] - x[i] * xc1;
+    l = y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
+    inv = l > 0.0f ? 1.0f / sqrtf(l) : 0.0f;
+    for (int i = 0; i < 3; ++i) y[i] = l > 0.0f ? y[i] * inv : 0.0f;
+    z[0] = x[1] * y[2] - x[2] * y[1], z[1] = x[2] * y[0] - x[0] * y[2], z[2] = x[0] * y[1] - x[1] * y[0];
+    float zc2 = z[0] * c2[0] + z[1] * c2[1] + z[2] * c2[2];
+    float xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2], yy = y[0] * y[0] + y[1] * y[1] + y[2] * y[2];
+    if (xx == 0.0f || yy == 0.0f || !isfinite(zc2) || zc2 == 0.0f) {
+        const float id[17] = {0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+        for (int i = 0; i < 17; ++i) d[i] = id[i];
+        return;
+    }
+    const float *cols[3] = {c0, c1, c2};
+    for (int c = 0; c < 3; ++c) {
+        d[8 + 3 * c + 0] = x[0] * cols[c][0] + x[1] * cols[c][1] + x[2] * cols[c][2];
+        d[8 + 3 * c + 1] = y[0] * cols[c][0] + y[1] * cols[c][1] + y[2] * cols[c][2];
+        d[8 + 3 * c + 2] = z[0] * cols[c][0] + z[1] * cols[c][1] + z[2] * cols[c][2];
+    }
+    /* sinew_quat_from_mat3 of the rotation (columns x, y, z) */
+    float m00 = x[0], m10 = x[1], m20 = x[2], m01 = y[0], m11 = y[1], m21 = y[2], m02 = z[0], m12 = z[1], m22 = z[2];
+    float trace = m00 + m11 + m22, q[4];
+    if (trace > 0.0f) {
+        float s = sqrtf(trace + 1.0f) * 2.0f;
+        q[0] = (m21 - m12) / s, q[1] = (m02 - m20) / s, q[2] = (m10 - m01) / s, q[3] = 0.25f * s;
+    } else if (m00 > m11 && m00 > m22) {
+        float s = sqrtf(1.0f + m00 - m11 - m22) * 2.0f;
+        q[0] = 0.25f * s, q[1] = (m01 + m10) / s, q[2] = (m02 + m20) / s, q[3] = (m21 - m12) / s;
+    } else if (m11 > m22) {
+        float s = sqrtf(1.0f + m11 - m00 - m22) * 2.0f;
+        q[0] = (m01 + m10) / s, q[1] = 0.25f * s, q[2] = (m12 + m21) / s, q[3] = (m02 - m20) / s;
+    } else {
+        float s = sqrtf(1.0f + m22 - m00 - m11) * 2.0f;
+        q[0] = (m02 + m20) / s, q[1] = (m12 + m21) / s, q[2] = 0.25f * s, q[3] = (m10 - m01) / s;
+    }
+    q_normalize(q);
+    for (int i = 0; i < 4; ++i) d[i] = q[i];
+    /* dual = 1/2 (t, 0) * real */
+    float tx = m[9], ty = m[10], tz = m[11];
+    d[4] = 0.5f * (tx * q[3] + ty * q[2] - tz * q[1]);
+    d[5] = 0.5f * (-tx * q[2] + ty * q[3] + tz * q[0]);
+    d[6] = 0.5f * (tx * q[1] - ty * q[0] + tz * q[3]);
+    d[7] = 0.5f * (-tx * q[0] - ty * q[1] - tz * q[2]);
+}
+
+__global__ void pose_kernel(frame_params p)
+{
+    extern __shared__ float shared[];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int i = blockIdx.x * WARPS_PER_BLOCK + warp;
+    if (i >= p.count) return;
+    const sinew_cuda_instance in = p.inst[i];
+    const dev_character &ch = p.chars[in.character];
+    float *m = shared + (size_t)warp * p.joint_stride * 12;
+    int k0 = in.clips[0], k1 = in.clips[1];
+    float w = k1 >= 0 ? in.weight : 0.0f;
+    float t0 = clip_time(ch.clips[k0].duration, in.times[0], p.flags);
+    float t1 = k1 >= 0 ? clip_time(ch.clips[k1].duration, in.times[1], p.flags) : 0.0f;
+    for (int j = lane; j < ch.joints; j += 32) {
+        float a[10], b[10], local[10];
+        sample_joint(ch, k0, j, t0, p.flags, a);
+        if (k1 >= 0) sample_joint(ch, k1, j, t1, p.flags, b);
+        blend2(a, 1.0f - w, b, w, ch.rest + 10 * j, local);
+        trs_matrix(local, m + 12 * j);
+    }
+    __syncwarp();
+    for (int level = 1; level < ch.levels; ++level) {
+        for (int x = ch.level_start[level] + lane; x < ch.level_start[level + 1]; x += 32) {
+            int j = ch.order[x];
+            mul_affine(m + 12 * ch.parents[j], m + 12 * j, m + 12 * j);
+        }
+        __syncwarp();
+    }
+    float *pal = p.palette + (size_t)p.palette_offset[i] * 12;
+    float *dq = p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS;
+    for (int k = lane; k < ch.skin_joints; k += 32) {
+        const float *a = m + 12 * ch.skin_joint[k], *b = ch.inverse_bind + 16 * k;
+        float r[12];
+        for (int c = 0; c < 4; ++c)
+            for (int row = 0; row < 3; ++row)
+                r[3 * c + row] = a[row] * b[4 * c] + a[3 + row] * b[4 * c + 1] + a[6 + row] * b[4 * c + 2] +
+                                 a[9 + row] * b[4 * c + 3];
+        for (int x = 0; x < 12; ++x) pal[12 * k + x] = r[x];
+        if (p.dqs) {
+            float d[17];
+            dq_from_matrix(r, d);
+            for (int x = 0; x < 17; ++x) dq[DQ_FLOATS * k + x] = d[x];
+        }
+    }
+}
+
+/* ---- skinning ---------------------------------------------------------------- */
+
+__device__ int fetch(const dev_character &ch, int v, int *idx, float *w)
+{
+    int n = ch.influences;
+    size_t base = (size_t)v * n;
+    for (int x = 0; x < n; ++x) {
+        idx[x] = ch.index_type == SINEW_INDEX_U8 ? ((const unsigned char *)ch.indices)[base + x]
+                                                 : ((const unsigned short *)ch.indices)[base + x];
+        w[x] = ch.weight_type == SINEW_WEIGHT_F32      ? ((const float *)ch.weights)[base + x]
+               : ch.weight_type == SINEW_WEIGHT_UNORM8 ? (float)((const unsigned char *)ch.weights)[base + x] *
+                                                             (1.0f / 255.0f)
+                                                       : (float)((const unsigned short *)ch.weights)[base + x] *
+                                                             (1.0f / 65535.0f);
+    }
+    return n;
+}
+
+__device__ void store_normal(float *o, float x, float y, float z)
+{
+    float len2 = x * x + y * y + z * z;
+    float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    o[0] = x * inv, o[1] = y * inv, o[2] = z * inv;
+}
+
+/* cofactor(a) n, negated where det(a) < 0 (sinew__mat3_transform_normal). */
+__device__ void transform_normal(const float *a, const float *n, float *r)
+{
+    float c[9];
+    c[0] = a[4] * a[8] - a[5] * a[7], c[1] = a[5] * a[6] - a[3] * a[8], c[2] = a[3] * a[7] - a[4] * a[6];
+    c[3] = a[7] * a[2] - a[8] * a[1], c[4] = a[8] * a[0] - a[6] * a[2], c[5] = a[6] * a[1] - a[7] * a[0];
+    c[6] = a[1] * a[5] - a[2] * a[4], c[7] = a[2] * a[3] - a[0] * a[5], c[8] = a[0] * a[4] - a[1] * a[3];
+    float det = a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+    float sign = det < 0.0f ? -1.0f : 1.0f;
+    for (int row = 0; row < 3; ++row) r[row] = sign * (c[row] * n[0] + c[3 + row] * n[1] + c[6 + row] * n[2]);
+}
+
+__global__ void skin_kernel(frame_params p)
+{
+    int item_index = blockIdx.x / p.blocks_per_item;
+    const skin_item it = p.items[item_index];
+    const dev_character &ch = p.chars[it.character];
+    int v0 = (blockIdx.x % p.blocks_per_item) * SKIN_THREADS, v = v0 + threadIdx.x;
+    if (v0 >= ch.vertices) return;
+    int vc = v < ch.vertices ? v : v0; /* lanes past the end compute vertex v0 and store nothing */
+    int idx[SINEW_MAX_INFLUENCES];
+    float w[SINEW_MAX_INFLUENCES];
+    int n = fetch(ch, vc, idx, w);
+    float pos[3] = {ch.positions[3 * vc], ch.positions[3 * vc + 1], ch.positions[3 * vc + 2]};
+    float nrm[3] = {0, 0, 0};
+    if (p.normals) nrm[0] = ch.normals[3 * vc], nrm[1] = ch.normals[3 * vc + 1], nrm[2] = ch.normals[3 * vc + 2];
+    for (int b = 0; b < it.count; ++b) {
+        int i = p.sorted[it.first + b];
+        float po[3], no[3] = {0, 0, 0};
+        if (!p.dqs) {
+            const float *pal = p.palette + (size_t)p.palette_offset[i] * 12;
+            float m[12] = {0};
+            for (int x = 0; x < n; ++x) {
+                if (w[x] == 0.0f) continue;
+                const float4 *q = (const float4 *)(pal + 12 * idx[x]);
+                float4 q0 = __ldg(q), q1 = __ldg(q + 1), q2 = __ldg(q + 2);
+                float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
+                for (int y = 0; y < 12; ++y) m[y] += w[x] * e[y];
+            }
+            for (int row = 0; row < 3; ++row)
+                po[row] = m[row] * pos[0] + m[3 + row] * pos[1] + m[6 + row] * pos[2] + m[9 + row];
+            if (p.normals) {
+                float r[3];
+                if (p.fast_normals)
+                    for (int row = 0; row < 3; ++row) r[row] = m[row] * nrm[0] + m[3 + row] * nrm[1] + m[6 + row] * nrm[2];
+                else
+                    transform_normal(m, nrm, r);
+                store_normal(no, r[0], r[1], r[2]);
+            }
+        } else {
+            const float *dq = p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS;
+            float br[4] = {0}, bd[4] = {0}, first[4] = {0}, S[9] = {0};
+            bool have_first = false;
+            for (int x = 0; x < n; ++x) {
+                if (w[x] == 0.0f) continue;
+                const float *d = dq + DQ_FLOATS * idx[x];
+                if (!have_first) {
+                    for (int y = 0; y < 4; ++y) first[y] = d[y];
+                    have_first = true;
+                }
+                float dot = first[0] * d[0] + first[1] * d[1] + first[2] * d[2] + first[3] * d[3];
+                float wi = dot < 0.0f ? -w[x] : w[x];
+                for (int y = 0; y < 4; ++y) br[y] += wi * d[y], bd[y] += wi * d[4 + y];
+                for (int y = 0; y < 9; ++y) S[y] += w[x] * d[8 + y];
+            }
+            float len2 = br[0] * br[0] + br[1] * br[1] + br[2] * br[2] + br[3] * br[3];
+            float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+            float r[4], d[4];
+            for (int y = 0; y < 4; ++y) r[y] = br[y] * inv, d[y] = bd[y] * inv;
+            /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
+            float t[3] = {2.0f * (d[0] * r[3] - r[0] * d[3] + (r[1] * d[2] - r[2] * d[1])),
+                          2.0f * (d[1] * r[3] - r[1] * d[3] + (r[2] * d[0] - r[0] * d[2])),
+                          2.0f * (d[2] * r[3] - r[2] * d[3] + (r[0] * d[1] - r[1] * d[0]))};
+            float q[3];
+            for (int row = 0; row < 3; ++row) q[row] = S[row] * pos[0] + S[3 + row] * pos[1] + S[6 + row] * pos[2];
+            /* v + 2 w (u x v) + u x (2 u x v) */
+            float u[3] = {r[0], r[1], r[2]};
+            float c[3] = {2.0f * (u[1] * q[2] - u[2] * q[1]), 2.0f * (u[2] * q[0] - u[0] * q[2]),
+                          2.0f * (u[0] * q[1] - u[1] * q[0])};
+            for (int row = 0; row < 3; ++row) {
+                int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
+                po[row] = q[row] + c[row] * r[3] + (u[a1] * c[a2] - u[a2] * c[a1]) + t[row];
+            }
+            if (p.normals) {
+                float nv[3];
+                transform_normal(S, nrm, nv);
+                float c2[3] = {2.0f * (u[1] * nv[2] - u[2] * nv[1]), 2.0f * (u[2] * nv[0] - u[0] * nv[2]),
+                               2.0f * (u[0] * nv[1] - u[1] * nv[0])};
+                float o[3];
+                for (int row = 0; row < 3; ++row) {
+                    int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
+                    o[row] = nv[row] + c2[row] * r[3] + (u[a1] * c2[a2] - u[a2] * c2[a1]);
+                }
+                store_normal(no, o[0], o[1], o[2]);
+            }
+        }
+        /* straight from the registers: staging through shared memory for 16-byte
+         * stores was tried and measured 18% slower (the barriers) */
+        if (v == vc) {
+            size_t out = (size_t)(p.vertex_offset[i] + v) * 3;
+            for (int x = 0; x < 3; ++x) p.out_pos[out + x] = po[x];
+            if (p.normals)
+                for (int x = 0; x < 3; ++x) p.out_nrm[out + x] = no[x];
+        }
+    }
+}
+
+} // namespace
+
+/* ---- the host side ------------------------------------------------------------ */
+
+struct host_character {
+    dev_character dev;
+    int clip_count, joints, skin_joints, vertices;
+    bool has_normals;
+    void *memory; /* one device allocation holding every array */
+};
+
+struct sinew_cuda_crowd {
+    int device;
+    host_character *chars;
+    int char_count, char_capacity;
+    dev_character *dev_chars; /* device copy of the dev parts */
+    int dev_chars_capacity;
+    /* per frame, grown as needed */
+    void *frame_mem;   /* instances, offsets, items, sorted (device) */
+    size_t frame_bytes;
+    void *host_mem;    /* pinned staging of the same layout */
+    float *palette, *dq;
+    size_t palette_slots;
+    float *out_pos, *out_nrm;
+    size_t out_vertices;
+    long long *vertex_offset_host; /* per instance of the last frame */
+    int *palette_offset_host, *character_host;
+    int offsets_count, offsets_capacity;
+    bool shared_set;               /* pose_kernel's shared memory size raised */
+    bool last_normals;
+    cudaEvent_t ev[4];
+    sinew_cuda_timing timing;
+};
+
+static sinew_result cuda_fail(sinew_error *err, cudaError_t e, const char *call)
+{
+    return sinew__fail(err, SINEW_ERROR_GPU, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+}
+
+#define CU(call)                                                 \
+    do {                                                         \
+        cudaError_t e_ = (call);                                 \
+        if (e_ != cudaSuccess) return cuda_fail(err, e_, #call); \
+    } while (0)
+
+extern "C" SINEW_API bool sinew_cuda_available(sinew_error *err)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cuda_fail(err, e, "cudaGetDeviceCount");
+        return false;
+    }
+    if (n == 0) {
+        sinew__fail(err, SINEW_ERROR_GPU, "CUDA: no device");
+        return false;
+    }
+    ok(err);
+    return true;
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err)
+{
+    if (!out) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda crowd: an output is required");
+    *out = NULL;
+    if (!sinew_cuda_available(err)) return SINEW_ERROR_GPU;
+    CU(cudaSetDevice(device));
+    sinew_cuda_crowd *c = (sinew_cuda_crowd *)calloc(1, sizeof *c);
+    if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda crowd: out of memory");
+    c->device = device;
+    for (int i = 0; i < 4; ++i) {
+        cudaError_t e = cudaEventCreate(&c->ev[i]);
+        if (e != cudaSuccess) {
+            sinew_cuda_crowd_free(c);
+            return cuda_fail(err, e, "cudaEventCreate");
+        }
+    }
+    *out = c;
+    ok(err);
+    return SINEW_OK;
+}
+
+extern "C" SINEW_API void sinew_cuda_crowd_free(sinew_cuda_crowd *c)
+{
+    if (!c) return;
+    for (int i = 0; i < c->char_count; ++i) cudaFree(c->chars[i].memory);
+    free(c->chars);
+    cudaFree(c->dev_chars);
+    cudaFree(c->frame_mem);
+    cudaFreeHost(c->host_mem);
+    cudaFree(c->palette), cudaFree(c->dq), cudaFree(c->out_pos), cudaFree(c->out_nrm);
+    free(c->vertex_offset_host), free(c->palette_offset_host), free(c->character_host);
+    for (int i = 0; i < 4; ++i)
+        if (c->ev[i]) cudaEventDestroy(c->ev[i]);
+    free(c);
+}
+
+/* A host buffer that mirrors one device allocation: arrays appended with
+ * alignment, then copied up in one cudaMemcpy. */
+struct packer {
+    unsigned char *data;
+    size_t size, capacity;
+    bool failed;
+};
+
+static size_t pack(packer *p, const void *src, size_t bytes)
+{
+    size_t at = (p->size + 15) & ~(size_t)15;
+    if (at + bytes > p->capacity) {
+        size_t cap = p->capacity ? p->capacity : 4096;
+        while (cap < at + bytes) cap *= 2;
+        unsigned char *d = (unsigned char *)realloc(p->data, cap);
+        if (!d) {
+            p->failed = true;
+            return 0;
+        }
+        p->data = d, p->capacity = cap;
+    }
+    if (src) memcpy(p->data + at, src, bytes);
+    else memset(p->data + at, 0, bytes);
+    p->size = at + bytes;
+    return at;
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, const sinew_cuda_character_desc *d,
+                                                           int *id, sinew_error *err)
+{
+    if (!c || !d || !d->skeleton || !d->mesh || !d->mesh->skin || (d->clip_count > 0 && !d->clips) ||
+        d->clip_count < 1)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "cuda character: a crowd, a skeleton, at least one clip and a skinned mesh");
+    const sinew_skeleton *sk = d->skeleton;
+    const sinew_mesh *mesh = d->mesh;
+    const sinew_skin *skin = mesh->skin;
+    int nj = sk->joint_count;
+    if (nj > MAX_JOINTS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda character: %d joints, the GPU path takes %d",
+                           nj, MAX_JOINTS);
+    for (int k = 0; k < d->clip_count; ++k)
+        if (!d->clips[k] || d->clips[k]->joint_count != nj)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda character: clip %d does not animate this skeleton of %d joints", k, nj);
+    for (int k = 0; k < skin->joint_count; ++k)
+        if (skin->joints[k] >= nj)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda character: skin joint %d uses joint %d, the skeleton has %d", k, skin->joints[k],
+                               nj);
+
+    /* depth order */
+    short *order = (short *)malloc(sizeof(short) * (size_t)nj);
+    int *depth = (int *)malloc(sizeof(int) * (size_t)nj);
+    int *level_start = (int *)calloc((size_t)nj + 2, sizeof(int));
+    float *rest = (float *)malloc(sizeof(float) * 10 * (size_t)nj);
+    dev_track *tracks = (dev_track *)calloc((size_t)d->clip_count * 3 * (size_t)nj, sizeof(dev_track));
+    dev_clip *clips = (dev_clip *)calloc((size_t)d->clip_count, sizeof(dev_clip));
+    packer pool = {0}, mem = {0};
+    sinew_result r = SINEW_OK;
+    if (!order || !depth || !level_start || !rest || !tracks || !clips) {
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+        goto done;
+    }
+    {
+        int levels = 0;
+        for (int j = 0; j < nj; ++j) {
+            depth[j] = sk->parents[j] < 0 ? 0 : depth[sk->parents[j]] + 1;
+            if (depth[j] + 1 > levels) levels = depth[j] + 1;
+            level_start[depth[j] + 1]++;
+            const sinew_transform *t = &sk->rest_pose[j];
+            float v[10] = {t->translation.x, t->translation.y, t->translation.z, t->rotation.x, t->rotation.y,
+                           t->rotation.z, t->rotation.w, t->scale.x, t->scale.y, t->scale.z};
+            memcpy(rest + 10 * j, v, sizeof v);
+        }
+        for (int l = 0; l < levels; ++l) level_start[l + 1] += level_start[l];
+        int *fill = (int *)malloc(sizeof(int) * (size_t)levels);
+        if (!fill) {
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            goto done;
+        }
+        memcpy(fill, level_start, sizeof(int) * (size_t)levels);
+        for (int j = 0; j < nj; ++j) order[fill[depth[j]]++] = (short)j;
+        free(fill);
+
+        /* clips: the last translation, rotation and scale track of each joint, as the CPU applies them in order */
+        for (int k = 0; k < d->clip_count; ++k) {
+            const sinew_clip *clip = d->clips[k];
+            clips[k].duration = clip->duration;
+            clips[k].additive = clip->additive;
+            clips[k].tracks = k * 3 * nj;
+            for (int x = 0; x < clip->track_count; ++x) {
+                const sinew_track *tr = &clip->tracks[x];
+                if (tr->target == SINEW_TARGET_WEIGHTS) continue;
+                int slot = tr->target == SINEW_TARGET_TRANSLATION ? 0 : tr->target == SINEW_TARGET_ROTATION ? 1 : 2;
+                int comps = slot == 1 ? 4 : 3;
+                size_t values = (size_t)tr->key_count * comps * (tr->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+                dev_track *dt = &tracks[k * 3 * nj + 3 * tr->joint + slot];
+                dt->interp = tr->interpolation;
+                dt->keys = tr->key_count;
+                dt->times = (int)(pack(&pool, tr->times, sizeof(float) * (size_t)tr->key_count) / sizeof(float));
+                dt->values = (int)(pack(&pool, tr->values, sizeof(float) * values) / sizeof(float));
+            }
+        }
+        if (pool.size > (size_t)INT32_MAX) {
+            r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda character: clips over 2 GB");
+            goto done;
+        }
+
+        int nk = skin->joint_count, nv = skin->vertex_count;
+        size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
+        size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+        size_t entries = (size_t)nv * (size_t)skin->influence_count;
+        size_t o_par = pack(&mem, sk->parents, sizeof(short) * (size_t)nj);
+        size_t o_rest = pack(&mem, rest, sizeof(float) * 10 * (size_t)nj);
+        size_t o_order = pack(&mem, order, sizeof(short) * (size_t)nj);
+        size_t o_levels = pack(&mem, level_start, sizeof(int) * ((size_t)levels + 1));
+        size_t o_clips = pack(&mem, clips, sizeof(dev_clip) * (size_t)d->clip_count);
+        size_t o_tracks = pack(&mem, tracks, sizeof(dev_track) * (size_t)d->clip_count * 3 * (size_t)nj);
+        size_t o_pool = pack(&mem, pool.data, pool.size);
+        size_t o_sj = pack(&mem, skin->joints, sizeof(short) * (size_t)nk);
+        size_t o_ib = pack(&mem, skin->inverse_bind, sizeof(sinew_mat4) * (size_t)nk);
+        size_t o_pos = pack(&mem, mesh->positions, sizeof(float) * 3 * (size_t)nv);
+        size_t o_nrm = mesh->normals ? pack(&mem, mesh->normals, sizeof(float) * 3 * (size_t)nv) : 0;
+        size_t o_idx = pack(&mem, skin->indices, isize * entries);
+        size_t o_w = pack(&mem, skin->weights, wsize * entries);
+        if (pool.failed || mem.failed) {
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            goto done;
+        }
+        if (c->char_count == c->char_capacity) {
+            int cap = c->char_capacity ? 2 * c->char_capacity : 8;
+            host_character *hc = (host_character *)realloc(c->chars, sizeof *hc * (size_t)cap);
+            if (!hc) {
+                r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+                goto done;
+            }
+            c->chars = hc, c->char_capacity = cap;
+        }
+        unsigned char *dm = NULL;
+        cudaError_t e = cudaMalloc(&dm, mem.size);
+        if (e == cudaSuccess) e = cudaMemcpy(dm, mem.data, mem.size, cudaMemcpyHostToDevice);
+        if (e != cudaSuccess) {
+            cudaFree(dm);
+            r = cuda_fail(err, e, "cudaMalloc/cudaMemcpy of a character");
+            goto done;
+        }
+        host_character *h = &c->chars[c->char_count];
+        memset(h, 0, sizeof *h);
+        h->memory = dm;
+        h->clip_count = d->clip_count, h->joints = nj, h->skin_joints = nk, h->vertices = nv;
+        h->has_normals = mesh->normals != NULL;
+        dev_character *dc = &h->dev;
+        dc->joints = nj, dc->skin_joints = nk, dc->vertices = nv, dc->influences = skin->influence_count;
+        dc->index_type = skin->index_type, dc->weight_type = skin->weight_type, dc->levels = levels;
+        dc->clip_count = d->clip_count;
+        dc->parents = (const short *)(dm + o_par);
+        dc->rest = (const float *)(dm + o_rest);
+        dc->order = (const short *)(dm + o_order);
+        dc->level_start = (const int *)(dm + o_levels);
+        dc->clips = (const dev_clip *)(dm + o_clips);
+        dc->tracks = (const dev_track *)(dm + o_tracks);
+        dc->pool = (const float *)(dm + o_pool);
+        dc->skin_joint = (const short *)(dm + o_sj);
+        dc->inverse_bind = (const float *)(dm + o_ib);
+        dc->positions = (const float *)(dm + o_pos);
+        dc->normals = mesh->normals ? (const float *)(dm + o_nrm) : NULL;
+        dc->indices = dm + o_idx;
+        dc->weights = dm + o_w;
+        c->char_count++;
+        /* the device table of characters */
+        if (c->char_count > c->dev_chars_capacity) {
+            cudaFree(c->dev_chars);
+            c->dev_chars = NULL;
+            c->dev_chars_capacity = c->char_capacity;
+            e = cudaMalloc(&c->dev_chars, sizeof(dev_character) * (size_t)c->dev_chars_capacity);
+            if (e != cudaSuccess) {
+                c->dev_chars_capacity = 0;
+                c->char_count--;
+                cudaFree(dm);
+                r = cuda_fail(err, e, "cudaMalloc of the character table");
+                goto done;
+            }
+            for (int x = 0; x < c->char_count && e == cudaSuccess; ++x)
+                e = cudaMemcpy(c->dev_chars + x, &c->chars[x].dev, sizeof(dev_character), cudaMemcpyHostToDevice);
+        } else {
+            e = cudaMemcpy(c->dev_chars + c->char_count - 1, dc, sizeof *dc, cudaMemcpyHostToDevice);
+        }
+        if (e != cudaSuccess) {
+            r = cuda_fail(err, e, "cudaMemcpy of the character table");
+            goto done;
+        }
+        if (id) *id = c->char_count - 1;
+        ok(err);
+    }
+done:
+    free(order), free(depth), free(level_start), free(rest), free(tracks), free(clips);
+    free(pool.data), free(mem.data);
+    return r;
+}
+
+/* Grows a device buffer to hold `bytes`. */
+static cudaError_t grow(void **buf, size_t *have, size_t bytes)
+{
+    if (*have >= bytes) return cudaSuccess;
+    cudaFree(*buf);
+    *buf = NULL;
+    *have = 0;
+    cudaError_t e = cudaMalloc(buf, bytes);
+    if (e == cudaSuccess) *have = bytes;
+    return e;
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const sinew_cuda_instance *inst, int count,
+                                                   const sinew_cuda_frame_desc *desc, sinew_error *err)
+{
+    if (!c || !desc || count < 0 || (count > 0 && !inst))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: a crowd, a desc and instances");
+    if (desc->method != SINEW_SKINNING_LBS && desc->method != SINEW_SKINNING_DQS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: unknown method %d", (int)desc->method);
+    /* check every instance, lay out offsets and items */
+    size_t slots = 0, vertices = 0;
+    int max_vertices = 0;
+    for (int i = 0; i < count; ++i) {
+        const sinew_cuda_instance *s = &inst[i];
+        if (s->character < 0 || s->character >= c->char_count)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: instance %d: no character %d", i,
+                               s->character);
+        const host_character *h = &c->chars[s->character];
+        if (s->clips[0] < 0 || s->clips[0] >= h->clip_count || s->clips[1] < -1 || s->clips[1] >= h->clip_count)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda frame: instance %d: clips %d, %d (character %d has %d)", i, s->clips[0],
+                               s->clips[1], s->character, h->clip_count);
+        if (!isfinite(s->times[0]) || !isfinite(s->times[1]) || !(s->weight >= 0.0f && s->weight <= 1.0f))
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda frame: instance %d: times must be finite and the weight within 0..1", i);
+        if (desc->normals && !h->has_normals)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda frame: instance %d: character %d's mesh has no normals", i, s->character);
+        slots += (size_t)h->skin_joints;
+        vertices += (size_t)((h->vertices + 3) & ~3);
+        if (h->vertices > max_vertices) max_vertices = h->vertices;
+    }
+    if (slots > (size_t)INT32_MAX)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: %zu palette matrices, over 2^31", slots);
+    /* staging layout: instances, vertex offsets, palette offsets, sorted, items */
+    size_t n = (size_t)count;
+    size_t items_max = n + (size_t)c->char_count;
+    size_t o_inst = 0, o_voff = (o_inst + sizeof(sinew_cuda_instance) * n + 15) & ~(size_t)15;
+    size_t o_poff = (o_voff + sizeof(long long) * n + 15) & ~(size_t)15;
+    size_t o_sorted = (o_poff + sizeof(int) * n + 15) & ~(size_t)15;
+    size_t o_items = (o_sorted + sizeof(int) * n + 15) & ~(size_t)15;
+    size_t total = o_items + sizeof(skin_item) * items_max + 16;
+    if (total > c->frame_bytes) {
+        cudaFreeHost(c->host_mem);
+        c->host_mem = NULL;
+        size_t have = 0;
+        CU(grow(&c->frame_mem, &have, total * 2));
+        CU(cudaMallocHost(&c->host_mem, total * 2));
+        c->frame_bytes = total * 2;
+    }
+    unsigned char *hm = (unsigned char *)c->host_mem;
+    memcpy(hm + o_inst, inst, sizeof(sinew_cuda_instance) * n);
+    long long *voff = (long long *)(hm + o_voff);
+    int *poff = (int *)(hm + o_poff), *sorted = (int *)(hm + o_sorted);
+    skin_item *items = (skin_item *)(hm + o_items);
+    /* counting sort by character */
+    int *start = (int *)calloc((size_t)c->char_count + 1, sizeof(int));
+    if (!start) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda frame: out of memory");
+    long long v_at = 0;
+    int p_at = 0;
+    for (int i = 0; i < count; ++i) {
+        const host_character *h = &c->chars[inst[i].character];
+        voff[i] = v_at, poff[i] = p_at;
+        v_at += (h->vertices + 3) & ~3, p_at += h->skin_joints; /* 16-byte aligned outputs */
+        start[inst[i].character + 1]++;
+    }
+    for (int k = 0; k < c->char_count; ++k) start[k + 1] += start[k];
+    int n_items = 0;
+    for (int k = 0; k < c->char_count; ++k) {
+        for (int f = start[k]; f < start[k + 1]; f += SKIN_BATCH)
+            items[n_items++] = skin_item{k, f, start[k + 1] - f < SKIN_BATCH ? start[k + 1] - f : SKIN_BATCH};
+    }
+    for (int i = 0; i < count; ++i) sorted[start[inst[i].character]++] = i;
+    free(start);
+    /* keep the offsets for sinew_cuda_instance_offset */
+    c->offsets_count = 0;
+    if (count > c->offsets_capacity) {
+        free(c->vertex_offset_host), free(c->palette_offset_host), free(c->character_host);
+        c->vertex_offset_host = (long long *)malloc(sizeof(long long) * n);
+        c->palette_offset_host = (int *)malloc(sizeof(int) * n);
+        c->character_host = (int *)malloc(sizeof(int) * n);
+        c->offsets_capacity = count;
+        if (!c->vertex_offset_host || !c->palette_offset_host || !c->character_host) {
+            c->offsets_capacity = 0;
+            return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda frame: out of memory");
+        }
+    }
+    for (int i = 0; i < count; ++i)
+        c->vertex_offset_host[i] = voff[i], c->palette_offset_host[i] = poff[i], c->character_host[i] = inst[i].character;
+    /* outputs */
+    if (slots > c->palette_slots) {
+        cudaFree(c->palette), cudaFree(c->dq);
+        c->palette = c->dq = NULL;
+        c->palette_slots = 0;
+        CU(cudaMalloc(&c->palette, sizeof(float) * 12 * slots));
+        CU(cudaMalloc(&c->dq, sizeof(float) * DQ_FLOATS * slots));
+        c->palette_slots = slots;
+    }
+    if (vertices > c->out_vertices) {
+        cudaFree(c->out_pos), cudaFree(c->out_nrm);
+        c->out_pos = c->out_nrm = NULL;
+        c->out_vertices = 0;
+        CU(cudaMalloc(&c->out_pos, sizeof(float) * 3 * vertices));
+        CU(cudaMalloc(&c->out_nrm, sizeof(float) * 3 * vertices));
+        c->out_vertices = vertices;
+    }
+    c->offsets_count = count;
+    c->last_normals = desc->normals;
+    c->timing = sinew_cuda_timing{0, 0, 0, 0};
+    if (count == 0) {
+        ok(err);
+        return SINEW_OK;
+    }
+    unsigned char *dm = (unsigned char *)c->frame_mem;
+    CU(cudaEventRecord(c->ev[0]));
+    CU(cudaMemcpyAsync(dm, hm, o_items + sizeof(skin_item) * (size_t)n_items, cudaMemcpyHostToDevice));
+    CU(cudaEventRecord(c->ev[1]));
+    frame_params p;
+    p.chars = c->dev_chars;
+    p.inst = (const sinew_cuda_instance *)(dm + o_inst);
+    p.vertex_offset = (const long long *)(dm + o_voff);
+    p.palette_offset = (const int *)(dm + o_poff);
+    p.palette = c->palette, p.dq = c->dq;
+    p.count = count;
+    p.flags = desc->sample_flags;
+    p.dqs = desc->method == SINEW_SKINNING_DQS, p.normals = desc->normals, p.fast_normals = desc->fast_normals;
+    p.items = (const skin_item *)(dm + o_items);
+    p.sorted = (const int *)(dm + o_sorted);
+    p.blocks_per_item = (max_vertices + SKIN_THREADS - 1) / SKIN_THREADS;
+    p.out_pos = c->out_pos, p.out_nrm = c->out_nrm;
+    p.joint_stride = 0;
+    for (int k = 0; k < c->char_count; ++k)
+        if (c->chars[k].joints > p.joint_stride) p.joint_stride = c->chars[k].joints;
+    size_t shared = sizeof(float) * 12 * (size_t)p.joint_stride * WARPS_PER_BLOCK;
+    if (shared > 48 * 1024 && !c->shared_set) {
+        CU(cudaFuncSetAttribute(pose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                (int)(sizeof(float) * 12 * MAX_JOINTS * WARPS_PER_BLOCK)));
+        c->shared_set = true;
+    }
+    pose_kernel<<<(count + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, 32 * WARPS_PER_BLOCK, shared>>>(p);
+    CU(cudaGetLastError());
+    CU(cudaEventRecord(c->ev[2]));
+    long long blocks = (long long)n_items * p.blocks_per_item;
+    if (blocks > 0x7fffffffLL) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: too many blocks");
+    if (blocks > 0) skin_kernel<<<(unsigned)blocks, SKIN_THREADS>>>(p);
+    CU(cudaGetLastError());
+    CU(cudaEventRecord(c->ev[3]));
+    CU(cudaEventSynchronize(c->ev[3]));
+    CU(cudaEventElapsedTime(&c->timing.upload_ms, c->ev[0], c->ev[1]));
+    CU(cudaEventElapsedTime(&c->timing.pose_ms, c->ev[1], c->ev[2]));
+    CU(cudaEventElapsedTime(&c->timing.skin_ms, c->ev[2], c->ev[3]));
+    CU(cudaEventElapsedTime(&c->timing.frame_ms, c->ev[0], c->ev[3]));
+    ok(err);
+    return SINEW_OK;
+}
+
+extern "C" SINEW_API void sinew_cuda_output(const sinew_cuda_crowd *c, const float **positions, const float **normals)
+{
+    if (positions) *positions = c ? c->out_pos : NULL;
+    if (normals) *normals = c && c->last_normals ? c->out_nrm : NULL;
+}
+
+extern "C" SINEW_API size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *c, int instance)
+{
+    if (!c || instance < 0 || instance >= c->offsets_count) return 0;
+    return (size_t)c->vertex_offset_host[instance];
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c, int instance, float *positions,
+                                                      float *normals, sinew_error *err)
+{
+    if (!c || instance < 0 || instance >= c->offsets_count)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: no instance %d in the last frame",
+                           instance);
+    if (normals && !c->last_normals)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: the last frame skinned no normals");
+    size_t first = (size_t)c->vertex_offset_host[instance] * 3;
+    size_t bytes = sizeof(float) * 3 * (size_t)c->chars[c->character_host[instance]].vertices;
+    if (positions) CU(cudaMemcpy(positions, c->out_pos + first, bytes, cudaMemcpyDeviceToHost));
+    if (normals) CU(cudaMemcpy(normals, c->out_nrm + first, bytes, cudaMemcpyDeviceToHost));
+    ok(err);
+    return SINEW_OK;
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_download_palette(const sinew_cuda_crowd *c, int instance, float *out,
+                                                              sinew_error *err)
+{
+    if (!c || !out || instance < 0 || instance >= c->offsets_count)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: no instance %d in the last frame",
+                           instance);
+    size_t first = (size_t)c->palette_offset_host[instance] * 12;
+    size_t bytes = sizeof(float) * 12 * (size_t)c->chars[c->character_host[instance]].skin_joints;
+    CU(cudaMemcpy(out, c->palette + first, bytes, cudaMemcpyDeviceToHost));
+    ok(err);
+    return SINEW_OK;
+}
+
+extern "C" SINEW_API sinew_result sinew_cuda_poison(sinew_cuda_crowd *c, int byte, sinew_error *err)
+{
+    if (!c) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda poison: a crowd");
+    if (c->out_pos) CU(cudaMemset(c->out_pos, byte, sizeof(float) * 3 * c->out_vertices));
+    if (c->out_nrm) CU(cudaMemset(c->out_nrm, byte, sizeof(float) * 3 * c->out_vertices));
+    if (c->palette) CU(cudaMemset(c->palette, byte, sizeof(float) * 12 * c->palette_slots));
+    if (c->dq) CU(cudaMemset(c->dq, byte, sizeof(float) * DQ_FLOATS * c->palette_slots));
+    CU(cudaDeviceSynchronize());
+    ok(err);
+    return SINEW_OK;
+}
+
+extern "C" SINEW_API sinew_cuda_timing sinew_cuda_last_timing(const sinew_cuda_crowd *c)
+{
+    return c ? c->timing : sinew_cuda_timing{0, 0, 0, 0};
+}
