@@ -406,15 +406,14 @@ __global__ void skin_kernel(frame_params p)
     int item_index = blockIdx.x / p.blocks_per_item;
     const skin_item it = p.items[item_index];
     const dev_character &ch = p.chars[it.character];
-    int v0 = (blockIdx.x % p.blocks_per_item) * SKIN_THREADS, v = v0 + threadIdx.x;
-    if (v0 >= ch.vertices) return;
-    int vc = v < ch.vertices ? v : v0; /* lanes past the end compute vertex v0 and store nothing */
+    int v = (blockIdx.x % p.blocks_per_item) * SKIN_THREADS + threadIdx.x;
+    if (v >= ch.vertices) return;
     int idx[SINEW_MAX_INFLUENCES];
     float w[SINEW_MAX_INFLUENCES];
-    int n = fetch(ch, vc, idx, w);
-    float pos[3] = {ch.positions[3 * vc], ch.positions[3 * vc + 1], ch.positions[3 * vc + 2]};
+    int n = fetch(ch, v, idx, w);
+    float pos[3] = {ch.positions[3 * v], ch.positions[3 * v + 1], ch.positions[3 * v + 2]};
     float nrm[3] = {0, 0, 0};
-    if (p.normals) nrm[0] = ch.normals[3 * vc], nrm[1] = ch.normals[3 * vc + 1], nrm[2] = ch.normals[3 * vc + 2];
+    if (p.normals) nrm[0] = ch.normals[3 * v], nrm[1] = ch.normals[3 * v + 1], nrm[2] = ch.normals[3 * v + 2];
     for (int b = 0; b < it.count; ++b) {
         int i = p.sorted[it.first + b];
         float po[3], no[3] = {0, 0, 0};
@@ -487,12 +486,10 @@ __global__ void skin_kernel(frame_params p)
         }
         /* straight from the registers: staging through shared memory for 16-byte
          * stores was tried and measured 18% slower (the barriers) */
-        if (v == vc) {
-            size_t out = (size_t)(p.vertex_offset[i] + v) * 3;
-            for (int x = 0; x < 3; ++x) p.out_pos[out + x] = po[x];
-            if (p.normals)
-                for (int x = 0; x < 3; ++x) p.out_nrm[out + x] = no[x];
-        }
+        size_t out = (size_t)(p.vertex_offset[i] + v) * 3;
+        for (int x = 0; x < 3; ++x) p.out_pos[out + x] = po[x];
+        if (p.normals)
+            for (int x = 0; x < 3; ++x) p.out_nrm[out + x] = no[x];
     }
 }
 
@@ -501,10 +498,8 @@ __global__ void skin_kernel(frame_params p)
 /* ---- the host side ------------------------------------------------------------ */
 
 struct host_character {
-    dev_character dev;
-    int clip_count, joints, skin_joints, vertices;
-    bool has_normals;
-    void *memory; /* one device allocation holding every array */
+    dev_character dev; /* its counts are read on the host too; its pointers are device memory */
+    void *memory;      /* one device allocation holding every array */
 };
 
 struct sinew_cuda_crowd {
@@ -743,8 +738,6 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         host_character *h = &c->chars[c->char_count];
         memset(h, 0, sizeof *h);
         h->memory = dm;
-        h->clip_count = d->clip_count, h->joints = nj, h->skin_joints = nk, h->vertices = nv;
-        h->has_normals = mesh->normals != NULL;
         dev_character *dc = &h->dev;
         dc->joints = nj, dc->skin_joints = nk, dc->vertices = nv, dc->influences = skin->influence_count;
         dc->index_type = skin->index_type, dc->weight_type = skin->weight_type, dc->levels = levels;
@@ -794,18 +787,6 @@ done:
     return r;
 }
 
-/* Grows a device buffer to hold `bytes`. */
-static cudaError_t grow(void **buf, size_t *have, size_t bytes)
-{
-    if (*have >= bytes) return cudaSuccess;
-    cudaFree(*buf);
-    *buf = NULL;
-    *have = 0;
-    cudaError_t e = cudaMalloc(buf, bytes);
-    if (e == cudaSuccess) *have = bytes;
-    return e;
-}
-
 extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const sinew_cuda_instance *inst, int count,
                                                    const sinew_cuda_frame_desc *desc, sinew_error *err)
 {
@@ -822,19 +803,19 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: instance %d: no character %d", i,
                                s->character);
         const host_character *h = &c->chars[s->character];
-        if (s->clips[0] < 0 || s->clips[0] >= h->clip_count || s->clips[1] < -1 || s->clips[1] >= h->clip_count)
+        if (s->clips[0] < 0 || s->clips[0] >= h->dev.clip_count || s->clips[1] < -1 || s->clips[1] >= h->dev.clip_count)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                                "cuda frame: instance %d: clips %d, %d (character %d has %d)", i, s->clips[0],
-                               s->clips[1], s->character, h->clip_count);
+                               s->clips[1], s->character, h->dev.clip_count);
         if (!isfinite(s->times[0]) || !isfinite(s->times[1]) || !(s->weight >= 0.0f && s->weight <= 1.0f))
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                                "cuda frame: instance %d: times must be finite and the weight within 0..1", i);
-        if (desc->normals && !h->has_normals)
+        if (desc->normals && !h->dev.normals)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                                "cuda frame: instance %d: character %d's mesh has no normals", i, s->character);
-        slots += (size_t)h->skin_joints;
-        vertices += (size_t)((h->vertices + 3) & ~3);
-        if (h->vertices > max_vertices) max_vertices = h->vertices;
+        slots += (size_t)h->dev.skin_joints;
+        vertices += (size_t)((h->dev.vertices + 3) & ~3);
+        if (h->dev.vertices > max_vertices) max_vertices = h->dev.vertices;
     }
     if (slots > (size_t)INT32_MAX)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: %zu palette matrices, over 2^31", slots);
@@ -846,11 +827,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     size_t o_sorted = (o_poff + sizeof(int) * n + 15) & ~(size_t)15;
     size_t o_items = (o_sorted + sizeof(int) * n + 15) & ~(size_t)15;
     size_t total = o_items + sizeof(skin_item) * items_max + 16;
-    if (total > c->frame_bytes) {
-        cudaFreeHost(c->host_mem);
-        c->host_mem = NULL;
-        size_t have = 0;
-        CU(grow(&c->frame_mem, &have, total * 2));
+    if (total > c->frame_bytes) { /* both buffers anew; frame_bytes stays 0 until both are there */
+        cudaFree(c->frame_mem), cudaFreeHost(c->host_mem);
+        c->frame_mem = c->host_mem = NULL;
+        c->frame_bytes = 0;
+        CU(cudaMalloc(&c->frame_mem, total * 2));
         CU(cudaMallocHost(&c->host_mem, total * 2));
         c->frame_bytes = total * 2;
     }
@@ -867,7 +848,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     for (int i = 0; i < count; ++i) {
         const host_character *h = &c->chars[inst[i].character];
         voff[i] = v_at, poff[i] = p_at;
-        v_at += (h->vertices + 3) & ~3, p_at += h->skin_joints; /* 16-byte aligned outputs */
+        v_at += (h->dev.vertices + 3) & ~3, p_at += h->dev.skin_joints; /* 16-byte aligned outputs */
         start[inst[i].character + 1]++;
     }
     for (int k = 0; k < c->char_count; ++k) start[k + 1] += start[k];
@@ -936,7 +917,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     p.out_pos = c->out_pos, p.out_nrm = c->out_nrm;
     p.joint_stride = 0;
     for (int k = 0; k < c->char_count; ++k)
-        if (c->chars[k].joints > p.joint_stride) p.joint_stride = c->chars[k].joints;
+        if (c->chars[k].dev.joints > p.joint_stride) p.joint_stride = c->chars[k].dev.joints;
     size_t shared = sizeof(float) * 12 * (size_t)p.joint_stride * WARPS_PER_BLOCK;
     if (shared > 48 * 1024 && !c->shared_set) {
         CU(cudaFuncSetAttribute(pose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -981,7 +962,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c,
     if (normals && !c->last_normals)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: the last frame skinned no normals");
     size_t first = (size_t)c->vertex_offset_host[instance] * 3;
-    size_t bytes = sizeof(float) * 3 * (size_t)c->chars[c->character_host[instance]].vertices;
+    size_t bytes = sizeof(float) * 3 * (size_t)c->chars[c->character_host[instance]].dev.vertices;
     if (positions) CU(cudaMemcpy(positions, c->out_pos + first, bytes, cudaMemcpyDeviceToHost));
     if (normals) CU(cudaMemcpy(normals, c->out_nrm + first, bytes, cudaMemcpyDeviceToHost));
     ok(err);
@@ -995,7 +976,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_download_palette(const sinew_cuda_c
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: no instance %d in the last frame",
                            instance);
     size_t first = (size_t)c->palette_offset_host[instance] * 12;
-    size_t bytes = sizeof(float) * 12 * (size_t)c->chars[c->character_host[instance]].skin_joints;
+    size_t bytes = sizeof(float) * 12 * (size_t)c->chars[c->character_host[instance]].dev.skin_joints;
     CU(cudaMemcpy(out, c->palette + first, bytes, cudaMemcpyDeviceToHost));
     ok(err);
     return SINEW_OK;
