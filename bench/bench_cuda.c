@@ -10,8 +10,10 @@
  *      and the upload of the instance states included.
  *
  * Scenarios: a crowd sharing one mesh, and distinct meshes (4,096
- * characters uploaded, one instance each, so nothing is shared), for the built-in character
- * and arnaud.fbx (welded: 3,748 vertices) playing walk.fbx and run.fbx.
+ * characters uploaded, one instance each, so nothing is shared), for the
+ * built-in character and arnaud.fbx (welded: 3,748 vertices) playing
+ * walk.fbx and run.fbx; LBS and DQS; float outputs (24 bytes a vertex) and
+ * the compact ones (half positions, octahedral normals: 12 bytes).
  * Times are medians of REPS frames after a warm-up (CUDA events).
  *
  * Usage: bench_cuda [ASSETS_DIR] [--crowd N] */
@@ -79,7 +81,8 @@ typedef struct result {
 } result;
 
 /* Median times of REPS frames of `n` instances on characters first..first+span-1 (instance i on first + i % span). */
-static result run(sinew_cuda_crowd *crowd, const character *c, int first, int span, int n, sinew_skinning method)
+static result run(sinew_cuda_crowd *crowd, const character *c, int first, int span, int n, sinew_skinning method,
+                  sinew_cuda_format format)
 {
     sinew_cuda_instance *inst = malloc(sizeof *inst * (size_t)n);
     uint32_t seed = 7;
@@ -93,7 +96,7 @@ static result run(sinew_cuda_crowd *crowd, const character *c, int first, int sp
         inst[i].times[1] = u * c->clips[inst[i].clips[1]]->duration;
         inst[i].weight = u;
     }
-    sinew_cuda_frame_desc fd = {.method = method, .normals = true, .sample_flags = SINEW_SAMPLE_LOOP};
+    sinew_cuda_frame_desc fd = {.method = method, .normals = true, .sample_flags = SINEW_SAMPLE_LOOP, .format = format};
     float f[REPS], p[REPS], s[REPS], up[REPS];
     sinew_error err = {0};
     result r = {0, 0, 0, 0};
@@ -175,7 +178,7 @@ int main(int argc, char **argv)
     static const char *const anims[] = {"fbx/pab/walk.fbx", "fbx/pab/run.fbx", NULL};
     if (load(&chars[nc], assets, "fbx/pab/arnaud.fbx", anims, "arnaud (welded)")) ++nc;
 
-    printf("%-20s %-8s %-7s %9s %8s %9s %8s %10s %8s %9s %8s\n", "character", "mesh", "method", "instances",
+    printf("%-20s %-8s %-11s %9s %8s %9s %8s %10s %8s %9s %8s\n", "character", "mesh", "method", "instances",
            "B/vertex", "skin ms", "TB/s", "of copy", "Gvert/s", "pose ms", "frame ms");
     for (int k = 0; k < nc; ++k) {
         const character *c = &chars[k];
@@ -192,36 +195,39 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_cuda: %s\n", err.description);
                 return 1;
             }
-        for (int m = 0; m < 2; ++m) {
-            sinew_skinning method = m ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
-            const char *mname = m ? "DQS" : "LBS";
+        for (int m = 0; m < 4; ++m) {
+            sinew_skinning method = m & 1 ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
+            sinew_cuda_format format = m & 2 ? SINEW_CUDA_COMPACT : SINEW_CUDA_FLOAT;
+            const char *mname = (const char *[]){"LBS", "DQS", "LBS compact", "DQS compact"}[m];
             /* shared mesh: character 0 for every instance; distinct: one character each */
             int shared_n = (int)(400e6 / nv) + 1; /* about 400 M vertices: the GPU filled */
             if (shared_n > crowd_n) shared_n = crowd_n;
-            result rs = run(crowd, c, 0, 1, shared_n, method);
-            result rd = run(crowd, c, 1, DISTINCT, DISTINCT, method);
+            result rs = run(crowd, c, 0, 1, shared_n, method, format);
+            result rd = run(crowd, c, 1, DISTINCT, DISTINCT, method, format);
             double vs = (double)nv * shared_n, vd = (double)nv * DISTINCT;
             /* shared: the outputs (the mesh stays in L2); distinct: instance i plays character
              * 1 + i, a mesh of its own: every instance reads its inputs too */
-            double bs = 24.0, bdist = 24.0 + input_bytes(c->mesh);
-            printf("%-20s %-8s %-7s %9d %8.0f %9.3f %8.2f %9.0f%% %8.1f %9.3f %8.3f\n", c->name, "shared", mname,
+            double out = format == SINEW_CUDA_COMPACT ? 12.0 : 24.0;
+            double bs = out, bdist = out + input_bytes(c->mesh);
+            printf("%-20s %-8s %-11s %9d %8.0f %9.3f %8.2f %9.0f%% %8.1f %9.3f %8.3f\n", c->name, "shared", mname,
                    shared_n, bs, rs.skin_ms, bs * vs / (rs.skin_ms * 1e-3) / 1e12,
                    100.0 * bs * vs / (rs.skin_ms * 1e-3) / copy_bw, vs / (rs.skin_ms * 1e-3) / 1e9, rs.pose_ms,
                    rs.frame_ms);
-            printf("%-20s %-8s %-7s %9d %8.0f %9.3f %8.2f %9.0f%% %8.1f %9.3f %8.3f\n", c->name, "distinct", mname,
+            printf("%-20s %-8s %-11s %9d %8.0f %9.3f %8.2f %9.0f%% %8.1f %9.3f %8.3f\n", c->name, "distinct", mname,
                    DISTINCT, bdist, rd.skin_ms, bdist * vd / (rd.skin_ms * 1e-3) / 1e12,
                    100.0 * bdist * vd / (rd.skin_ms * 1e-3) / copy_bw, vd / (rd.skin_ms * 1e-3) / 1e9, rd.pose_ms,
                    rd.frame_ms);
         }
-        /* characters per frame: a crowd of crowd_n sharing the mesh, LBS and DQS, the whole frame */
-        for (int m = 0; m < 2; ++m) {
-            sinew_skinning method = m ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
-            result r = run(crowd, c, 0, 1, crowd_n, method);
+        /* characters per frame: a crowd of crowd_n sharing the mesh, the whole frame */
+        for (int m = 0; m < 4; ++m) {
+            sinew_skinning method = m & 1 ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
+            sinew_cuda_format format = m & 2 ? SINEW_CUDA_COMPACT : SINEW_CUDA_FLOAT;
+            result r = run(crowd, c, 0, 1, crowd_n, method, format);
             if (r.frame_ms <= 0.0f) continue;
             printf("%s, %s: %d characters of %d vertices in %.2f ms (upload %.2f, pose %.2f, skin %.2f): "
                    "%.0f characters per 16.6 ms frame\n",
-                   c->name, m ? "DQS" : "LBS", crowd_n, nv, r.frame_ms, r.upload_ms, r.pose_ms, r.skin_ms,
-                   crowd_n * FRAME_MS / r.frame_ms);
+                   c->name, (const char *[]){"LBS", "DQS", "LBS compact", "DQS compact"}[m], crowd_n, nv, r.frame_ms,
+                   r.upload_ms, r.pose_ms, r.skin_ms, crowd_n * FRAME_MS / r.frame_ms);
         }
         sinew_cuda_crowd_free(crowd);
     }

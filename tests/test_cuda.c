@@ -4,7 +4,10 @@
  * cesium_man.gltf and arnaud.fbx playing walk.fbx and run.fbx, with LBS
  * (exact and fast normals) and DQS, looping, clamped and nlerp sampling.
  * Before every frame the outputs and palettes are poisoned with 0xff bytes
- * (NaN), so every element compared is proven written.
+ * (NaN), so every element compared is proven written. Compact outputs
+ * (half positions, octahedral normals) are checked twice, after poisons of
+ * 0x7f and 0xff: an unwritten normal word decodes near -z after the first
+ * and near +z after the second, so no normal passes both unwritten.
  *
  * Tolerance, 1e-5 relative: each palette entry within 1e-5 of the size of
  * the products summed to make it (sum over i of the largest entry of model
@@ -12,7 +15,9 @@
  * may be 1e-9 of its column on the other, and a translation that is the
  * difference of two large ones keeps their rounding); positions within 1e-5 of the vertex's
  * distance from the origin plus the mesh's radius (an absolute error of
- * 1e-5 of the character's size); unit normals within 1e-5.
+ * 1e-5 of the character's size); unit normals within 1e-5. Compact
+ * outputs add their format's rounding: 2^-11 of each position coordinate,
+ * 7e-5 of each normal component.
  *
  * Without a usable GPU (no driver, no device: any CUDA error at start) the
  * test prints why and reports skipped (77). Usage: test_cuda [ASSETS_DIR]. */
@@ -97,6 +102,7 @@ static void compare_instance(const sinew_cuda_crowd *crowd, int i, const sinew_c
     float *gpal = malloc(sizeof(float) * 12 * (size_t)nk);
     float *cpos = malloc(sizeof(float) * 3 * (size_t)nv), *cnrm = malloc(sizeof(float) * 3 * (size_t)nv);
     float *gpos = malloc(sizeof(float) * 3 * (size_t)nv), *gnrm = malloc(sizeof(float) * 3 * (size_t)nv);
+    bool compact = fd->format == SINEW_CUDA_COMPACT;
     sinew_error err = {0};
     sinew_clip_sample(c->clips[in->clips[0]], sk, in->times[0], fd->sample_flags, NULL, a, nj, NULL);
     sinew_blend_layer layers[2] = {{a, 1.0f - (in->clips[1] >= 0 ? in->weight : 0.0f), NULL}, {b, 0.0f, NULL}};
@@ -144,11 +150,13 @@ static void compare_instance(const sinew_cuda_crowd *crowd, int i, const sinew_c
         const float *cp = cpos + 3 * v, *gp = gpos + 3 * v;
         double size = sqrt((double)cp[0] * cp[0] + (double)cp[1] * cp[1] + (double)cp[2] * cp[2]) + c->radius;
         for (int x = 0; x < 3; ++x) {
-            double d = fabs((double)gp[x] - cp[x]) / size;
+            /* compact: less the half's rounding (2^-11 of the value, 2^-25 under 2^-14) */
+            double rounding = compact ? ldexp(fabs((double)cp[x]) * (1.0 + 2 * TOL), -11) + ldexp(1.0, -25) : 0.0;
+            double d = fmax(0.0, fabs((double)gp[x] - cp[x]) - rounding) / size;
             if (!(d <= w->pos)) w->pos = isnan(d) ? INFINITY : fmax(w->pos, d);
             bad += !(d <= TOL);
             if (fd->normals) {
-                double dn = fabs((double)gnrm[3 * v + x] - cnrm[3 * v + x]);
+                double dn = fmax(0.0, fabs((double)gnrm[3 * v + x] - cnrm[3 * v + x]) - (compact ? 7e-5 : 0.0));
                 if (!(dn <= w->nrm)) w->nrm = isnan(dn) ? INFINITY : fmax(w->nrm, dn);
                 bad += !(dn <= TOL);
             }
@@ -178,6 +186,25 @@ static void test_errors(sinew_cuda_crowd *crowd, int characters)
           "unknown clip refused: %s", err.description);
     sinew_cuda_instance weight = {0, {0, 0}, {0, 0}, 1.5f};
     CHECK(sinew_cuda_frame(crowd, &weight, 1, &fd, &err) == SINEW_ERROR_INVALID_ARGUMENT, "weight 1.5 refused");
+    sinew_cuda_instance fine = {0, {0, -1}, {0, 0}, 0};
+    fd.format = (sinew_cuda_format)7;
+    CHECK(sinew_cuda_frame(crowd, &fine, 1, &fd, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
+              strstr(err.description, "format") != NULL,
+          "an unknown output format refused: %s", err.description);
+    /* each format's outputs through its own call only */
+    const float *fp = NULL, *fn = NULL;
+    const uint16_t *hp = NULL;
+    const uint32_t *hn = NULL;
+    fd = (sinew_cuda_frame_desc){.method = SINEW_SKINNING_LBS, .normals = true, .format = SINEW_CUDA_COMPACT};
+    CHECK(sinew_cuda_frame(crowd, &fine, 1, &fd, &err) == SINEW_OK, "compact frame: %s", err.description);
+    sinew_cuda_output(crowd, &fp, &fn);
+    sinew_cuda_output_compact(crowd, &hp, &hn);
+    CHECK(!fp && !fn && hp && hn, "a compact frame: compact pointers only");
+    fd.format = SINEW_CUDA_FLOAT, fd.normals = false;
+    CHECK(sinew_cuda_frame(crowd, &fine, 1, &fd, &err) == SINEW_OK, "float frame: %s", err.description);
+    sinew_cuda_output(crowd, &fp, &fn);
+    sinew_cuda_output_compact(crowd, &hp, &hn);
+    CHECK(fp && !fn && !hp && !hn, "a float frame without normals: float positions only");
 }
 
 int main(int argc, char **argv)
@@ -224,12 +251,15 @@ int main(int argc, char **argv)
         sinew_skinning method;
         bool fast;
         unsigned flags;
+        sinew_cuda_format format;
         const char *name;
-    } runs[] = {{SINEW_SKINNING_LBS, false, SINEW_SAMPLE_LOOP, "LBS, exact normals, loop"},
-                {SINEW_SKINNING_LBS, true, SINEW_SAMPLE_CLAMP, "LBS, fast normals, clamp"},
-                {SINEW_SKINNING_LBS, false, SINEW_SAMPLE_LOOP | SINEW_SAMPLE_NLERP, "LBS, nlerp"},
-                {SINEW_SKINNING_DQS, false, SINEW_SAMPLE_LOOP, "DQS, loop"},
-                {SINEW_SKINNING_DQS, false, SINEW_SAMPLE_CLAMP, "DQS, clamp"}};
+    } runs[] = {{SINEW_SKINNING_LBS, false, SINEW_SAMPLE_LOOP, SINEW_CUDA_FLOAT, "LBS, exact normals, loop"},
+                {SINEW_SKINNING_LBS, true, SINEW_SAMPLE_CLAMP, SINEW_CUDA_FLOAT, "LBS, fast normals, clamp"},
+                {SINEW_SKINNING_LBS, false, SINEW_SAMPLE_LOOP | SINEW_SAMPLE_NLERP, SINEW_CUDA_FLOAT, "LBS, nlerp"},
+                {SINEW_SKINNING_DQS, false, SINEW_SAMPLE_LOOP, SINEW_CUDA_FLOAT, "DQS, loop"},
+                {SINEW_SKINNING_DQS, false, SINEW_SAMPLE_CLAMP, SINEW_CUDA_FLOAT, "DQS, clamp"},
+                {SINEW_SKINNING_LBS, false, SINEW_SAMPLE_LOOP, SINEW_CUDA_COMPACT, "LBS, compact"},
+                {SINEW_SKINNING_DQS, false, SINEW_SAMPLE_LOOP, SINEW_CUDA_COMPACT, "DQS, compact"}};
     for (size_t r = 0; r < sizeof runs / sizeof *runs; ++r) {
         for (int i = 0; i < INSTANCES; ++i) {
             int k = irand(n_chars);
@@ -245,19 +275,22 @@ int main(int argc, char **argv)
             inst[i].weight = i % 7 == 0 ? 0.0f : i % 7 == 1 ? 1.0f : frand(0.0f, 1.0f);
         }
         sinew_cuda_frame_desc fd = {.method = runs[r].method, .normals = true, .fast_normals = runs[r].fast,
-                                    .sample_flags = runs[r].flags};
-        CHECK(sinew_cuda_poison(crowd, 0xff, &err) == SINEW_OK, "poison: %s", err.description);
-        CHECK(sinew_cuda_frame(crowd, inst, INSTANCES, &fd, &err) == SINEW_OK, "%s: frame: %s", runs[r].name,
-              err.description);
-        /* a second frame over the same buffers, poisoned again: nothing stale counts */
-        CHECK(sinew_cuda_poison(crowd, 0xff, &err) == SINEW_OK, "poison: %s", err.description);
-        CHECK(sinew_cuda_frame(crowd, inst, INSTANCES, &fd, &err) == SINEW_OK, "%s: frame: %s", runs[r].name,
-              err.description);
+                                    .sample_flags = runs[r].flags, .format = runs[r].format};
+        static const int poisons[2] = {0x7f, 0xff};
         worst w = {0, 0, 0, 0};
-        for (int i = 0; i < INSTANCES; ++i) compare_instance(crowd, i, &inst[i], &chars[inst[i].character], &fd, &w,
-                                                             runs[r].name);
-        printf("%-26s %lld vertices compared; worst: palette %.2e, positions %.2e, normals %.2e\n", runs[r].name,
-               w.compared, w.palette, w.pos, w.nrm);
+        for (int pass = fd.format == SINEW_CUDA_COMPACT ? 0 : 1; pass < 2; ++pass) {
+            CHECK(sinew_cuda_poison(crowd, poisons[pass], &err) == SINEW_OK, "poison: %s", err.description);
+            CHECK(sinew_cuda_frame(crowd, inst, INSTANCES, &fd, &err) == SINEW_OK, "%s: frame: %s", runs[r].name,
+                  err.description);
+            /* a second frame over the same buffers, poisoned again: nothing stale counts */
+            CHECK(sinew_cuda_poison(crowd, poisons[pass], &err) == SINEW_OK, "poison: %s", err.description);
+            CHECK(sinew_cuda_frame(crowd, inst, INSTANCES, &fd, &err) == SINEW_OK, "%s: frame: %s", runs[r].name,
+                  err.description);
+            for (int i = 0; i < INSTANCES; ++i)
+                compare_instance(crowd, i, &inst[i], &chars[inst[i].character], &fd, &w, runs[r].name);
+        }
+        printf("%-26s %lld vertices compared; worst: palette %.2e, positions %.2e, normals %.2e%s\n", runs[r].name,
+               w.compared, w.palette, w.pos, w.nrm, fd.format == SINEW_CUDA_COMPACT ? " (past the format's rounding)" : "");
     }
     sinew_cuda_crowd_free(crowd);
     for (int k = 0; k < n_chars; ++k) release(&chars[k]);

@@ -89,8 +89,78 @@ static void check_dq_pack(void)
     sinew_asset_free(a);
 }
 
+/* The compact formats of the CUDA crowd path, on the host. */
+static void check_compact_formats(void)
+{
+    int round_trip_bad = 0;
+    for (uint32_t h = 0; h < 0x10000u; ++h) {
+        float f = sinew_half_to_float((uint16_t)h);
+        uint16_t back = sinew_float_to_half(f);
+        bool nan = ((h >> 10) & 0x1f) == 0x1f && (h & 0x3ff);
+        round_trip_bad += nan ? !(isnan(f) && (back & 0x7fff) == 0x7e00 && (back & 0x8000) == (h & 0x8000))
+                              : back != h;
+    }
+    CHECK(round_trip_bad == 0, "every half survives half -> float -> half (%d do not)", round_trip_bad);
+    static const struct {
+        float f;
+        uint16_t h;
+    } cases[] = {{1.0f, 0x3c00}, {-2.0f, 0xc000}, {65504.0f, 0x7bff}, {65519.0f, 0x7bff}, {65520.0f, 0x7c00},
+                 {1e9f, 0x7c00}, {0x1p-24f, 0x0001}, {0x1p-25f, 0x0000}, {0x1.000002p-25f, 0x0001},
+                 {0x3p-25f, 0x0002}, {1.0f + 0x1p-11f, 0x3c00}, {1.0f + 0x3p-11f, 0x3c02}, {0x1p-14f, 0x0400},
+                 {0x1.ffcp-15f, 0x0400}, {-0.0f, 0x8000}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i)
+        CHECK(sinew_float_to_half(cases[i].f) == cases[i].h, "half of %a: %#x, want %#x", (double)cases[i].f,
+              sinew_float_to_half(cases[i].f), cases[i].h);
+    /* nearest, ties to even, over random floats of every size a half holds */
+    uint32_t seed = 99u;
+    int not_nearest = 0;
+    for (int i = 0; i < 200000; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        float f = ldexpf((float)(seed >> 8) / 16777216.0f + 0.5f, (int)(seed % 43u) - 27) * ((seed & 1u) ? -1 : 1);
+        uint16_t h = sinew_float_to_half(f);
+        double err = fabs((double)sinew_half_to_float(h) - f);
+        for (int d = -1; d <= 1; d += 2) {
+            uint16_t g = (uint16_t)(h + d);
+            if (((g >> 10) & 0x1f) == 0x1f || (g & 0x7fff) == 0x7fff || ((h & 0x7fff) == 0 && d < 0)) continue;
+            double eg = fabs((double)sinew_half_to_float(g) - f);
+            not_nearest += eg < err || (eg == err && (h & 1));
+        }
+    }
+    CHECK(not_nearest == 0, "float -> half rounds to the nearest, ties to even (%d not)", not_nearest);
+
+    /* octahedral words: every direction within the documented 7e-5 (the
+     * rounding of p, 1.5e-5 a component, through the normalization: at most
+     * sqrt(3) times its 3.7e-5) */
+    double worst = 0.0;
+    for (int i = 0; i < 200000; ++i) {
+        float n[3], d[3];
+        double len2 = 0.0;
+        do {
+            len2 = 0.0;
+            for (int x = 0; x < 3; ++x) {
+                seed = seed * 1664525u + 1013904223u;
+                n[x] = (float)(seed >> 8) / 8388608.0f - 1.0f;
+                len2 += (double)n[x] * n[x];
+            }
+        } while (len2 > 1.0 || len2 < 1e-6);
+        if (i < 6) n[0] = n[1] = n[2] = 0.0f, n[i / 2] = i % 2 ? -1.0f : 1.0f, len2 = 1.0; /* the axes */
+        for (int x = 0; x < 3; ++x) n[x] = (float)(n[x] / sqrt(len2));
+        sinew_octahedral_decode(sinew_octahedral_encode(n), d);
+        double e = 0.0;
+        for (int x = 0; x < 3; ++x) e = fmax(e, fabs((double)d[x] - n[x]));
+        worst = fmax(worst, e);
+        if (i < 6) CHECK(e == 0.0, "axis %d exactly: %g %g %g", i, (double)d[0], (double)d[1], (double)d[2]);
+    }
+    printf("octahedral words: worst component error %.2e\n", worst);
+    CHECK(worst <= 7e-5, "octahedral words within 7e-5: %.3g", worst);
+    float zero[3] = {0, 0, 0}, up[3];
+    sinew_octahedral_decode(sinew_octahedral_encode(zero), up);
+    CHECK(up[0] == 0.0f && up[1] == 0.0f && up[2] == 1.0f, "a zero vector as +z");
+}
+
 int main(void)
 {
+    check_compact_formats();
     check_compose();
     check_embedded();
     check_dq_pack();

@@ -232,9 +232,10 @@ SINEW_API sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_
  * matrix, SINEW_NORMALS_INVERSE_TRANSPOSE, or by M with .fast_normals) or
  * DQS of the mesh's positions and normals. WEIGHTS tracks (morph targets)
  * are not played on the GPU. Instance i's vertices start at vertex
- * sinew_cuda_instance_offset(crowd, i) of the output buffers, 3 floats each;
- * each instance's range starts at a multiple of 4 vertices (16-byte
- * aligned), so up to 3 vertices of padding may follow it.
+ * sinew_cuda_instance_offset(crowd, i) of the output buffers (3 floats a
+ * vertex, or the compact formats below); each instance's range starts at a
+ * multiple of 4 vertices (16-byte aligned), so up to 3 vertices of padding
+ * (unspecified values) may follow it.
  *
  * Errors name the failing CUDA call and its message (SINEW_ERROR_GPU); a
  * machine with no usable GPU or driver fails sinew_cuda_crowd_create. A
@@ -277,11 +278,33 @@ typedef struct sinew_cuda_instance {
     float weight;
 } sinew_cuda_instance;
 
+/* How a frame writes its outputs.
+ *
+ * SINEW_CUDA_FLOAT: positions and normals as 3 floats a vertex (12 bytes
+ * each): sinew_cuda_output().
+ *
+ * SINEW_CUDA_COMPACT: 12 bytes a vertex in all, half the traffic, for
+ * renderers that read them so (sinew_cuda_output_compact()):
+ *   positions: 4 IEEE binary16 halves a vertex (x, y, z, 1), rounded to
+ *     nearest even: 11 significant bits, so an error up to 2^-11 of each
+ *     coordinate's size (1 mm at 2 m), and coordinates beyond 65504 become
+ *     infinite: for characters measured in units that keep them smaller;
+ *   normals: one 32-bit word a vertex, the octahedral map of the unit
+ *     normal (Cigolle et al. 2014: p = n.xy / (|x| + |y| + |z|), folded as
+ *     ((1 - |p.y|) sign p.x, (1 - |p.x|) sign p.y) where z < 0), each of
+ *     p.x, p.y as a signed 16-bit round(p * 32767), x in the low half:
+ *     each component within 7e-5 (sinew_octahedral_decode()). */
+typedef enum sinew_cuda_format {
+    SINEW_CUDA_FLOAT = 0,
+    SINEW_CUDA_COMPACT = 1
+} sinew_cuda_format;
+
 typedef struct sinew_cuda_frame_desc {
-    sinew_skinning method;  /* LBS or DQS */
-    bool normals;           /* skin the normals too (the mesh must have them) */
-    bool fast_normals;      /* LBS normals by M itself (SINEW_NORMALS_FAST) */
-    unsigned sample_flags;  /* SINEW_SAMPLE_LOOP, SINEW_SAMPLE_NLERP */
+    sinew_skinning method;    /* LBS or DQS */
+    bool normals;             /* skin the normals too (the mesh must have them) */
+    bool fast_normals;        /* LBS normals by M itself (SINEW_NORMALS_FAST) */
+    unsigned sample_flags;    /* SINEW_SAMPLE_LOOP, SINEW_SAMPLE_NLERP */
+    sinew_cuda_format format; /* of the outputs: SINEW_CUDA_FLOAT (0) or SINEW_CUDA_COMPACT */
 } sinew_cuda_frame_desc;
 
 /* Poses and skins `count` instances (host array, copied) into the crowd's
@@ -292,15 +315,23 @@ typedef struct sinew_cuda_frame_desc {
 SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *crowd, const sinew_cuda_instance *instances, int count,
                                         const sinew_cuda_frame_desc *desc, sinew_error *err);
 
-/* The device pointers of the last frame's outputs: 3 floats per vertex
- * (normals NULL when the frame skinned none). Valid until the next frame. */
+/* The device pointers of the last frame's outputs in SINEW_CUDA_FLOAT: 3
+ * floats per vertex (normals NULL when the frame skinned none; both NULL
+ * when it wrote another format). Valid until the next frame. */
 SINEW_API void sinew_cuda_output(const sinew_cuda_crowd *crowd, const float **positions, const float **normals);
+
+/* The device pointers of the last frame's outputs in SINEW_CUDA_COMPACT: 4
+ * halves (positions) and one octahedral word (normals) per vertex (normals
+ * NULL when the frame skinned none; both NULL when it wrote floats). */
+SINEW_API void sinew_cuda_output_compact(const sinew_cuda_crowd *crowd, const uint16_t **positions,
+                                         const uint32_t **normals);
 
 /* The first output vertex of instance i of the last frame. */
 SINEW_API size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *crowd, int instance);
 
 /* Copies instance i's skinned positions and normals (either may be NULL)
- * of the last frame to the host, 3 floats per vertex of its mesh. */
+ * of the last frame to the host, 3 floats per vertex of its mesh (a compact
+ * frame's outputs decoded: sinew_half_to_float, sinew_octahedral_decode). */
 SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *crowd, int instance, float *positions,
                                            float *normals, sinew_error *err);
 
@@ -324,6 +355,22 @@ typedef struct sinew_cuda_timing {
 /* The last frame's sinew_cuda_timing (zeros before the first frame, for an
  * empty one, or without CUDA). */
 SINEW_API sinew_cuda_timing sinew_cuda_last_timing(const sinew_cuda_crowd *crowd);
+
+/* The compact output formats on the host (no GPU needed). */
+
+/* An IEEE 754 binary16 value as a float (exact: every half is a float). */
+SINEW_API float sinew_half_to_float(uint16_t h);
+
+/* A float as the nearest binary16 (ties to even; beyond 65504 infinite,
+ * NaN stays NaN): what the CUDA path's compact positions hold. */
+SINEW_API uint16_t sinew_float_to_half(float f);
+
+/* Unit vector n as the octahedral word of SINEW_CUDA_COMPACT (a zero or
+ * non-finite vector as +z). */
+SINEW_API uint32_t sinew_octahedral_encode(const float n[3]);
+
+/* The unit vector of an octahedral word, normalized, into n[3]. */
+SINEW_API void sinew_octahedral_decode(uint32_t word, float n[3]);
 
 #ifdef __cplusplus
 }

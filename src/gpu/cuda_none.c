@@ -45,6 +45,13 @@ void sinew_cuda_output(const sinew_cuda_crowd *crowd, const float **positions, c
     if (normals) *normals = NULL;
 }
 
+void sinew_cuda_output_compact(const sinew_cuda_crowd *crowd, const uint16_t **positions, const uint32_t **normals)
+{
+    (void)crowd;
+    if (positions) *positions = NULL;
+    if (normals) *normals = NULL;
+}
+
 size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *crowd, int instance)
 {
     (void)crowd, (void)instance;

@@ -8,11 +8,13 @@
  * the level before finished), in place; then the palette (model * inverse
  * bind) and, for DQS, its dual quaternions, to global memory.
  *
- * skin_kernel: one thread per vertex of a character, looping over up to
- * SKIN_BATCH instances of that character: the vertex's position, normal
- * and influences are read once and serve them all, so a crowd sharing a
- * mesh moves little more than its output. Work items (a character and up
- * to SKIN_BATCH of its instances) are laid out on the host each frame.
+ * skin_kernel: a block per work item (a character and up to SKIN_BATCH of
+ * its instances, laid out on the host each frame) and range of its
+ * vertices. The instances' palettes are copied into shared memory; then a
+ * thread per vertex reads the vertex's position, normal and influences once
+ * and skins it for every instance of the item, so a crowd sharing a mesh
+ * moves little more than its outputs: floats (staged per warp into 16-byte
+ * stores) or the compact halves and octahedral words.
  *
  * The math mirrors the CPU reference (src/runtime/clip.c, blend.c, pose.c,
  * skin_lbs.c, skin_dqs.c) operation for operation; nvcc contracts some
@@ -20,6 +22,7 @@
  * relative), not bit for bit. */
 #include "sinew/sinew_gpu.h"
 
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <math.h>
@@ -38,13 +41,25 @@ static void ok(sinew_error *err)
 
 namespace {
 
-enum { MAX_JOINTS = 1024, WARPS_PER_BLOCK = 4, SKIN_THREADS = 128, SKIN_BATCH = 8, DQ_FLOATS = 20 };
+enum {
+    MAX_JOINTS = 1024,
+    WARPS_PER_BLOCK = 4,
+    DQ_FLOATS = 20,
+    SKIN_THREADS = 256,
+    SKIN_WARPS = SKIN_THREADS / 32,
+    SKIN_BATCH = 8,          /* instances an item (a block) skins at most */
+    STAGE_FLOATS = 192,      /* a warp's staging of 32 positions and 32 normals */
+    PALETTE_BUDGET = 32768,  /* bytes of shared memory for an item's palettes */
+};
 
 struct dev_track {
     int interp;    /* sinew_interpolation */
     int keys;      /* 0: no track, the rest pose (or identity) stands */
     int times;     /* offset in the pool */
     int values;    /* offset in the pool */
+    float start, end; /* the first and last key times */
+    float rate;       /* (keys - 1) / (end - start): the key a time falls in, guessed (0: one key) */
+    int unused;
 };
 
 struct dev_clip {
@@ -75,6 +90,7 @@ struct skin_item {
 
 struct frame_params {
     const dev_character *chars;
+    int chunk; /* vertices a skin block covers, a multiple of 32 */
     const sinew_cuda_instance *inst;
     const long long *vertex_offset; /* per instance */
     const int *palette_offset;      /* per instance, in palette slots */
@@ -101,7 +117,7 @@ __device__ float clip_time(float d, float time, unsigned flags)
     return t >= d ? 0.0f : t;
 }
 
-__device__ void q_normalize(float *q)
+__device__ __forceinline__ void q_normalize(float *q)
 {
     float len2 = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
     if (!(len2 > 0.0f) || !isfinite(len2)) {
@@ -112,7 +128,7 @@ __device__ void q_normalize(float *q)
     for (int i = 0; i < 4; ++i) q[i] *= inv;
 }
 
-__device__ void nlerp(const float *a, const float *b, float t, float *out)
+__device__ __forceinline__ void nlerp(const float *a, const float *b, float t, float *out)
 {
     float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
     float ta = 1.0f - t, tb = t * (d < 0.0f ? -1.0f : 1.0f);
@@ -120,7 +136,7 @@ __device__ void nlerp(const float *a, const float *b, float t, float *out)
     q_normalize(out);
 }
 
-__device__ void slerp(const float *a, const float *b_in, float t, float *out)
+__device__ __forceinline__ void slerp(const float *a, const float *b_in, float t, float *out)
 {
     float b[4] = {b_in[0], b_in[1], b_in[2], b_in[3]};
     float d = a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3];
@@ -143,31 +159,40 @@ __device__ void slerp(const float *a, const float *b_in, float t, float *out)
 }
 
 /* sinew_track_sample for a translation, rotation or scale track (c = 3 or 4). */
-__device__ void sample_track(const dev_track &tr, const float *pool, int c, bool rotation, float t, unsigned flags,
-                             float *out)
+template <int c, bool rotation>
+__device__ __forceinline__ void sample_track(const dev_track &tr, const float *pool, float t, unsigned flags, float *out)
 {
     const float *times = pool + tr.times, *v = pool + tr.values;
     int n = tr.keys;
     bool cubic = tr.interp == SINEW_INTERP_CUBICSPLINE;
     int stride = cubic ? 3 * c : c, value_at = cubic ? c : 0;
-    if (n == 1 || t <= times[0]) {
+    if (n == 1 || t <= tr.start) {
         for (int i = 0; i < c; ++i) out[i] = v[value_at + i];
         return;
     }
-    if (t >= times[n - 1]) {
+    if (t >= tr.end) {
         for (int i = 0; i < c; ++i) out[i] = v[(size_t)(n - 1) * stride + value_at + i];
         return;
     }
-    int lo = 0, hi = n - 2;
-    while (lo < hi) {
-        int mid = lo + (hi - lo + 1) / 2;
-        if (times[mid] <= t)
-            lo = mid;
-        else
-            hi = mid - 1;
+    /* the last key at or before t: guessed as if the keys were evenly spaced
+     * (baked clips are), kept when the two keys around it agree, else found
+     * by binary search; either way the key the CPU's search finds */
+    int lo = (int)fmaxf(0.0f, fminf((t - tr.start) * tr.rate, (float)(n - 2)));
+    float t0 = times[lo], t1 = times[lo + 1];
+    if (!(t0 <= t && t < t1)) {
+        int hi = n - 2;
+        lo = 0;
+        while (lo < hi) {
+            int mid = lo + (hi - lo + 1) / 2;
+            if (times[mid] <= t)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        t0 = times[lo], t1 = times[lo + 1];
     }
     const float *a = v + (size_t)lo * stride, *b = v + (size_t)(lo + 1) * stride;
-    float t0 = times[lo], td = times[lo + 1] - t0;
+    float td = t1 - t0;
     if (t == t0) {
         for (int i = 0; i < c; ++i) out[i] = a[value_at + i];
         return;
@@ -194,7 +219,7 @@ __device__ void sample_track(const dev_track &tr, const float *pool, int c, bool
 }
 
 /* Joint j of clip k at clip time t: t, q, s (10 floats). */
-__device__ void sample_joint(const dev_character &ch, int k, int j, float t, unsigned flags, float *trs)
+__device__ __forceinline__ void sample_joint(const dev_character &ch, int k, int j, float t, unsigned flags, float *trs)
 {
     const dev_clip &clip = ch.clips[k];
     if (clip.additive) {
@@ -204,32 +229,34 @@ __device__ void sample_joint(const dev_character &ch, int k, int j, float t, uns
         for (int i = 0; i < 10; ++i) trs[i] = ch.rest[10 * j + i];
     }
     const dev_track *tr = ch.tracks + clip.tracks + 3 * j;
-    if (tr[0].keys) sample_track(tr[0], ch.pool, 3, false, t, flags, trs);
-    if (tr[1].keys) sample_track(tr[1], ch.pool, 4, true, t, flags, trs + 3);
-    if (tr[2].keys) sample_track(tr[2], ch.pool, 3, false, t, flags, trs + 7);
+    if (tr[0].keys) sample_track<3, false>(tr[0], ch.pool, t, flags, trs);
+    if (tr[1].keys) sample_track<4, true>(tr[1], ch.pool, t, flags, trs + 3);
+    if (tr[2].keys) sample_track<3, false>(tr[2], ch.pool, t, flags, trs + 7);
 }
 
-/* sinew_blend of two layers (weights wa, wb) with the default threshold. */
-__device__ void blend2(const float *a, float wa, const float *b, float wb, const float *rest, float *out)
+/* sinew_blend of two layers (weights wa, wb) with the default threshold:
+ * the rest pose tops up a total under it. */
+__device__ __forceinline__ void blend2(const float *a, float wa, const float *b, float wb, const float *rest,
+                                      float *out)
 {
     const float threshold = 0.1f;
     float total = 0.0f, acc[10] = {0};
-    int contributors = 0;
-    const float *only = rest;
+    int contributors = 0, only = 2;
+#pragma unroll
     for (int i = 0; i < 3; ++i) {
         const float *p = i == 0 ? a : i == 1 ? b : rest;
         float w = i == 0 ? wa : i == 1 ? wb : threshold - total;
         if (!(w > 0.0f)) continue;
         total += w;
         ++contributors;
-        only = p;
+        only = i;
         for (int x = 0; x < 3; ++x) acc[x] += w * p[x], acc[7 + x] += w * p[7 + x];
         float dot = p[3] * rest[3] + p[4] * rest[4] + p[5] * rest[5] + p[6] * rest[6];
         float wq = dot < 0.0f ? -w : w;
         for (int x = 0; x < 4; ++x) acc[3 + x] += wq * p[3 + x];
     }
     if (contributors == 1) {
-        for (int i = 0; i < 10; ++i) out[i] = only[i];
+        for (int i = 0; i < 10; ++i) out[i] = only == 0 ? a[i] : only == 1 ? b[i] : rest[i];
         return;
     }
     float inv = 1.0f / total;
@@ -239,7 +266,7 @@ __device__ void blend2(const float *a, float wa, const float *b, float wb, const
 }
 
 /* sinew__mat4_from_trs as a 3x4 (columns x, y, z, translation). */
-__device__ void trs_matrix(const float *trs, float *m)
+__device__ __forceinline__ void trs_matrix(const float *trs, float *m)
 {
     float qx = trs[3], qy = trs[4], qz = trs[5], qw = trs[6];
     float x2 = qx + qx, y2 = qy + qy, z2 = qz + qz;
@@ -253,7 +280,7 @@ __device__ void trs_matrix(const float *trs, float *m)
 }
 
 /* a * b for 3x4 affine matrices (the last rows 0 0 0 1); out may be b. */
-__device__ void mul_affine(const float *a, const float *b, float *out)
+__device__ __forceinline__ void mul_affine(const float *a, const float *b, float *out)
 {
     float r[12];
     for (int c = 0; c < 4; ++c)
@@ -366,11 +393,41 @@ __global__ void pose_kernel(frame_params p)
 
 /* ---- skinning ---------------------------------------------------------------- */
 
-__device__ int fetch(const dev_character &ch, int v, int *idx, float *w)
+/* Vertex v's influences: indices and weights as floats (the CPU's
+ * conversions), four at a time where the stream allows. Entries past the
+ * skin's influence count are left unset. */
+__device__ __forceinline__ int fetch(const dev_character &ch, int v, int *idx, float *w)
 {
-    int n = ch.influences;
-    size_t base = (size_t)v * n;
-    for (int x = 0; x < n; ++x) {
+    const int n = ch.influences;
+    const size_t base = (size_t)v * n;
+    if ((n & 3) == 0) { /* base is then a multiple of 4 entries: aligned vector loads */
+#pragma unroll
+        for (int x = 0; x < SINEW_MAX_INFLUENCES; x += 4) {
+            if (x >= n) break;
+            if (ch.index_type == SINEW_INDEX_U8) {
+                unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.indices + base + x));
+                idx[x] = u & 0xff, idx[x + 1] = (u >> 8) & 0xff, idx[x + 2] = (u >> 16) & 0xff, idx[x + 3] = u >> 24;
+            } else {
+                uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.indices + base + x));
+                idx[x] = u.x & 0xffff, idx[x + 1] = u.x >> 16, idx[x + 2] = u.y & 0xffff, idx[x + 3] = u.y >> 16;
+            }
+            if (ch.weight_type == SINEW_WEIGHT_F32) {
+                float4 f = __ldg((const float4 *)((const float *)ch.weights + base + x));
+                w[x] = f.x, w[x + 1] = f.y, w[x + 2] = f.z, w[x + 3] = f.w;
+            } else if (ch.weight_type == SINEW_WEIGHT_UNORM16) {
+                uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.weights + base + x));
+                const unsigned q[4] = {u.x & 0xffff, u.x >> 16, u.y & 0xffff, u.y >> 16};
+                for (int y = 0; y < 4; ++y) w[x + y] = (float)q[y] * (1.0f / 65535.0f);
+            } else {
+                unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.weights + base + x));
+                for (int y = 0; y < 4; ++y) w[x + y] = (float)((u >> (8 * y)) & 0xff) * (1.0f / 255.0f);
+            }
+        }
+        return n;
+    }
+#pragma unroll
+    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
+        if (x >= n) break;
         idx[x] = ch.index_type == SINEW_INDEX_U8 ? ((const unsigned char *)ch.indices)[base + x]
                                                  : ((const unsigned short *)ch.indices)[base + x];
         w[x] = ch.weight_type == SINEW_WEIGHT_F32      ? ((const float *)ch.weights)[base + x]
@@ -401,95 +458,180 @@ __device__ void transform_normal(const float *a, const float *n, float *r)
     for (int row = 0; row < 3; ++row) r[row] = sign * (c[row] * n[0] + c[3 + row] * n[1] + c[6 + row] * n[2]);
 }
 
-__global__ void skin_kernel(frame_params p)
+/* LBS of one vertex by a palette of 3 float4 a joint (sinew_skin_lbs). */
+__device__ __forceinline__ void skin_lbs(const float4 *pal, int n, const int *idx, const float *w, const float *pos,
+                                         const float *nrm, bool normals, bool fast, float *po, float *no)
 {
-    int item_index = blockIdx.x / p.blocks_per_item;
-    const skin_item it = p.items[item_index];
+    float m[12] = {0};
+#pragma unroll
+    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
+        if (x >= n) break;
+        if (w[x] == 0.0f) continue;
+        const float4 *q = pal + 3 * idx[x];
+        float4 q0 = q[0], q1 = q[1], q2 = q[2];
+        const float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
+        for (int y = 0; y < 12; ++y) m[y] += w[x] * e[y];
+    }
+    for (int row = 0; row < 3; ++row)
+        po[row] = m[row] * pos[0] + m[3 + row] * pos[1] + m[6 + row] * pos[2] + m[9 + row];
+    if (normals) {
+        float r[3];
+        if (fast)
+            for (int row = 0; row < 3; ++row) r[row] = m[row] * nrm[0] + m[3 + row] * nrm[1] + m[6 + row] * nrm[2];
+        else
+            transform_normal(m, nrm, r);
+        store_normal(no, r[0], r[1], r[2]);
+    }
+}
+
+/* DQS of one vertex by a palette of DQ_FLOATS / 4 float4 a joint: real,
+ * dual, stretch (sinew_skin_dqs). */
+__device__ __forceinline__ void skin_dqs(const float4 *pal, int n, const int *idx, const float *w, const float *pos,
+                                         const float *nrm, bool normals, float *po, float *no)
+{
+    float br[4] = {0}, bd[4] = {0}, first[4] = {0}, S[9] = {0};
+    bool have_first = false;
+#pragma unroll
+    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
+        if (x >= n) break;
+        if (w[x] == 0.0f) continue;
+        const float4 *q = pal + (DQ_FLOATS / 4) * idx[x];
+        float4 q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4];
+        const float d[17] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x,
+                             q2.y, q2.z, q2.w, q3.x, q3.y, q3.z, q3.w, q4.x};
+        if (!have_first) {
+            for (int y = 0; y < 4; ++y) first[y] = d[y];
+            have_first = true;
+        }
+        float dot = first[0] * d[0] + first[1] * d[1] + first[2] * d[2] + first[3] * d[3];
+        float wi = dot < 0.0f ? -w[x] : w[x];
+        for (int y = 0; y < 4; ++y) br[y] += wi * d[y], bd[y] += wi * d[4 + y];
+        for (int y = 0; y < 9; ++y) S[y] += w[x] * d[8 + y];
+    }
+    float len2 = br[0] * br[0] + br[1] * br[1] + br[2] * br[2] + br[3] * br[3];
+    float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    float r[4], d[4];
+    for (int y = 0; y < 4; ++y) r[y] = br[y] * inv, d[y] = bd[y] * inv;
+    /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
+    float t[3] = {2.0f * (d[0] * r[3] - r[0] * d[3] + (r[1] * d[2] - r[2] * d[1])),
+                  2.0f * (d[1] * r[3] - r[1] * d[3] + (r[2] * d[0] - r[0] * d[2])),
+                  2.0f * (d[2] * r[3] - r[2] * d[3] + (r[0] * d[1] - r[1] * d[0]))};
+    float q[3];
+    for (int row = 0; row < 3; ++row) q[row] = S[row] * pos[0] + S[3 + row] * pos[1] + S[6 + row] * pos[2];
+    /* v + 2 w (u x v) + u x (2 u x v) */
+    float u[3] = {r[0], r[1], r[2]};
+    float c[3] = {2.0f * (u[1] * q[2] - u[2] * q[1]), 2.0f * (u[2] * q[0] - u[0] * q[2]),
+                  2.0f * (u[0] * q[1] - u[1] * q[0])};
+    for (int row = 0; row < 3; ++row) {
+        int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
+        po[row] = q[row] + c[row] * r[3] + (u[a1] * c[a2] - u[a2] * c[a1]) + t[row];
+    }
+    if (normals) {
+        float nv[3];
+        transform_normal(S, nrm, nv);
+        float c2[3] = {2.0f * (u[1] * nv[2] - u[2] * nv[1]), 2.0f * (u[2] * nv[0] - u[0] * nv[2]),
+                       2.0f * (u[0] * nv[1] - u[1] * nv[0])};
+        float o[3];
+        for (int row = 0; row < 3; ++row) {
+            int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
+            o[row] = nv[row] + c2[row] * r[3] + (u[a1] * c2[a2] - u[a2] * c2[a1]);
+        }
+        store_normal(no, o[0], o[1], o[2]);
+    }
+}
+
+/* sinew_octahedral_encode (src/gpu/formats.c), operation for operation. */
+__device__ __forceinline__ unsigned octahedral(const float *n)
+{
+    float x = n[0], y = n[1], z = n[2];
+    float s = fabsf(x) + fabsf(y) + fabsf(z);
+    if (!(s > 0.0f) || !isfinite(s)) {
+        x = y = 0.0f;
+    } else {
+        x = x / s, y = y / s;
+        if (z < 0.0f) {
+            float ax = fabsf(x), ay = fabsf(y);
+            x = (1.0f - ay) * (x >= 0.0f ? 1.0f : -1.0f), y = (1.0f - ax) * (y >= 0.0f ? 1.0f : -1.0f);
+        }
+    }
+    int qx = __float2int_rn(fminf(fmaxf(x, -1.0f), 1.0f) * 32767.0f);
+    int qy = __float2int_rn(fminf(fmaxf(y, -1.0f), 1.0f) * 32767.0f);
+    return (unsigned)(qx & 0xffff) | (unsigned)(qy & 0xffff) << 16;
+}
+
+/* One block: a work item's instances (one character, up to SKIN_BATCH of
+ * its instances) over p.chunk of its vertices. The instances' palettes are
+ * copied to shared memory first (an influence then reads shared memory,
+ * not a gather from L1), then each warp takes 32 vertices at a time: their
+ * inputs are read once and skinned for every instance. Float outputs go
+ * through the warp's staging area so that 32 vertices leave as 24 aligned
+ * 16-byte stores (a warp barrier, no block barrier); compact ones are 8 and
+ * 4 bytes a vertex, stored as they are. */
+template <bool DQS, bool COMPACT>
+__global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
+{
+    extern __shared__ float4 smem[];
+    constexpr int SLOT4 = DQS ? DQ_FLOATS / 4 : 3;
+    const skin_item it = p.items[blockIdx.x / p.blocks_per_item];
     const dev_character &ch = p.chars[it.character];
-    int v = (blockIdx.x % p.blocks_per_item) * SKIN_THREADS + threadIdx.x;
-    if (v >= ch.vertices) return;
-    int idx[SINEW_MAX_INFLUENCES];
-    float w[SINEW_MAX_INFLUENCES];
-    int n = fetch(ch, v, idx, w);
-    float pos[3] = {ch.positions[3 * v], ch.positions[3 * v + 1], ch.positions[3 * v + 2]};
-    float nrm[3] = {0, 0, 0};
-    if (p.normals) nrm[0] = ch.normals[3 * v], nrm[1] = ch.normals[3 * v + 1], nrm[2] = ch.normals[3 * v + 2];
+    const int v0 = (int)(blockIdx.x % p.blocks_per_item) * p.chunk;
+    if (v0 >= ch.vertices) return; /* the whole block: a smaller character than the frame's largest */
+    const int v1 = min(v0 + p.chunk, ch.vertices);
+    const int per = ch.skin_joints * SLOT4;
+    float4 *pals = smem + SKIN_WARPS * STAGE_FLOATS / 4;
     for (int b = 0; b < it.count; ++b) {
-        int i = p.sorted[it.first + b];
-        float po[3], no[3] = {0, 0, 0};
-        if (!p.dqs) {
-            const float *pal = p.palette + (size_t)p.palette_offset[i] * 12;
-            float m[12] = {0};
-            for (int x = 0; x < n; ++x) {
-                if (w[x] == 0.0f) continue;
-                const float4 *q = (const float4 *)(pal + 12 * idx[x]);
-                float4 q0 = __ldg(q), q1 = __ldg(q + 1), q2 = __ldg(q + 2);
-                float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
-                for (int y = 0; y < 12; ++y) m[y] += w[x] * e[y];
-            }
-            for (int row = 0; row < 3; ++row)
-                po[row] = m[row] * pos[0] + m[3 + row] * pos[1] + m[6 + row] * pos[2] + m[9 + row];
-            if (p.normals) {
-                float r[3];
-                if (p.fast_normals)
-                    for (int row = 0; row < 3; ++row) r[row] = m[row] * nrm[0] + m[3 + row] * nrm[1] + m[6 + row] * nrm[2];
+        const int i = p.sorted[it.first + b];
+        const float4 *src = DQS ? (const float4 *)(p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS)
+                                : (const float4 *)(p.palette + (size_t)p.palette_offset[i] * 12);
+        for (int e = threadIdx.x; e < per; e += SKIN_THREADS) pals[b * per + e] = src[e];
+    }
+    __syncthreads();
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    float *stage = (float *)smem + warp * STAGE_FLOATS;
+    for (int vb = v0 + warp * 32; vb < v1; vb += SKIN_THREADS) {
+        const int v = vb + lane;
+        const bool live = v < v1;
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        float pos[3] = {0, 0, 0}, nrm[3] = {0, 0, 0};
+        int n = 0;
+        if (live) {
+            n = fetch(ch, v, idx, w);
+            for (int x = 0; x < 3; ++x) pos[x] = __ldg(ch.positions + 3 * (size_t)v + x);
+            if (p.normals)
+                for (int x = 0; x < 3; ++x) nrm[x] = __ldg(ch.normals + 3 * (size_t)v + x);
+        }
+        for (int b = 0; b < it.count; ++b) {
+            const int i = p.sorted[it.first + b];
+            float po[3] = {0, 0, 0}, no[3] = {0, 0, 0};
+            if (live) {
+                if (DQS)
+                    skin_dqs(pals + b * per, n, idx, w, pos, nrm, p.normals, po, no);
                 else
-                    transform_normal(m, nrm, r);
-                store_normal(no, r[0], r[1], r[2]);
+                    skin_lbs(pals + b * per, n, idx, w, pos, nrm, p.normals, p.fast_normals, po, no);
             }
-        } else {
-            const float *dq = p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS;
-            float br[4] = {0}, bd[4] = {0}, first[4] = {0}, S[9] = {0};
-            bool have_first = false;
-            for (int x = 0; x < n; ++x) {
-                if (w[x] == 0.0f) continue;
-                const float *d = dq + DQ_FLOATS * idx[x];
-                if (!have_first) {
-                    for (int y = 0; y < 4; ++y) first[y] = d[y];
-                    have_first = true;
+            const size_t o = (size_t)(p.vertex_offset[i] + vb); /* the output vertex of this warp's first */
+            if (COMPACT) {
+                if (live) {
+                    uint2 h;
+                    h.x = (unsigned)__half_as_ushort(__float2half_rn(po[0])) |
+                          (unsigned)__half_as_ushort(__float2half_rn(po[1])) << 16;
+                    h.y = (unsigned)__half_as_ushort(__float2half_rn(po[2])) | 0x3c00u << 16; /* w = 1 */
+                    ((uint2 *)p.out_pos)[o + lane] = h;
+                    if (p.normals) ((unsigned *)p.out_nrm)[o + lane] = octahedral(no);
                 }
-                float dot = first[0] * d[0] + first[1] * d[1] + first[2] * d[2] + first[3] * d[3];
-                float wi = dot < 0.0f ? -w[x] : w[x];
-                for (int y = 0; y < 4; ++y) br[y] += wi * d[y], bd[y] += wi * d[4 + y];
-                for (int y = 0; y < 9; ++y) S[y] += w[x] * d[8 + y];
-            }
-            float len2 = br[0] * br[0] + br[1] * br[1] + br[2] * br[2] + br[3] * br[3];
-            float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
-            float r[4], d[4];
-            for (int y = 0; y < 4; ++y) r[y] = br[y] * inv, d[y] = bd[y] * inv;
-            /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
-            float t[3] = {2.0f * (d[0] * r[3] - r[0] * d[3] + (r[1] * d[2] - r[2] * d[1])),
-                          2.0f * (d[1] * r[3] - r[1] * d[3] + (r[2] * d[0] - r[0] * d[2])),
-                          2.0f * (d[2] * r[3] - r[2] * d[3] + (r[0] * d[1] - r[1] * d[0]))};
-            float q[3];
-            for (int row = 0; row < 3; ++row) q[row] = S[row] * pos[0] + S[3 + row] * pos[1] + S[6 + row] * pos[2];
-            /* v + 2 w (u x v) + u x (2 u x v) */
-            float u[3] = {r[0], r[1], r[2]};
-            float c[3] = {2.0f * (u[1] * q[2] - u[2] * q[1]), 2.0f * (u[2] * q[0] - u[0] * q[2]),
-                          2.0f * (u[0] * q[1] - u[1] * q[0])};
-            for (int row = 0; row < 3; ++row) {
-                int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
-                po[row] = q[row] + c[row] * r[3] + (u[a1] * c[a2] - u[a2] * c[a1]) + t[row];
-            }
-            if (p.normals) {
-                float nv[3];
-                transform_normal(S, nrm, nv);
-                float c2[3] = {2.0f * (u[1] * nv[2] - u[2] * nv[1]), 2.0f * (u[2] * nv[0] - u[0] * nv[2]),
-                               2.0f * (u[0] * nv[1] - u[1] * nv[0])};
-                float o[3];
-                for (int row = 0; row < 3; ++row) {
-                    int a1 = (row + 1) % 3, a2 = (row + 2) % 3;
-                    o[row] = nv[row] + c2[row] * r[3] + (u[a1] * c2[a2] - u[a2] * c2[a1]);
+            } else {
+                for (int x = 0; x < 3; ++x) stage[3 * lane + x] = po[x], stage[96 + 3 * lane + x] = no[x];
+                __syncwarp();
+                /* whole float4s: the last run rounds up to 4 vertices, into the instance's padding */
+                const int floats = 3 * ((min(32, v1 - vb) + 3) & ~3);
+                if (4 * lane < floats) {
+                    ((float4 *)(p.out_pos + 3 * o))[lane] = ((const float4 *)stage)[lane];
+                    if (p.normals) ((float4 *)(p.out_nrm + 3 * o))[lane] = ((const float4 *)(stage + 96))[lane];
                 }
-                store_normal(no, o[0], o[1], o[2]);
+                __syncwarp();
             }
         }
-        /* straight from the registers: staging through shared memory for 16-byte
-         * stores was tried and measured 18% slower (the barriers) */
-        size_t out = (size_t)(p.vertex_offset[i] + v) * 3;
-        for (int x = 0; x < 3; ++x) p.out_pos[out + x] = po[x];
-        if (p.normals)
-            for (int x = 0; x < 3; ++x) p.out_nrm[out + x] = no[x];
     }
 }
 
@@ -519,8 +661,10 @@ struct sinew_cuda_crowd {
     long long *vertex_offset_host; /* per instance of the last frame */
     int *palette_offset_host, *character_host;
     int offsets_count, offsets_capacity;
-    bool shared_set;               /* pose_kernel's shared memory size raised */
+    int sms;                       /* the device's multiprocessors */
+    int shared_optin;              /* the most shared memory a block may ask for */
     bool last_normals;
+    sinew_cuda_format last_format;
     cudaEvent_t ev[4];
     sinew_cuda_timing timing;
 };
@@ -561,6 +705,18 @@ extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda
     sinew_cuda_crowd *c = (sinew_cuda_crowd *)calloc(1, sizeof *c);
     if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda crowd: out of memory");
     c->device = device;
+    /* every kernel may take up to the device's most shared memory a block (each launch asks for what it needs) */
+    cudaError_t e = cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, device);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&c->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(pose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e != cudaSuccess) {
+        sinew_cuda_crowd_free(c);
+        return cuda_fail(err, e, "cudaDeviceGetAttribute/cudaFuncSetAttribute");
+    }
     for (int i = 0; i < 4; ++i) {
         cudaError_t e = cudaEventCreate(&c->ev[i]);
         if (e != cudaSuccess) {
@@ -690,6 +846,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
                 dt->keys = tr->key_count;
                 dt->times = (int)(pack(&pool, tr->times, sizeof(float) * (size_t)tr->key_count) / sizeof(float));
                 dt->values = (int)(pack(&pool, tr->values, sizeof(float) * values) / sizeof(float));
+                if (tr->key_count > 0) {
+                    dt->start = tr->times[0], dt->end = tr->times[tr->key_count - 1];
+                    double span = (double)dt->end - dt->start;
+                    dt->rate = tr->key_count > 1 && span > 0.0 ? (float)((tr->key_count - 1) / span) : 0.0f;
+                }
             }
         }
         if (pool.size > (size_t)INT32_MAX) {
@@ -794,6 +955,10 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: a crowd, a desc and instances");
     if (desc->method != SINEW_SKINNING_LBS && desc->method != SINEW_SKINNING_DQS)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: unknown method %d", (int)desc->method);
+    if (desc->format != SINEW_CUDA_FLOAT && desc->format != SINEW_CUDA_COMPACT)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: unknown output format %d",
+                           (int)desc->format);
+    const bool dqs = desc->method == SINEW_SKINNING_DQS;
     /* check every instance, lay out offsets and items */
     size_t slots = 0, vertices = 0;
     int max_vertices = 0;
@@ -819,6 +984,20 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     }
     if (slots > (size_t)INT32_MAX)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: %zu palette matrices, over 2^31", slots);
+    /* a skin block holds its instances' palettes in shared memory: as many
+     * instances (up to SKIN_BATCH) as PALETTE_BUDGET bytes take, at least one */
+    int most_skin_joints = 1, widest = 0;
+    for (int k = 0; k < c->char_count; ++k)
+        if (c->chars[k].dev.skin_joints > most_skin_joints) most_skin_joints = c->chars[k].dev.skin_joints, widest = k;
+    size_t slot_bytes = sizeof(float) * (dqs ? DQ_FLOATS : 12), palette_bytes = slot_bytes * (size_t)most_skin_joints;
+    int batch = (int)(PALETTE_BUDGET / palette_bytes);
+    batch = batch < 1 ? 1 : batch > SKIN_BATCH ? SKIN_BATCH : batch;
+    size_t skin_shared = sizeof(float) * SKIN_WARPS * STAGE_FLOATS + palette_bytes * (size_t)batch;
+    if (skin_shared > (size_t)c->shared_optin)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "cuda frame: character %d's %d skin joints need %zu bytes of shared memory for %s, the "
+                           "device gives a block %d",
+                           widest, most_skin_joints, skin_shared, dqs ? "DQS" : "LBS", c->shared_optin);
     /* staging layout: instances, vertex offsets, palette offsets, sorted, items */
     size_t n = (size_t)count;
     size_t items_max = n + (size_t)c->char_count;
@@ -854,8 +1033,8 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     for (int k = 0; k < c->char_count; ++k) start[k + 1] += start[k];
     int n_items = 0;
     for (int k = 0; k < c->char_count; ++k) {
-        for (int f = start[k]; f < start[k + 1]; f += SKIN_BATCH)
-            items[n_items++] = skin_item{k, f, start[k + 1] - f < SKIN_BATCH ? start[k + 1] - f : SKIN_BATCH};
+        for (int f = start[k]; f < start[k + 1]; f += batch)
+            items[n_items++] = skin_item{k, f, start[k + 1] - f < batch ? start[k + 1] - f : batch};
     }
     for (int i = 0; i < count; ++i) sorted[start[inst[i].character]++] = i;
     free(start);
@@ -893,6 +1072,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     }
     c->offsets_count = count;
     c->last_normals = desc->normals;
+    c->last_format = desc->format;
     c->timing = sinew_cuda_timing{0, 0, 0, 0};
     if (count == 0) {
         ok(err);
@@ -910,26 +1090,37 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     p.palette = c->palette, p.dq = c->dq;
     p.count = count;
     p.flags = desc->sample_flags;
-    p.dqs = desc->method == SINEW_SKINNING_DQS, p.normals = desc->normals, p.fast_normals = desc->fast_normals;
+    p.dqs = dqs, p.normals = desc->normals, p.fast_normals = desc->fast_normals;
     p.items = (const skin_item *)(dm + o_items);
     p.sorted = (const int *)(dm + o_sorted);
-    p.blocks_per_item = (max_vertices + SKIN_THREADS - 1) / SKIN_THREADS;
+    /* vertices a skin block covers: a warp's worth per thread group at least,
+     * more while the frame still has blocks enough to fill the GPU 32 times
+     * over (fewer palette copies to shared memory) */
+    p.chunk = SKIN_THREADS;
+    while (p.chunk < max_vertices &&
+           (long long)n_items * ((max_vertices + 2 * p.chunk - 1) / (2 * p.chunk)) >= 32LL * c->sms)
+        p.chunk *= 2;
+    p.blocks_per_item = (max_vertices + p.chunk - 1) / p.chunk;
     p.out_pos = c->out_pos, p.out_nrm = c->out_nrm;
     p.joint_stride = 0;
     for (int k = 0; k < c->char_count; ++k)
         if (c->chars[k].dev.joints > p.joint_stride) p.joint_stride = c->chars[k].dev.joints;
     size_t shared = sizeof(float) * 12 * (size_t)p.joint_stride * WARPS_PER_BLOCK;
-    if (shared > 48 * 1024 && !c->shared_set) {
-        CU(cudaFuncSetAttribute(pose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                (int)(sizeof(float) * 12 * MAX_JOINTS * WARPS_PER_BLOCK)));
-        c->shared_set = true;
-    }
+    if (shared > (size_t)c->shared_optin)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "cuda frame: %d joints need %zu bytes of shared memory to pose, the device gives a block %d",
+                           p.joint_stride, shared, c->shared_optin);
     pose_kernel<<<(count + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, 32 * WARPS_PER_BLOCK, shared>>>(p);
     CU(cudaGetLastError());
     CU(cudaEventRecord(c->ev[2]));
     long long blocks = (long long)n_items * p.blocks_per_item;
     if (blocks > 0x7fffffffLL) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: too many blocks");
-    if (blocks > 0) skin_kernel<<<(unsigned)blocks, SKIN_THREADS>>>(p);
+    if (blocks > 0) {
+        bool compact = desc->format == SINEW_CUDA_COMPACT;
+        void (*kernel)(frame_params) = dqs ? (compact ? skin_kernel<true, true> : skin_kernel<true, false>)
+                                           : (compact ? skin_kernel<false, true> : skin_kernel<false, false>);
+        kernel<<<(unsigned)blocks, SKIN_THREADS, skin_shared>>>(p);
+    }
     CU(cudaGetLastError());
     CU(cudaEventRecord(c->ev[3]));
     CU(cudaEventSynchronize(c->ev[3]));
@@ -943,8 +1134,17 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
 
 extern "C" SINEW_API void sinew_cuda_output(const sinew_cuda_crowd *c, const float **positions, const float **normals)
 {
-    if (positions) *positions = c ? c->out_pos : NULL;
-    if (normals) *normals = c && c->last_normals ? c->out_nrm : NULL;
+    bool floats = c && c->last_format == SINEW_CUDA_FLOAT;
+    if (positions) *positions = floats ? c->out_pos : NULL;
+    if (normals) *normals = floats && c->last_normals ? c->out_nrm : NULL;
+}
+
+extern "C" SINEW_API void sinew_cuda_output_compact(const sinew_cuda_crowd *c, const uint16_t **positions,
+                                                    const uint32_t **normals)
+{
+    bool compact = c && c->last_format == SINEW_CUDA_COMPACT;
+    if (positions) *positions = compact ? (const uint16_t *)c->out_pos : NULL;
+    if (normals) *normals = compact && c->last_normals ? (const uint32_t *)c->out_nrm : NULL;
 }
 
 extern "C" SINEW_API size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *c, int instance)
@@ -961,10 +1161,35 @@ extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c,
                            instance);
     if (normals && !c->last_normals)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: the last frame skinned no normals");
-    size_t first = (size_t)c->vertex_offset_host[instance] * 3;
-    size_t bytes = sizeof(float) * 3 * (size_t)c->chars[c->character_host[instance]].dev.vertices;
-    if (positions) CU(cudaMemcpy(positions, c->out_pos + first, bytes, cudaMemcpyDeviceToHost));
-    if (normals) CU(cudaMemcpy(normals, c->out_nrm + first, bytes, cudaMemcpyDeviceToHost));
+    size_t first = (size_t)c->vertex_offset_host[instance];
+    size_t nv = (size_t)c->chars[c->character_host[instance]].dev.vertices;
+    if (c->last_format == SINEW_CUDA_FLOAT) {
+        if (positions)
+            CU(cudaMemcpy(positions, c->out_pos + 3 * first, sizeof(float) * 3 * nv, cudaMemcpyDeviceToHost));
+        if (normals) CU(cudaMemcpy(normals, c->out_nrm + 3 * first, sizeof(float) * 3 * nv, cudaMemcpyDeviceToHost));
+        ok(err);
+        return SINEW_OK;
+    }
+    /* compact: the words, decoded on the host */
+    uint16_t *halves = positions ? (uint16_t *)malloc(sizeof(uint16_t) * 4 * nv) : NULL;
+    uint32_t *words = normals ? (uint32_t *)malloc(sizeof(uint32_t) * nv) : NULL;
+    if ((positions && !halves) || (normals && !words)) {
+        free(halves), free(words);
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda download: out of memory");
+    }
+    cudaError_t e = cudaSuccess;
+    if (positions)
+        e = cudaMemcpy(halves, (const uint16_t *)c->out_pos + 4 * first, sizeof(uint16_t) * 4 * nv,
+                       cudaMemcpyDeviceToHost);
+    if (normals && e == cudaSuccess)
+        e = cudaMemcpy(words, (const uint32_t *)c->out_nrm + first, sizeof(uint32_t) * nv, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess) {
+        for (size_t v = 0; positions && v < nv; ++v)
+            for (int x = 0; x < 3; ++x) positions[3 * v + x] = sinew_half_to_float(halves[4 * v + x]);
+        for (size_t v = 0; normals && v < nv; ++v) sinew_octahedral_decode(words[v], normals + 3 * v);
+    }
+    free(halves), free(words);
+    if (e != cudaSuccess) return cuda_fail(err, e, "cudaMemcpy of compact outputs");
     ok(err);
     return SINEW_OK;
 }
