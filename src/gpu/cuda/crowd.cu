@@ -52,20 +52,33 @@ enum {
     PALETTE_BUDGET = 32768,  /* bytes of shared memory for an item's palettes */
 };
 
-struct dev_track {
-    int interp;    /* sinew_interpolation */
-    int keys;      /* 0: no track, the rest pose (or identity) stands */
-    int times;     /* offset in the pool */
-    int values;    /* offset in the pool */
+/* A track, read as two 16-byte loads. The key a time falls in is guessed
+ * as if the keys were evenly spaced, guess(t) = (t - start) * rate clamped
+ * to 0 .. keys - 2 and truncated, and searched for only within `window`
+ * of the guess: a guess falls short of the key by at most `window & 0xffff`
+ * and overshoots it by at most `window >> 16` (0xffffffff: the whole
+ * track), bounds the host works out from the
+ * key times with the same float operations (key_window()). A baked clip's
+ * evenly spaced keys have window 0: no search at all. */
+struct __align__(16) dev_track {
+    int interp;       /* sinew_interpolation */
+    int keys;         /* 0: no track, the rest pose (or identity) stands */
+    int times;        /* offset in the pool */
+    int values;       /* offset in the pool */
     float start, end; /* the first and last key times */
-    float rate;       /* (keys - 1) / (end - start): the key a time falls in, guessed (0: one key) */
-    int unused;
+    float rate;       /* (keys - 1) / (end - start), 0 for one key */
+    unsigned window;
 };
+
+__host__ __device__ inline int key_guess(float t, float start, float rate, int keys)
+{
+    return (int)fmaxf(0.0f, fminf((t - start) * rate, (float)(keys - 2)));
+}
 
 struct dev_clip {
     float duration;
     int additive;
-    int tracks; /* offset of joint_count * 3 dev_tracks (translation, rotation, scale) */
+    int tracks; /* offset of 3 * joint_count dev_tracks: translations, rotations, scales, each by joint */
 };
 
 /* One character on the device: every pointer is device memory. */
@@ -159,48 +172,63 @@ __device__ __forceinline__ void slerp(const float *a, const float *b_in, float t
 }
 
 /* sinew_track_sample for a translation, rotation or scale track (c = 3 or 4). */
+/* The first c components of a key value. */
+template <int c> __device__ __forceinline__ void put(float4 v, float *out)
+{
+    out[0] = v.x, out[1] = v.y, out[2] = v.z;
+    if (c == 4) out[3] = v.w;
+}
+
+/* sinew_track_sample for a translation, rotation or scale track (c = 3 or
+ * 4 components). On the device every key value (and CUBICSPLINE tangent)
+ * is a float4, the fourth of a vector unused: one 16-byte load each. */
 template <int c, bool rotation>
 __device__ __forceinline__ void sample_track(const dev_track &tr, const float *pool, float t, unsigned flags, float *out)
 {
-    const float *times = pool + tr.times, *v = pool + tr.values;
-    int n = tr.keys;
-    bool cubic = tr.interp == SINEW_INTERP_CUBICSPLINE;
-    int stride = cubic ? 3 * c : c, value_at = cubic ? c : 0;
+    const float *times = pool + tr.times;
+    const float4 *v = (const float4 *)(pool + tr.values);
+    const int n = tr.keys;
+    const bool cubic = tr.interp == SINEW_INTERP_CUBICSPLINE;
+    const int stride = cubic ? 3 : 1, value_at = cubic ? 1 : 0;
     if (n == 1 || t <= tr.start) {
-        for (int i = 0; i < c; ++i) out[i] = v[value_at + i];
+        put<c>(__ldg(v + value_at), out);
         return;
     }
     if (t >= tr.end) {
-        for (int i = 0; i < c; ++i) out[i] = v[(size_t)(n - 1) * stride + value_at + i];
+        put<c>(__ldg(v + (size_t)(n - 1) * stride + value_at), out);
         return;
     }
-    /* the last key at or before t: guessed as if the keys were evenly spaced
-     * (baked clips are), kept when the two keys around it agree, else found
-     * by binary search; either way the key the CPU's search finds */
-    int lo = (int)fmaxf(0.0f, fminf((t - tr.start) * tr.rate, (float)(n - 2)));
-    float t0 = times[lo], t1 = times[lo + 1];
-    if (!(t0 <= t && t < t1)) {
+    /* the last key at or before t (the CPU's binary search finds the same):
+     * guessed, then searched for within the track's window of the guess */
+    int lo = key_guess(t, tr.start, tr.rate, n);
+    if (tr.window) {
         int hi = n - 2;
-        lo = 0;
+        if (tr.window != 0xffffffffu) {
+            hi = min(lo + (int)(tr.window & 0xffffu), n - 2);
+            lo = max(lo - (int)(tr.window >> 16), 0);
+        } else {
+            lo = 0;
+        }
         while (lo < hi) {
             int mid = lo + (hi - lo + 1) / 2;
-            if (times[mid] <= t)
+            if (__ldg(times + mid) <= t)
                 lo = mid;
             else
                 hi = mid - 1;
         }
-        t0 = times[lo], t1 = times[lo + 1];
     }
-    const float *a = v + (size_t)lo * stride, *b = v + (size_t)(lo + 1) * stride;
-    float td = t1 - t0;
+    const float t0 = __ldg(times + lo), td = __ldg(times + lo + 1) - t0;
+    const float4 *ka = v + (size_t)lo * stride, *kb = ka + stride;
+    float a[4], b[4];
     if (t == t0) {
-        for (int i = 0; i < c; ++i) out[i] = a[value_at + i];
+        put<c>(__ldg(ka + value_at), out);
         return;
     }
     float s = (t - t0) / td;
     if (tr.interp == SINEW_INTERP_STEP) {
-        for (int i = 0; i < c; ++i) out[i] = a[i];
+        put<c>(__ldg(ka), out);
     } else if (tr.interp == SINEW_INTERP_LINEAR) {
+        put<c>(__ldg(ka), a), put<c>(__ldg(kb), b);
         if (rotation) {
             if (flags & SINEW_SAMPLE_NLERP)
                 nlerp(a, b, s, out);
@@ -210,10 +238,12 @@ __device__ __forceinline__ void sample_track(const dev_track &tr, const float *p
             for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
         }
     } else {
+        float a_out[4], b_in[4];
+        put<c>(__ldg(ka + 1), a), put<c>(__ldg(ka + 2), a_out), put<c>(__ldg(kb), b_in), put<c>(__ldg(kb + 1), b);
         float s2 = s * s, s3 = s2 * s;
         float h00 = 2.0f * s3 - 3.0f * s2 + 1.0f, h10 = (s3 - 2.0f * s2 + s) * td;
         float h01 = -2.0f * s3 + 3.0f * s2, h11 = (s3 - s2) * td;
-        for (int i = 0; i < c; ++i) out[i] = h00 * a[c + i] + h10 * a[2 * c + i] + h01 * b[c + i] + h11 * b[i];
+        for (int i = 0; i < c; ++i) out[i] = h00 * a[i] + h10 * a_out[i] + h01 * b[i] + h11 * b_in[i];
         if (rotation) q_normalize(out);
     }
 }
@@ -228,7 +258,14 @@ __device__ __forceinline__ void sample_joint(const dev_character &ch, int k, int
     } else {
         for (int i = 0; i < 10; ++i) trs[i] = ch.rest[10 * j + i];
     }
-    const dev_track *tr = ch.tracks + clip.tracks + 3 * j;
+    /* the tracks by kind, then joint: side by side across the warp's lanes */
+    dev_track tr[3];
+    for (int x = 0; x < 3; ++x) {
+        const int4 *q = (const int4 *)(ch.tracks + clip.tracks + x * ch.joints + j);
+        int4 h = __ldg(q), g = __ldg(q + 1);
+        tr[x] = dev_track{h.x, h.y, h.z, h.w, __int_as_float(g.x), __int_as_float(g.y), __int_as_float(g.z),
+                          (unsigned)g.w};
+    }
     if (tr[0].keys) sample_track<3, false>(tr[0], ch.pool, t, flags, trs);
     if (tr[1].keys) sample_track<4, true>(tr[1], ch.pool, t, flags, trs + 3);
     if (tr[2].keys) sample_track<3, false>(tr[2], ch.pool, t, flags, trs + 7);
@@ -345,7 +382,7 @@ __device__ void dq_from_matrix(const float *m, float *d)
     d[7] = 0.5f * (-tx * q[0] - ty * q[1] - tz * q[2]);
 }
 
-__global__ void pose_kernel(frame_params p)
+__global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, 8) pose_kernel(frame_params p)
 {
     extern __shared__ float shared[];
     int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -373,20 +410,37 @@ __global__ void pose_kernel(frame_params p)
         }
         __syncwarp();
     }
-    float *pal = p.palette + (size_t)p.palette_offset[i] * 12;
-    float *dq = p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS;
-    for (int k = lane; k < ch.skin_joints; k += 32) {
-        const float *a = m + 12 * ch.skin_joint[k], *b = ch.inverse_bind + 16 * k;
+    /* the palette, 32 joints at a time through the warp's staging area, so
+     * that it leaves as whole 16-byte stores side by side */
+    float4 *pal = (float4 *)(p.palette + (size_t)p.palette_offset[i] * 12);
+    float4 *dq = (float4 *)(p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS);
+    float *stage = shared + (size_t)WARPS_PER_BLOCK * p.joint_stride * 12 + warp * 32 * DQ_FLOATS;
+    for (int base = 0; base < ch.skin_joints; base += 32) {
+        const int k = base + lane, count = min(32, ch.skin_joints - base);
         float r[12];
-        for (int c = 0; c < 4; ++c)
-            for (int row = 0; row < 3; ++row)
-                r[3 * c + row] = a[row] * b[4 * c] + a[3 + row] * b[4 * c + 1] + a[6 + row] * b[4 * c + 2] +
-                                 a[9 + row] * b[4 * c + 3];
-        for (int x = 0; x < 12; ++x) pal[12 * k + x] = r[x];
+        if (k < ch.skin_joints) {
+            const float *a = m + 12 * ch.skin_joint[k];
+            const float4 *ib = (const float4 *)(ch.inverse_bind + 16 * k);
+            for (int c = 0; c < 4; ++c) {
+                float4 b = __ldg(ib + c);
+                for (int row = 0; row < 3; ++row)
+                    r[3 * c + row] = a[row] * b.x + a[3 + row] * b.y + a[6 + row] * b.z + a[9 + row] * b.w;
+            }
+            for (int x = 0; x < 12; ++x) stage[12 * lane + x] = r[x];
+        }
+        __syncwarp();
+        for (int e = lane; e < 3 * count; e += 32) pal[3 * base + e] = ((const float4 *)stage)[e];
+        __syncwarp();
         if (p.dqs) {
-            float d[17];
-            dq_from_matrix(r, d);
-            for (int x = 0; x < 17; ++x) dq[DQ_FLOATS * k + x] = d[x];
+            if (k < ch.skin_joints) {
+                float d[DQ_FLOATS] = {0};
+                dq_from_matrix(r, d);
+                for (int x = 0; x < DQ_FLOATS; ++x) stage[DQ_FLOATS * lane + x] = d[x];
+            }
+            __syncwarp();
+            for (int e = lane; e < (DQ_FLOATS / 4) * count; e += 32)
+                dq[(DQ_FLOATS / 4) * base + e] = ((const float4 *)stage)[e];
+            __syncwarp();
         }
     }
 }
@@ -394,55 +448,50 @@ __global__ void pose_kernel(frame_params p)
 /* ---- skinning ---------------------------------------------------------------- */
 
 /* Vertex v's influences: indices and weights as floats (the CPU's
- * conversions), four at a time where the stream allows. Entries past the
- * skin's influence count are left unset. */
+ * conversions). On the device every vertex has 4 or 8 (the skin's count
+ * rounded up), its nonzero weights first: see compact_influences(). */
 __device__ __forceinline__ int fetch(const dev_character &ch, int v, int *idx, float *w)
 {
     const int n = ch.influences;
-    const size_t base = (size_t)v * n;
-    if ((n & 3) == 0) { /* base is then a multiple of 4 entries: aligned vector loads */
+    const size_t base = (size_t)v * n; /* a multiple of 4 entries: aligned vector loads */
 #pragma unroll
-        for (int x = 0; x < SINEW_MAX_INFLUENCES; x += 4) {
-            if (x >= n) break;
-            if (ch.index_type == SINEW_INDEX_U8) {
-                unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.indices + base + x));
-                idx[x] = u & 0xff, idx[x + 1] = (u >> 8) & 0xff, idx[x + 2] = (u >> 16) & 0xff, idx[x + 3] = u >> 24;
-            } else {
-                uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.indices + base + x));
-                idx[x] = u.x & 0xffff, idx[x + 1] = u.x >> 16, idx[x + 2] = u.y & 0xffff, idx[x + 3] = u.y >> 16;
-            }
-            if (ch.weight_type == SINEW_WEIGHT_F32) {
-                float4 f = __ldg((const float4 *)((const float *)ch.weights + base + x));
-                w[x] = f.x, w[x + 1] = f.y, w[x + 2] = f.z, w[x + 3] = f.w;
-            } else if (ch.weight_type == SINEW_WEIGHT_UNORM16) {
-                uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.weights + base + x));
-                const unsigned q[4] = {u.x & 0xffff, u.x >> 16, u.y & 0xffff, u.y >> 16};
-                for (int y = 0; y < 4; ++y) w[x + y] = (float)q[y] * (1.0f / 65535.0f);
-            } else {
-                unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.weights + base + x));
-                for (int y = 0; y < 4; ++y) w[x + y] = (float)((u >> (8 * y)) & 0xff) * (1.0f / 255.0f);
-            }
-        }
-        return n;
-    }
-#pragma unroll
-    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
+    for (int x = 0; x < SINEW_MAX_INFLUENCES; x += 4) {
         if (x >= n) break;
-        idx[x] = ch.index_type == SINEW_INDEX_U8 ? ((const unsigned char *)ch.indices)[base + x]
-                                                 : ((const unsigned short *)ch.indices)[base + x];
-        w[x] = ch.weight_type == SINEW_WEIGHT_F32      ? ((const float *)ch.weights)[base + x]
-               : ch.weight_type == SINEW_WEIGHT_UNORM8 ? (float)((const unsigned char *)ch.weights)[base + x] *
-                                                             (1.0f / 255.0f)
-                                                       : (float)((const unsigned short *)ch.weights)[base + x] *
-                                                             (1.0f / 65535.0f);
+        if (ch.index_type == SINEW_INDEX_U8) {
+            unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.indices + base + x));
+            idx[x] = u & 0xff, idx[x + 1] = (u >> 8) & 0xff, idx[x + 2] = (u >> 16) & 0xff, idx[x + 3] = u >> 24;
+        } else {
+            uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.indices + base + x));
+            idx[x] = u.x & 0xffff, idx[x + 1] = u.x >> 16, idx[x + 2] = u.y & 0xffff, idx[x + 3] = u.y >> 16;
+        }
+        if (ch.weight_type == SINEW_WEIGHT_F32) {
+            float4 f = __ldg((const float4 *)((const float *)ch.weights + base + x));
+            w[x] = f.x, w[x + 1] = f.y, w[x + 2] = f.z, w[x + 3] = f.w;
+        } else if (ch.weight_type == SINEW_WEIGHT_UNORM16) {
+            uint2 u = __ldg((const uint2 *)((const unsigned short *)ch.weights + base + x));
+            const unsigned q[4] = {u.x & 0xffff, u.x >> 16, u.y & 0xffff, u.y >> 16};
+            for (int y = 0; y < 4; ++y) w[x + y] = (float)q[y] * (1.0f / 65535.0f);
+        } else {
+            unsigned u = __ldg((const unsigned *)((const unsigned char *)ch.weights + base + x));
+            for (int y = 0; y < 4; ++y) w[x + y] = (float)((u >> (8 * y)) & 0xff) * (1.0f / 255.0f);
+        }
     }
     return n;
 }
 
-__device__ void store_normal(float *o, float x, float y, float z)
+/* Whether any lane of the warp has a nonzero weight in slot x: the
+ * influences are compacted, so past the first slot where none has, no lane
+ * has one further on. Every lane of the warp calls it (the branch on it is
+ * uniform: no divergence). */
+__device__ __forceinline__ bool slot_used(int x, int n, const float *w)
+{
+    return __any_sync(0xffffffffu, x < n && w[x] != 0.0f);
+}
+
+__device__ __forceinline__ void store_normal(float *o, float x, float y, float z)
 {
     float len2 = x * x + y * y + z * z;
-    float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    float inv = len2 > 0.0f ? rsqrtf(len2) : 0.0f; /* 2 ulp: far inside the 1e-5 */
     o[0] = x * inv, o[1] = y * inv, o[2] = z * inv;
 }
 
@@ -458,15 +507,22 @@ __device__ void transform_normal(const float *a, const float *n, float *r)
     for (int row = 0; row < 3; ++row) r[row] = sign * (c[row] * n[0] + c[3 + row] * n[1] + c[6 + row] * n[2]);
 }
 
-/* LBS of one vertex by a palette of 3 float4 a joint (sinew_skin_lbs). */
+/* LBS of one vertex by a palette of 3 float4 a joint (sinew_skin_lbs): the
+ * first slot always (a zero weight there adds nothing, its index is a real
+ * joint's), the others while a lane of the warp uses them. */
 __device__ __forceinline__ void skin_lbs(const float4 *pal, int n, const int *idx, const float *w, const float *pos,
                                          const float *nrm, bool normals, bool fast, float *po, float *no)
 {
-    float m[12] = {0};
+    float m[12];
+    {
+        const float4 *q = pal + 3 * idx[0];
+        float4 q0 = q[0], q1 = q[1], q2 = q[2];
+        const float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
+        for (int y = 0; y < 12; ++y) m[y] = w[0] * e[y];
+    }
 #pragma unroll
-    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
-        if (x >= n) break;
-        if (w[x] == 0.0f) continue;
+    for (int x = 1; x < SINEW_MAX_INFLUENCES; ++x) {
+        if (!slot_used(x, n, w)) break;
         const float4 *q = pal + 3 * idx[x];
         float4 q0 = q[0], q1 = q[1], q2 = q[2];
         const float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
@@ -489,27 +545,24 @@ __device__ __forceinline__ void skin_lbs(const float4 *pal, int n, const int *id
 __device__ __forceinline__ void skin_dqs(const float4 *pal, int n, const int *idx, const float *w, const float *pos,
                                          const float *nrm, bool normals, float *po, float *no)
 {
-    float br[4] = {0}, bd[4] = {0}, first[4] = {0}, S[9] = {0};
-    bool have_first = false;
+    /* the first slot's real part picks the hemisphere (compacted: the first
+     * nonzero weight's, as the CPU picks) */
+    const float4 first = pal[(DQ_FLOATS / 4) * idx[0]];
+    float br[4] = {0}, bd[4] = {0}, S[9] = {0};
 #pragma unroll
     for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
-        if (x >= n) break;
-        if (w[x] == 0.0f) continue;
+        if (x > 0 && !slot_used(x, n, w)) break;
         const float4 *q = pal + (DQ_FLOATS / 4) * idx[x];
         float4 q0 = q[0], q1 = q[1], q2 = q[2], q3 = q[3], q4 = q[4];
         const float d[17] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x,
                              q2.y, q2.z, q2.w, q3.x, q3.y, q3.z, q3.w, q4.x};
-        if (!have_first) {
-            for (int y = 0; y < 4; ++y) first[y] = d[y];
-            have_first = true;
-        }
-        float dot = first[0] * d[0] + first[1] * d[1] + first[2] * d[2] + first[3] * d[3];
+        float dot = first.x * d[0] + first.y * d[1] + first.z * d[2] + first.w * d[3];
         float wi = dot < 0.0f ? -w[x] : w[x];
         for (int y = 0; y < 4; ++y) br[y] += wi * d[y], bd[y] += wi * d[4 + y];
         for (int y = 0; y < 9; ++y) S[y] += w[x] * d[8 + y];
     }
     float len2 = br[0] * br[0] + br[1] * br[1] + br[2] * br[2] + br[3] * br[3];
-    float inv = len2 > 0.0f ? 1.0f / sqrtf(len2) : 0.0f;
+    float inv = len2 > 0.0f ? rsqrtf(len2) : 0.0f;
     float r[4], d[4];
     for (int y = 0; y < 4; ++y) r[y] = br[y] * inv, d[y] = bd[y] * inv;
     /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
@@ -571,6 +624,7 @@ template <bool DQS, bool COMPACT>
 __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
 {
     extern __shared__ float4 smem[];
+    __shared__ size_t first_vertex[SKIN_BATCH]; /* each instance's first output vertex */
     constexpr int SLOT4 = DQS ? DQ_FLOATS / 4 : 3;
     const skin_item it = p.items[blockIdx.x / p.blocks_per_item];
     const dev_character &ch = p.chars[it.character];
@@ -584,6 +638,7 @@ __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
         const float4 *src = DQS ? (const float4 *)(p.dq + (size_t)p.palette_offset[i] * DQ_FLOATS)
                                 : (const float4 *)(p.palette + (size_t)p.palette_offset[i] * 12);
         for (int e = threadIdx.x; e < per; e += SKIN_THREADS) pals[b * per + e] = src[e];
+        if (threadIdx.x == 0) first_vertex[b] = (size_t)p.vertex_offset[i];
     }
     __syncthreads();
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -591,10 +646,12 @@ __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
     for (int vb = v0 + warp * 32; vb < v1; vb += SKIN_THREADS) {
         const int v = vb + lane;
         const bool live = v < v1;
-        int idx[SINEW_MAX_INFLUENCES];
-        float w[SINEW_MAX_INFLUENCES];
+        /* lanes past the end skin a vertex of no weight (joint 0): every lane
+         * takes part in the warp votes of slot_used() */
+        int idx[SINEW_MAX_INFLUENCES] = {0};
+        float w[SINEW_MAX_INFLUENCES] = {0};
         float pos[3] = {0, 0, 0}, nrm[3] = {0, 0, 0};
-        int n = 0;
+        int n = 1;
         if (live) {
             n = fetch(ch, v, idx, w);
             for (int x = 0; x < 3; ++x) pos[x] = __ldg(ch.positions + 3 * (size_t)v + x);
@@ -602,15 +659,12 @@ __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
                 for (int x = 0; x < 3; ++x) nrm[x] = __ldg(ch.normals + 3 * (size_t)v + x);
         }
         for (int b = 0; b < it.count; ++b) {
-            const int i = p.sorted[it.first + b];
-            float po[3] = {0, 0, 0}, no[3] = {0, 0, 0};
-            if (live) {
-                if (DQS)
-                    skin_dqs(pals + b * per, n, idx, w, pos, nrm, p.normals, po, no);
-                else
-                    skin_lbs(pals + b * per, n, idx, w, pos, nrm, p.normals, p.fast_normals, po, no);
-            }
-            const size_t o = (size_t)(p.vertex_offset[i] + vb); /* the output vertex of this warp's first */
+            float po[3], no[3] = {0, 0, 0};
+            if (DQS)
+                skin_dqs(pals + b * per, n, idx, w, pos, nrm, p.normals, po, no);
+            else
+                skin_lbs(pals + b * per, n, idx, w, pos, nrm, p.normals, p.fast_normals, po, no);
+            const size_t o = first_vertex[b] + (size_t)vb; /* the output vertex of this warp's first */
             if (COMPACT) {
                 if (live) {
                     uint2 h;
@@ -662,7 +716,7 @@ struct sinew_cuda_crowd {
     int *palette_offset_host, *character_host;
     int offsets_count, offsets_capacity;
     int sms;                       /* the device's multiprocessors */
-    int shared_optin;              /* the most shared memory a block may ask for */
+    int pose_shared, skin_shared;  /* the most dynamic shared memory a block of each kernel may ask for */
     bool last_normals;
     sinew_cuda_format last_format;
     cudaEvent_t ev[4];
@@ -696,6 +750,19 @@ extern "C" SINEW_API bool sinew_cuda_available(sinew_error *err)
     return true;
 }
 
+/* Lets `kernel` take all the shared memory a block may have, its static
+ * part aside; *most (lowered to) the dynamic part it may then ask for. */
+template <typename Kernel> static cudaError_t allow_shared(Kernel kernel, int optin, int *most)
+{
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, kernel);
+    if (e != cudaSuccess) return e;
+    int dynamic = optin - (int)a.sharedSizeBytes;
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, dynamic);
+    if (e == cudaSuccess && dynamic < *most) *most = dynamic;
+    return e;
+}
+
 extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err)
 {
     if (!out) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda crowd: an output is required");
@@ -705,14 +772,17 @@ extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda
     sinew_cuda_crowd *c = (sinew_cuda_crowd *)calloc(1, sizeof *c);
     if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda crowd: out of memory");
     c->device = device;
-    /* every kernel may take up to the device's most shared memory a block (each launch asks for what it needs) */
+    /* every kernel may take the device's most shared memory a block (each launch asks for what it needs) */
+    int optin = 0;
     cudaError_t e = cudaDeviceGetAttribute(&c->sms, cudaDevAttrMultiProcessorCount, device);
-    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&c->shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(pose_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<false, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<false, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<true, false>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
-    if (e == cudaSuccess) e = cudaFuncSetAttribute(skin_kernel<true, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, c->shared_optin);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    c->pose_shared = optin;
+    if (e == cudaSuccess) e = allow_shared(pose_kernel, optin, &c->pose_shared);
+    c->skin_shared = optin;
+    if (e == cudaSuccess) e = allow_shared(skin_kernel<false, false>, optin, &c->skin_shared);
+    if (e == cudaSuccess) e = allow_shared(skin_kernel<false, true>, optin, &c->skin_shared);
+    if (e == cudaSuccess) e = allow_shared(skin_kernel<true, false>, optin, &c->skin_shared);
+    if (e == cudaSuccess) e = allow_shared(skin_kernel<true, true>, optin, &c->skin_shared);
     if (e != cudaSuccess) {
         sinew_cuda_crowd_free(c);
         return cuda_fail(err, e, "cudaDeviceGetAttribute/cudaFuncSetAttribute");
@@ -771,6 +841,65 @@ static size_t pack(packer *p, const void *src, size_t bytes)
     return at;
 }
 
+/* dev_track.window for key times `times`: for each key interval
+ * [times[i], times[i + 1]) the guesses of its times lie between
+ * key_guess(times[i]) and the guess of the float just under times[i + 1]
+ * (the guess never decreases as t grows), so those bound how far short of
+ * i a guess falls and how far past it it goes. Over 65535 either way: the
+ * whole track. */
+static unsigned key_window(const float *times, int n, float start, float rate)
+{
+    int shortfall = 0, overshoot = 0;
+    for (int i = 0; i + 1 < n; ++i) {
+        if (!(times[i] < times[i + 1])) continue; /* no time falls in it */
+        int g0 = key_guess(times[i], start, rate, n);
+        int g1 = key_guess(nextafterf(times[i + 1], -INFINITY), start, rate, n);
+        shortfall = i - g0 > shortfall ? i - g0 : shortfall;
+        overshoot = g1 - i > overshoot ? g1 - i : overshoot;
+    }
+    if (shortfall > 0xffff || overshoot > 0xffff) return 0xffffffffu;
+    return (unsigned)shortfall | (unsigned)overshoot << 16;
+}
+
+/* The skin's influences as the GPU reads them: 4 or 8 a vertex (the skin's
+ * count rounded up: whole vector loads), each vertex's nonzero weights first
+ * in their order, then weight 0 on the first one's joint (a real joint, so
+ * that a zero weight adds nothing). The sums are the CPU's, which skips zero
+ * weights; the user's skin is not changed. Both arrays are malloc'd. */
+static bool compact_influences(const sinew_skin *skin, int slots, void **indices, void **weights)
+{
+    size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
+    size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    size_t nv = (size_t)skin->vertex_count, n = (size_t)skin->influence_count;
+    unsigned char *ix = (unsigned char *)malloc(isize * (size_t)slots * (nv ? nv : 1));
+    unsigned char *wx = (unsigned char *)calloc((size_t)slots * (nv ? nv : 1), wsize);
+    *indices = ix, *weights = wx;
+    if (!ix || !wx) return false;
+    const unsigned char *si = (const unsigned char *)skin->indices, *sw = (const unsigned char *)skin->weights;
+    for (size_t v = 0; v < nv; ++v) {
+        size_t at = 0, first = 0;
+        for (size_t x = 0; x < n; ++x) {
+            const unsigned char *w = sw + wsize * (v * n + x);
+            bool zero;
+            if (wsize == 4) {
+                float f;
+                memcpy(&f, w, sizeof f);
+                zero = f == 0.0f;
+            } else {
+                zero = w[0] == 0 && (wsize == 1 || w[1] == 0);
+            }
+            if (zero) continue;
+            if (at == 0) first = x;
+            memcpy(ix + isize * (v * slots + at), si + isize * (v * n + x), isize);
+            memcpy(wx + wsize * (v * slots + at), w, wsize);
+            ++at;
+        }
+        for (; at < (size_t)slots; ++at) /* weight 0 (calloc) on the first joint */
+            memcpy(ix + isize * (v * slots + at), si + isize * (v * n + first), isize);
+    }
+    return true;
+}
+
 extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, const sinew_cuda_character_desc *d,
                                                            int *id, sinew_error *err)
 {
@@ -803,6 +932,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
     dev_track *tracks = (dev_track *)calloc((size_t)d->clip_count * 3 * (size_t)nj, sizeof(dev_track));
     dev_clip *clips = (dev_clip *)calloc((size_t)d->clip_count, sizeof(dev_clip));
     packer pool = {0}, mem = {0};
+    void *slot_indices = NULL, *slot_weights = NULL;
     sinew_result r = SINEW_OK;
     if (!order || !depth || !level_start || !rest || !tracks || !clips) {
         r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
@@ -840,16 +970,22 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
                 if (tr->target == SINEW_TARGET_WEIGHTS) continue;
                 int slot = tr->target == SINEW_TARGET_TRANSLATION ? 0 : tr->target == SINEW_TARGET_ROTATION ? 1 : 2;
                 int comps = slot == 1 ? 4 : 3;
-                size_t values = (size_t)tr->key_count * comps * (tr->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
-                dev_track *dt = &tracks[k * 3 * nj + 3 * tr->joint + slot];
+                size_t vectors = (size_t)tr->key_count * (tr->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+                dev_track *dt = &tracks[k * 3 * nj + slot * nj + tr->joint];
                 dt->interp = tr->interpolation;
                 dt->keys = tr->key_count;
                 dt->times = (int)(pack(&pool, tr->times, sizeof(float) * (size_t)tr->key_count) / sizeof(float));
-                dt->values = (int)(pack(&pool, tr->values, sizeof(float) * values) / sizeof(float));
+                /* every value a float4 (sample_track) */
+                size_t at = pack(&pool, NULL, sizeof(float) * 4 * vectors);
+                if (!pool.failed)
+                    for (size_t e = 0; e < vectors; ++e)
+                        memcpy(pool.data + at + sizeof(float) * 4 * e, tr->values + comps * e, sizeof(float) * comps);
+                dt->values = (int)(at / sizeof(float));
                 if (tr->key_count > 0) {
                     dt->start = tr->times[0], dt->end = tr->times[tr->key_count - 1];
                     double span = (double)dt->end - dt->start;
                     dt->rate = tr->key_count > 1 && span > 0.0 ? (float)((tr->key_count - 1) / span) : 0.0f;
+                    dt->window = key_window(tr->times, tr->key_count, dt->start, dt->rate);
                 }
             }
         }
@@ -861,7 +997,13 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         int nk = skin->joint_count, nv = skin->vertex_count;
         size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
         size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
-        size_t entries = (size_t)nv * (size_t)skin->influence_count;
+        int slots = skin->influence_count <= 4 ? 4 : 8;
+        static_assert(SINEW_MAX_INFLUENCES == 8, "influence slots: 4 or 8");
+        size_t entries = (size_t)nv * (size_t)slots;
+        if (!compact_influences(skin, slots, &slot_indices, &slot_weights)) {
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            goto done;
+        }
         size_t o_par = pack(&mem, sk->parents, sizeof(short) * (size_t)nj);
         size_t o_rest = pack(&mem, rest, sizeof(float) * 10 * (size_t)nj);
         size_t o_order = pack(&mem, order, sizeof(short) * (size_t)nj);
@@ -873,8 +1015,8 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         size_t o_ib = pack(&mem, skin->inverse_bind, sizeof(sinew_mat4) * (size_t)nk);
         size_t o_pos = pack(&mem, mesh->positions, sizeof(float) * 3 * (size_t)nv);
         size_t o_nrm = mesh->normals ? pack(&mem, mesh->normals, sizeof(float) * 3 * (size_t)nv) : 0;
-        size_t o_idx = pack(&mem, skin->indices, isize * entries);
-        size_t o_w = pack(&mem, skin->weights, wsize * entries);
+        size_t o_idx = pack(&mem, slot_indices, isize * entries);
+        size_t o_w = pack(&mem, slot_weights, wsize * entries);
         if (pool.failed || mem.failed) {
             r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
             goto done;
@@ -900,7 +1042,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         memset(h, 0, sizeof *h);
         h->memory = dm;
         dev_character *dc = &h->dev;
-        dc->joints = nj, dc->skin_joints = nk, dc->vertices = nv, dc->influences = skin->influence_count;
+        dc->joints = nj, dc->skin_joints = nk, dc->vertices = nv, dc->influences = slots;
         dc->index_type = skin->index_type, dc->weight_type = skin->weight_type, dc->levels = levels;
         dc->clip_count = d->clip_count;
         dc->parents = (const short *)(dm + o_par);
@@ -944,7 +1086,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
     }
 done:
     free(order), free(depth), free(level_start), free(rest), free(tracks), free(clips);
-    free(pool.data), free(mem.data);
+    free(pool.data), free(mem.data), free(slot_indices), free(slot_weights);
     return r;
 }
 
@@ -993,11 +1135,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     int batch = (int)(PALETTE_BUDGET / palette_bytes);
     batch = batch < 1 ? 1 : batch > SKIN_BATCH ? SKIN_BATCH : batch;
     size_t skin_shared = sizeof(float) * SKIN_WARPS * STAGE_FLOATS + palette_bytes * (size_t)batch;
-    if (skin_shared > (size_t)c->shared_optin)
+    if (skin_shared > (size_t)c->skin_shared)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "cuda frame: character %d's %d skin joints need %zu bytes of shared memory for %s, the "
                            "device gives a block %d",
-                           widest, most_skin_joints, skin_shared, dqs ? "DQS" : "LBS", c->shared_optin);
+                           widest, most_skin_joints, skin_shared, dqs ? "DQS" : "LBS", c->skin_shared);
     /* staging layout: instances, vertex offsets, palette offsets, sorted, items */
     size_t n = (size_t)count;
     size_t items_max = n + (size_t)c->char_count;
@@ -1105,11 +1247,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     p.joint_stride = 0;
     for (int k = 0; k < c->char_count; ++k)
         if (c->chars[k].dev.joints > p.joint_stride) p.joint_stride = c->chars[k].dev.joints;
-    size_t shared = sizeof(float) * 12 * (size_t)p.joint_stride * WARPS_PER_BLOCK;
-    if (shared > (size_t)c->shared_optin)
+    size_t shared = sizeof(float) * (12 * (size_t)p.joint_stride + 32 * DQ_FLOATS) * WARPS_PER_BLOCK;
+    if (shared > (size_t)c->pose_shared)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "cuda frame: %d joints need %zu bytes of shared memory to pose, the device gives a block %d",
-                           p.joint_stride, shared, c->shared_optin);
+                           p.joint_stride, shared, c->pose_shared);
     pose_kernel<<<(count + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, 32 * WARPS_PER_BLOCK, shared>>>(p);
     CU(cudaGetLastError());
     CU(cudaEventRecord(c->ev[2]));
