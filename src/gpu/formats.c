@@ -1,7 +1,9 @@
 /* The compact output formats of the CUDA crowd path (sinew_gpu.h), on the
- * host: binary16 halves and octahedral unit vectors. The CUDA kernels
- * (src/gpu/cuda/crowd.cu) encode with the same operations. */
+ * host: binary16 halves and octahedral unit vectors (the encoding shared
+ * with the CUDA kernels: octahedral.h). */
 #include "sinew/sinew_gpu.h"
+
+#include "octahedral.h"
 
 #include <math.h>
 #include <string.h>
@@ -39,29 +41,9 @@ uint16_t sinew_float_to_half(float f)
     return (uint16_t)(sign | r);
 }
 
+uint32_t sinew_octahedral_encode(const float n[3]) { return sinew__octahedral(n); }
+
 static float sign_of(float v) { return v >= 0.0f ? 1.0f : -1.0f; }
-
-static int16_t snorm16(float v)
-{
-    v = v < -1.0f ? -1.0f : v > 1.0f ? 1.0f : v;
-    return (int16_t)lrintf(v * 32767.0f);
-}
-
-uint32_t sinew_octahedral_encode(const float n[3])
-{
-    float x = n[0], y = n[1], z = n[2];
-    float s = fabsf(x) + fabsf(y) + fabsf(z);
-    if (!(s > 0.0f) || !isfinite(s)) {
-        x = y = 0.0f;
-    } else {
-        x = x / s, y = y / s;
-        if (z < 0.0f) {
-            float ax = fabsf(x), ay = fabsf(y);
-            x = (1.0f - ay) * sign_of(x), y = (1.0f - ax) * sign_of(y);
-        }
-    }
-    return (uint32_t)(uint16_t)snorm16(x) | (uint32_t)(uint16_t)snorm16(y) << 16;
-}
 
 void sinew_octahedral_decode(uint32_t word, float n[3])
 {

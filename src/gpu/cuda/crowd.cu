@@ -22,6 +22,8 @@
  * relative), not bit for bit. */
 #include "sinew/sinew_gpu.h"
 
+#include "../octahedral.h"
+
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
@@ -593,25 +595,6 @@ __device__ __forceinline__ void skin_dqs(const float4 *pal, int n, const int *id
     }
 }
 
-/* sinew_octahedral_encode (src/gpu/formats.c), operation for operation. */
-__device__ __forceinline__ unsigned octahedral(const float *n)
-{
-    float x = n[0], y = n[1], z = n[2];
-    float s = fabsf(x) + fabsf(y) + fabsf(z);
-    if (!(s > 0.0f) || !isfinite(s)) {
-        x = y = 0.0f;
-    } else {
-        x = x / s, y = y / s;
-        if (z < 0.0f) {
-            float ax = fabsf(x), ay = fabsf(y);
-            x = (1.0f - ay) * (x >= 0.0f ? 1.0f : -1.0f), y = (1.0f - ax) * (y >= 0.0f ? 1.0f : -1.0f);
-        }
-    }
-    int qx = __float2int_rn(fminf(fmaxf(x, -1.0f), 1.0f) * 32767.0f);
-    int qy = __float2int_rn(fminf(fmaxf(y, -1.0f), 1.0f) * 32767.0f);
-    return (unsigned)(qx & 0xffff) | (unsigned)(qy & 0xffff) << 16;
-}
-
 /* One block: a work item's instances (one character, up to SKIN_BATCH of
  * its instances) over p.chunk of its vertices. The instances' palettes are
  * copied to shared memory first (an influence then reads shared memory,
@@ -672,7 +655,7 @@ __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
                           (unsigned)__half_as_ushort(__float2half_rn(po[1])) << 16;
                     h.y = (unsigned)__half_as_ushort(__float2half_rn(po[2])) | 0x3c00u << 16; /* w = 1 */
                     ((uint2 *)p.out_pos)[o + lane] = h;
-                    if (p.normals) ((unsigned *)p.out_nrm)[o + lane] = octahedral(no);
+                    if (p.normals) ((unsigned *)p.out_nrm)[o + lane] = sinew__octahedral(no);
                 }
             } else {
                 for (int x = 0; x < 3; ++x) stage[3 * lane + x] = po[x], stage[96 + 3 * lane + x] = no[x];
