@@ -76,6 +76,17 @@ static double input_bytes(const sinew_mesh *m)
     return 24.0 + (isize + wsize) * s->influence_count;
 }
 
+/* The skinning methods and output formats measured. */
+static const struct {
+    sinew_skinning method;
+    sinew_cuda_format format;
+    const char *name;
+} kinds[] = {{SINEW_SKINNING_LBS, SINEW_CUDA_FLOAT, "LBS"},
+             {SINEW_SKINNING_DQS, SINEW_CUDA_FLOAT, "DQS"},
+             {SINEW_SKINNING_LBS, SINEW_CUDA_COMPACT, "LBS compact"},
+             {SINEW_SKINNING_DQS, SINEW_CUDA_COMPACT, "DQS compact"}};
+enum { KINDS = sizeof kinds / sizeof *kinds };
+
 typedef struct result {
     float frame_ms, pose_ms, skin_ms, upload_ms;
 } result;
@@ -195,10 +206,10 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bench_cuda: %s\n", err.description);
                 return 1;
             }
-        for (int m = 0; m < 4; ++m) {
-            sinew_skinning method = m & 1 ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
-            sinew_cuda_format format = m & 2 ? SINEW_CUDA_COMPACT : SINEW_CUDA_FLOAT;
-            const char *mname = (const char *[]){"LBS", "DQS", "LBS compact", "DQS compact"}[m];
+        for (int m = 0; m < KINDS; ++m) {
+            sinew_skinning method = kinds[m].method;
+            sinew_cuda_format format = kinds[m].format;
+            const char *mname = kinds[m].name;
             /* shared mesh: character 0 for every instance; distinct: one character each */
             int shared_n = (int)(400e6 / nv) + 1; /* about 400 M vertices: the GPU filled */
             if (shared_n > crowd_n) shared_n = crowd_n;
@@ -219,14 +230,12 @@ int main(int argc, char **argv)
                    rd.frame_ms);
         }
         /* characters per frame: a crowd of crowd_n sharing the mesh, the whole frame */
-        for (int m = 0; m < 4; ++m) {
-            sinew_skinning method = m & 1 ? SINEW_SKINNING_DQS : SINEW_SKINNING_LBS;
-            sinew_cuda_format format = m & 2 ? SINEW_CUDA_COMPACT : SINEW_CUDA_FLOAT;
-            result r = run(crowd, c, 0, 1, crowd_n, method, format);
+        for (int m = 0; m < KINDS; ++m) {
+            result r = run(crowd, c, 0, 1, crowd_n, kinds[m].method, kinds[m].format);
             if (r.frame_ms <= 0.0f) continue;
             printf("%s, %s: %d characters of %d vertices in %.2f ms (upload %.2f, pose %.2f, skin %.2f): "
                    "%.0f characters per 16.6 ms frame\n",
-                   c->name, (const char *[]){"LBS", "DQS", "LBS compact", "DQS compact"}[m], crowd_n, nv, r.frame_ms,
+                   c->name, kinds[m].name, crowd_n, nv, r.frame_ms,
                    r.upload_ms, r.pose_ms, r.skin_ms, crowd_n * FRAME_MS / r.frame_ms);
         }
         sinew_cuda_crowd_free(crowd);

@@ -59,9 +59,9 @@ enum {
  * to 0 .. keys - 2 and truncated, and searched for only within `window`
  * of the guess: a guess falls short of the key by at most `window & 0xffff`
  * and overshoots it by at most `window >> 16` (0xffffffff: the whole
- * track), bounds the host works out from the
- * key times with the same float operations (key_window()). A baked clip's
- * evenly spaced keys have window 0: no search at all. */
+ * track), bounds the host works out from the key times with the same float
+ * operations (key_window()). A baked clip's evenly spaced keys have window
+ * 0: no search at all. */
 struct __align__(16) dev_track {
     int interp;       /* sinew_interpolation */
     int keys;         /* 0: no track, the rest pose (or identity) stands */
@@ -105,7 +105,6 @@ struct skin_item {
 
 struct frame_params {
     const dev_character *chars;
-    int chunk; /* vertices a skin block covers, a multiple of 32 */
     const sinew_cuda_instance *inst;
     const long long *vertex_offset; /* per instance */
     const int *palette_offset;      /* per instance, in palette slots */
@@ -117,6 +116,7 @@ struct frame_params {
     const skin_item *items;
     const int *sorted;
     int blocks_per_item;
+    int chunk; /* vertices a skin block covers, a multiple of 32 */
     int joint_stride; /* shared floats per warp / 12: the most joints of a character */
     float *out_pos, *out_nrm;
 };
@@ -173,7 +173,6 @@ __device__ __forceinline__ void slerp(const float *a, const float *b_in, float t
     for (int i = 0; i < 4; ++i) out[i] = a[i] * wa + b[i] * wb;
 }
 
-/* sinew_track_sample for a translation, rotation or scale track (c = 3 or 4). */
 /* The first c components of a key value. */
 template <int c> __device__ __forceinline__ void put(float4 v, float *out)
 {
@@ -452,7 +451,7 @@ __global__ void __launch_bounds__(32 * WARPS_PER_BLOCK, 8) pose_kernel(frame_par
 /* Vertex v's influences: indices and weights as floats (the CPU's
  * conversions). On the device every vertex has 4 or 8 (the skin's count
  * rounded up), its nonzero weights first: see compact_influences(). */
-__device__ __forceinline__ int fetch(const dev_character &ch, int v, int *idx, float *w)
+__device__ __forceinline__ void fetch(const dev_character &ch, int v, int *idx, float *w)
 {
     const int n = ch.influences;
     const size_t base = (size_t)v * n; /* a multiple of 4 entries: aligned vector loads */
@@ -478,7 +477,6 @@ __device__ __forceinline__ int fetch(const dev_character &ch, int v, int *idx, f
             for (int y = 0; y < 4; ++y) w[x + y] = (float)((u >> (8 * y)) & 0xff) * (1.0f / 255.0f);
         }
     }
-    return n;
 }
 
 /* Whether any lane of the warp has a nonzero weight in slot x: the
@@ -516,19 +514,13 @@ __device__ __forceinline__ void skin_lbs(const float4 *pal, int n, const int *id
                                          const float *nrm, bool normals, bool fast, float *po, float *no)
 {
     float m[12];
-    {
-        const float4 *q = pal + 3 * idx[0];
-        float4 q0 = q[0], q1 = q[1], q2 = q[2];
-        const float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
-        for (int y = 0; y < 12; ++y) m[y] = w[0] * e[y];
-    }
 #pragma unroll
-    for (int x = 1; x < SINEW_MAX_INFLUENCES; ++x) {
-        if (!slot_used(x, n, w)) break;
+    for (int x = 0; x < SINEW_MAX_INFLUENCES; ++x) {
+        if (x > 0 && !slot_used(x, n, w)) break;
         const float4 *q = pal + 3 * idx[x];
         float4 q0 = q[0], q1 = q[1], q2 = q[2];
         const float e[12] = {q0.x, q0.y, q0.z, q0.w, q1.x, q1.y, q1.z, q1.w, q2.x, q2.y, q2.z, q2.w};
-        for (int y = 0; y < 12; ++y) m[y] += w[x] * e[y];
+        for (int y = 0; y < 12; ++y) m[y] = x == 0 ? w[x] * e[y] : m[y] + w[x] * e[y];
     }
     for (int row = 0; row < 3; ++row)
         po[row] = m[row] * pos[0] + m[3 + row] * pos[1] + m[6 + row] * pos[2] + m[9 + row];
@@ -634,9 +626,9 @@ __global__ void __launch_bounds__(SKIN_THREADS) skin_kernel(frame_params p)
         int idx[SINEW_MAX_INFLUENCES] = {0};
         float w[SINEW_MAX_INFLUENCES] = {0};
         float pos[3] = {0, 0, 0}, nrm[3] = {0, 0, 0};
-        int n = 1;
+        const int n = ch.influences;
         if (live) {
-            n = fetch(ch, v, idx, w);
+            fetch(ch, v, idx, w);
             for (int x = 0; x < 3; ++x) pos[x] = __ldg(ch.positions + 3 * (size_t)v + x);
             if (p.normals)
                 for (int x = 0; x < 3; ++x) nrm[x] = __ldg(ch.normals + 3 * (size_t)v + x);
@@ -844,15 +836,15 @@ static unsigned key_window(const float *times, int n, float start, float rate)
     return (unsigned)shortfall | (unsigned)overshoot << 16;
 }
 
-/* The skin's influences as the GPU reads them: 4 or 8 a vertex (the skin's
+/* The skin's influences (isize and wsize bytes an index and a weight) as
+ * the GPU reads them: 4 or 8 a vertex (the skin's
  * count rounded up: whole vector loads), each vertex's nonzero weights first
  * in their order, then weight 0 on the first one's joint (a real joint, so
  * that a zero weight adds nothing). The sums are the CPU's, which skips zero
  * weights; the user's skin is not changed. Both arrays are malloc'd. */
-static bool compact_influences(const sinew_skin *skin, int slots, void **indices, void **weights)
+static bool compact_influences(const sinew_skin *skin, size_t isize, size_t wsize, int slots, void **indices,
+                               void **weights)
 {
-    size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
-    size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
     size_t nv = (size_t)skin->vertex_count, n = (size_t)skin->influence_count;
     unsigned char *ix = (unsigned char *)malloc(isize * (size_t)slots * (nv ? nv : 1));
     unsigned char *wx = (unsigned char *)calloc((size_t)slots * (nv ? nv : 1), wsize);
@@ -983,7 +975,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         int slots = skin->influence_count <= 4 ? 4 : 8;
         static_assert(SINEW_MAX_INFLUENCES == 8, "influence slots: 4 or 8");
         size_t entries = (size_t)nv * (size_t)slots;
-        if (!compact_influences(skin, slots, &slot_indices, &slot_weights)) {
+        if (!compact_influences(skin, isize, wsize, slots, &slot_indices, &slot_weights)) {
             r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
             goto done;
         }
