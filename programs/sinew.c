@@ -94,7 +94,7 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
     fprintf(stderr, "sinew: %s: %s\n", level == SINEW_LOG_WARNING ? "warning" : "info", message);
 }
 
-static const sinew_options cli_options = {{NULL, NULL, NULL}, {log_to_stderr, NULL}};
+static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 
 sinew_asset *cli_load_asset(const char *path, int scene, bool weld)
 {

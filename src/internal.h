@@ -67,8 +67,9 @@ typedef struct sinew__sampler sinew__sampler;
 
 /* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
  * per shared timeline for sampling many at once. NULL when out of memory;
- * lives in the clip's allocation scheme and is freed with sinew__free. */
-sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc);
+ * lives in the clip's allocation scheme and is freed with sinew__free.
+ * `simd`: the sinew_simd level its kernel runs. */
+sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc, int simd);
 
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
@@ -78,6 +79,16 @@ size_t sinew__sampler_bytes(const sinew__sampler *sampler);
  * for what the tracks leave out. `hints`: the cursor's keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
                         int32_t *hints, sinew_transform *pose);
+
+/* The SIMD level an object made with these options runs (a sinew_simd):
+ * options->simd capped by sinew_simd_supported(). */
+int sinew__simd_level(const sinew_options *options);
+
+/* Local to model space for an affine root (or none) with AVX
+ * (src/runtime/pose_avx2.c; only where the CPU runs AVX2): joints in
+ * `order`, each one's parent done before it. */
+void sinew__local_to_model_avx2(const int16_t *order, const int16_t *parents, const sinew_transform *local,
+                                const sinew_mat4 *root, sinew_mat4 *model, int count);
 
 /* ---- inline math used by the hot paths ---------------------------------- */
 

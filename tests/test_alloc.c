@@ -47,7 +47,7 @@ typedef sinew_asset *(*maker)(const sinew_options *options, const void *ctx, sin
 static void sweep(const char *what, maker make, const void *ctx)
 {
     counter c = {0, 0, 0};
-    sinew_options opt = {{count_alloc, count_free, &c}, {0}};
+    sinew_options opt = {.allocator = {count_alloc, count_free, &c}};
     sinew_error err;
     sinew_asset *a = make(&opt, ctx, &err);
     CHECK(a != NULL, "%s with a counting allocator: %s", what, err.description);
@@ -60,7 +60,7 @@ static void sweep(const char *what, maker make, const void *ctx)
     int reported = 0, leaks = 0, loaded = 0;
     for (long k = 1; k <= allocations; ++k) {
         counter f = {0, 0, k};
-        sinew_options fo = {{count_alloc, count_free, &f}, {0}};
+        sinew_options fo = {.allocator = {count_alloc, count_free, &f}};
         sinew_asset *x = make(&fo, ctx, &err);
         if (!x && err.result == SINEW_ERROR_OUT_OF_MEMORY) ++reported;
         if (x) ++loaded;

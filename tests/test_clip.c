@@ -326,7 +326,7 @@ static void test_validation(void)
     CHECK_ERROR(err, SINEW_ERROR_BAD_ROTATION, "key 1 is the zero quaternion");
     values[4 + 3] = 3.0f; /* not unit: normalized and reported */
     check_log log = {0};
-    sinew_options opt = {{0}, {check_log_fn, &log}};
+    sinew_options opt = {.logger = {check_log_fn, &log}};
     sinew_clip *c = sinew_clip_create(&d, &opt, &err);
     CHECK(c != NULL, "non-unit rotation key accepted");
     if (c) CHECK(c->tracks[0].values[7] == 1.0f, "rotation key normalized in the clip");

@@ -154,6 +154,37 @@ done:
     free(got), free(want), free(keys), free(model);
 }
 
+/* check_clip at every SIMD level this CPU runs: the clip and the skeleton
+ * made again with options.simd at that level (the scalar level is the
+ * reference's own formulas, and local to model's SSE2 code). */
+static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
+{
+    int n = sk->joint_count;
+    int *parents = malloc(sizeof *parents * (size_t)n);
+    CHECK(parents != NULL, "memory");
+    if (!parents) return;
+    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
+    for (sinew_simd level = SINEW_SIMD_SCALAR; level <= sinew_simd_supported(); ++level) {
+        sinew_options options = {.simd = level};
+        sinew_error err;
+        sinew_skeleton *s = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL,
+                                                  &options, &err);
+        CHECK(s != NULL, "%s: skeleton at %s: %s", what, sinew_simd_name(level), err.description);
+        sinew_clip *c = sinew_clip_create(&(sinew_clip_desc){.name = clip->name, .duration = clip->duration,
+                                                             .joint_count = clip->joint_count,
+                                                             .track_count = clip->track_count,
+                                                             .tracks = clip->tracks, .additive = clip->additive},
+                                          &options, &err);
+        CHECK(c != NULL, "%s: clip at %s: %s", what, sinew_simd_name(level), err.description);
+        char label[512];
+        snprintf(label, sizeof label, "%s [%s]", what, sinew_simd_name(level));
+        if (s && c) check_clip(c, s, label);
+        sinew_clip_free(c);
+        sinew_skeleton_free(s);
+    }
+    free(parents);
+}
+
 static void test_file(const char *path, const char *anim)
 {
     sinew_asset *a = test_load_shared(path);
@@ -167,16 +198,17 @@ static void test_file(const char *path, const char *anim)
         sinew_error err;
         sinew_clip *c = sinew_clip_retarget(b->clips[0], b->skeleton, a->skeleton, NULL, NULL, &err);
         CHECK(c != NULL, "%s on %s: %s", anim, path, err.description);
-        if (c) check_clip(c, a->skeleton, anim);
+        if (c) check_clip_levels(c, a->skeleton, anim);
         if (c) CHECK(sinew_clip_bytes(c) > 0, "clip bytes");
         sinew_clip_free(c);
     }
-    for (int i = 0; i < a->clip_count; ++i) check_clip(a->clips[i], a->skeleton, path);
+    for (int i = 0; i < a->clip_count; ++i) check_clip_levels(a->clips[i], a->skeleton, path);
     sinew_asset_free(b);
     sinew_asset_free(a);
 }
 
-/* Tracks on different timelines, counts that are not a multiple of the
+/* Tracks on different timelines (one filling most of the pose, one of two
+ * joints far apart: an image frame and a packed one), counts that are not a multiple of the
  * SIMD width, one-key tracks, keys a half-turn and more apart (the series
  * gives way to the reference slerp), opposite hemispheres (the shortest
  * path), STEP and CUBICSPLINE beside LINEAR, and an additive clip. */
@@ -221,7 +253,7 @@ static void test_synthetic(void)
             }
             tracks[nt++] = (sinew_track){.joint = j, .target = (sinew_track_target)target,
                 .interpolation = j == 9 ? SINEW_INTERP_STEP : SINEW_INTERP_LINEAR,
-                .key_count = KEYS, .times = j % 2 ? times_b : times_a, .values = v};
+                .key_count = KEYS, .times = j == 1 || j == 7 ? times_b : times_a, .values = v};
         }
     }
     /* joint 10: a one-key rotation (replacing its own) and a cubic translation */
@@ -240,10 +272,10 @@ static void test_synthetic(void)
                                                             .track_count = nt, .tracks = tracks}, NULL, &err);
     CHECK(clip != NULL, "clip: %s", err.description);
     if (clip) {
-        check_clip(clip, sk, "synthetic");
+        check_clip_levels(clip, sk, "synthetic");
         sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
         CHECK(add != NULL, "additive: %s", err.description);
-        if (add) check_clip(add, sk, "synthetic additive");
+        if (add) check_clip_levels(add, sk, "synthetic additive");
         sinew_clip_free(add);
     }
     sinew_clip_free(clip);
@@ -257,7 +289,7 @@ int main(void)
     sinew_asset *demo = sinew_demo_create(NULL, &err);
     CHECK(demo != NULL, "demo: %s", err.description);
     if (demo)
-        for (int i = 0; i < demo->clip_count; ++i) check_clip(demo->clips[i], demo->skeleton, "built-in character");
+        for (int i = 0; i < demo->clip_count; ++i) check_clip_levels(demo->clips[i], demo->skeleton, "built-in character");
     sinew_asset_free(demo);
     test_file(SINEW_ASSETS "/gltf/cesium_man.gltf", NULL);
     test_file(SINEW_ASSETS "/gltf/interpolation_test.gltf", NULL);

@@ -100,7 +100,7 @@ static void test_errors(void)
 static void test_names_and_repairs(void)
 {
     check_log log = {0};
-    sinew_options opt = {{0}, {check_log_fn, &log}};
+    sinew_options opt = {.logger = {check_log_fn, &log}};
     const char *names[] = {"root", "arm", "arm", "h\xc3\xa4nd", NULL};
     int parents[] = {-1, 0, 0, 1, 3};
     sinew_transform rest[5];

@@ -72,7 +72,7 @@ static void test_normalization(void)
     if (!sk) return;
     int joints[] = {0, 1};
     check_log log = {0};
-    sinew_options opt = {{0}, {check_log_fn, &log}};
+    sinew_options opt = {.logger = {check_log_fn, &log}};
     sinew_skin_report rep;
     sinew_error err;
 

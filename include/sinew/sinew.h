@@ -150,11 +150,27 @@ typedef struct sinew_allocator {
     void *user;
 } sinew_allocator;
 
-/* Options for every create function. Zero-initialised means malloc/free and
- * no logging. Passing NULL is the same as a zeroed struct. */
+/* SIMD levels of the CPU kernels (sampling, local to model, palette,
+ * skinning). The scalar code is the reference; the SIMD kernels agree with it
+ * as each function states (within 1e-6 relative at most). */
+typedef enum sinew_simd {
+    SINEW_SIMD_AUTO = 0,    /* the best level this CPU runs */
+    SINEW_SIMD_SCALAR = 1,  /* the scalar reference (SSE2 code on x86-64) */
+    SINEW_SIMD_AVX2 = 2,    /* AVX2 (and FMA in skinning) */
+    SINEW_SIMD_AVX512 = 3   /* AVX-512 F, DQ and VL (skinning: 8 lanes, with
+                               masks and embedded broadcasts) */
+} sinew_simd;
+
+/* Options for every create function. Zero-initialised means malloc/free,
+ * no logging and the best SIMD level. Passing NULL is the same as a zeroed
+ * struct. */
 typedef struct sinew_options {
     sinew_allocator allocator;
     sinew_logger logger;
+    /* The kernels the created object runs (skeletons: local to model;
+     * clips: sampling; skins: palette and the default of their jobs): a
+     * level above what the CPU runs falls back to the best below it. */
+    sinew_simd simd;
 } sinew_options;
 
 /* ======================================================================== */
@@ -279,6 +295,8 @@ typedef struct sinew_skeleton {
     /* private */
     const int32_t *lookup_;
     uint32_t lookup_mask_;
+    const int16_t *depth_order_; /* joints by depth, parents-first within (local to model's schedule) */
+    int simd_;                   /* the sinew_simd it runs */
     sinew_allocator allocator_;
 } sinew_skeleton;
 
@@ -928,20 +946,9 @@ SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_ma
 /* CPU skinning                                                              */
 /* ======================================================================== */
 
-/* SIMD levels of the CPU skinning kernels. The scalar code is the reference;
- * the SIMD kernels agree with it within 1e-6 of the output's scale (see
- * sinew_skin_lbs). */
-typedef enum sinew_simd {
-    SINEW_SIMD_AUTO = 0,    /* the best level this CPU runs */
-    SINEW_SIMD_SCALAR = 1,  /* the scalar reference (SSE2 code on x86-64) */
-    SINEW_SIMD_AVX2 = 2,    /* AVX2 and FMA, 8 vertices per step */
-    SINEW_SIMD_AVX512 = 3   /* AVX-512 F, DQ and VL (8 lanes, with masks and
-                               embedded broadcasts), 8 vertices per step */
-} sinew_simd;
-
 /* The best SIMD level this CPU and operating system run (CPUID and XGETBV
- * on x86-64; SINEW_SIMD_SCALAR elsewhere). Costs a CPUID: skins call it
- * once, when made. */
+ * on x86-64; SINEW_SIMD_SCALAR elsewhere). Costs a CPUID: skeletons, clips
+ * and skins call it once, when made. */
 SINEW_API sinew_simd sinew_simd_supported(void);
 
 /* "auto", "scalar", "avx2" or "avx512" ("unknown" for other values). */

@@ -183,7 +183,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->allocator_ = alloc;
-    clip->sampler_ = sinew__sampler_create(clip, &alloc);
+    clip->sampler_ = sinew__sampler_create(clip, &alloc, sinew__simd_level(options));
     if (!clip->sampler_) {
         sinew__free(&alloc, block);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);

@@ -31,6 +31,12 @@ sinew_simd sinew_simd_supported(void)
 sinew_simd sinew_simd_supported(void) { return SINEW_SIMD_SCALAR; }
 #endif
 
+int sinew__simd_level(const sinew_options *options)
+{
+    sinew_simd cpu = sinew_simd_supported(), want = options ? options->simd : SINEW_SIMD_AUTO;
+    return (int)(want <= SINEW_SIMD_AUTO || want > cpu ? cpu : want);
+}
+
 const char *sinew_simd_name(sinew_simd level)
 {
     switch (level) {

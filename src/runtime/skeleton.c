@@ -107,7 +107,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     }
 
     sinew_allocator alloc = sinew__allocator(options);
-    int *scratch = sinew__alloc(&alloc, sizeof(int) * 2 * (size_t)(n ? n : 1));
+    int *scratch = sinew__alloc(&alloc, sizeof(int) * (3 * (size_t)n + 1));
     if (!scratch) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory for %d joints", n);
         return NULL;
@@ -131,6 +131,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t off_hashes = sinew__layout_add(&l, (size_t)n, sizeof(uint32_t), 8);
     size_t off_rest = sinew__layout_add(&l, (size_t)n, sizeof(sinew_transform), 8);
     size_t off_lookup = sinew__layout_add(&l, cap, sizeof(int32_t), 8);
+    size_t off_depth_order = sinew__layout_add(&l, (size_t)n, sizeof(int16_t), 8);
     size_t off_strings = sinew__layout_add(&l, string_bytes, 1, 8);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -145,6 +146,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     uint32_t *hashes = (uint32_t *)(block + off_hashes);
     sinew_transform *rest = (sinew_transform *)(block + off_rest);
     int32_t *lookup = (int32_t *)(block + off_lookup);
+    int16_t *depth_order = (int16_t *)(block + off_depth_order);
     char *strings = (char *)(block + off_strings);
 
     int renormalized = 0;
@@ -165,6 +167,18 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
             ++renormalized;
         }
     }
+    /* local to model's schedule: joints by depth (parents come first, so a
+     * joint's depth is its parent's plus one), in index order within a depth;
+     * a counting sort with order[] (no longer needed) holding the depths */
+    int *depth = order, *start = scratch + 2 * (size_t)n;
+    for (int i = 0; i <= n; ++i) start[i] = 0;
+    for (int j = 0; j < n; ++j) {
+        depth[j] = parents[j] < 0 ? 0 : depth[parents[j]] + 1;
+        ++start[depth[j] + 1];
+    }
+    for (int k = 0; k < n; ++k) start[k + 1] += start[k];
+    for (int j = 0; j < n; ++j) depth_order[start[depth[j]]++] = (int16_t)j;
+
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",
                     renormalized);
@@ -197,6 +211,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->rest_pose = rest;
     sk->lookup_ = lookup;
     sk->lookup_mask_ = cap - 1;
+    sk->depth_order_ = depth_order;
+    sk->simd_ = sinew__simd_level(options);
     sk->allocator_ = alloc;
     if (remap)
         for (int j = 0; j < n; ++j) remap[j] = new_index[j];

@@ -258,7 +258,7 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     s->allocator_ = alloc;
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
-    s->simd_ = (int)sinew_simd_supported();
+    s->simd_ = sinew__simd_level(options);
     s->blocks_ = build_blocks(s, &alloc);
     if (!s->blocks_) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",

@@ -1,0 +1,42 @@
+/* The clip's sampling plan (src/runtime/sampler.c), shared with its AVX2
+ * kernel (src/runtime/sampler_avx2.c). Not installed. */
+#ifndef SINEW_SAMPLER_INTERNAL_H
+#define SINEW_SAMPLER_INTERNAL_H
+
+#include "../internal.h"
+
+#include <stdint.h>
+
+/* Rotation tracks are listed to a multiple of this (the widest kernel's
+ * lanes), the last one repeated: a lane computes and stores it again. */
+enum { SINEW__ROTATION_LANES = 16 };
+
+/* The LINEAR translation, rotation and scale tracks that share key times.
+ * Key k's values of all of them form one frame of frame_floats floats,
+ * either
+ *   - an image: frame float f is pose float image_at + f (a stretch of the
+ *     sinew_transform array its tracks mostly fill); or
+ *   - packed: each track's values at a multiple of 4 floats, vector tracks
+ *     first. */
+typedef struct sinew__timeline {
+    const float *times;
+    int key_count;
+    int hint_track; /* the track whose cursor entry holds this timeline's hint */
+    int frame_floats; /* a multiple of 8; frames are 32-byte aligned */
+    const float *frames; /* [key][frame_floats] */
+    int vec_count, rot_count;
+    const uint32_t *vec_src, *vec_dst; /* per vector track: its first float in a frame, in the pose */
+    const uint32_t *rot_src, *rot_dst; /* per rotation track, listed to a multiple of SINEW__ROTATION_LANES */
+    bool image;
+    uint32_t image_at, image_floats; /* at least 8 floats */
+    const int8_t *image_mask; /* per image float: -1 where a vector track writes it, else 0 */
+} sinew__timeline;
+
+/* Writes timeline x's tracks between frames a and b at factor 0 < s < 1
+ * into the pose floats `out` with 256-bit vectors (run only where the CPU
+ * runs AVX2): vectors bit for bit a + (b - a) s, rotations within 1e-6 of the
+ * reference (see sampler.c). */
+void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp,
+                               float *out);
+
+#endif
