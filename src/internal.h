@@ -74,21 +74,21 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
 
-/* Writes every translation, rotation and scale track of `clip` at clip time
- * t (wrapped already) into `pose`, which holds the rest pose (or identity)
- * for what the tracks leave out. `hints`: the cursor's keys or NULL. */
+/* Writes the pose of `clip` at clip time t (wrapped already): every
+ * translation, rotation and scale track, and from `base` (NULL: the
+ * identity) what they leave out. `hints`: the cursor's keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
-                        int32_t *hints, sinew_transform *pose);
+                        int32_t *hints, const sinew_transform *base, sinew_transform *pose);
 
 /* The SIMD level an object made with these options runs (a sinew_simd):
  * options->simd capped by sinew_simd_supported(). */
 int sinew__simd_level(const sinew_options *options);
 
 /* Local to model space for an affine root (or none) with AVX
- * (src/runtime/pose_avx2.c; only where the CPU runs AVX2): joints in
- * `order`, each one's parent done before it. */
-void sinew__local_to_model_avx2(const int16_t *order, const int16_t *parents, const sinew_transform *local,
-                                const sinew_mat4 *root, sinew_mat4 *model, int count);
+ * (src/runtime/pose_avx2.c; only where the CPU runs AVX2), in the order of
+ * `schedule` (sinew_skeleton.schedule_, `length` entries). */
+void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
+                                const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model);
 
 /* ---- inline math used by the hot paths ---------------------------------- */
 

@@ -295,7 +295,8 @@ typedef struct sinew_skeleton {
     /* private */
     const int32_t *lookup_;
     uint32_t lookup_mask_;
-    const int16_t *depth_order_; /* joints by depth, parents-first within (local to model's schedule) */
+    const int16_t *schedule_;    /* local to model's order (pairs of joints) */
+    int schedule_length_;
     int simd_;                   /* the sinew_simd it runs */
     sinew_allocator allocator_;
 } sinew_skeleton;

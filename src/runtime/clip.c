@@ -349,13 +349,7 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
 
-    if (clip->additive) {
-        const sinew_transform none = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
-        for (int j = 0; j < sk->joint_count; ++j) out[j] = none;
-    } else {
-        memcpy(out, sk->rest_pose, sizeof(sinew_transform) * (size_t)sk->joint_count);
-    }
-    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, out);
+    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, clip->additive ? NULL : sk->rest_pose, out);
     sinew__ok(err);
     return SINEW_OK;
 }

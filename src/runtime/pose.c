@@ -62,7 +62,7 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     bool affine = !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
 #if defined(SINEW_X86_SIMD)
     if (affine && sk->simd_ >= SINEW_SIMD_AVX2) {
-        sinew__local_to_model_avx2(sk->depth_order_, sk->parents, local, root, model, count);
+        sinew__local_to_model_avx2(sk->schedule_, sk->schedule_length_, sk->parents, local, root, model);
         sinew__ok(err);
         return SINEW_OK;
     }

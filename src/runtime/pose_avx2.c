@@ -1,14 +1,15 @@
 /* Local pose to model space with AVX (compiled with -mavx2 and no FMA; run
  * only where sinew_simd_supported() says so).
  *
- * Joints go in the skeleton's depth order (sinew_skeleton.depth_order_: all
- * joints of depth 0, then depth 1, ...), so consecutive joints do not wait on
- * each other: a joint's parent was finished a level earlier and its columns
- * come from memory. Eight joints at a time, their rotations and scales are
- * transposed into one vector per component and their rotation-scale
- * matrices built side by side (sinew__mat4_from_trs's sums, eight lanes);
- * then each joint's matrix multiplies its parent's columns with the entries
- * broadcast from memory (loads, not shuffles), summed in the order of
+ * Joints go in pairs, in the skeleton's schedule (sinew_skeleton.schedule_,
+ * made in skeleton.c): the two joints of a pair are computed side by side,
+ * one per 128-bit half, and each one's parent belongs to an earlier pair,
+ * mostly long before, so consecutive pairs do not wait on each other. A
+ * block of four pairs (eight joints) has its rotations, scales and
+ * translations transposed into one vector per component and its
+ * rotation-scale matrices built in eight lanes (sinew__mat4_from_trs's
+ * sums); then each pair multiplies its parents' columns, one parent per
+ * half, by its entries spread over each half, summed in the order of
  * sinew__mat4_mul_affine. Separate multiplies and adds: the result is the
  * scalar one bit for bit (up to the sign of a zero). */
 #include "../internal.h"
@@ -31,50 +32,69 @@ static inline __m256 pair(const float *const *src, int i, int at)
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(src[i] + at)), _mm_loadu_ps(src[i + 4] + at), 1);
 }
 
-void sinew__local_to_model_avx2(const int16_t *order, const int16_t *parents, const sinew_transform *local,
-                                const sinew_mat4 *root, sinew_mat4 *model, int count)
+/* The two 128-bit halves from a (low) and b (high). */
+static inline __m256 halves(const float *a, const float *b)
+{
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(a)), _mm_loadu_ps(b), 1);
+}
+
+void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
+                                const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model)
 {
     static const sinew_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
     const sinew_mat4 *top = root ? root : &identity;
-    const __m128 xyz = _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1)), w1 = _mm_set_ps(1.0f, 0.0f, 0.0f, 0.0f);
+    const __m256 xyz = _mm256_castsi256_ps(_mm256_setr_epi32(-1, -1, -1, 0, -1, -1, -1, 0));
+    const __m256 w1 = _mm256_setr_ps(0, 0, 0, 1, 0, 0, 0, 1), one = _mm256_set1_ps(1.0f);
     enum { ROT = offsetof(sinew_transform, rotation) / sizeof(float) };
-    _Alignas(32) float rs[9][8]; /* the block's rotation-scale entries, [entry][joint] */
-    for (int b = 0; b < count; b += 8) {
-        int n = count - b < 8 ? count - b : 8;
-        const float *src[8]; /* a short last block repeats its last joint */
-        for (int i = 0; i < 8; ++i) src[i] = &local[order[b + (i < n ? i : n - 1)]].translation.x;
-        /* (x, y, z, w) of the rotation, and (w, sx, sy, sz): both loads stay
-         * inside the joint's sinew_transform */
-        __m256 q[4], s[4];
+    for (int b = 0; b < length; b += 8) {
+        const int16_t *joint = schedule + b;
+        const float *src[8];
+        for (int i = 0; i < 8; ++i) src[i] = &local[joint[i]].translation.x;
+        /* (x, y, z, w) of the rotation, (w, sx, sy, sz) and (tx, ty, tz,
+         * rotation x): each load stays inside the joint's sinew_transform */
+        __m256 q[4], s[4], t[4];
         transpose(pair(src, 0, ROT), pair(src, 1, ROT), pair(src, 2, ROT), pair(src, 3, ROT), q);
         transpose(pair(src, 0, ROT + 3), pair(src, 1, ROT + 3), pair(src, 2, ROT + 3), pair(src, 3, ROT + 3), s);
-        __m256 x = q[0], y = q[1], z = q[2], w = q[3], one = _mm256_set1_ps(1.0f);
+        transpose(pair(src, 0, 0), pair(src, 1, 0), pair(src, 2, 0), pair(src, 3, 0), t);
+        __m256 x = q[0], y = q[1], z = q[2], w = q[3];
         __m256 x2 = _mm256_add_ps(x, x), y2 = _mm256_add_ps(y, y), z2 = _mm256_add_ps(z, z);
         __m256 xx = _mm256_mul_ps(x, x2), xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2);
         __m256 yy = _mm256_mul_ps(y, y2), yz = _mm256_mul_ps(y, z2), zz = _mm256_mul_ps(z, z2);
         __m256 wx = _mm256_mul_ps(w, x2), wy = _mm256_mul_ps(w, y2), wz = _mm256_mul_ps(w, z2);
-        _mm256_store_ps(rs[0], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), s[1]));
-        _mm256_store_ps(rs[1], _mm256_mul_ps(_mm256_add_ps(xy, wz), s[1]));
-        _mm256_store_ps(rs[2], _mm256_mul_ps(_mm256_sub_ps(xz, wy), s[1]));
-        _mm256_store_ps(rs[3], _mm256_mul_ps(_mm256_sub_ps(xy, wz), s[2]));
-        _mm256_store_ps(rs[4], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), s[2]));
-        _mm256_store_ps(rs[5], _mm256_mul_ps(_mm256_add_ps(yz, wx), s[2]));
-        _mm256_store_ps(rs[6], _mm256_mul_ps(_mm256_add_ps(xz, wy), s[3]));
-        _mm256_store_ps(rs[7], _mm256_mul_ps(_mm256_sub_ps(yz, wx), s[3]));
-        _mm256_store_ps(rs[8], _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), s[3]));
-        for (int i = 0; i < n; ++i) {
-            int j = order[b + i], p = parents[j];
-            const float *a = (p >= 0 ? &model[p] : top)->m, *t = &local[j].translation.x;
-            __m128 p0 = _mm_loadu_ps(a), p1 = _mm_loadu_ps(a + 4), p2 = _mm_loadu_ps(a + 8), p3 = _mm_loadu_ps(a + 12);
-#define SINEW__COLUMN(e0, e1, e2)                                                                        \
-    _mm_add_ps(_mm_add_ps(_mm_mul_ps(p0, _mm_broadcast_ss(e0)), _mm_mul_ps(p1, _mm_broadcast_ss(e1))), \
-               _mm_mul_ps(p2, _mm_broadcast_ss(e2)))
-            float *o = model[j].m;
-            _mm_storeu_ps(o, _mm_and_ps(SINEW__COLUMN(&rs[0][i], &rs[1][i], &rs[2][i]), xyz));
-            _mm_storeu_ps(o + 4, _mm_and_ps(SINEW__COLUMN(&rs[3][i], &rs[4][i], &rs[5][i]), xyz));
-            _mm_storeu_ps(o + 8, _mm_and_ps(SINEW__COLUMN(&rs[6][i], &rs[7][i], &rs[8][i]), xyz));
-            _mm_storeu_ps(o + 12, _mm_or_ps(_mm_and_ps(_mm_add_ps(SINEW__COLUMN(t, t + 1, t + 2), p3), xyz), w1));
-#undef SINEW__COLUMN
-        }
+        /* e[c][r]: row r of column c of the block's local matrices */
+        __m256 e[4][3] = {
+            {_mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), s[1]), _mm256_mul_ps(_mm256_add_ps(xy, wz), s[1]),
+             _mm256_mul_ps(_mm256_sub_ps(xz, wy), s[1])},
+            {_mm256_mul_ps(_mm256_sub_ps(xy, wz), s[2]), _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), s[2]),
+             _mm256_mul_ps(_mm256_add_ps(yz, wx), s[2])},
+            {_mm256_mul_ps(_mm256_add_ps(xz, wy), s[3]), _mm256_mul_ps(_mm256_sub_ps(yz, wx), s[3]),
+             _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), s[3])},
+            {t[0], t[1], t[2]}};
+        /* pair i: joints i and i + 4 of the block; a macro, as the in-lane
+         * broadcast's selector must be a constant */
+#define SINEW__PAIR(i)                                                                                                \
+    do {                                                                                                              \
+        int ja = joint[i], jc = joint[(i) + 4], pa = parents[ja], pc = parents[jc];                                   \
+        const float *ma = (pa >= 0 ? &model[pa] : top)->m, *mc = (pc >= 0 ? &model[pc] : top)->m;                     \
+        __m256 p0 = halves(ma, mc), p1 = halves(ma + 4, mc + 4), p2 = halves(ma + 8, mc + 8);                          \
+        __m256 col[4];                                                                                                \
+        for (int c = 0; c < 4; ++c)                                                                                   \
+            col[c] = _mm256_and_ps(                                                                                   \
+                _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p0, _mm256_permute_ps(e[c][0], (i) * 0x55)),                \
+                                            _mm256_mul_ps(p1, _mm256_permute_ps(e[c][1], (i) * 0x55))),               \
+                              _mm256_mul_ps(p2, _mm256_permute_ps(e[c][2], (i) * 0x55))),                             \
+                xyz);                                                                                                 \
+        col[3] = _mm256_or_ps(_mm256_and_ps(_mm256_add_ps(col[3], halves(ma + 12, mc + 12)), xyz), w1);               \
+        float *oa = model[ja].m, *oc = model[jc].m;                                                                   \
+        for (int c = 0; c < 4; ++c) {                                                                                 \
+            _mm_storeu_ps(oa + 4 * c, _mm256_castps256_ps128(col[c]));                                                \
+            _mm_storeu_ps(oc + 4 * c, _mm256_extractf128_ps(col[c], 1));                                              \
+        }                                                                                                             \
+    } while (0)
+        SINEW__PAIR(0);
+        SINEW__PAIR(1);
+        SINEW__PAIR(2);
+        SINEW__PAIR(3);
+#undef SINEW__PAIR
     }
 }

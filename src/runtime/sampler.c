@@ -28,7 +28,10 @@
 
 struct sinew__sampler {
     int timeline_count;
-    const sinew__timeline *timelines;
+    const sinew__timeline *timelines; /* the primary one first */
+    int pose_floats;                  /* the clip's joints' sinew_transforms */
+    bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
+    const sinew_transform *identity;  /* the pose additive clips start from */
     int other_count;
     const int *other_tracks; /* tracks the reference sampler takes */
     int simd;                /* a sinew_simd: the kernel */
@@ -107,6 +110,7 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_lines = sinew__layout_add(&lay, (size_t)lines, sizeof(sinew__timeline), 8);
     size_t off_others = sinew__layout_add(&lay, (size_t)others, sizeof(int), 4);
+    size_t off_identity = sinew__layout_add(&lay, (size_t)clip->joint_count, sizeof(sinew_transform), 8);
     for (int l = 0; l < lines; ++l) {
         sinew__timeline *x = &tl[l];
         uint32_t stretch = span[3 * l + 1] - span[3 * l];
@@ -162,7 +166,21 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
     int no = 0;
     for (int i = 0; i < n; ++i)
         if (line[i] < 0) other[no++] = i;
-    *s = (sinew__sampler){lines, lines_out, others, other, simd, lay.total};
+    /* the image with the longest stretch goes first and writes all of it */
+    int primary = -1;
+    for (int l = 0; l < lines; ++l)
+        if (lines_out[l].image && (primary < 0 || lines_out[l].image_floats > lines_out[primary].image_floats))
+            primary = l;
+    if (primary > 0) {
+        sinew__timeline first_line = lines_out[0];
+        lines_out[0] = lines_out[primary], lines_out[primary] = first_line;
+    }
+    sinew_transform *identity = (sinew_transform *)(block + off_identity);
+    for (int j = 0; j < clip->joint_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
+                          .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
+                          .primary = primary >= 0, .identity = identity, .other_count = others,
+                          .other_tracks = other, .simd = simd, .bytes = lay.total};
 done:
     sinew__free(alloc, line), sinew__free(alloc, first), sinew__free(alloc, tl), sinew__free(alloc, place);
     sinew__free(alloc, span);
@@ -215,21 +233,32 @@ static void lerp_reference(const sinew__timeline *x, const float *a, const float
 }
 
 void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
-                        sinew_transform *pose)
+                        const sinew_transform *base, sinew_transform *pose)
 {
     float *out = (float *)pose;
+    const float *under = (const float *)(base ? base : sm->identity);
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
+    /* the pose outside the primary image's stretch from `under`; the
+     * primary timeline fills its stretch (the AVX2 kernel blends `under`
+     * with its values, the other paths copy it first) */
+    uint32_t at = sm->primary ? sm->timelines[0].image_at : 0, len = sm->primary ? sm->timelines[0].image_floats : 0;
+    memcpy(out, under, sizeof(float) * at);
+    memcpy(out + at + len, under + at + len, sizeof(float) * ((size_t)sm->pose_floats - at - len));
     for (int l = 0; l < sm->timeline_count; ++l) {
         const sinew__timeline *x = &sm->timelines[l];
+        bool fills = l == 0 && sm->primary;
         int ka;
         float s = locate(x, t, hints ? &hints[x->hint_track] : NULL, &ka);
         const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats;
+#if defined(SINEW_X86_SIMD)
+        if (s != 0.0f && sm->simd >= SINEW_SIMD_AVX2) {
+            sinew__timeline_lerp_avx2(x, a, a + x->frame_floats, s, nlerp, fills ? under : out, out);
+            continue;
+        }
+#endif
+        if (fills) memcpy(out + at, under + at, sizeof(float) * len);
         if (s == 0.0f)
             copy_key(x, a, out);
-#if defined(SINEW_X86_SIMD)
-        else if (sm->simd >= SINEW_SIMD_AVX2)
-            sinew__timeline_lerp_avx2(x, a, a + x->frame_floats, s, nlerp, out);
-#endif
         else
             lerp_reference(x, a, a + x->frame_floats, s, nlerp, out);
     }

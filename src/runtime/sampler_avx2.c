@@ -120,20 +120,22 @@ static void rotations(const float *a, const float *b, const uint32_t *src, const
 }
 
 void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp,
-                               float *out)
+                               const float *under, float *out)
 {
     __m256 s8 = _mm256_set1_ps(s);
     if (x->image) {
-        /* whole runs of eight pose floats, the last one moved back to end
-         * with the stretch (its overlap written twice, the same) */
+        /* whole runs of eight pose floats, what no track writes taken from
+         * `under`; the last run moved back to end with the stretch (its
+         * overlap written twice, the same) */
         float *o = out + x->image_at;
+        const float *u = under + x->image_at;
         uint32_t n = x->image_floats;
         for (uint32_t f = 0; f < n; f += 8) {
             uint32_t g = f + 8 <= n ? f : n - 8;
             __m256 fa = _mm256_loadu_ps(a + g), fb = _mm256_loadu_ps(b + g);
             __m256 v = _mm256_add_ps(fa, _mm256_mul_ps(_mm256_sub_ps(fb, fa), s8));
             __m256 tracked = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(x->image_mask + g))));
-            _mm256_storeu_ps(o + g, _mm256_blendv_ps(_mm256_loadu_ps(o + g), v, tracked));
+            _mm256_storeu_ps(o + g, _mm256_blendv_ps(_mm256_loadu_ps(u + g), v, tracked));
         }
     } else {
         __m128 s4 = _mm256_castps256_ps128(s8);

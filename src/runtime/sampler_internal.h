@@ -35,8 +35,9 @@ typedef struct sinew__timeline {
 /* Writes timeline x's tracks between frames a and b at factor 0 < s < 1
  * into the pose floats `out` with 256-bit vectors (run only where the CPU
  * runs AVX2): vectors bit for bit a + (b - a) s, rotations within 1e-6 of the
- * reference (see sampler.c). */
+ * reference (see sampler.c). An image's floats that no track writes come
+ * from `under` (the pose floats, `out` itself or the pose it starts from). */
 void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp,
-                               float *out);
+                               const float *under, float *out);
 
 #endif

@@ -67,6 +67,42 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
     return SINEW_OK;
 }
 
+/* Entries local to model's schedule can take: a pair per joint at most,
+ * in whole blocks of four pairs. */
+static size_t schedule_capacity(int n) { return ((size_t)n + 3) / 4 * 8; }
+
+/* Local to model's schedule (src/runtime/pose_avx2.c): joints in pairs that
+ * it computes side by side, each joint's parent in an earlier pair. Joints
+ * are taken first in, first out as their parent is scheduled (roots first),
+ * so that a joint comes long after its parent wherever the tree allows; a
+ * pair with no second joint ready repeats its first (computed and stored
+ * twice, the same), and the last block is filled with the last pair. Stored
+ * by blocks of four pairs: a0 a1 a2 a3 c0 c1 c2 c3. `queue` and `links` hold
+ * n and 2n ints. Returns the entry count. */
+static int make_schedule(const int16_t *parents, int n, int *queue, int *links, int16_t *out)
+{
+    int *first_child = links, *next_sibling = links + n;
+    int head = 0, tail = 0, pairs = 0;
+    for (int j = 0; j < n; ++j) first_child[j] = -1;
+    for (int j = n - 1; j >= 0; --j) /* children in index order */
+        if (parents[j] >= 0) next_sibling[j] = first_child[parents[j]], first_child[parents[j]] = j;
+    for (int j = 0; j < n; ++j)
+        if (parents[j] < 0) queue[tail++] = j;
+    int a = 0, c = 0;
+    while (head < tail) {
+        a = queue[head++];
+        c = head < tail ? queue[head++] : a;
+        out[pairs / 4 * 8 + pairs % 4] = (int16_t)a, out[pairs / 4 * 8 + 4 + pairs % 4] = (int16_t)c;
+        ++pairs;
+        for (int k = first_child[a]; k >= 0; k = next_sibling[k]) queue[tail++] = k;
+        if (c != a)
+            for (int k = first_child[c]; k >= 0; k = next_sibling[k]) queue[tail++] = k;
+    }
+    for (; pairs % 4; ++pairs)
+        out[pairs / 4 * 8 + pairs % 4] = (int16_t)a, out[pairs / 4 * 8 + 4 + pairs % 4] = (int16_t)c;
+    return pairs * 2;
+}
+
 sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
                                       const sinew_options *options, sinew_error *err)
 {
@@ -107,7 +143,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     }
 
     sinew_allocator alloc = sinew__allocator(options);
-    int *scratch = sinew__alloc(&alloc, sizeof(int) * (3 * (size_t)n + 1));
+    int *scratch = sinew__alloc(&alloc, sizeof(int) * (4 * (size_t)n + 1));
     if (!scratch) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory for %d joints", n);
         return NULL;
@@ -131,7 +167,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t off_hashes = sinew__layout_add(&l, (size_t)n, sizeof(uint32_t), 8);
     size_t off_rest = sinew__layout_add(&l, (size_t)n, sizeof(sinew_transform), 8);
     size_t off_lookup = sinew__layout_add(&l, cap, sizeof(int32_t), 8);
-    size_t off_depth_order = sinew__layout_add(&l, (size_t)n, sizeof(int16_t), 8);
+    size_t off_schedule = sinew__layout_add(&l, schedule_capacity(n), sizeof(int16_t), 8);
     size_t off_strings = sinew__layout_add(&l, string_bytes, 1, 8);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -146,7 +182,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     uint32_t *hashes = (uint32_t *)(block + off_hashes);
     sinew_transform *rest = (sinew_transform *)(block + off_rest);
     int32_t *lookup = (int32_t *)(block + off_lookup);
-    int16_t *depth_order = (int16_t *)(block + off_depth_order);
+    int16_t *schedule = (int16_t *)(block + off_schedule);
     char *strings = (char *)(block + off_strings);
 
     int renormalized = 0;
@@ -167,17 +203,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
             ++renormalized;
         }
     }
-    /* local to model's schedule: joints by depth (parents come first, so a
-     * joint's depth is its parent's plus one), in index order within a depth;
-     * a counting sort with order[] (no longer needed) holding the depths */
-    int *depth = order, *start = scratch + 2 * (size_t)n;
-    for (int i = 0; i <= n; ++i) start[i] = 0;
-    for (int j = 0; j < n; ++j) {
-        depth[j] = parents[j] < 0 ? 0 : depth[parents[j]] + 1;
-        ++start[depth[j] + 1];
-    }
-    for (int k = 0; k < n; ++k) start[k + 1] += start[k];
-    for (int j = 0; j < n; ++j) depth_order[start[depth[j]]++] = (int16_t)j;
+    /* order[] is no longer needed: the schedule's queue */
+    int schedule_length = make_schedule(parents, n, order, scratch + 2 * (size_t)n, schedule);
 
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",
@@ -211,7 +238,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->rest_pose = rest;
     sk->lookup_ = lookup;
     sk->lookup_mask_ = cap - 1;
-    sk->depth_order_ = depth_order;
+    sk->schedule_ = schedule;
+    sk->schedule_length_ = schedule_length;
     sk->simd_ = sinew__simd_level(options);
     sk->allocator_ = alloc;
     if (remap)
