@@ -49,15 +49,25 @@ static sinew_mat4 trs(const sinew_transform *x)
 }
 
 /* sinew_local_to_model against parent * TRS with sinew_mat4_mul: the same
- * sums in the same order, so equal (up to the sign of a zero). */
+ * sums in the same order, so equal (up to the sign of a zero); roots under
+ * no matrix, an affine one and a projective one (the general path). */
 static int model_mismatches(const sinew_skeleton *sk, const sinew_transform *local, sinew_mat4 *model)
 {
-    sinew_local_to_model(sk, local, NULL, model, sk->joint_count, NULL);
+    sinew_transform place = {{1.5f, -2.0f, 0.25f}, {0.1f, 0.7f, -0.1f, 0.7f}, {2.0f, 2.0f, 0.5f}};
+    sinew_mat4 affine = trs(&place), projective = affine;
+    projective.m[3] = 0.01f, projective.m[15] = 1.5f;
+    const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
     int bad = 0;
-    for (int j = 0; j < sk->joint_count; ++j) {
-        sinew_mat4 m = trs(&local[j]);
-        if (sk->parents[j] >= 0) m = sinew_mat4_mul(&model[sk->parents[j]], &m);
-        for (int e = 0; e < 16; ++e) bad += !(m.m[e] == model[j].m[e]);
+    for (int r = 0; r < 3; ++r) {
+        sinew_local_to_model(sk, local, roots[r], model, sk->joint_count, NULL);
+        for (int j = 0; j < sk->joint_count; ++j) {
+            sinew_mat4 m = trs(&local[j]);
+            if (sk->parents[j] >= 0)
+                m = sinew_mat4_mul(&model[sk->parents[j]], &m);
+            else if (roots[r])
+                m = sinew_mat4_mul(roots[r], &m);
+            for (int e = 0; e < 16; ++e) bad += !(m.m[e] == model[j].m[e]);
+        }
     }
     return bad;
 }

@@ -35,7 +35,7 @@ static void local_to_model_sse(const int16_t *parents, const sinew_transform *lo
         if (!parent) {
             p0 = _mm_set_ps(0.0f, 0.0f, 0.0f, 1.0f), p1 = _mm_set_ps(0.0f, 0.0f, 1.0f, 0.0f);
             p2 = _mm_set_ps(0.0f, 1.0f, 0.0f, 0.0f), p3 = w1;
-        } else if (p != j - 1) {
+        } else if (p < 0 || p != j - 1) { /* joint 0 (p == j - 1 == -1) too */
             p0 = _mm_loadu_ps(parent->m), p1 = _mm_loadu_ps(parent->m + 4);
             p2 = _mm_loadu_ps(parent->m + 8), p3 = _mm_loadu_ps(parent->m + 12);
         }
