@@ -89,17 +89,21 @@ typedef enum kernel {
     K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
     K_LBS_PN_SCALAR, K_LBS_P_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
     K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
+    K_SAMPLE_SCALAR, K_L2M_SCALAR, K_SAMPLE_L2M_SCALAR, /* a skeleton and clip made at the scalar level */
     K_COUNT
 } kernel;
 
 static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
     "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
-    "skin_lbs_pos_scalar", "sample_nlerp", "sample_local_to_model_nlerp"};
+    "skin_lbs_pos_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
+    "sample_local_to_model_scalar"};
 
 typedef struct bench {
-    const sinew_skeleton *sk;
+    const sinew_skeleton *sk; /* made again at the level asked for */
     const sinew_clip *clip;
+    sinew_skeleton *level_sk, *scalar_sk;
+    sinew_clip *level_clip, *scalar_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
     int n;
     sinew_cursor cursor;
@@ -130,22 +134,51 @@ static void skin(bench *b, kernel k)
         sinew_skin_lbs_parallel(&job, b->pool, NULL);
 }
 
+/* A copy of the skeleton and the clip made with options.simd = level. */
+static bool remake(const sinew_skeleton *sk, const sinew_clip *clip, sinew_simd level, sinew_skeleton **out_sk,
+                   sinew_clip **out_clip, sinew_error *err)
+{
+    int n = sk->joint_count;
+    int *parents = malloc(sizeof *parents * ((size_t)n + 1));
+    if (!parents) {
+        *err = (sinew_error){SINEW_ERROR_OUT_OF_MEMORY, "out of memory"};
+        return false;
+    }
+    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
+    sinew_options options = {.simd = level};
+    *out_sk = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL, &options, err);
+    free(parents);
+    if (!*out_sk) return false;
+    *out_clip = sinew_clip_create(&(sinew_clip_desc){.name = clip->name, .duration = clip->duration,
+                                                     .joint_count = clip->joint_count,
+                                                     .track_count = clip->track_count, .tracks = clip->tracks,
+                                                     .additive = clip->additive},
+                                  &options, err);
+    return *out_clip != NULL;
+}
+
 static void run_kernel(bench *b, kernel k)
 {
-    const sinew_skeleton *sk = b->sk;
+    bool scalar = k == K_SAMPLE_SCALAR || k == K_L2M_SCALAR || k == K_SAMPLE_L2M_SCALAR;
+    const sinew_skeleton *sk = scalar ? b->scalar_sk : b->sk;
+    const sinew_clip *clip = scalar ? b->scalar_clip : b->clip;
     int n = b->n;
     switch (k) {
     case K_SAMPLE:
     case K_SAMPLE_NLERP:
     case K_SAMPLE_L2M:
-    case K_SAMPLE_L2M_NLERP: {
+    case K_SAMPLE_L2M_NLERP:
+    case K_SAMPLE_SCALAR:
+    case K_SAMPLE_L2M_SCALAR: {
         unsigned flags = SINEW_SAMPLE_LOOP | (k == K_SAMPLE_NLERP || k == K_SAMPLE_L2M_NLERP ? SINEW_SAMPLE_NLERP : 0);
         b->time += 1.0f / 60.0f;
-        if (b->time >= b->clip->duration) b->time -= b->clip->duration;
-        sinew_clip_sample(b->clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
-        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
+        if (b->time >= clip->duration) b->time -= clip->duration;
+        sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
+        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP || k == K_SAMPLE_L2M_SCALAR)
+            sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
         break;
     }
+    case K_L2M_SCALAR: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
     case K_SEEK:
         b->seek = (b->seek + 1) % SEEKS;
         sinew_clip_sample(b->clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
@@ -315,6 +348,17 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
+    /* the skeleton and clip made again at the level asked for, and at the
+     * scalar level for the reference rows */
+    sinew_simd cpu_level = sinew_simd_supported();
+    b.simd = args.simd == SINEW_SIMD_AUTO || args.simd > cpu_level ? cpu_level : args.simd;
+    if (!remake(b.sk, b.clip, b.simd, &b.level_sk, &b.level_clip, &err) ||
+        !remake(b.sk, b.clip, SINEW_SIMD_SCALAR, &b.scalar_sk, &b.scalar_clip, &err)) {
+        fprintf(stderr, "sinew: bench: %s\n", err.description);
+        status = EXIT_FAILED;
+        goto done;
+    }
+    b.sk = b.level_sk, b.clip = b.level_clip;
     unsigned seed = 12345;
     for (int i = 0; i < SEEKS; ++i) {
         seed = seed * 1664525u + 1013904223u;
@@ -350,9 +394,6 @@ int cli_bench(int argc, char **argv)
     if (b.mesh) printf(", mesh \"%s\"%s (%d vertices, %d palette joints)", b.mesh->name,
                        args.copies > 1 ? " copied end to end" : "", nv, np);
     printf(", clip %zu bytes", sinew_clip_bytes(b.clip));
-    /* the level the skinning runs: what was asked, capped by the CPU */
-    sinew_simd cpu_level = sinew_simd_supported();
-    b.simd = args.simd == SINEW_SIMD_AUTO || args.simd > cpu_level ? cpu_level : args.simd;
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
@@ -369,7 +410,9 @@ int cli_bench(int argc, char **argv)
     bool first = true;
     for (int k = 0; k < K_COUNT; ++k) {
         bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN || k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR;
-        if ((k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
+        bool reference = k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_SAMPLE_SCALAR || k == K_L2M_SCALAR ||
+                         k == K_SAMPLE_L2M_SCALAR;
+        if (reference && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k == K_PALETTE) && !b.mesh) continue;
         if (k == K_IK && b.ik[2] < 0) continue;
         if (k == K_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
@@ -399,6 +442,8 @@ int cli_bench(int argc, char **argv)
 done:
     if (f) fclose(f);
     sinew_pool_free(b.pool);
+    sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
+    sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     if (copies.skin) free_copies(&copies);
