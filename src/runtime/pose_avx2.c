@@ -14,17 +14,7 @@
  * scalar one bit for bit (up to the sign of a zero). */
 #include "../internal.h"
 
-#include <immintrin.h>
-
-/* Rows r0..r3 (joint i in the low half, joint i + 4 in the high half) to
- * columns: c[k] lane i is component k of joint i. */
-static inline void transpose(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 c[4])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
-    __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
-    c[0] = _mm256_shuffle_ps(t0, t1, 0x44), c[1] = _mm256_shuffle_ps(t0, t1, 0xee);
-    c[2] = _mm256_shuffle_ps(t2, t3, 0x44), c[3] = _mm256_shuffle_ps(t2, t3, 0xee);
-}
+#include "transpose_avx.h"
 
 /* Four floats of joint i and of joint i + 4, at float offset `at`. */
 static inline __m256 pair(const float *const *src, int i, int at)
@@ -53,9 +43,10 @@ void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16
         /* (x, y, z, w) of the rotation, (w, sx, sy, sz) and (tx, ty, tz,
          * rotation x): each load stays inside the joint's sinew_transform */
         __m256 q[4], s[4], t[4];
-        transpose(pair(src, 0, ROT), pair(src, 1, ROT), pair(src, 2, ROT), pair(src, 3, ROT), q);
-        transpose(pair(src, 0, ROT + 3), pair(src, 1, ROT + 3), pair(src, 2, ROT + 3), pair(src, 3, ROT + 3), s);
-        transpose(pair(src, 0, 0), pair(src, 1, 0), pair(src, 2, 0), pair(src, 3, 0), t);
+        sinew__transpose_halves(pair(src, 0, ROT), pair(src, 1, ROT), pair(src, 2, ROT), pair(src, 3, ROT), q);
+        sinew__transpose_halves(pair(src, 0, ROT + 3), pair(src, 1, ROT + 3), pair(src, 2, ROT + 3),
+                                pair(src, 3, ROT + 3), s);
+        sinew__transpose_halves(pair(src, 0, 0), pair(src, 1, 0), pair(src, 2, 0), pair(src, 3, 0), t);
         __m256 x = q[0], y = q[1], z = q[2], w = q[3];
         __m256 x2 = _mm256_add_ps(x, x), y2 = _mm256_add_ps(y, y), z2 = _mm256_add_ps(z, z);
         __m256 xx = _mm256_mul_ps(x, x2), xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2);

@@ -4,22 +4,13 @@
  * agreement with the reference. */
 #include "sampler_internal.h"
 
-#include <immintrin.h>
+#include "transpose_avx.h"
 
 /* The four floats at src[i] and at src[i + 4] of frame f, in the low and
  * high halves. */
 static inline __m256 pair(const float *f, const uint32_t *src, int i)
 {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + src[i])), _mm_loadu_ps(f + src[i + 4]), 1);
-}
-
-/* 4 x 4 transposes in each half: rows r0..r3 to columns c[0..3]. */
-static inline void transpose(__m256 r0, __m256 r1, __m256 r2, __m256 r3, __m256 c[4])
-{
-    __m256 t0 = _mm256_unpacklo_ps(r0, r1), t1 = _mm256_unpacklo_ps(r2, r3);
-    __m256 t2 = _mm256_unpackhi_ps(r0, r1), t3 = _mm256_unpackhi_ps(r2, r3);
-    c[0] = _mm256_shuffle_ps(t0, t1, 0x44), c[1] = _mm256_shuffle_ps(t0, t1, 0xee);
-    c[2] = _mm256_shuffle_ps(t2, t3, 0x44), c[3] = _mm256_shuffle_ps(t2, t3, 0xee);
 }
 
 /* The series of sampler.c for one factor t: sin(t a) / sin(a) =
@@ -70,10 +61,9 @@ static void rotations(const float *a, const float *b, const uint32_t *src, const
     __m256 wa[G] = {ta, ta}, wb[G] = {tb, tb};
     int far = 0; /* lanes for the reference slerp */
     for (int g = 0; g < G; ++g) {
-        transpose(pair(a, src + 8 * g, 0), pair(a, src + 8 * g, 1), pair(a, src + 8 * g, 2), pair(a, src + 8 * g, 3),
-                  qa[g]);
-        transpose(pair(b, src + 8 * g, 0), pair(b, src + 8 * g, 1), pair(b, src + 8 * g, 2), pair(b, src + 8 * g, 3),
-                  qb[g]);
+        const uint32_t *at = src + 8 * g;
+        sinew__transpose_halves(pair(a, at, 0), pair(a, at, 1), pair(a, at, 2), pair(a, at, 3), qa[g]);
+        sinew__transpose_halves(pair(b, at, 0), pair(b, at, 1), pair(b, at, 2), pair(b, at, 3), qb[g]);
     }
     /* the shorter way round: b negated where the keys' dot is negative */
     for (int g = 0; g < G; ++g) {
@@ -102,8 +92,8 @@ static void rotations(const float *a, const float *b, const uint32_t *src, const
         __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, zero, _CMP_GT_OQ),
                                     _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
         far |= (~_mm256_movemask_ps(sane) & 0xff) << (8 * g);
-        transpose(_mm256_mul_ps(q[g][0], inv), _mm256_mul_ps(q[g][1], inv), _mm256_mul_ps(q[g][2], inv),
-                  _mm256_mul_ps(q[g][3], inv), r[g]);
+        sinew__transpose_halves(_mm256_mul_ps(q[g][0], inv), _mm256_mul_ps(q[g][1], inv),
+                                _mm256_mul_ps(q[g][2], inv), _mm256_mul_ps(q[g][3], inv), r[g]);
     }
     for (int g = 0; g < G; ++g)
         for (int k = 0; k < 4; ++k) {
@@ -134,7 +124,8 @@ void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const f
             uint32_t g = f + 8 <= n ? f : n - 8;
             __m256 fa = _mm256_loadu_ps(a + g), fb = _mm256_loadu_ps(b + g);
             __m256 v = _mm256_add_ps(fa, _mm256_mul_ps(_mm256_sub_ps(fb, fa), s8));
-            __m256 tracked = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)(x->image_mask + g))));
+            __m128i mask = _mm_loadl_epi64((const __m128i *)(x->image_mask + g));
+            __m256 tracked = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(mask));
             _mm256_storeu_ps(o + g, _mm256_blendv_ps(_mm256_loadu_ps(u + g), v, tracked));
         }
     } else {
