@@ -75,8 +75,9 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
 
 /* Writes the pose of `clip` at clip time t (wrapped already): every
- * translation, rotation and scale track, and from `base` (NULL: the
- * identity) what they leave out. `hints`: the cursor's keys or NULL. */
+ * translation, rotation and scale track, and from `base` what they leave
+ * out (NULL, for additive clips only: the identity). `hints`: the cursor's
+ * keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
                         int32_t *hints, const sinew_transform *base, sinew_transform *pose);
 

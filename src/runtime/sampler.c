@@ -31,7 +31,7 @@ struct sinew__sampler {
     const sinew__timeline *timelines; /* the primary one first */
     int pose_floats;                  /* the clip's joints' sinew_transforms */
     bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
-    const sinew_transform *identity;  /* the pose additive clips start from */
+    const sinew_transform *identity;  /* the pose additive clips start from (only theirs) */
     int other_count;
     const int *other_tracks; /* tracks the reference sampler takes */
     int simd;                /* a sinew_simd: the kernel */
@@ -61,23 +61,23 @@ static uint32_t out_offset(const sinew_track *t)
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
 
-/* Where a timeline's arrays go in the plan's allocation. */
-typedef struct placement {
+/* A timeline while the plan is made: the pose floats its tracks span and
+ * fill, and where its arrays go in the plan's allocation. */
+typedef struct building {
+    uint32_t lowest, end, floats;
     size_t frames, vec_src, vec_dst, rot_src, rot_dst, mask;
-} placement;
+} building;
 
 sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc, int simd)
 {
     int n = clip->track_count;
     /* timeline of each track (-1: reference sampler), found by comparing times
-     * with each timeline's first track */
+     * with each timeline's first track (its hint track) */
     int *line = sinew__alloc(alloc, sizeof(int) * ((size_t)n + 1));
-    int *first = sinew__alloc(alloc, sizeof(int) * ((size_t)n + 1));
     sinew__timeline *tl = sinew__alloc(alloc, sizeof(sinew__timeline) * ((size_t)n + 1));
-    placement *place = sinew__alloc(alloc, sizeof(placement) * ((size_t)n + 1));
-    uint32_t *span = sinew__alloc(alloc, sizeof(uint32_t) * 3 * ((size_t)n + 1)); /* lowest, end, floats */
+    building *bd = sinew__alloc(alloc, sizeof(building) * ((size_t)n + 1));
     sinew__sampler *s = NULL;
-    if (!line || !first || !tl || !place || !span) goto done;
+    if (!line || !tl || !bd) goto done;
     int lines = 0, others = 0;
     for (int i = 0; i < n; ++i) {
         const sinew_track *t = &clip->tracks[i];
@@ -87,12 +87,10 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
             continue;
         }
         int l = 0;
-        while (l < lines && !same_times(t, &clip->tracks[first[l]])) ++l;
+        while (l < lines && !same_times(t, &clip->tracks[tl[l].hint_track])) ++l;
         if (l == lines) {
-            first[lines] = i;
             tl[lines] = (sinew__timeline){.times = t->times, .key_count = t->key_count, .hint_track = i};
-            span[3 * lines] = UINT32_MAX, span[3 * lines + 1] = 0, span[3 * lines + 2] = 0;
-            ++lines;
+            bd[lines++] = (building){.lowest = UINT32_MAX};
         }
         line[i] = l;
         uint32_t at = out_offset(t), width = t->target == SINEW_TARGET_ROTATION ? 4 : 3;
@@ -100,9 +98,9 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
             ++tl[l].rot_count;
         else
             ++tl[l].vec_count;
-        if (at < span[3 * l]) span[3 * l] = at;
-        if (at + width > span[3 * l + 1]) span[3 * l + 1] = at + width;
-        span[3 * l + 2] += width;
+        if (at < bd[l].lowest) bd[l].lowest = at;
+        if (at + width > bd[l].end) bd[l].end = at + width;
+        bd[l].floats += width;
     }
 
     /* one allocation: the sampler, its timelines, the other tracks, then per
@@ -110,17 +108,18 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_lines = sinew__layout_add(&lay, (size_t)lines, sizeof(sinew__timeline), 8);
     size_t off_others = sinew__layout_add(&lay, (size_t)others, sizeof(int), 4);
-    size_t off_identity = sinew__layout_add(&lay, (size_t)clip->joint_count, sizeof(sinew_transform), 8);
+    int identity_count = clip->additive ? clip->joint_count : 0;
+    size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
     for (int l = 0; l < lines; ++l) {
         sinew__timeline *x = &tl[l];
-        uint32_t stretch = span[3 * l + 1] - span[3 * l];
+        building *p = &bd[l];
+        uint32_t stretch = p->end - p->lowest;
         /* an image where the tracks fill at least half of their stretch */
-        x->image = stretch >= 8 && stretch <= 2 * span[3 * l + 2];
-        x->image_at = x->image ? span[3 * l] : 0;
+        x->image = stretch >= 8 && stretch <= 2 * p->floats;
+        x->image_at = x->image ? p->lowest : 0;
         x->image_floats = x->image ? stretch : 0;
         x->frame_floats = (int)round_up(x->image ? stretch : 4 * ((size_t)x->vec_count + (size_t)x->rot_count), 8);
         size_t rot_listed = round_up((size_t)x->rot_count, SINEW__ROTATION_LANES);
-        placement *p = &place[l];
         p->frames = sinew__layout_add(&lay, (size_t)x->key_count * (size_t)x->frame_floats, sizeof(float), 32);
         p->vec_src = sinew__layout_add(&lay, (size_t)x->vec_count, sizeof(uint32_t), 4);
         p->vec_dst = sinew__layout_add(&lay, (size_t)x->vec_count, sizeof(uint32_t), 4);
@@ -136,7 +135,7 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
     int *other = (int *)(block + off_others);
     for (int l = 0; l < lines; ++l) {
         sinew__timeline *x = &tl[l];
-        const placement *p = &place[l];
+        const building *p = &bd[l];
         float *frames = (float *)(block + p->frames);
         uint32_t *vec_src = (uint32_t *)(block + p->vec_src), *vec_dst = (uint32_t *)(block + p->vec_dst);
         uint32_t *rot_src = (uint32_t *)(block + p->rot_src), *rot_dst = (uint32_t *)(block + p->rot_dst);
@@ -176,14 +175,13 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
         lines_out[0] = lines_out[primary], lines_out[primary] = first_line;
     }
     sinew_transform *identity = (sinew_transform *)(block + off_identity);
-    for (int j = 0; j < clip->joint_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    for (int j = 0; j < identity_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
     *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
                           .primary = primary >= 0, .identity = identity, .other_count = others,
                           .other_tracks = other, .simd = simd, .bytes = lay.total};
 done:
-    sinew__free(alloc, line), sinew__free(alloc, first), sinew__free(alloc, tl), sinew__free(alloc, place);
-    sinew__free(alloc, span);
+    sinew__free(alloc, line), sinew__free(alloc, tl), sinew__free(alloc, bd);
     return s;
 }
 
@@ -224,12 +222,8 @@ static void lerp_reference(const sinew__timeline *x, const float *a, const float
         float *o = out + x->vec_dst[i];
         for (int c = 0; c < 3; ++c) o[c] = va[c] + (vb[c] - va[c]) * s;
     }
-    for (int i = 0; i < x->rot_count; ++i) {
-        const float *ra = a + x->rot_src[i], *rb = b + x->rot_src[i];
-        sinew_quat qa = sinew__q(ra[0], ra[1], ra[2], ra[3]), qb = sinew__q(rb[0], rb[1], rb[2], rb[3]);
-        sinew_quat q = nlerp ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
-        memcpy(out + x->rot_dst[i], &q, sizeof q);
-    }
+    for (int i = 0; i < x->rot_count; ++i)
+        sinew__rotation_reference(a + x->rot_src[i], b + x->rot_src[i], s, nlerp, out + x->rot_dst[i]);
 }
 
 void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,

@@ -100,13 +100,8 @@ static void rotations(const float *a, const float *b, const uint32_t *src, const
             _mm_storeu_ps(out + dst[8 * g + k], _mm256_castps256_ps128(r[g][k]));
             _mm_storeu_ps(out + dst[8 * g + k + 4], _mm256_extractf128_ps(r[g][k], 1));
         }
-    for (int lane = 0; far; ++lane, far >>= 1) {
-        if (!(far & 1)) continue;
-        const float *ra = a + src[lane], *rb = b + src[lane];
-        sinew_quat x = sinew__q(ra[0], ra[1], ra[2], ra[3]), y = sinew__q(rb[0], rb[1], rb[2], rb[3]);
-        sinew_quat v = nlerp ? sinew_quat_nlerp(x, y, s) : sinew_quat_slerp(x, y, s);
-        memcpy(out + dst[lane], &v, sizeof v);
-    }
+    for (int lane = 0; far; ++lane, far >>= 1)
+        if (far & 1) sinew__rotation_reference(a + src[lane], b + src[lane], s, nlerp, out + dst[lane]);
 }
 
 void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp,

@@ -32,6 +32,15 @@ typedef struct sinew__timeline {
     const int8_t *image_mask; /* per image float: -1 where a vector track writes it, else 0 */
 } sinew__timeline;
 
+/* One rotation track between keys a and b at factor s, as the reference
+ * sampler (sinew_track_sample) computes it. */
+static inline void sinew__rotation_reference(const float *a, const float *b, float s, bool nlerp, float *out)
+{
+    sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
+    sinew_quat q = nlerp ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
+    memcpy(out, &q, sizeof q);
+}
+
 /* Writes timeline x's tracks between frames a and b at factor 0 < s < 1
  * into the pose floats `out` with 256-bit vectors (run only where the CPU
  * runs AVX2): vectors bit for bit a + (b - a) s, rotations within 1e-6 of the

@@ -67,50 +67,39 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
     return SINEW_OK;
 }
 
-/* Joints local to model computes side by side at a SIMD level (one per
- * 128-bit half: pose_avx2.c, also at the AVX-512 level, where a kernel taking
- * four at a time in 512-bit vectors measured 45% slower, for reasons not yet
- * found); 0: no schedule. */
-static int schedule_group(int simd) { return simd >= SINEW_SIMD_AVX2 ? 2 : 0; }
+/* Entries local to model's schedule can take: a pair per joint at most, in
+ * whole blocks of four pairs. */
+static size_t schedule_capacity(int n) { return ((size_t)n + 3) / 4 * 8; }
 
-/* Entries the schedule can take: a group per joint at most, in whole blocks
- * of four groups. */
-static size_t schedule_capacity(int n, int group) { return ((size_t)n + 3) / 4 * 4 * (size_t)group; }
-
-/* Local to model's schedule: joints in groups of `group` that it computes
- * side by side, each joint's parent in an earlier group. Joints are taken
- * first in, first out as their parent is scheduled (roots first), so that a
- * joint comes long after its parent wherever the tree allows; a group short
- * of ready joints repeats its last (computed and stored again, the same),
- * and the last block is filled with the last group. Stored by blocks of four
- * groups, member m of group g at m * 4 + g (one 128-bit lane per member,
- * one position per group). `queue` and `links` hold n and 2n ints. Returns
- * the entry count. */
-static int make_schedule(const int16_t *parents, int n, int group, int *queue, int *links, int16_t *out)
+/* Local to model's schedule (src/runtime/pose_avx2.c, which also serves the
+ * AVX-512 level: a kernel taking four joints at a time in 512-bit vectors
+ * measured 45% slower, for reasons not yet found): joints in pairs that it
+ * computes side by side, each joint's parent in an earlier pair. Joints are
+ * taken first in, first out as their parent is scheduled (roots first), so
+ * that a joint comes long after its parent wherever the tree allows; a pair
+ * with no second joint ready repeats its first (computed and stored twice,
+ * the same), and the last block is filled with the last pair. Stored by
+ * blocks of four pairs: a0 a1 a2 a3 c0 c1 c2 c3. `queue` and `links` hold n
+ * and 2n ints. Returns the entry count. */
+static int make_schedule(const int16_t *parents, int n, int *queue, int *links, int16_t *out)
 {
-    if (group == 0) return 0;
     int *first_child = links, *next_sibling = links + n;
-    int head = 0, tail = 0, groups = 0, member[4] = {0};
+    int head = 0, tail = 0, pairs = 0, a = 0, c = 0;
     for (int j = 0; j < n; ++j) first_child[j] = -1;
     for (int j = n - 1; j >= 0; --j) /* children in index order */
         if (parents[j] >= 0) next_sibling[j] = first_child[parents[j]], first_child[parents[j]] = j;
     for (int j = 0; j < n; ++j)
         if (parents[j] < 0) queue[tail++] = j;
-    for (; head < tail || groups % 4; ++groups) {
+    for (; head < tail || pairs % 4; ++pairs) {
         if (head < tail) {
-            int taken = 0;
-            for (int m = 0; m < group; ++m) {
-                if (head < tail)
-                    member[m] = queue[head++], ++taken;
-                else
-                    member[m] = member[m - 1]; /* m > 0: the first is always ready */
-            }
-            for (int m = 0; m < taken; ++m)
-                for (int k = first_child[member[m]]; k >= 0; k = next_sibling[k]) queue[tail++] = k;
+            a = queue[head++];
+            c = head < tail ? queue[head++] : a;
+            for (int k = first_child[a]; k >= 0; k = next_sibling[k]) queue[tail++] = k;
+            for (int k = c != a ? first_child[c] : -1; k >= 0; k = next_sibling[k]) queue[tail++] = k;
         }
-        for (int m = 0; m < group; ++m) out[groups / 4 * 4 * group + m * 4 + groups % 4] = (int16_t)member[m];
+        out[pairs / 4 * 8 + pairs % 4] = (int16_t)a, out[pairs / 4 * 8 + 4 + pairs % 4] = (int16_t)c;
     }
-    return groups * group;
+    return pairs * 2;
 }
 
 sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
@@ -177,8 +166,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t off_hashes = sinew__layout_add(&l, (size_t)n, sizeof(uint32_t), 8);
     size_t off_rest = sinew__layout_add(&l, (size_t)n, sizeof(sinew_transform), 8);
     size_t off_lookup = sinew__layout_add(&l, cap, sizeof(int32_t), 8);
-    int simd = sinew__simd_level(options), group = schedule_group(simd);
-    size_t off_schedule = sinew__layout_add(&l, schedule_capacity(n, group), sizeof(int16_t), 8);
+    int simd = sinew__simd_level(options);
+    size_t off_schedule = sinew__layout_add(&l, schedule_capacity(n), sizeof(int16_t), 8);
     size_t off_strings = sinew__layout_add(&l, string_bytes, 1, 8);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -215,7 +204,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
         }
     }
     /* order[] is no longer needed: the schedule's queue */
-    int schedule_length = make_schedule(parents, n, group, order, scratch + 2 * (size_t)n, schedule);
+    int schedule_length = make_schedule(parents, n, order, scratch + 2 * (size_t)n, schedule);
 
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",
