@@ -45,11 +45,12 @@ static bool make_copies(const sinew_skeleton *sk, const sinew_mesh *m, int copie
 {
     const sinew_skin *s = m->skin;
     size_t nv = (size_t)m->vertex_count, all = nv * (size_t)copies, per = (size_t)s->influence_count;
+    size_t wper = per - (s->last_weight_implied ? 1 : 0);
     size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
     size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
     *out = *m;
     float *pos = malloc(sizeof(float) * 3 * all), *nrm = m->normals ? malloc(sizeof(float) * 3 * all) : NULL;
-    unsigned char *idx = malloc(isize * per * all), *w = malloc(wsize * per * all);
+    unsigned char *idx = malloc(isize * per * all), *w = malloc(wsize * wper * all + 1);
     int *joints = malloc(sizeof(int) * (size_t)s->joint_count);
     bool ok = pos && idx && w && joints && (nrm || !m->normals);
     if (ok) {
@@ -57,13 +58,13 @@ static bool make_copies(const sinew_skeleton *sk, const sinew_mesh *m, int copie
             memcpy(pos + 3 * nv * (size_t)c, m->positions, sizeof(float) * 3 * nv);
             if (nrm) memcpy(nrm + 3 * nv * (size_t)c, m->normals, sizeof(float) * 3 * nv);
             memcpy(idx + isize * per * nv * (size_t)c, s->indices, isize * per * nv);
-            memcpy(w + wsize * per * nv * (size_t)c, s->weights, wsize * per * nv);
+            memcpy(w + wsize * wper * nv * (size_t)c, s->weights, wsize * wper * nv);
         }
         for (int j = 0; j < s->joint_count; ++j) joints[j] = s->joints[j];
         sinew_skin_desc d = {.joint_count = s->joint_count, .joints = joints, .inverse_bind = s->inverse_bind,
                              .vertex_count = (int)all, .influence_count = s->influence_count,
                              .index_type = s->index_type, .indices = idx, .weight_type = s->weight_type,
-                             .weights = w};
+                             .weights = w, .last_weight_implied = s->last_weight_implied};
         sinew_error err = {0};
         out->skin = sinew_skin_create(sk, &d, NULL, NULL, &err);
         if (!out->skin) fprintf(stderr, "sinew: bench: --copies: %s\n", err.description);

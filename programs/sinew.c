@@ -428,8 +428,9 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
         total += n;
     }
     static const char *const wt[] = {"float", "unorm8", "unorm16"};
-    printf("      skin: %d joints, %d influence slots per vertex (%s indices, %s weights)\n", s->joint_count,
-           s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16", wt[s->weight_type]);
+    printf("      skin: %d joints, %d influence slots per vertex (%s indices, %s weights%s)\n", s->joint_count,
+           s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16", wt[s->weight_type],
+           s->last_weight_implied ? ", the last implied" : "");
     printf("      influences per vertex: average %.2f;", s->vertex_count ? (double)total / s->vertex_count : 0.0);
     for (int n = 1; n <= SINEW_MAX_INFLUENCES; ++n)
         if (histogram[n]) printf(" %d: %d", n, histogram[n]);

@@ -10,6 +10,7 @@
 #include "sinew/sinew_gpu.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
+#include "implied_twin.h"
 
 #include <epoxy/gl.h>
 #include <stdlib.h>
@@ -291,6 +292,14 @@ int main(void)
     printf("OpenGL %s on %s\n", (const char *)glGetString(GL_VERSION), (const char *)glGetString(GL_RENDERER));
     sinew_asset *demo = sinew_demo_create(NULL, &err);
     check_errors(demo);
+    /* a compact stream: the built-in skin with its last weights implied */
+    sinew_skin *twin = implied_twin(demo->skeleton, demo->meshes[0].skin);
+    if (twin) {
+        sinew_mesh compact = demo->meshes[0];
+        compact.skin = twin;
+        check_mesh("built-in, last weight implied", demo, demo->clips[0], &compact);
+    }
+    sinew_skin_free(twin);
     check_asset("built-in", demo, NULL);
 
     /* a character and, for one without clips, the file its animation is in */

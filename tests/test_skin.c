@@ -46,7 +46,8 @@ static void test_bind_pose(void)
 
     /* the same skin without inverse binds (identity) moves the mesh */
     sinew_skin_desc d = {skin->joint_count, NULL, (const char *const *)sk->names, NULL, skin->vertex_count,
-                         skin->influence_count, skin->index_type, skin->indices, skin->weight_type, skin->weights};
+                         skin->influence_count, skin->index_type, skin->indices, skin->weight_type, skin->weights,
+                         skin->last_weight_implied};
     sinew_skin *no_ibm = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     CHECK(no_ibm != NULL, "skin without inverse binds");
     if (no_ibm) {
@@ -81,7 +82,7 @@ static void test_normalization(void)
     uint8_t idx[] = {0, 1, 0, 1, 1, 0};
     float third = 1.0f / 3.0f;
     float w[] = {0.5f, 0.3f, third, 1.0f - third, 0.2f, 0.2f};
-    sinew_skin_desc d = {2, joints, NULL, NULL, 3, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 3, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *s = sinew_skin_create(sk, &d, &opt, &rep, &err);
     CHECK(s != NULL, "created: %s", err.description);
     if (s) {
@@ -102,7 +103,7 @@ static void test_normalization(void)
 
     /* unorm8: (100, 100) sums to 200: rescaled to sum exactly 255 */
     uint8_t w8[] = {100, 100, 200, 55};
-    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM8, w8};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM8, w8, false};
     s = sinew_skin_create(sk, &d, &opt, &rep, &err);
     CHECK(s != NULL, "unorm8 created: %s", err.description);
     if (s) {
@@ -114,7 +115,7 @@ static void test_normalization(void)
     }
     sinew_skin_free(s);
     uint16_t w16[] = {30000, 30000};
-    d = (sinew_skin_desc){2, joints, NULL, NULL, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM16, w16};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM16, w16, false};
     s = sinew_skin_create(sk, &d, NULL, &rep, &err);
     CHECK(s != NULL, "unorm16 created");
     if (s) {
@@ -129,6 +130,91 @@ static void test_normalization(void)
     sinew_skeleton_free(sk);
 }
 
+/* Compact streams: the last weight of each vertex implied. */
+static void test_implied_last_weight(void)
+{
+    sinew_skeleton *sk = two_joints();
+    if (!sk) return;
+    int joints[] = {0, 1};
+    check_log log = {0};
+    sinew_options opt = {.logger = {check_log_fn, &log}};
+    sinew_skin_report rep;
+    sinew_error err;
+    int jj[3];
+    float ww[3];
+
+    /* unorm8, three influences, two stored: (100, 50) leaves 105; (200,
+     * 100) reaches past 255: scaled to (170, 85), the last 0, reported */
+    uint8_t idx[] = {0, 1, 1, 1, 0, 1};
+    uint8_t w8[] = {100, 50, 200, 100};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 2, 3, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM8, w8, true};
+    sinew_skin *s = sinew_skin_create(sk, &d, &opt, &rep, &err);
+    CHECK(s != NULL, "implied unorm8: %s", err.description);
+    if (s) {
+        const uint8_t *sw = s->weights;
+        CHECK(s->last_weight_implied && sw[0] == 100 && sw[1] == 50, "the compact stream is kept as given");
+        CHECK(sw[2] + sw[3] == 255 && abs(sw[2] - 2 * sw[3]) <= 1, "past 255: scaled to (%d, %d)", sw[2], sw[3]);
+        CHECK(rep.normalized_vertices == 1 && rep.worst_vertex == 1, "report: %d normalized, worst %d",
+              rep.normalized_vertices, rep.worst_vertex);
+        CHECK(strstr(log.last, "1 of 2 vertices") != NULL, "repair reported: %s", log.last);
+        CHECK(sinew_skin_vertex(s, 0, jj, ww) == 3, "three influences");
+        CHECK_NEAR(ww[2], 105.0f / 255.0f, 1e-7f, "implied weight");
+        CHECK(jj[2] == 1, "the implied influence's joint");
+        CHECK(sinew_skin_vertex(s, 1, jj, ww) == 2 && ww[2] == 0.0f, "nothing left for the implied weight");
+        uint8_t si[3], sw3[3];
+        sinew_skin_vertex_stored(s, 0, si, sw3);
+        CHECK(si[0] == 0 && si[1] == 1 && si[2] == 1 && sw3[0] == 100 && sw3[1] == 50 && sw3[2] == 105,
+              "stored layout written out: (%d, %d, %d)", sw3[0], sw3[1], sw3[2]);
+    }
+    sinew_skin_free(s);
+
+    /* unorm16 and float */
+    uint16_t w16[] = {65535, 0};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM16, w16, true};
+    s = sinew_skin_create(sk, &d, NULL, &rep, &err);
+    CHECK(s != NULL && rep.normalized_vertices == 0, "implied unorm16: %s", err.description);
+    if (s) {
+        CHECK(sinew_skin_vertex(s, 0, jj, ww) == 1 && ww[0] == 1.0f && ww[1] == 0.0f, "all given: implied 0");
+        CHECK(sinew_skin_vertex(s, 1, jj, ww) == 1 && ww[1] == 1.0f, "none given: implied 1");
+    }
+    sinew_skin_free(s);
+    float wf[] = {0.25f, 1.5f};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, wf, true};
+    s = sinew_skin_create(sk, &d, NULL, &rep, &err);
+    CHECK(s != NULL, "implied float: %s", err.description);
+    if (s) {
+        sinew_skin_vertex(s, 0, jj, ww);
+        CHECK(ww[0] == 0.25f && ww[1] == 0.75f, "implied float weight (%g, %g)", (double)ww[0], (double)ww[1]);
+        sinew_skin_vertex(s, 1, jj, ww);
+        CHECK(ww[0] == 1.0f && ww[1] == 0.0f && rep.normalized_vertices == 1 && rep.worst_sum == 1.5f,
+              "float past 1: (%g, %g), worst sum %g", (double)ww[0], (double)ww[1], (double)rep.worst_sum);
+    }
+    sinew_skin_free(s);
+
+    /* one influence, nothing stored: no weights needed */
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 3, 1, SINEW_INDEX_U8, idx, SINEW_WEIGHT_UNORM8, NULL, true};
+    s = sinew_skin_create(sk, &d, NULL, NULL, &err);
+    CHECK(s != NULL, "one implied influence: %s", err.description);
+    if (s) CHECK(sinew_skin_vertex(s, 2, jj, ww) == 1 && ww[0] == 1.0f && jj[0] == 1, "weight 1 on its joint");
+    sinew_skin_free(s);
+    d.last_weight_implied = false;
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "weights required when none is implied");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "weights are required");
+
+    /* bad given weights are still refused, by vertex */
+    float bad[] = {0.5f, -0.25f};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, bad, true};
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "negative given weight");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_WEIGHT, "vertex 1");
+    /* an implied influence with weight 0 may name any joint; one that weighs must be in range */
+    uint8_t far_idx[] = {0, 7, 0, 7};
+    float wz[] = {1.0f, 0.5f};
+    d = (sinew_skin_desc){2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U8, far_idx, SINEW_WEIGHT_F32, wz, true};
+    CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "implied influence on a joint out of range");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "vertex 1: influence 1");
+    sinew_skeleton_free(sk);
+}
+
 static void test_errors(void)
 {
     sinew_skeleton *sk = two_joints();
@@ -137,7 +223,7 @@ static void test_errors(void)
     sinew_error err;
     uint16_t idx[] = {0, 1, 0, 5};
     float w[] = {0.5f, 0.5f, 0.5f, 0.5f};
-    sinew_skin_desc d = {2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 2, 2, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
     CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "index out of range refused");
     CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "vertex 1: influence 1 uses skin joint 5, the skin has 2 joints");
     /* the same index with weight 0 is harmless: set to 0 and reported */
@@ -202,7 +288,7 @@ static void test_eight_influences(void)
     uint16_t idx[8];
     float w[8];
     for (int i = 0; i < 8; ++i) idx[i] = (uint16_t)(i + 2), w[i] = 0.125f;
-    sinew_skin_desc d = {10, joints, NULL, NULL, 1, 8, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {10, joints, NULL, NULL, 1, 8, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *s = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     CHECK(s != NULL, "8 influences");
     if (s && sk) {
@@ -232,7 +318,7 @@ static void test_palette_and_jobs(void)
     t.translation = sinew_vec3_make(1, 2, 3);
     t.rotation = sinew_quat_from_axis_angle(sinew_vec3_make(0, 0, 1), 0.5f);
     sinew_mat4 ibm[2] = {sinew_mat4_from_transform(&t), sinew_mat4_identity()};
-    sinew_skin_desc d = {2, joints, NULL, ibm, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, ibm, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_error err;
     sinew_skin *s = sinew_skin_create(sk, &d, NULL, NULL, &err);
     CHECK(s != NULL, "created");
@@ -316,6 +402,7 @@ int main(void)
     test_morph();
     test_bind_pose();
     test_normalization();
+    test_implied_last_weight();
     test_errors();
     test_eight_influences();
     test_palette_and_jobs();

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "shared_asset.h"
+#include "implied_twin.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -257,6 +258,34 @@ static sinew_skin *random_skin(const sinew_skeleton *sk, int vertices, int influ
     return s;
 }
 
+/* The implied twin decodes to the same weights (unorm: exactly; float:
+ * within rounding) and skins at `level` as the scalar reference does. */
+static void check_implied_twin(const sinew_skeleton *sk, const sinew_skin *s, const mesh *m, const sinew_mat4 *pal,
+                               sinew_simd level)
+{
+    sinew_skin *t = implied_twin(sk, s);
+    if (!t) return;
+    double worst = 0.0;
+    bool same_joints = true;
+    for (int v = 0; v < s->vertex_count; ++v) {
+        int ja[SINEW_MAX_INFLUENCES], jb[SINEW_MAX_INFLUENCES];
+        float wa[SINEW_MAX_INFLUENCES], wb[SINEW_MAX_INFLUENCES];
+        sinew_skin_vertex(s, v, ja, wa);
+        sinew_skin_vertex(t, v, jb, wb);
+        for (int i = 0; i < s->influence_count; ++i) {
+            same_joints &= ja[i] == jb[i];
+            worst = fmax(worst, fabs((double)wa[i] - (double)wb[i]));
+        }
+    }
+    double allowed = s->weight_type == SINEW_WEIGHT_F32 ? 1e-5 : 0.0; /* float sums are kept within 1e-5 of 1 */
+    CHECK(same_joints && worst <= allowed, "implied twin (weight type %d): joints %s, worst weight difference %.3g",
+          (int)s->weight_type, same_joints ? "equal" : "differ", worst);
+    sinew_skin_job job = {.skin = t, .palette = pal, .palette_count = t->joint_count, .positions = m->pos,
+                          .normals = m->nrm};
+    check_compare(compare_levels(&job, level, false), "implied last weight", level);
+    sinew_skin_free(t);
+}
+
 static mesh random_mesh(int vertices)
 {
     mesh m = {vertices, malloc(sizeof(float) * 3 * (size_t)(vertices + 1)),
@@ -307,6 +336,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                                  job.vertex_count);
                         check_compare(compare_levels(&job, level, false), what, level);
                     }
+                    check_implied_twin(sk, s, &m, pal, level);
                     free(pal);
                     free_mesh(&m);
                     sinew_skin_free(s);

@@ -42,7 +42,7 @@ static void test_normals_non_uniform_scale(void)
     for (int v = 0; v < V; ++v) idx[v * 2] = 0, idx[v * 2 + 1] = 1, w[v * 2] = 0.3f, w[v * 2 + 1] = 0.7f;
     sinew_skeleton *sk = flat_skeleton(2);
     int joints[] = {0, 1};
-    sinew_skin_desc d = {2, joints, NULL, NULL, V, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, NULL, V, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *skin = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     CHECK(skin != NULL, "skin");
     if (!skin) return;
@@ -107,7 +107,7 @@ static float twisted_radius(float twist, bool dqs)
     }
     sinew_skeleton *sk = flat_skeleton(2);
     int joints[] = {0, 1};
-    sinew_skin_desc d = {2, joints, NULL, NULL, V, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, NULL, V, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *skin = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     if (!skin) return NAN;
     /* palette[1] = T(1,0,0) R_x(twist) T(-1,0,0): the twist about joint 1 */
@@ -157,7 +157,7 @@ static void test_dqs_single_influence(void)
     int joints[] = {0};
     uint8_t idx[4] = {0, 0, 0, 0};
     float w[4] = {1, 1, 1, 1};
-    sinew_skin_desc d = {1, joints, NULL, NULL, 4, 1, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {1, joints, NULL, NULL, 4, 1, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *skin = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     if (!skin) return;
     float pos[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 0.3f, -0.7f, 2.0f};
@@ -195,7 +195,7 @@ static void test_antipodal(void)
     int joints[] = {0, 1};
     uint8_t idx[2] = {0, 1};
     float w[2] = {0.5f, 0.5f};
-    sinew_skin_desc d = {2, joints, NULL, NULL, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {2, joints, NULL, NULL, 1, 2, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false};
     sinew_skin *skin = sinew_skin_create(sk, &d, NULL, NULL, NULL);
     if (!skin) return;
     sinew_mat4 m = trs(0.5f, -1, 2, sinew_vec3_make(0.2f, 1, 0.3f), 2.0f, 1, 1, 1);

@@ -871,9 +871,14 @@ typedef enum sinew_weight_type {
 /* The skin of one vertex set: which skeleton joints its palette uses, their
  * inverse bind matrices, and each vertex's influences. Influences are stored
  * vertex-major: vertex v's influence i is element v * influence_count + i of
- * `indices` and `weights`; indices point into `joints` (the skin's own joint
- * list), not into the skeleton. A zero weight means no influence. Weights of
- * each vertex sum to 1 (exactly 255 or 65535 for unorm). Read-only. */
+ * `indices` and, without an implied last weight, of `weights`; indices point
+ * into `joints` (the skin's own joint list), not into the skeleton. A zero
+ * weight means no influence. Weights of each vertex sum to 1 (exactly 255 or
+ * 65535 for unorm). With `last_weight_implied`, `weights` holds
+ * influence_count - 1 per vertex (element v * (influence_count - 1) + i) and
+ * the last influence weighs 1 minus their sum (255 or 65535 minus it), as
+ * the compact streams of engines store it. Read the influences with
+ * sinew_skin_vertex() or sinew_skin_vertex_stored(). Read-only. */
 typedef struct sinew_skin {
     int joint_count;                 /* palette size */
     const int16_t *joints;           /* skeleton joint of each skin joint */
@@ -884,6 +889,7 @@ typedef struct sinew_skin {
     const void *indices;
     sinew_weight_type weight_type;
     const void *weights;
+    bool last_weight_implied;        /* `weights` leaves out each vertex's last */
     /* private: the influences regrouped for the SIMD kernels (skin.c) */
     struct sinew__skin_blocks *blocks_;
     int simd_;               /* sinew_simd_supported() when the skin was made */
@@ -900,7 +906,8 @@ typedef struct sinew_skin_desc {
     sinew_index_type index_type;      /* U8 needs joint_count <= 256 */
     const void *indices;
     sinew_weight_type weight_type;
-    const void *weights;
+    const void *weights;              /* may be NULL when influence_count is 1 and ... */
+    bool last_weight_implied;         /* ... the last weight is implied: see sinew_skin */
 } sinew_skin_desc;
 
 /* What sinew_skin_create() repaired. */
@@ -921,7 +928,11 @@ typedef struct sinew_skin_report {
  * SINEW_ERROR_INVALID_ARGUMENT (counts, types). Weight sums off 1 by more
  * than 1e-5 (float) or off 255/65535 (unorm) are normalized, counted in
  * `report` (optional) and reported to the logger; sums within the tolerance
- * are kept bit for bit. Free with sinew_skin_free(). */
+ * are kept bit for bit. With an implied last weight only given weights
+ * summing past 1 (255, 65535) can be off: they are scaled to sum to 1 and
+ * the last weight becomes 0, reported the same way. The skin keeps the
+ * given stream layout (compact streams stay compact). Free with
+ * sinew_skin_free(). */
 SINEW_API sinew_skin *sinew_skin_create(const sinew_skeleton *skeleton, const sinew_skin_desc *desc,
                                         const sinew_options *options, sinew_skin_report *report,
                                         sinew_error *err);
@@ -933,6 +944,12 @@ SINEW_API void sinew_skin_free(sinew_skin *skin);
  * (influence_count entries each; zero weights included). Returns the number
  * of influences with a non-zero weight. v must be below vertex_count. */
 SINEW_API int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights);
+
+/* Writes vertex v's influence_count joint indices and weights as the skin
+ * stores them (index_type and weight_type elements), an implied last weight
+ * written out: the full per-vertex layout that vertex buffers for GPU
+ * skinning take. v must be below vertex_count. */
+SINEW_API void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void *weights);
 
 /* Computes the skinning palette: palette[j] = left * model[skin->joints[j]]
  * * inverse_bind[j] for each skin joint. `left` (NULL means identity) is for

@@ -573,7 +573,7 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     int skin_joints[JOINT_COUNT];
     for (int j = 0; j < JOINT_COUNT; ++j) skin_joints[j] = j;
     sinew_skin_desc kd = {JOINT_COUNT, skin_joints, NULL, inverse_bind, mb.vertex_count, INFLUENCES,
-                          SINEW_INDEX_U8, mb.idx, SINEW_WEIGHT_F32, mb.w};
+                          SINEW_INDEX_U8, mb.idx, SINEW_WEIGHT_F32, mb.w, false};
     sinew_skin *skin = sinew_skin_create(sk, &kd, options, NULL, err);
     sinew__free(&alloc, mb.idx);
     sinew__free(&alloc, mb.w);

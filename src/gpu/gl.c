@@ -293,8 +293,9 @@ static void float_attribute(GLuint location, GLuint buffer, int components)
     glEnableVertexAttribArray(location);
 }
 
-/* The influences padded to `width` per vertex, as the skin stores them
- * (a rigid mesh: slot 0 with unorm8 weight 255). */
+/* The influences padded to `width` per vertex, as the skin stores them, an
+ * implied last weight written out (a rigid mesh: slot 0 with unorm8 weight
+ * 255). */
 static sinew_result pad_influences(const sinew_gl_mesh_desc *d, int width, void **joints, void **weights,
                                    size_t *joints_size, size_t *weights_size, sinew_error *err)
 {
@@ -314,11 +315,9 @@ static sinew_result pad_influences(const sinew_gl_mesh_desc *d, int width, void 
         for (size_t v = 0; v < n; ++v) ((uint8_t *)*weights)[v * (size_t)width] = 255;
         return SINEW_OK;
     }
-    size_t k = (size_t)s->influence_count;
-    for (size_t v = 0; v < n; ++v) {
-        memcpy((char *)*joints + v * (size_t)width * isz, (const char *)s->indices + v * k * isz, k * isz);
-        memcpy((char *)*weights + v * (size_t)width * wsz, (const char *)s->weights + v * k * wsz, k * wsz);
-    }
+    for (size_t v = 0; v < n; ++v)
+        sinew_skin_vertex_stored(s, (int)v, (char *)*joints + v * (size_t)width * isz,
+                                 (char *)*weights + v * (size_t)width * wsz);
     return SINEW_OK;
 }
 

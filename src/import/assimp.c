@@ -359,7 +359,7 @@ static sinew_result read_skin(ai_builder *b, int node, const struct aiMesh *m, c
         r = FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: %d bones exceed 65,535", what, joint_count);
         goto done;
     }
-    sinew_skin_desc d = {joint_count, skin_joints, NULL, ibm, nv, K, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+    sinew_skin_desc d = {joint_count, skin_joints, NULL, ibm, nv, K, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
     r = sinew__import_skin(b->asset, &d, what, b->options, b->err, out);
 done:
     sinew__free(&b->alloc, skin_joints), sinew__free(&b->alloc, ibm);

@@ -405,7 +405,7 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
         sinew__warn(b->options, "%s: %d vertices have more than %d weights; the %d heaviest are kept and renormalized",
                     path, trimmed, SINEW_MAX_INFLUENCES, SINEW_MAX_INFLUENCES);
     sinew_skin_desc d = {gs->joint_count, gs->joints, NULL, gs->inverse_bind, vertex_count, slots,
-                         SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w};
+                         SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
     r = sinew__import_skin(b->asset, &d, path, b->options, b->doc->err, mesh);
 done:
     sinew__free(&b->alloc, joints), sinew__free(&b->alloc, weights);

@@ -24,7 +24,8 @@ static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *
     if (d->index_type == SINEW_INDEX_U16 && d->joint_count > 65536)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u16 indices cannot address %d joints",
                            d->joint_count);
-    if (d->vertex_count > 0 && (!d->indices || !d->weights))
+    bool no_weights = d->influence_count == 1 && d->last_weight_implied;
+    if (d->vertex_count > 0 && (!d->indices || (!d->weights && !no_weights)))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: indices and weights are required for %d vertices",
                            d->vertex_count);
     if (d->inverse_bind) {
@@ -50,21 +51,24 @@ static void normalize_unorm(uint32_t *w, int n, uint32_t sum, uint32_t full)
     w[largest] = w[largest] + full - total; /* |full - total| <= n / 2 */
 }
 
-/* Validates and normalizes the copied influences in place. */
+/* Validates and normalizes the copied influences in place: the stored
+ * weights, so that with an implied last weight it is the one that gives. */
 static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sinew_error *err)
 {
-    int n = s->influence_count;
+    int n = s->influence_count, k = sinew__skin_stored_weights(s);
     for (int v = 0; v < s->vertex_count; ++v) {
-        size_t base = (size_t)v * (size_t)n;
+        size_t base = (size_t)v * (size_t)n, wbase = (size_t)v * (size_t)k;
         uint32_t iw[SINEW_MAX_INFLUENCES];
         float fw[SINEW_MAX_INFLUENCES];
         int idx[SINEW_MAX_INFLUENCES];
         sinew__skin_fetch(s, v, idx, fw);
         double sum = 0.0;
-        uint32_t isum = 0;
+        uint32_t isum = 0; /* of the stored unorm weights */
         for (int i = 0; i < n; ++i) {
             float w = fw[i];
-            if (s->weight_type == SINEW_WEIGHT_F32) {
+            if (i >= k) {
+                /* implied: never negative, and not stored */
+            } else if (s->weight_type == SINEW_WEIGHT_F32) {
                 if (!isfinite(w))
                     return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight is %s", v, i,
                                        isnan(w) ? "NaN" : "infinite");
@@ -72,8 +76,8 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
                     return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight %g is negative",
                                        v, i, (double)w);
             } else {
-                iw[i] = s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[base + i]
-                                                              : ((const uint16_t *)s->weights)[base + i];
+                iw[i] = s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[wbase + i]
+                                                              : ((const uint16_t *)s->weights)[wbase + i];
                 isum += iw[i];
             }
             if (idx[i] >= s->joint_count) {
@@ -97,20 +101,20 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
         bool off;
         if (s->weight_type == SINEW_WEIGHT_F32) {
             off = fabs(sum - 1.0) > 1e-5;
-            if (off) {
-                float *w = (float *)s->weights + base;
-                for (int i = 0; i < n; ++i) w[i] = (float)(w[i] / sum);
+            if (off) { /* an implied weight is 0 here: the stored ones make the sum */
+                float *w = (float *)s->weights + wbase;
+                for (int i = 0; i < k; ++i) w[i] = (float)(w[i] / sum);
             }
         } else {
             uint32_t full = s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u;
-            off = isum != full;
+            off = k < n ? isum > full : isum != full;
             if (off) {
-                normalize_unorm(iw, n, isum, full);
-                for (int i = 0; i < n; ++i) {
+                normalize_unorm(iw, k, isum, full);
+                for (int i = 0; i < k; ++i) {
                     if (s->weight_type == SINEW_WEIGHT_UNORM8)
-                        ((uint8_t *)s->weights)[base + i] = (uint8_t)iw[i];
+                        ((uint8_t *)s->weights)[wbase + i] = (uint8_t)iw[i];
                     else
-                        ((uint16_t *)s->weights)[base + i] = (uint16_t)iw[i];
+                        ((uint16_t *)s->weights)[wbase + i] = (uint16_t)iw[i];
                 }
             }
         }
@@ -205,13 +209,14 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     if (check_desc(sk, d, err) != SINEW_OK) return NULL;
 
     size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
+    size_t weight_entries = (size_t)d->vertex_count * (size_t)(d->influence_count - (d->last_weight_implied ? 1 : 0));
     size_t index_size = d->index_type == SINEW_INDEX_U8 ? 1 : 2;
     size_t weight_size = d->weight_type == SINEW_WEIGHT_F32 ? 4 : d->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
     sinew__layout l = {sizeof(sinew_skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
     size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
     size_t off_idx = sinew__layout_add(&l, entries, index_size, 8);
-    size_t off_w = sinew__layout_add(&l, entries, weight_size, 8);
+    size_t off_w = sinew__layout_add(&l, weight_entries, weight_size, 8);
     sinew_allocator alloc = sinew__allocator(options);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -242,10 +247,8 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
         joints[j] = (int16_t)k;
         ibm[j] = d->inverse_bind ? d->inverse_bind[j] : sinew_mat4_identity();
     }
-    if (entries) {
-        memcpy(block + off_idx, d->indices, entries * index_size);
-        memcpy(block + off_w, d->weights, entries * weight_size);
-    }
+    if (entries) memcpy(block + off_idx, d->indices, entries * index_size);
+    if (weight_entries) memcpy(block + off_w, d->weights, weight_entries * weight_size);
     s->joint_count = d->joint_count;
     s->joints = joints;
     s->inverse_bind = ibm;
@@ -255,6 +258,7 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     s->indices = block + off_idx;
     s->weight_type = d->weight_type;
     s->weights = block + off_w;
+    s->last_weight_implied = d->last_weight_implied;
     s->allocator_ = alloc;
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
@@ -287,6 +291,27 @@ void sinew_skin_free(sinew_skin *skin)
     sinew_allocator a = skin->allocator_;
     if (skin->blocks_) sinew__free(&a, skin->blocks_->memory_);
     sinew__free(&a, skin);
+}
+
+void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void *weights)
+{
+    int n = skin->influence_count, k = sinew__skin_stored_weights(skin);
+    size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
+    size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    memcpy(indices, (const char *)skin->indices + (size_t)v * (size_t)n * isize, (size_t)n * isize);
+    memcpy(weights, (const char *)skin->weights + (size_t)v * (size_t)k * wsize, (size_t)k * wsize);
+    if (k == n) return;
+    double rest = sinew__skin_implied_weight(skin, v);
+    char *last = (char *)weights + (size_t)k * wsize;
+    if (skin->weight_type == SINEW_WEIGHT_F32) {
+        float f = (float)rest;
+        memcpy(last, &f, sizeof f);
+    } else if (skin->weight_type == SINEW_WEIGHT_UNORM8) {
+        *(uint8_t *)last = (uint8_t)rest;
+    } else {
+        uint16_t u = (uint16_t)rest;
+        memcpy(last, &u, sizeof u);
+    }
 }
 
 int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights)

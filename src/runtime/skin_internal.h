@@ -5,12 +5,50 @@
 
 #include "../internal.h"
 
-/* Decodes vertex v's influences; returns the influence count (zero weights
- * included: callers skip them). */
+/* Weights stored per vertex: influence_count, one less when the last is
+ * implied. */
+static inline int sinew__skin_stored_weights(const sinew_skin *s)
+{
+    return s->influence_count - (s->last_weight_implied ? 1 : 0);
+}
+
+/* Vertex v's implied last weight in the units the skin stores weights in
+ * (1 for float, 255 or 65535 for unorm): what its stored weights leave of
+ * the full sum, 0 where they reach past it. */
+static inline double sinew__skin_implied_weight(const sinew_skin *s, int v)
+{
+    int k = sinew__skin_stored_weights(s);
+    size_t base = (size_t)v * (size_t)k;
+    double rest;
+    switch (s->weight_type) {
+    case SINEW_WEIGHT_F32: {
+        const float *p = (const float *)s->weights + base;
+        rest = 1.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    case SINEW_WEIGHT_UNORM8: {
+        const uint8_t *p = (const uint8_t *)s->weights + base;
+        rest = 255.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    default: {
+        const uint16_t *p = (const uint16_t *)s->weights + base;
+        rest = 65535.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    }
+    return rest > 0.0 ? rest : 0.0;
+}
+
+/* Decodes vertex v's influences, an implied last weight written out;
+ * returns the influence count (zero weights included: callers skip them). */
 static inline int sinew__skin_fetch(const sinew_skin *s, int v, int *idx, float *w)
 {
-    int n = s->influence_count;
-    size_t base = (size_t)v * (size_t)n;
+    int n = s->influence_count, k = sinew__skin_stored_weights(s);
+    size_t base = (size_t)v * (size_t)n, wbase = (size_t)v * (size_t)k;
     if (s->index_type == SINEW_INDEX_U8) {
         const uint8_t *p = (const uint8_t *)s->indices + base;
         for (int i = 0; i < n; ++i) idx[i] = p[i];
@@ -18,23 +56,28 @@ static inline int sinew__skin_fetch(const sinew_skin *s, int v, int *idx, float 
         const uint16_t *p = (const uint16_t *)s->indices + base;
         for (int i = 0; i < n; ++i) idx[i] = p[i];
     }
+    float unit;
     switch (s->weight_type) {
     case SINEW_WEIGHT_F32: {
-        const float *p = (const float *)s->weights + base;
-        for (int i = 0; i < n; ++i) w[i] = p[i];
+        const float *p = (const float *)s->weights + wbase;
+        for (int i = 0; i < k; ++i) w[i] = p[i];
+        unit = 1.0f;
         break;
     }
     case SINEW_WEIGHT_UNORM8: {
-        const uint8_t *p = (const uint8_t *)s->weights + base;
-        for (int i = 0; i < n; ++i) w[i] = (float)p[i] * (1.0f / 255.0f);
+        const uint8_t *p = (const uint8_t *)s->weights + wbase;
+        unit = 1.0f / 255.0f;
+        for (int i = 0; i < k; ++i) w[i] = (float)p[i] * unit;
         break;
     }
     default: {
-        const uint16_t *p = (const uint16_t *)s->weights + base;
-        for (int i = 0; i < n; ++i) w[i] = (float)p[i] * (1.0f / 65535.0f);
+        const uint16_t *p = (const uint16_t *)s->weights + wbase;
+        unit = 1.0f / 65535.0f;
+        for (int i = 0; i < k; ++i) w[i] = (float)p[i] * unit;
         break;
     }
     }
+    if (k < n) w[n - 1] = (float)sinew__skin_implied_weight(s, v) * unit;
     return n;
 }
 

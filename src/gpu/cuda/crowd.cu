@@ -850,11 +850,12 @@ static bool compact_influences(const sinew_skin *skin, size_t isize, size_t wsiz
     unsigned char *wx = (unsigned char *)calloc((size_t)slots * (nv ? nv : 1), wsize);
     *indices = ix, *weights = wx;
     if (!ix || !wx) return false;
-    const unsigned char *si = (const unsigned char *)skin->indices, *sw = (const unsigned char *)skin->weights;
     for (size_t v = 0; v < nv; ++v) {
+        unsigned char si[2 * SINEW_MAX_INFLUENCES], sw[4 * SINEW_MAX_INFLUENCES];
+        sinew_skin_vertex_stored(skin, (int)v, si, sw);
         size_t at = 0, first = 0;
         for (size_t x = 0; x < n; ++x) {
-            const unsigned char *w = sw + wsize * (v * n + x);
+            const unsigned char *w = sw + wsize * x;
             bool zero;
             if (wsize == 4) {
                 float f;
@@ -865,12 +866,12 @@ static bool compact_influences(const sinew_skin *skin, size_t isize, size_t wsiz
             }
             if (zero) continue;
             if (at == 0) first = x;
-            memcpy(ix + isize * (v * slots + at), si + isize * (v * n + x), isize);
+            memcpy(ix + isize * (v * slots + at), si + isize * x, isize);
             memcpy(wx + wsize * (v * slots + at), w, wsize);
             ++at;
         }
         for (; at < (size_t)slots; ++at) /* weight 0 (calloc) on the first joint */
-            memcpy(ix + isize * (v * slots + at), si + isize * (v * n + first), isize);
+            memcpy(ix + isize * (v * slots + at), si + isize * first, isize);
     }
     return true;
 }
