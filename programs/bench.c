@@ -88,7 +88,7 @@ static void free_copies(sinew_mesh *m)
 
 typedef enum kernel {
     K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
-    K_LBS_PN_SCALAR, K_LBS_P_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
+    K_LBS_PN_SCALAR, K_LBS_P_SCALAR, K_DQS_PN_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
     K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     K_SAMPLE_SCALAR, K_L2M_SCALAR, K_SAMPLE_L2M_SCALAR, /* a skeleton and clip made at the scalar level */
     K_COUNT
@@ -97,7 +97,7 @@ typedef enum kernel {
 static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
     "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
-    "skin_lbs_pos_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
+    "skin_lbs_pos_scalar", "skin_dqs_pos_nrm_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
     "sample_local_to_model_scalar"};
 
 typedef struct bench {
@@ -117,7 +117,7 @@ typedef struct bench {
     int ik[3];                /* start, mid, end; -1 without a chain */
     sinew_vec3 ik_target;
     sinew_pool *pool;
-    sinew_simd simd;          /* the level the LBS kernels run */
+    sinew_simd simd;          /* the level the skinning kernels run */
 } bench;
 
 /* The mesh through a skinning kernel, over the pool's threads. */
@@ -127,9 +127,9 @@ static void skin(bench *b, kernel k)
     sinew_skin_job job = {.skin = m->skin, .palette = b->palette, .dq_palette = b->dq,
                           .palette_count = m->skin->joint_count, .positions = m->positions,
                           .out_positions = b->out_pos, .simd = b->simd};
-    if (k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR) job.simd = SINEW_SIMD_SCALAR;
+    if (k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_DQS_PN_SCALAR) job.simd = SINEW_SIMD_SCALAR;
     if (k != K_LBS_P && k != K_LBS_P_SCALAR && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
-    if (k == K_DQS_PN)
+    if (k == K_DQS_PN || k == K_DQS_PN_SCALAR)
         sinew_skin_dqs_parallel(&job, b->pool, NULL);
     else
         sinew_skin_lbs_parallel(&job, b->pool, NULL);
@@ -192,7 +192,8 @@ static void run_kernel(bench *b, kernel k)
     case K_LBS_P:
     case K_DQS_PN:
     case K_LBS_PN_SCALAR:
-    case K_LBS_P_SCALAR: skin(b, k); break;
+    case K_LBS_P_SCALAR:
+    case K_DQS_PN_SCALAR: skin(b, k); break;
     case K_BLEND2:
     case K_BLEND3: {
         sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
@@ -410,9 +411,10 @@ int cli_bench(int argc, char **argv)
     }
     bool first = true;
     for (int k = 0; k < K_COUNT; ++k) {
-        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN || k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR;
-        bool reference = k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_SAMPLE_SCALAR || k == K_L2M_SCALAR ||
-                         k == K_SAMPLE_L2M_SCALAR;
+        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN || k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR ||
+                    k == K_DQS_PN_SCALAR;
+        bool reference = k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_DQS_PN_SCALAR || k == K_SAMPLE_SCALAR ||
+                         k == K_L2M_SCALAR || k == K_SAMPLE_L2M_SCALAR;
         if (reference && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k == K_PALETTE) && !b.mesh) continue;
         if (k == K_IK && b.ik[2] < 0) continue;

@@ -124,13 +124,15 @@ static sinew_result run(const sinew_skin_job *base, sinew_simd level, float *out
     if (job.normals) job.out_normals = out_nrm;
     if (job.tangents) job.out_tangents = out_tan;
     sinew_error err = {0};
-    sinew_result r = sinew_skin_lbs(&job, &err);
-    CHECK(r == SINEW_OK, "skin_lbs %s: %s", sinew_simd_name(level), err.description);
+    sinew_result r = job.dq_palette ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err);
+    CHECK(r == SINEW_OK, "skin_%s %s: %s", job.dq_palette ? "dqs" : "lbs", sinew_simd_name(level), err.description);
     return r;
 }
 
-/* Runs `job` scalar and at `level` into sentinel-filled buffers, the
- * streams tightly packed (strided jobs read their inputs through `job`). */
+/* Runs `job` (DQS when it has a dq_palette, measured against the matrix
+ * palette it came from) scalar and at `level` into sentinel-filled
+ * buffers, the streams tightly packed (strided jobs read their inputs
+ * through `job`). */
 static compare compare_levels(const sinew_skin_job *job, sinew_simd level, bool extra_nan)
 {
     int n = job->skin->vertex_count;
@@ -306,6 +308,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
     static const int sizes[] = {1, 7, 8, 9, 37, 1000};
     static const sinew_index_type its[] = {SINEW_INDEX_U8, SINEW_INDEX_U16};
     static const sinew_weight_type wts[] = {SINEW_WEIGHT_F32, SINEW_WEIGHT_UNORM8, SINEW_WEIGHT_UNORM16};
+    int rigid_runs = 0;
     for (size_t si = 0; si < sizeof sizes / sizeof *sizes; ++si)
         for (int influences = 1; influences <= SINEW_MAX_INFLUENCES; influences += 3)
             for (int ii = 0; ii < 2; ++ii)
@@ -337,10 +340,44 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                         check_compare(compare_levels(&job, level, false), what, level);
                     }
                     check_implied_twin(sk, s, &m, pal, level);
+                    /* DQS: the same palettes, and a rigid one (rotations and
+                     * translations only, no stretch) */
+                    sinew_dq_transform *dq = malloc(sizeof(sinew_dq_transform) * (size_t)joints);
+                    bool rigid = (si + (size_t)ii) % 3 == 0;
+                    if (rigid) {
+                        ++rigid_runs;
+                        for (int j = 0; j < joints; ++j) {
+                            sinew_mat4 a = random_matrix(true);
+                            float len = sqrtf(a.m[0] * a.m[0] + a.m[1] * a.m[1] + a.m[2] * a.m[2]);
+                            for (int c = 0; c < 3; ++c)
+                                for (int r = 0; r < 3; ++r) a.m[4 * c + r] /= len;
+                            pal[j] = a;
+                        }
+                    }
+                    sinew_dq_palette(pal, joints, dq, NULL);
+                    for (int mode = SINEW_NORMALS_AUTO; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
+                        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = joints,
+                                              .normal_mode = (sinew_normal_mode)mode, .positions = m.pos,
+                                              .normals = m.nrm, .tangents = mode == 2 ? m.tan : NULL};
+                        snprintf(what, sizeof what, "DQS%s, %d vertices, %d influences, index %d, weight %d, normals %d",
+                                 rigid ? " rigid" : "", vertices, influences, ii, wi, mode);
+                        check_compare(compare_levels(&job, level, false), what, level);
+                    }
+                    if (vertices > 2) {
+                        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = joints,
+                                              .positions = m.pos, .normals = m.nrm};
+                        job.first_vertex = irand(vertices - 1);
+                        job.vertex_count = 1 + irand(vertices - job.first_vertex);
+                        snprintf(what, sizeof what, "DQS, %d vertices, range [%d, +%d)", vertices, job.first_vertex,
+                                 job.vertex_count);
+                        check_compare(compare_levels(&job, level, false), what, level);
+                    }
+                    free(dq);
                     free(pal);
                     free_mesh(&m);
                     sinew_skin_free(s);
                 }
+    CHECK(rigid_runs > 0, "rigid DQS palettes were tried");
 }
 
 /* Interleaved streams (position, normal, tangent in one 48-byte vertex),

@@ -1058,7 +1058,12 @@ SINEW_API sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *er
  * and the blended stretch S = sum of w_i S_i is applied before it:
  * p' = DQ(S p), normals DQ-rotated cofactor(S) n, tangents DQ-rotated S t.
  * With no stretch anywhere in the palette (rigid joints) S is skipped.
- * Validates first. */
+ * Validates first. job->simd picks the kernel, as for sinew_skin_lbs: the
+ * SIMD ones blend 8 vertices at a time from the skin's joint blocks (the
+ * sign of each joint per vertex against its first influence's, exactly as
+ * the reference decides it) and agree with the scalar reference within the
+ * same tolerances; a NaN in the dual quaternion palette may reach the other
+ * vertices of an 8-vertex block it touches. */
 SINEW_API sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err);
 
 /* ---- threads -------------------------------------------------------------- */

@@ -130,15 +130,18 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
 }
 
 /* The distinct joints of block b's nonzero influences, in order of first
- * use, with each one's weight row when `weights` is not NULL. */
-static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *weights)
+ * use, with each one's weight row and each vertex's pivot row (see
+ * sinew__block_group) when `weights` is not NULL. */
+static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *weights, uint8_t *pivot)
 {
     int n = 0, first = b * SINEW__BLOCK;
     int count = s->vertex_count - first < SINEW__BLOCK ? s->vertex_count - first : SINEW__BLOCK;
+    if (pivot) memset(pivot, 0, SINEW__BLOCK);
     for (int i = 0; i < count; ++i) {
         int idx[SINEW_MAX_INFLUENCES];
         float w[SINEW_MAX_INFLUENCES];
         int k = sinew__skin_fetch(s, first + i, idx, w);
+        bool first_weighted = true;
         for (int j = 0; j < k; ++j) {
             if (w[j] == 0.0f) continue;
             int at = 0;
@@ -148,6 +151,8 @@ static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *wei
                 if (weights) memset(weights + at * SINEW__BLOCK, 0, SINEW__BLOCK * sizeof(float));
             }
             if (weights) weights[at * SINEW__BLOCK + i] += w[j];
+            if (pivot && first_weighted) pivot[i] = (uint8_t)at;
+            first_weighted = false;
         }
     }
     return n;
@@ -159,14 +164,15 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
     int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
     int per_count[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
     uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
-    for (int b = 0; b < count; ++b) per_count[block_joints(s, b, scratch, NULL)]++;
+    for (int b = 0; b < count; ++b) per_count[block_joints(s, b, scratch, NULL, NULL)]++;
     sinew__layout l = {sizeof(sinew__skin_blocks), false};
-    size_t off[SINEW__BLOCK_MAX_JOINTS + 1][3];
+    size_t off[SINEW__BLOCK_MAX_JOINTS + 1][4];
     for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
         size_t c = (size_t)per_count[n];
         off[n][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
         off[n][1] = sinew__layout_add(&l, c * (size_t)n, sizeof(uint16_t), 8);
         off[n][2] = sinew__layout_add(&l, c * (size_t)n * SINEW__BLOCK, sizeof(float), 32);
+        off[n][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
     }
     size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
     unsigned char *mem = l.overflow ? NULL : sinew__alloc(alloc, l.total + 31);
@@ -178,9 +184,11 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
     bl->memory_ = mem;
     float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
     for (int b = 0; b < count; ++b) {
-        int n = block_joints(s, b, scratch, rows);
+        uint8_t pivot[SINEW__BLOCK];
+        int n = block_joints(s, b, scratch, rows, pivot);
         sinew__block_group *g = &bl->group[n];
         size_t at = (size_t)g->count * (size_t)n;
+        memcpy((uint8_t *)(base + off[n][3]) + (size_t)g->count * SINEW__BLOCK, pivot, SINEW__BLOCK);
         memcpy((uint16_t *)(base + off[n][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
         memcpy((float *)(base + off[n][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
         ((uint32_t *)(base + off[n][0]))[g->count++] = (uint32_t)b;
@@ -189,6 +197,7 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
         bl->group[n].block = (const uint32_t *)(base + off[n][0]);
         bl->group[n].joints = (const uint16_t *)(base + off[n][1]);
         bl->group[n].weights = (const float *)(base + off[n][2]);
+        bl->group[n].pivot = (const uint8_t *)(base + off[n][3]);
     }
     float *lanes = (float *)(base + off_lanes);
     for (int j = 0; j < s->joint_count; ++j)

@@ -1,5 +1,6 @@
 /* Dual quaternion skinning, scalar reference, with the stretch that dual
- * quaternions cannot carry blended linearly and applied first. */
+ * quaternions cannot carry blended linearly and applied first; the dispatch
+ * to the SIMD kernels (skin_simd.h). */
 #include "skin_internal.h"
 
 sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count, sinew_dq_transform *out, sinew_error *err)
@@ -76,6 +77,13 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
     }
     if (job->normal_mode == SINEW_NORMALS_FAST) uniform = true;
     if (job->normal_mode == SINEW_NORMALS_INVERSE_TRANSPOSE) uniform = false;
+#if defined(SINEW_X86_SIMD)
+    switch (sinew__skin_job_level(job)) {
+    case SINEW_SIMD_AVX512: sinew__skin_dqs_avx512(job, &st, rigid, uniform); return SINEW_OK;
+    case SINEW_SIMD_AVX2: sinew__skin_dqs_avx2(job, &st, rigid, uniform); return SINEW_OK;
+    default: break;
+    }
+#endif
 
     for (int v = st.begin; v < st.end; ++v) {
         int idx[SINEW_MAX_INFLUENCES];

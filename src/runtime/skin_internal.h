@@ -107,6 +107,9 @@ typedef struct sinew__block_group {
     const uint32_t *block;   /* their indices, ascending */
     const uint16_t *joints;  /* n skin joints per block */
     const float *weights;    /* n rows of SINEW__BLOCK per block, 32-byte aligned */
+    /* per block, per vertex: the row of its first weighted influence, the
+     * one DQS aligns the others' rotations with (0 past the last vertex) */
+    const uint8_t *pivot;
 } sinew__block_group;
 
 typedef struct sinew__skin_blocks {
@@ -119,6 +122,14 @@ typedef struct sinew__skin_blocks {
     void *memory_;                                         /* the allocation this sits in */
 } sinew__skin_blocks;
 
+/* The level a job runs: what it asks for (AUTO: the best), capped by what
+ * the CPU runs. */
+static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
+{
+    sinew_simd cpu = (sinew_simd)job->skin->simd_;
+    return job->simd == SINEW_SIMD_AUTO || job->simd > cpu ? cpu : job->simd;
+}
+
 /* The range [*begin, *end) of a validated job, strides with 0 resolved. */
 typedef struct sinew__job_streams {
     int begin, end;
@@ -130,6 +141,10 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
 /* The SIMD kernels of sinew_skin_lbs (validated job, normal mode decided). */
 void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+/* The SIMD kernels of sinew_skin_dqs (validated job; `rigid`: every stretch
+ * is the identity; `uniform`: normals skip the stretch). */
+void sinew__skin_dqs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
+void sinew__skin_dqs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
 
 /* palette[j] = model[skin->joints[j]] * inverse_bind[j] for every skin joint,
  * bit for bit sinew__mat4_mul (checked joints, no left matrix), from

@@ -1,16 +1,6 @@
 /* Linear blend skinning: the scalar reference and the dispatch to the SIMD
- * kernels (skin_lbs_simd.h). */
+ * kernels (skin_simd.h). */
 #include "skin_internal.h"
-
-#if defined(SINEW_X86_SIMD)
-/* The level a job runs: what it asks for (AUTO: the best), capped by what
- * the CPU runs. */
-static sinew_simd job_level(const sinew_skin_job *job)
-{
-    sinew_simd cpu = (sinew_simd)job->skin->simd_;
-    return job->simd == SINEW_SIMD_AUTO || job->simd > cpu ? cpu : job->simd;
-}
-#endif
 
 sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
 {
@@ -25,7 +15,7 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
         mode = sinew_palette_is_conformal(pal, s->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
                                                                        : SINEW_NORMALS_INVERSE_TRANSPOSE;
 #if defined(SINEW_X86_SIMD)
-    switch (job_level(job)) {
+    switch (sinew__skin_job_level(job)) {
     case SINEW_SIMD_AVX512: sinew__skin_lbs_avx512(job, &st, mode); return SINEW_OK;
     case SINEW_SIMD_AVX2: sinew__skin_lbs_avx2(job, &st, mode); return SINEW_OK;
     default: break;

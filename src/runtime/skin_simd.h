@@ -1,8 +1,10 @@
-/* Linear blend skinning, 8 vertices per step: the kernel that
- * skin_lbs_avx2.c and skin_lbs_avx512.c compile for their instruction sets
- * (SINEW__LBS_NAME names the function). The AVX-512 build is the same code
- * given 32 vector registers, embedded broadcasts and rsqrt14.
+/* Linear blend and dual quaternion skinning, 8 vertices per step: the
+ * kernels that skin_avx2.c and skin_avx512.c compile for their instruction
+ * sets (SINEW__LBS_NAME and SINEW__DQS_NAME name the functions). The
+ * AVX-512 build is the same code given 32 vector registers, embedded
+ * broadcasts and rsqrt14.
  *
+ * LBS:
  * Per block of 8 vertices (see sinew__skin_blocks): the blended matrix M is
  * 12 vectors (its 3x4 part, one lane per vertex), each block joint adding
  * its palette matrix times its weight row; positions, normals and tangents
@@ -14,6 +16,11 @@
 
 #include <float.h>
 #include <immintrin.h>
+
+/* Everything here inlined whatever the unit's size: GCC's growth limits
+ * otherwise leave some helpers as calls once both kernels share the unit,
+ * which measured LBS at half speed. */
+#define SIMD_INLINE static inline __attribute__((always_inline))
 
 typedef struct v3x8 {
     __m256 x, y, z;
@@ -27,7 +34,7 @@ typedef struct v3x8 {
 #define GATHER_COMPONENT(a, b, c, mask_b, mask_c, perm) \
     _mm256_permutevar8x32_ps(_mm256_blend_ps(_mm256_blend_ps(a, b, mask_b), c, mask_c), perm)
 
-static inline v3x8 load3_packed(const float *p)
+SIMD_INLINE v3x8 load3_packed(const float *p)
 {
     __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
     /* x lanes: a {0,3,6}, b {1,4,7}, c {2,5}; y: a {1,4,7}, b {2,5}, c {0,3,6};
@@ -39,7 +46,7 @@ static inline v3x8 load3_packed(const float *p)
     return r;
 }
 
-static inline void store3_packed(float *p, v3x8 v)
+SIMD_INLINE void store3_packed(float *p, v3x8 v)
 {
     /* the inverse: each component permuted so its lanes sit where the
      * triples want them, then three blends per output vector */
@@ -83,7 +90,7 @@ static __attribute__((noinline)) void store3_lanes(float *base, size_t stride, i
 
 /* M = sum over the block's n joints of weight row * palette matrix; m[0..8]
  * the 3x3 part column by column, m[9..11] the translation. */
-static inline __attribute__((always_inline)) void blend(int n, const uint16_t *joints, const float *weights,
+SIMD_INLINE void blend(int n, const uint16_t *joints, const float *weights,
                                                         const sinew_mat4 *palette, __m256 m[12])
 {
     static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
@@ -98,7 +105,7 @@ static inline __attribute__((always_inline)) void blend(int n, const uint16_t *j
 }
 
 /* M (p, 1): the translation is the innermost addend. */
-static inline v3x8 transform_point(const __m256 *a, v3x8 p)
+SIMD_INLINE v3x8 transform_point(const __m256 *a, v3x8 p)
 {
     v3x8 r;
     r.x = _mm256_fmadd_ps(a[0], p.x, _mm256_fmadd_ps(a[3], p.y, _mm256_fmadd_ps(a[6], p.z, a[9])));
@@ -108,7 +115,7 @@ static inline v3x8 transform_point(const __m256 *a, v3x8 p)
 }
 
 /* a[0..8] (column-major 3x3) times v. */
-static inline v3x8 apply3(const __m256 *a, v3x8 v)
+SIMD_INLINE v3x8 apply3(const __m256 *a, v3x8 v)
 {
     v3x8 r;
     r.x = _mm256_fmadd_ps(a[6], v.z, _mm256_fmadd_ps(a[3], v.y, _mm256_mul_ps(a[0], v.x)));
@@ -117,14 +124,14 @@ static inline v3x8 apply3(const __m256 *a, v3x8 v)
     return r;
 }
 
-static inline __m256 cross_component(__m256 a1, __m256 b2, __m256 a2, __m256 b1)
+SIMD_INLINE __m256 cross_component(__m256 a1, __m256 b2, __m256 a2, __m256 b1)
 {
     return _mm256_fmsub_ps(a1, b2, _mm256_mul_ps(a2, b1));
 }
 
 /* cofactor(A) n, negated where det(A) < 0: the direction of A^-T n, as the
  * scalar sinew__mat3_transform_normal. */
-static inline v3x8 transform_normal(const __m256 *a, v3x8 n)
+SIMD_INLINE v3x8 transform_normal(const __m256 *a, v3x8 n)
 {
     __m256 c[9];
     /* column 0 = a1 x a2, column 1 = a2 x a0, column 2 = a0 x a1 (a_i the columns) */
@@ -141,12 +148,11 @@ static inline v3x8 transform_normal(const __m256 *a, v3x8 n)
     return r;
 }
 
-/* v / |v|, and 0 where |v|^2 is 0 or NaN, as the scalar sinew__v3_normalize:
- * a reciprocal square root estimate and one Newton step (relative error
- * under 3e-7), exact division where |v|^2 is below FLT_MIN. */
-static inline v3x8 normalize3(v3x8 v)
+/* 1 / sqrt(len2), and 0 where len2 is 0 or NaN: a reciprocal square root
+ * estimate and one Newton step (relative error under 3e-7), exact division
+ * where len2 is below FLT_MIN. */
+SIMD_INLINE __m256 rsqrt_or_zero(__m256 len2)
 {
-    __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
 #if defined(__AVX512VL__)
     __m256 r = _mm256_rsqrt14_ps(len2);
 #else
@@ -158,7 +164,14 @@ static inline v3x8 normalize3(v3x8 v)
     __m256 tiny = _mm256_and_ps(positive, _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_LT_OQ));
     if (_mm256_movemask_ps(tiny)) /* subnormal: the estimate overflows */
         r = _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2)), tiny);
-    r = _mm256_and_ps(r, positive);
+    return _mm256_and_ps(r, positive);
+}
+
+/* v / |v|, and 0 where |v|^2 is 0 or NaN, as the scalar sinew__v3_normalize. */
+SIMD_INLINE v3x8 normalize3(v3x8 v)
+{
+    __m256 len2 = _mm256_fmadd_ps(v.z, v.z, _mm256_fmadd_ps(v.y, v.y, _mm256_mul_ps(v.x, v.x)));
+    __m256 r = rsqrt_or_zero(len2);
     v3x8 o = {_mm256_mul_ps(v.x, r), _mm256_mul_ps(v.y, r), _mm256_mul_ps(v.z, r)};
     return o;
 }
@@ -170,13 +183,13 @@ typedef struct lbs_ctx {
 
 /* x, y, z of a block's 8 vertices from a stream, vector loads when the
  * block is whole and the stream packed. */
-static inline v3x8 load_block(const float *base, size_t stride, int first, int lo, int hi)
+SIMD_INLINE v3x8 load_block(const float *base, size_t stride, int first, int lo, int hi)
 {
     if (lo == 0 && hi == SINEW__BLOCK && stride == 12) return load3_packed(base + (size_t)first * 3);
     return load3_lanes(base, stride, first, lo, hi, NULL);
 }
 
-static inline void store_block(float *base, size_t stride, int first, int lo, int hi, v3x8 v)
+SIMD_INLINE void store_block(float *base, size_t stride, int first, int lo, int hi, v3x8 v)
 {
     if (lo == 0 && hi == SINEW__BLOCK && stride == 12)
         store3_packed(base + (size_t)first * 3, v);
@@ -185,7 +198,7 @@ static inline void store_block(float *base, size_t stride, int first, int lo, in
 }
 
 /* One block, any part of it in the range, any strides. */
-static inline __attribute__((always_inline)) void lbs_block(const lbs_ctx *c, int n, bool fast_normals, uint32_t block,
+SIMD_INLINE void lbs_block(const lbs_ctx *c, int n, bool fast_normals, uint32_t block,
                                                             const uint16_t *joints, const float *weights)
 {
     const sinew_skin_job *job = c->job;
@@ -213,7 +226,7 @@ static inline __attribute__((always_inline)) void lbs_block(const lbs_ctx *c, in
 /* Two whole blocks, positions and normals packed, no tangents: the common
  * case, its steps interleaved so that the core has independent work while
  * each block's long chain (blend, transform, normalize) runs. */
-static inline __attribute__((always_inline)) void lbs_pair(const lbs_ctx *c, int n, bool fast_normals,
+SIMD_INLINE void lbs_pair(const lbs_ctx *c, int n, bool fast_normals,
                                                            const uint32_t *block, const uint16_t *joints,
                                                            const float *weights)
 {
@@ -237,12 +250,12 @@ static inline __attribute__((always_inline)) void lbs_pair(const lbs_ctx *c, int
     }
 }
 
-/* The blocks of one joint count n that meet the job's range, two at a time. */
-static inline __attribute__((always_inline)) void lbs_group(const lbs_ctx *c, int n, bool fast_normals)
+/* The entries [*lo, *end) of group g whose blocks meet the range. */
+SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_streams *st, size_t *lo_out,
+                              size_t *end_out)
 {
-    const sinew__block_group *g = &c->job->skin->blocks_->group[n];
-    uint32_t first = (uint32_t)(c->st->begin / SINEW__BLOCK);
-    uint32_t last = (uint32_t)((c->st->end - 1) / SINEW__BLOCK);
+    uint32_t first = (uint32_t)(st->begin / SINEW__BLOCK);
+    uint32_t last = (uint32_t)((st->end - 1) / SINEW__BLOCK);
     size_t lo = 0, hi = (size_t)g->count; /* the first block at or after `first` */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -251,8 +264,17 @@ static inline __attribute__((always_inline)) void lbs_group(const lbs_ctx *c, in
         else
             hi = mid;
     }
-    size_t end = lo, row = (size_t)n * SINEW__BLOCK;
+    size_t end = lo;
     while (end < (size_t)g->count && g->block[end] <= last) ++end;
+    *lo_out = lo, *end_out = end;
+}
+
+/* The blocks of one joint count n that meet the job's range, two at a time. */
+SIMD_INLINE void lbs_group(const lbs_ctx *c, int n, bool fast_normals)
+{
+    const sinew__block_group *g = &c->job->skin->blocks_->group[n];
+    size_t lo, end, row = (size_t)n * SINEW__BLOCK;
+    group_span(g, c->st, &lo, &end);
     /* whole blocks (all but the range's first and last) in pairs when packed */
     const sinew__job_streams *st = c->st;
     bool packed = !c->job->tangents && (!c->job->positions || (st->ps == 12 && st->ops == 12)) &&
@@ -274,7 +296,7 @@ static inline __attribute__((always_inline)) void lbs_group(const lbs_ctx *c, in
 }
 
 /* Every group, each count and normal mode its own unrolled code. */
-static inline __attribute__((always_inline)) void lbs_all(const lbs_ctx *c, bool fast_normals)
+SIMD_INLINE void lbs_all(const lbs_ctx *c, bool fast_normals)
 {
     const sinew__skin_blocks *bl = c->job->skin->blocks_;
     for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
@@ -297,4 +319,167 @@ void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, si
         lbs_all(&c, true);
     else
         lbs_all(&c, false);
+}
+
+/* ---- dual quaternion skinning ------------------------------------------ */
+
+/* The blend of a block's n joints, the scalar sinew_skin_dqs's per vertex:
+ * each joint's weight negated in the lanes where its rotation points away
+ * from the vertex's pivot joint's (the first it lists), then the real and
+ * dual parts summed, and the stretch (unsigned weights) unless rigid. */
+typedef struct dq8 {
+    __m256 real[4], dual[4], stretch[9];
+} dq8;
+
+SIMD_INLINE void dqs_blend(int n, const uint16_t *joints, const float *weights,
+                                                            const uint8_t *pivot, const sinew_dq_transform *pal,
+                                                            bool rigid, dq8 *b)
+{
+    /* the pivot's rotation in each lane */
+    __m256 pr[4];
+    const sinew_dq_transform *d = &pal[joints[0]];
+    pr[0] = _mm256_set1_ps(d->real.x), pr[1] = _mm256_set1_ps(d->real.y);
+    pr[2] = _mm256_set1_ps(d->real.z), pr[3] = _mm256_set1_ps(d->real.w);
+    if (n > 1) {
+        __m256i lane_pivot = _mm256_cvtepu8_epi32(_mm_loadl_epi64((const __m128i *)pivot));
+        for (int k = 1; k < n; ++k) {
+            __m256 here = _mm256_castsi256_ps(_mm256_cmpeq_epi32(lane_pivot, _mm256_set1_epi32(k)));
+            const sinew_quat *q = &pal[joints[k]].real;
+            pr[0] = _mm256_blendv_ps(pr[0], _mm256_set1_ps(q->x), here);
+            pr[1] = _mm256_blendv_ps(pr[1], _mm256_set1_ps(q->y), here);
+            pr[2] = _mm256_blendv_ps(pr[2], _mm256_set1_ps(q->z), here);
+            pr[3] = _mm256_blendv_ps(pr[3], _mm256_set1_ps(q->w), here);
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        d = &pal[joints[k]];
+        const float *q = &d->real.x, *e = &d->dual.x;
+        __m256 w = _mm256_load_ps(weights + (size_t)k * SINEW__BLOCK);
+        /* the dot product in the scalar's order, separate multiplies and
+         * adds: the same sign bit for bit */
+        __m256 dot = _mm256_add_ps(
+            _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(pr[0], _mm256_set1_ps(q[0])),
+                                        _mm256_mul_ps(pr[1], _mm256_set1_ps(q[1]))),
+                          _mm256_mul_ps(pr[2], _mm256_set1_ps(q[2]))),
+            _mm256_mul_ps(pr[3], _mm256_set1_ps(q[3])));
+        __m256 ws = _mm256_xor_ps(w, _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ),
+                                                   _mm256_set1_ps(-0.0f)));
+        for (int i = 0; i < 4; ++i) {
+            if (k == 0) {
+                b->real[i] = _mm256_mul_ps(ws, _mm256_set1_ps(q[i]));
+                b->dual[i] = _mm256_mul_ps(ws, _mm256_set1_ps(e[i]));
+            } else {
+                b->real[i] = _mm256_fmadd_ps(ws, _mm256_set1_ps(q[i]), b->real[i]);
+                b->dual[i] = _mm256_fmadd_ps(ws, _mm256_set1_ps(e[i]), b->dual[i]);
+            }
+        }
+        if (!rigid)
+            for (int i = 0; i < 9; ++i)
+                b->stretch[i] = k == 0 ? _mm256_mul_ps(w, _mm256_set1_ps(d->stretch[i]))
+                                       : _mm256_fmadd_ps(w, _mm256_set1_ps(d->stretch[i]), b->stretch[i]);
+    }
+}
+
+SIMD_INLINE v3x8 cross3(__m256 ax, __m256 ay, __m256 az, v3x8 b)
+{
+    v3x8 r;
+    r.x = _mm256_fmsub_ps(ay, b.z, _mm256_mul_ps(az, b.y));
+    r.y = _mm256_fmsub_ps(az, b.x, _mm256_mul_ps(ax, b.z));
+    r.z = _mm256_fmsub_ps(ax, b.y, _mm256_mul_ps(ay, b.x));
+    return r;
+}
+
+/* v + 2 w (u x v) + 2 u x (u x v), u = q.xyz, as sinew__q_rotate. */
+SIMD_INLINE v3x8 rotate3(const __m256 *q, v3x8 v)
+{
+    v3x8 t = cross3(q[0], q[1], q[2], v);
+    __m256 two = _mm256_set1_ps(2.0f);
+    t.x = _mm256_mul_ps(t.x, two), t.y = _mm256_mul_ps(t.y, two), t.z = _mm256_mul_ps(t.z, two);
+    v3x8 c = cross3(q[0], q[1], q[2], t), r;
+    r.x = _mm256_add_ps(_mm256_fmadd_ps(t.x, q[3], v.x), c.x);
+    r.y = _mm256_add_ps(_mm256_fmadd_ps(t.y, q[3], v.y), c.y);
+    r.z = _mm256_add_ps(_mm256_fmadd_ps(t.z, q[3], v.z), c.z);
+    return r;
+}
+
+/* One block, any part of it in the range, any strides. */
+SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *st,
+                                                            int n, bool rigid, bool uniform, uint32_t block,
+                                                            const uint16_t *joints, const float *weights,
+                                                            const uint8_t *pivot)
+{
+    int first = (int)block * SINEW__BLOCK;
+    int lo = st->begin > first ? st->begin - first : 0;
+    int hi = st->end - first < SINEW__BLOCK ? st->end - first : SINEW__BLOCK;
+    dq8 b;
+    dqs_blend(n, joints, weights, pivot, job->dq_palette, rigid, &b);
+    /* normalized by the real part's length */
+    __m256 len2 = _mm256_fmadd_ps(b.real[3], b.real[3],
+                                  _mm256_fmadd_ps(b.real[2], b.real[2],
+                                                  _mm256_fmadd_ps(b.real[1], b.real[1],
+                                                                  _mm256_mul_ps(b.real[0], b.real[0]))));
+    __m256 inv = rsqrt_or_zero(len2), r[4], d[4];
+    for (int i = 0; i < 4; ++i) r[i] = _mm256_mul_ps(b.real[i], inv), d[i] = _mm256_mul_ps(b.dual[i], inv);
+    if (job->positions) {
+        /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
+        v3x8 dv = {d[0], d[1], d[2]}, c = cross3(r[0], r[1], r[2], dv), t;
+        __m256 two = _mm256_set1_ps(2.0f);
+        t.x = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[0], d[3], _mm256_mul_ps(d[0], r[3])), c.x), two);
+        t.y = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[1], d[3], _mm256_mul_ps(d[1], r[3])), c.y), two);
+        t.z = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[2], d[3], _mm256_mul_ps(d[2], r[3])), c.z), two);
+        v3x8 p = load_block(job->positions, st->ps, first, lo, hi);
+        if (!rigid) p = apply3(b.stretch, p);
+        p = rotate3(r, p);
+        p.x = _mm256_add_ps(p.x, t.x), p.y = _mm256_add_ps(p.y, t.y), p.z = _mm256_add_ps(p.z, t.z);
+        store_block(job->out_positions, st->ops, first, lo, hi, p);
+    }
+    if (job->normals) {
+        v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
+        if (!rigid && !uniform) nv = transform_normal(b.stretch, nv);
+        store_block(job->out_normals, st->ons, first, lo, hi, normalize3(rotate3(r, nv)));
+    }
+    if (job->tangents) {
+        float w[SINEW__BLOCK];
+        v3x8 tv = load3_lanes(job->tangents, st->ts, first, lo, hi, w);
+        if (!rigid) tv = apply3(b.stretch, tv);
+        store3_lanes(job->out_tangents, st->ots, first, lo, hi, normalize3(rotate3(r, tv)), w);
+    }
+}
+
+SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *st,
+                                                            int n, bool rigid, bool uniform)
+{
+    const sinew__block_group *g = &job->skin->blocks_->group[n];
+    size_t lo, end, row = (size_t)n * SINEW__BLOCK;
+    group_span(g, st, &lo, &end);
+    for (size_t i = lo; i < end; ++i)
+        dqs_block(job, st, n, rigid, uniform, g->block[i], g->joints + i * n, g->weights + i * row,
+                  g->pivot + i * SINEW__BLOCK);
+}
+
+SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st,
+                                                          bool rigid, bool uniform)
+{
+    const sinew__skin_blocks *bl = job->skin->blocks_;
+    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
+        if (!bl->group[n].count) continue;
+        switch (n) {
+        case 1: dqs_group(job, st, 1, rigid, uniform); break;
+        case 2: dqs_group(job, st, 2, rigid, uniform); break;
+        case 3: dqs_group(job, st, 3, rigid, uniform); break;
+        case 4: dqs_group(job, st, 4, rigid, uniform); break;
+        default: dqs_group(job, st, n, rigid, uniform); break;
+        }
+    }
+}
+
+void SINEW__DQS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform)
+{
+    if (st->end <= st->begin) return;
+    if (rigid)
+        dqs_all(job, st, true, true);
+    else if (uniform)
+        dqs_all(job, st, false, true);
+    else
+        dqs_all(job, st, false, false);
 }

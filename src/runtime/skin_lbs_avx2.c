@@ -1,4 +1,0 @@
-/* The LBS kernel for AVX2 and FMA (compiled with -mavx2 -mfma; run only
- * where sinew_simd_supported() says so). */
-#define SINEW__LBS_NAME sinew__skin_lbs_avx2
-#include "skin_lbs_simd.h"

@@ -1,4 +1,0 @@
-/* The LBS kernel for AVX-512 F, DQ and VL (compiled with those flags; run
- * only where sinew_simd_supported() says so). */
-#define SINEW__LBS_NAME sinew__skin_lbs_avx512
-#include "skin_lbs_simd.h"
