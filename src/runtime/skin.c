@@ -3,6 +3,9 @@
 
 static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
+static size_t index_bytes(sinew_index_type t) { return t == SINEW_INDEX_U8 ? 1 : 2; }
+static size_t weight_bytes(sinew_weight_type t) { return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2; }
+
 static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
 {
     if (!sk || !d) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: skeleton and description are required");
@@ -219,8 +222,7 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
 
     size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
     size_t weight_entries = (size_t)d->vertex_count * (size_t)(d->influence_count - (d->last_weight_implied ? 1 : 0));
-    size_t index_size = d->index_type == SINEW_INDEX_U8 ? 1 : 2;
-    size_t weight_size = d->weight_type == SINEW_WEIGHT_F32 ? 4 : d->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    size_t index_size = index_bytes(d->index_type), weight_size = weight_bytes(d->weight_type);
     sinew__layout l = {sizeof(sinew_skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
     size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
@@ -305,8 +307,7 @@ void sinew_skin_free(sinew_skin *skin)
 void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void *weights)
 {
     int n = skin->influence_count, k = sinew__skin_stored_weights(skin);
-    size_t isize = skin->index_type == SINEW_INDEX_U8 ? 1 : 2;
-    size_t wsize = skin->weight_type == SINEW_WEIGHT_F32 ? 4 : skin->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+    size_t isize = index_bytes(skin->index_type), wsize = weight_bytes(skin->weight_type);
     memcpy(indices, (const char *)skin->indices + (size_t)v * (size_t)n * isize, (size_t)n * isize);
     memcpy(weights, (const char *)skin->weights + (size_t)v * (size_t)k * wsize, (size_t)k * wsize);
     if (k == n) return;
