@@ -91,7 +91,7 @@ static __attribute__((noinline)) void store3_lanes(float *base, size_t stride, i
 /* M = sum over the block's n joints of weight row * palette matrix; m[0..8]
  * the 3x3 part column by column, m[9..11] the translation. */
 SIMD_INLINE void blend(int n, const uint16_t *joints, const float *weights,
-                                                        const sinew_mat4 *palette, __m256 m[12])
+                            const sinew_mat4 *palette, __m256 m[12])
 {
     static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
     const float *p = palette[joints[0]].m;
@@ -129,6 +129,14 @@ SIMD_INLINE __m256 cross_component(__m256 a1, __m256 b2, __m256 a2, __m256 b1)
     return _mm256_fmsub_ps(a1, b2, _mm256_mul_ps(a2, b1));
 }
 
+/* a x b, a given by its components (the same in every lane or not). */
+SIMD_INLINE v3x8 cross3(__m256 ax, __m256 ay, __m256 az, v3x8 b)
+{
+    v3x8 r = {cross_component(ay, b.z, az, b.y), cross_component(az, b.x, ax, b.z),
+              cross_component(ax, b.y, ay, b.x)};
+    return r;
+}
+
 /* cofactor(A) n, negated where det(A) < 0: the direction of A^-T n, as the
  * scalar sinew__mat3_transform_normal. */
 SIMD_INLINE v3x8 transform_normal(const __m256 *a, v3x8 n)
@@ -137,9 +145,8 @@ SIMD_INLINE v3x8 transform_normal(const __m256 *a, v3x8 n)
     /* column 0 = a1 x a2, column 1 = a2 x a0, column 2 = a0 x a1 (a_i the columns) */
     for (int i = 0; i < 3; ++i) {
         const __m256 *u = a + 3 * ((i + 1) % 3), *v = a + 3 * ((i + 2) % 3);
-        c[3 * i + 0] = cross_component(u[1], v[2], u[2], v[1]);
-        c[3 * i + 1] = cross_component(u[2], v[0], u[0], v[2]);
-        c[3 * i + 2] = cross_component(u[0], v[1], u[1], v[0]);
+        v3x8 col = cross3(u[0], u[1], u[2], (v3x8){v[0], v[1], v[2]});
+        c[3 * i + 0] = col.x, c[3 * i + 1] = col.y, c[3 * i + 2] = col.z;
     }
     v3x8 r = apply3(c, n);
     __m256 det = _mm256_fmadd_ps(a[2], c[2], _mm256_fmadd_ps(a[1], c[1], _mm256_mul_ps(a[0], c[0])));
@@ -176,11 +183,6 @@ SIMD_INLINE v3x8 normalize3(v3x8 v)
     return o;
 }
 
-typedef struct lbs_ctx {
-    const sinew_skin_job *job;
-    const sinew__job_streams *st;
-} lbs_ctx;
-
 /* x, y, z of a block's 8 vertices from a stream, vector loads when the
  * block is whole and the stream packed. */
 SIMD_INLINE v3x8 load_block(const float *base, size_t stride, int first, int lo, int hi)
@@ -197,15 +199,20 @@ SIMD_INLINE void store_block(float *base, size_t stride, int first, int lo, int 
         store3_lanes(base, stride, first, lo, hi, v, NULL);
 }
 
-/* One block, any part of it in the range, any strides. */
-SIMD_INLINE void lbs_block(const lbs_ctx *c, int n, bool fast_normals, uint32_t block,
-                                                            const uint16_t *joints, const float *weights)
+/* Block `block`'s first vertex and the lanes [*lo, *hi) of it in the range. */
+SIMD_INLINE int block_lanes(const sinew__job_streams *st, uint32_t block, int *lo, int *hi)
 {
-    const sinew_skin_job *job = c->job;
-    const sinew__job_streams *st = c->st;
     int first = (int)block * SINEW__BLOCK;
-    int lo = st->begin > first ? st->begin - first : 0;
-    int hi = st->end - first < SINEW__BLOCK ? st->end - first : SINEW__BLOCK;
+    *lo = st->begin > first ? st->begin - first : 0;
+    *hi = st->end - first < SINEW__BLOCK ? st->end - first : SINEW__BLOCK;
+    return first;
+}
+
+/* One block, any part of it in the range, any strides. */
+SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *st, int n, bool fast_normals,
+                           uint32_t block, const uint16_t *joints, const float *weights)
+{
+    int lo, hi, first = block_lanes(st, block, &lo, &hi);
     __m256 m[12];
     blend(n, joints, weights, job->palette, m);
     if (job->positions)
@@ -226,11 +233,9 @@ SIMD_INLINE void lbs_block(const lbs_ctx *c, int n, bool fast_normals, uint32_t 
 /* Two whole blocks, positions and normals packed, no tangents: the common
  * case, its steps interleaved so that the core has independent work while
  * each block's long chain (blend, transform, normalize) runs. */
-SIMD_INLINE void lbs_pair(const lbs_ctx *c, int n, bool fast_normals,
-                                                           const uint32_t *block, const uint16_t *joints,
-                                                           const float *weights)
+SIMD_INLINE void lbs_pair(const sinew_skin_job *job, int n, bool fast_normals, const uint32_t *block,
+                          const uint16_t *joints, const float *weights)
 {
-    const sinew_skin_job *job = c->job;
     __m256 m0[12], m1[12];
     blend(n, joints, weights, job->palette, m0);
     blend(n, joints + n, weights + (size_t)n * SINEW__BLOCK, job->palette, m1);
@@ -270,43 +275,42 @@ SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_stream
 }
 
 /* The blocks of one joint count n that meet the job's range, two at a time. */
-SIMD_INLINE void lbs_group(const lbs_ctx *c, int n, bool fast_normals)
+SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int n, bool fast_normals)
 {
-    const sinew__block_group *g = &c->job->skin->blocks_->group[n];
+    const sinew__block_group *g = &job->skin->blocks_->group[n];
     size_t lo, end, row = (size_t)n * SINEW__BLOCK;
-    group_span(g, c->st, &lo, &end);
+    group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) in pairs when packed */
-    const sinew__job_streams *st = c->st;
-    bool packed = !c->job->tangents && (!c->job->positions || (st->ps == 12 && st->ops == 12)) &&
-                  (!c->job->normals || (st->ns == 12 && st->ons == 12));
+    bool packed = !job->tangents && (!job->positions || (st->ps == 12 && st->ops == 12)) &&
+                  (!job->normals || (st->ns == 12 && st->ons == 12));
     size_t i = lo;
     if (packed) {
         uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
         uint32_t whole_end = (uint32_t)(st->end / SINEW__BLOCK); /* blocks below it end in range */
         for (; i < end; ++i) {
             if (i + 1 < end && g->block[i] >= whole_first && g->block[i + 1] < whole_end) {
-                lbs_pair(c, n, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row);
+                lbs_pair(job, n, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row);
                 ++i;
             } else {
-                lbs_block(c, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+                lbs_block(job, st, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
             }
         }
     }
-    for (; i < end; ++i) lbs_block(c, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+    for (; i < end; ++i) lbs_block(job, st, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
 }
 
 /* Every group, each count and normal mode its own unrolled code. */
-SIMD_INLINE void lbs_all(const lbs_ctx *c, bool fast_normals)
+SIMD_INLINE void lbs_all(const sinew_skin_job *job, const sinew__job_streams *st, bool fast_normals)
 {
-    const sinew__skin_blocks *bl = c->job->skin->blocks_;
+    const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
         if (!bl->group[n].count) continue;
         switch (n) {
-        case 1: lbs_group(c, 1, fast_normals); break;
-        case 2: lbs_group(c, 2, fast_normals); break;
-        case 3: lbs_group(c, 3, fast_normals); break;
-        case 4: lbs_group(c, 4, fast_normals); break;
-        default: lbs_group(c, n, fast_normals); break;
+        case 1: lbs_group(job, st, 1, fast_normals); break;
+        case 2: lbs_group(job, st, 2, fast_normals); break;
+        case 3: lbs_group(job, st, 3, fast_normals); break;
+        case 4: lbs_group(job, st, 4, fast_normals); break;
+        default: lbs_group(job, st, n, fast_normals); break;
         }
     }
 }
@@ -314,11 +318,10 @@ SIMD_INLINE void lbs_all(const lbs_ctx *c, bool fast_normals)
 void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode)
 {
     if (st->end <= st->begin) return;
-    lbs_ctx c = {job, st};
     if (mode == SINEW_NORMALS_FAST || !job->normals)
-        lbs_all(&c, true);
+        lbs_all(job, st, true);
     else
-        lbs_all(&c, false);
+        lbs_all(job, st, false);
 }
 
 /* ---- dual quaternion skinning ------------------------------------------ */
@@ -332,8 +335,8 @@ typedef struct dq8 {
 } dq8;
 
 SIMD_INLINE void dqs_blend(int n, const uint16_t *joints, const float *weights,
-                                                            const uint8_t *pivot, const sinew_dq_transform *pal,
-                                                            bool rigid, dq8 *b)
+                            const uint8_t *pivot, const sinew_dq_transform *pal,
+                            bool rigid, dq8 *b)
 {
     /* the pivot's rotation in each lane */
     __m256 pr[4];
@@ -380,15 +383,6 @@ SIMD_INLINE void dqs_blend(int n, const uint16_t *joints, const float *weights,
     }
 }
 
-SIMD_INLINE v3x8 cross3(__m256 ax, __m256 ay, __m256 az, v3x8 b)
-{
-    v3x8 r;
-    r.x = _mm256_fmsub_ps(ay, b.z, _mm256_mul_ps(az, b.y));
-    r.y = _mm256_fmsub_ps(az, b.x, _mm256_mul_ps(ax, b.z));
-    r.z = _mm256_fmsub_ps(ax, b.y, _mm256_mul_ps(ay, b.x));
-    return r;
-}
-
 /* v + 2 w (u x v) + 2 u x (u x v), u = q.xyz, as sinew__q_rotate. */
 SIMD_INLINE v3x8 rotate3(const __m256 *q, v3x8 v)
 {
@@ -404,13 +398,11 @@ SIMD_INLINE v3x8 rotate3(const __m256 *q, v3x8 v)
 
 /* One block, any part of it in the range, any strides. */
 SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *st,
-                                                            int n, bool rigid, bool uniform, uint32_t block,
-                                                            const uint16_t *joints, const float *weights,
-                                                            const uint8_t *pivot)
+                            int n, bool rigid, bool uniform, uint32_t block,
+                            const uint16_t *joints, const float *weights,
+                            const uint8_t *pivot)
 {
-    int first = (int)block * SINEW__BLOCK;
-    int lo = st->begin > first ? st->begin - first : 0;
-    int hi = st->end - first < SINEW__BLOCK ? st->end - first : SINEW__BLOCK;
+    int lo, hi, first = block_lanes(st, block, &lo, &hi);
     dq8 b;
     dqs_blend(n, joints, weights, pivot, job->dq_palette, rigid, &b);
     /* normalized by the real part's length */
@@ -447,7 +439,7 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
 }
 
 SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *st,
-                                                            int n, bool rigid, bool uniform)
+                            int n, bool rigid, bool uniform)
 {
     const sinew__block_group *g = &job->skin->blocks_->group[n];
     size_t lo, end, row = (size_t)n * SINEW__BLOCK;
@@ -458,7 +450,7 @@ SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *
 }
 
 SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st,
-                                                          bool rigid, bool uniform)
+                            bool rigid, bool uniform)
 {
     const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
