@@ -147,7 +147,8 @@ void sinew__skin_dqs_avx2(const sinew_skin_job *job, const sinew__job_streams *s
 void sinew__skin_dqs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
 
 /* palette[j] = model[skin->joints[j]] * inverse_bind[j] for every skin joint,
- * bit for bit sinew__mat4_mul (checked joints, no left matrix), from
+ * sinew__mat4_mul's sums with fused multiply-adds (checked joints, no left
+ * matrix), from
  * skin->blocks_->inverse_bind_lanes. */
 void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette);
 
