@@ -18,7 +18,9 @@
  * a + (b - a) s); on a key, before the first or after the last, every value
  * is the stored key bit for bit; rotations within 1e-6 relative: lanes on
  * nlerp (SINEW_SAMPLE_NLERP, or keys closer than the reference's nlerp
- * threshold) compute the reference's sums; slerp lanes use the series
+ * threshold) compute the reference's weighted sum (fused multiply-adds,
+ * normalized through a reciprocal square root estimate and one Newton
+ * step); slerp lanes use the series
  * sin(t a) / sin(a) = t sum_i b_i(t) (x - 1)^i with x = cos(a), b_0 = 1,
  * b_i = b_(i-1) (t^2 - i^2) / (i (2i + 1)) (D. Eberly, "A fast and accurate
  * algorithm for computing SLERP", 2011), four terms, under 5e-8 in exact
@@ -149,12 +151,11 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_alloca
             uint32_t src = x->image ? dst - x->image_at : 4 * (uint32_t)(rotation ? x->vec_count + nr : nv);
             for (size_t k = 0; k < (size_t)x->key_count; ++k)
                 memcpy(&frames[k * (size_t)x->frame_floats + src], &t->values[k * width], sizeof(float) * width);
-            if (rotation) {
+            if (rotation)
                 rot_src[nr] = src, rot_dst[nr++] = dst;
-            } else {
+            else
                 vec_src[nv] = src, vec_dst[nv++] = dst;
-                if (x->image) memset(&mask[src], -1, width);
-            }
+            if (x->image) memset(&mask[src], -1, width);
         }
         for (size_t r = (size_t)nr; nr > 0 && r < round_up((size_t)nr, SINEW__ROTATION_LANES); ++r)
             rot_src[r] = rot_src[nr - 1], rot_dst[r] = rot_dst[nr - 1];

@@ -29,7 +29,9 @@ typedef struct sinew__timeline {
     const uint32_t *rot_src, *rot_dst; /* per rotation track, listed to a multiple of SINEW__ROTATION_LANES */
     bool image;
     uint32_t image_at, image_floats; /* at least 8 floats */
-    const int8_t *image_mask; /* per image float: -1 where a vector track writes it, else 0 */
+    /* per image float: -1 where a track writes it (a rotation's floats take
+     * the vector lerp's value first, then the rotation's), else 0 */
+    const int8_t *image_mask;
 } sinew__timeline;
 
 /* One rotation track between keys a and b at factor s, as the reference
