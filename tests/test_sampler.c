@@ -10,6 +10,7 @@
 
 #include "check.h"
 
+#include "product_error.h"
 #include "shared_asset.h"
 
 #include <stdlib.h>
@@ -69,14 +70,8 @@ static double model_error(const sinew_skeleton *sk, const sinew_transform *local
         for (int j = 0; j < sk->joint_count; ++j) {
             sinew_mat4 l = trs(&local[j]);
             const sinew_mat4 *p = sk->parents[j] >= 0 ? &model[sk->parents[j]] : roots[r] ? roots[r] : &identity;
-            sinew_mat4 want = sinew_mat4_mul(p, &l);
-            for (int e = 0; e < 16; ++e) {
-                int row = e % 4, col = e / 4;
-                double size = 0.0;
-                for (int k = 0; k < 4; ++k) size += fabs((double)p->m[4 * k + row] * l.m[4 * col + k]);
-                double d = fabs((double)want.m[e] - model[j].m[e]) / (size > 0.0 ? size : 1.0);
-                if (!(d <= worst)) worst = isnan(d) ? INFINITY : d;
-            }
+            double e = product_error(p, &l, &model[j]);
+            if (!(e <= worst)) worst = e;
         }
     }
     return worst;

@@ -18,6 +18,7 @@
 #include "check.h"
 #include "shared_asset.h"
 #include "implied_twin.h"
+#include "product_error.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -305,21 +306,14 @@ static void free_mesh(mesh *m) { free(m->pos), free(m->nrm), free(m->tan); }
 
 /* The palette the skin computed (fused multiply-adds under AVX2) against
  * the reference product model[joint] * inverse_bind, entry by entry within
- * 1e-6 of the size of its terms, sum over k of |a_ik| |b_kj|. */
+ * 1e-6 of the size of its terms (product_error). */
 static void check_palette(const sinew_skin *s, const sinew_mat4 *model, const sinew_mat4 *pal, const char *what)
 {
     double worst = 0.0;
     int at = -1;
     for (int j = 0; j < s->joint_count; ++j) {
-        const float *a = model[s->joints[j]].m, *b = s->inverse_bind[j].m;
-        sinew_mat4 want = sinew_mat4_mul(&model[s->joints[j]], &s->inverse_bind[j]);
-        for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 4; ++r) {
-                double size = 0.0;
-                for (int k = 0; k < 4; ++k) size += fabs((double)a[4 * k + r] * b[4 * c + k]);
-                double e = fabs((double)pal[j].m[4 * c + r] - want.m[4 * c + r]) / (size > 0.0 ? size : 1.0);
-                if (!(e <= worst)) worst = e, at = j; /* a NaN counts as worst */
-            }
+        double e = product_error(&model[s->joints[j]], &s->inverse_bind[j], &pal[j]);
+        if (!(e <= worst)) worst = e, at = j;
     }
     CHECK(worst <= TOL, "%s: palette %d is %.3g of its terms' size off model * inverse bind", what, at, worst);
 }
