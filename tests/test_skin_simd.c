@@ -20,6 +20,7 @@
 #include "implied_twin.h"
 #include "product_error.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -78,26 +79,26 @@ static double position_scale(const sinew_skin *s, const sinew_mat4 *pal, const f
     return sum > 1e-30 ? sum : 1.0;
 }
 
-/* The worst error a normal may show: 1e-6 of the blended matrix's terms
- * over the length of the unnormalized normal (when the blend nearly
- * cancels in the normal's direction, the direction itself is uncertain
- * to that much). For the inverse transpose the cofactors are products of
- * two entries. */
-static double normal_scale(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor)
+/* The normal of vertex v through the blended 3x3 (its cofactor matrix when
+ * `cofactor`), unnormalized, in double; *terms receives the size of the
+ * blend's terms (squared for the cofactor: products of two entries). */
+static void blended_normal(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor,
+                           double r[3], double *terms)
 {
     int j[SINEW_MAX_INFLUENCES];
     float w[SINEW_MAX_INFLUENCES];
     sinew_skin_vertex(s, v, j, w);
-    double m[9] = {0}, terms = 0.0;
+    double m[9] = {0};
+    *terms = 0.0;
     for (int i = 0; i < s->influence_count; ++i) {
         if (w[i] == 0.0f) continue;
         double big = 0.0;
         for (int c = 0; c < 3; ++c)
-            for (int r = 0; r < 3; ++r) {
-                m[c * 3 + r] += w[i] * pal[j[i]].m[c * 4 + r];
-                big = fmax(big, fabs(pal[j[i]].m[c * 4 + r]));
+            for (int k = 0; k < 3; ++k) {
+                m[c * 3 + k] += w[i] * pal[j[i]].m[c * 4 + k];
+                big = fmax(big, fabs(pal[j[i]].m[c * 4 + k]));
             }
-        terms += w[i] * 3.0 * big;
+        *terms += w[i] * 3.0 * big;
     }
     double a[9];
     if (cofactor) { /* columns c1 x c2, c2 x c0, c0 x c1 */
@@ -107,13 +108,23 @@ static double normal_scale(const sinew_skin *s, const sinew_mat4 *pal, const flo
             a[3 * k + 1] = u[2] * t[0] - u[0] * t[2];
             a[3 * k + 2] = u[0] * t[1] - u[1] * t[0];
         }
-        terms *= terms;
+        *terms *= *terms;
     } else {
         memcpy(a, m, sizeof a);
     }
-    double r[3], len = 0.0, nlen = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
-    for (int k = 0; k < 3; ++k) r[k] = a[k] * n[0] + a[3 + k] * n[1] + a[6 + k] * n[2], len += r[k] * r[k];
-    len = sqrt(len);
+    for (int k = 0; k < 3; ++k) r[k] = a[k] * n[0] + a[3 + k] * n[1] + a[6 + k] * n[2];
+}
+
+/* The worst error a normal may show: 1e-6 of the blended matrix's terms
+ * over the length of the unnormalized normal (when the blend nearly
+ * cancels in the normal's direction, the direction itself is uncertain
+ * to that much). */
+static double normal_scale(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor)
+{
+    double r[3], terms;
+    blended_normal(s, pal, n, v, cofactor, r, &terms);
+    double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
+    double nlen = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
     return len > 0.0 ? fmax(1.0, terms * nlen / len) : 1.0;
 }
 
@@ -475,6 +486,55 @@ static void test_nan(const sinew_skeleton *sk, sinew_simd level)
     sinew_skin_free(s);
 }
 
+/* Normals so short that their squared length is subnormal (below FLT_MIN,
+ * where a reciprocal square root estimate can overflow): every kernel still
+ * gives unit normals along the scalar ones, to 1e-5 plus what a subnormal
+ * squared length loses (its spacing, FLT_TRUE_MIN, over its size). */
+static void test_tiny_normals(const sinew_skeleton *sk, sinew_simd level)
+{
+    int vertices = 64, joints = 8;
+    sinew_skin *s = random_skin(sk, vertices, 3, SINEW_INDEX_U8, SINEW_WEIGHT_F32, joints);
+    if (!s) return;
+    sinew_mat4 pal[8];
+    for (int j = 0; j < joints; ++j) pal[j] = random_matrix(true);
+    sinew_dq_transform dq[8];
+    sinew_dq_palette(pal, joints, dq, NULL);
+    mesh m = random_mesh(vertices);
+    for (int v = 0; v < vertices; ++v) { /* |n| = 3e-20, |n|^2 about 1e-39 */
+        float *n = m.nrm + 3 * v, len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+        for (int c = 0; c < 3 && len > 0.0f; ++c) n[c] = n[c] / len * 3e-20f;
+    }
+    float *want = malloc(sizeof(float) * 3 * (size_t)vertices), *got = malloc(sizeof(float) * 3 * (size_t)vertices);
+    for (int method = 0; method < 3; ++method) {
+        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = method == 2 ? dq : NULL,
+                              .palette_count = joints, .normals = m.nrm,
+                              .normal_mode = method == 0 ? SINEW_NORMALS_FAST : SINEW_NORMALS_INVERSE_TRANSPOSE};
+        run(&job, SINEW_SIMD_SCALAR, NULL, want, NULL);
+        run(&job, level, NULL, got, NULL);
+        double worst = 0.0;
+        int nonzero = 0;
+        for (int v = 0; v < vertices; ++v) {
+            const float *a = want + 3 * v, *b = got + 3 * v;
+            double la = sqrt((double)a[0] * a[0] + (double)a[1] * a[1] + (double)a[2] * a[2]);
+            if (la == 0.0) continue; /* the zero normal */
+            ++nonzero;
+            double lb = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]);
+            double e = fabs(lb - 1.0), r[3], terms;
+            for (int c = 0; c < 3; ++c) e = fmax(e, fabs((double)a[c] - (double)b[c]));
+            blended_normal(s, pal, m.nrm + 3 * v, v, method == 1, r, &terms);
+            double len2 = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+            e /= 1e-5 + 4.0 * FLT_TRUE_MIN / len2; /* 1 at the bound */
+            if (!(e <= worst)) worst = e;
+        }
+        CHECK(nonzero > vertices / 2 && worst <= 1.0, "tiny normals, %s at %s: worst %.3g of the bound, %d normals",
+              method == 0 ? "LBS fast" : method == 1 ? "LBS inverse transpose" : "DQS", sinew_simd_name(level), worst,
+              nonzero);
+    }
+    free(want), free(got);
+    free_mesh(&m);
+    sinew_skin_free(s);
+}
+
 /* Influence i of vertex v: its skin joint and whether its weight is above 0. */
 static int influence_joint(const sinew_skin *s, int v, int i)
 {
@@ -635,6 +695,7 @@ int main(void)
         test_random(demo->skeleton, (sinew_simd)level);
         test_strides_and_alias(demo->skeleton, (sinew_simd)level);
         test_nan(demo->skeleton, (sinew_simd)level);
+        test_tiny_normals(demo->skeleton, (sinew_simd)level);
         test_asset(demo, "built-in character", (sinew_simd)level);
         sinew_asset_free(demo);
         test_file(SINEW_ASSETS "/gltf/cesium_man.gltf", (sinew_simd)level);

@@ -156,21 +156,26 @@ SIMD_INLINE v3x8 transform_normal(const __m256 *a, v3x8 n)
 }
 
 /* 1 / sqrt(len2), and 0 where len2 is 0 or NaN: a reciprocal square root
- * estimate and one Newton step (relative error under 3e-7), exact division
- * where len2 is below FLT_MIN. */
+ * estimate and one Newton step, relative error under 3e-7. AVX-512's rsqrt14
+ * is exact enough on subnormals, and its step is written so that nothing
+ * overflows there (len2 r r as (len2 r) r, near 1); AVX2's rsqrt flushes
+ * subnormals to an infinite estimate, so lengths below FLT_MIN take the exact
+ * division instead. */
 SIMD_INLINE __m256 rsqrt_or_zero(__m256 len2)
 {
+    __m256 positive = _mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ);
 #if defined(__AVX512VL__)
     __m256 r = _mm256_rsqrt14_ps(len2);
+    __m256 e = _mm256_fnmadd_ps(_mm256_mul_ps(len2, r), r, _mm256_set1_ps(1.0f)); /* 1 - len2 r^2 */
+    r = _mm256_fmadd_ps(e, _mm256_mul_ps(r, _mm256_set1_ps(0.5f)), r);
 #else
     __m256 r = _mm256_rsqrt_ps(len2);
-#endif
     __m256 half_len2 = _mm256_mul_ps(len2, _mm256_set1_ps(0.5f));
     r = _mm256_mul_ps(r, _mm256_fnmadd_ps(half_len2, _mm256_mul_ps(r, r), _mm256_set1_ps(1.5f)));
-    __m256 positive = _mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ);
     __m256 tiny = _mm256_and_ps(positive, _mm256_cmp_ps(len2, _mm256_set1_ps(FLT_MIN), _CMP_LT_OQ));
     if (_mm256_movemask_ps(tiny)) /* subnormal: the estimate overflows */
         r = _mm256_blendv_ps(r, _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2)), tiny);
+#endif
     return _mm256_and_ps(r, positive);
 }
 
