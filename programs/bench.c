@@ -37,6 +37,15 @@ typedef struct bench_args {
 
 /* ---- a bigger mesh ------------------------------------------------------------ */
 
+/* A vertex stream of `floats` floats on a cache line, as a vertex buffer
+ * would be (the skinning kernels' 32-byte accesses then never straddle two
+ * lines); free() frees it. */
+static float *vertex_stream(size_t floats)
+{
+    size_t bytes = (sizeof(float) * floats + 63) / 64 * 64;
+    return aligned_alloc(64, bytes ? bytes : 64);
+}
+
 /* `copies` of `m` end to end as one skinned mesh (for the multi-threaded
  * figures on meshes over 50,000 vertices): its streams and its skin made
  * anew, the same joints, inverse bind matrices and influences. Returns false
@@ -49,7 +58,7 @@ static bool make_copies(const sinew_skeleton *sk, const sinew_mesh *m, int copie
     size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
     size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
     *out = *m;
-    float *pos = malloc(sizeof(float) * 3 * all), *nrm = m->normals ? malloc(sizeof(float) * 3 * all) : NULL;
+    float *pos = vertex_stream(3 * all), *nrm = m->normals ? vertex_stream(3 * all) : NULL;
     unsigned char *idx = malloc(isize * per * all), *w = malloc(wsize * wper * all + 1);
     int *joints = malloc(sizeof(int) * (size_t)s->joint_count);
     bool ok = pos && idx && w && joints && (nrm || !m->normals);
@@ -330,8 +339,8 @@ int cli_bench(int argc, char **argv)
     b.model = malloc(sizeof *b.model * (size_t)n);
     b.palette = malloc(sizeof *b.palette * ((size_t)np + 1));
     b.dq = malloc(sizeof *b.dq * ((size_t)np + 1));
-    b.out_pos = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
-    b.out_nrm = malloc(sizeof(float) * 3 * ((size_t)nv + 1));
+    b.out_pos = vertex_stream(3 * ((size_t)nv + 1));
+    b.out_nrm = vertex_stream(3 * ((size_t)nv + 1));
     FILE *f = NULL;
     if (!b.clip) {
         fprintf(stderr, "sinew: bench: the character has no clip to play (--anim CLIPFILE gives one)\n");

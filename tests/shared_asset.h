@@ -3,6 +3,7 @@
 #ifndef SINEW_TEST_SHARED_ASSET_H
 #define SINEW_TEST_SHARED_ASSET_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 /* The asset at `path`; NULL after printing "skip: ..." when the file is
@@ -24,6 +25,21 @@ static inline sinew_asset *test_load_shared(const char *path)
     }
     CHECK(a != NULL, "%s: %s", path, err.description);
     return a;
+}
+
+/* Every vertex stream of every mesh starts on a 64-byte boundary, as
+ * sinew_mesh promises. */
+static inline void check_streams_aligned(const sinew_asset *a, const char *name)
+{
+    int off = 0, streams = 0;
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_mesh *mesh = &a->meshes[m];
+        const void *p[] = {mesh->positions, mesh->normals, mesh->tangents, mesh->colors, mesh->indices,
+                           mesh->texcoord_count ? mesh->texcoords[0] : NULL};
+        for (size_t i = 0; i < sizeof p / sizeof *p; ++i)
+            if (p[i]) ++streams, off += (uintptr_t)p[i] % 64 != 0;
+    }
+    CHECK(off == 0, "%s: %d of %d vertex streams are not 64-byte aligned", name, off, streams);
 }
 
 #endif

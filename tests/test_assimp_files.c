@@ -9,6 +9,7 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
+#include "shared_asset.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ static sinew_asset *load(const char *rel)
  * clip: every joint and vertex finite. */
 static void play_all(const sinew_asset *a, const char *name)
 {
+    check_streams_aligned(a, name);
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count, bad = 0, runs = 0;
     sinew_transform *local = malloc(sizeof *local * (size_t)n);

@@ -2,7 +2,9 @@
  * clips that loop. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
+#include "sinew/sinew_import.h"
 #include "check.h"
+#include "shared_asset.h"
 
 #include <stdlib.h>
 
@@ -109,6 +111,7 @@ int main(void)
     CHECK(a && b, "demo character builds");
     if (!a || !b) return check_finish("test_demo");
     test_promises(a);
+    check_streams_aligned(a, "built-in character");
     test_mesh(a);
     test_clips_loop(a);
     const sinew_mesh *ma = &a->meshes[0], *mb = &b->meshes[0];

@@ -5,6 +5,7 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
+#include "shared_asset.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -23,6 +24,7 @@ static sinew_asset *load(const char *name)
  * skins every mesh; everything stays finite. Rigid meshes follow their joint. */
 static void play_all(const sinew_asset *a, const char *name)
 {
+    check_streams_aligned(a, name);
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count;
     sinew_transform *local = malloc(sizeof *local * (size_t)n);

@@ -1021,7 +1021,10 @@ SINEW_API sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count,
  * An input left NULL is not skinned; an output may alias its input (same
  * stride). Vertex v reads element v of each stream, for v in
  * [first_vertex, first_vertex + vertex_count); vertex_count 0 means up to
- * the skin's vertex_count. Threads split a mesh by disjoint ranges. */
+ * the skin's vertex_count. Threads split a mesh by disjoint ranges. Packed
+ * streams starting on 64-byte boundaries run fastest (the SIMD kernels read
+ * and write 8 vertices as three 32-byte vectors; 16-byte aligned streams
+ * measured 7% slower). */
 typedef struct sinew_skin_job {
     const sinew_skin *skin;
     const sinew_mat4 *palette;             /* LBS: from sinew_skin_palette() */
