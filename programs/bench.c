@@ -37,12 +37,13 @@ typedef struct bench_args {
 
 /* ---- a bigger mesh ------------------------------------------------------------ */
 
-/* A vertex stream of `floats` floats on a cache line, as a vertex buffer
- * would be (the skinning kernels' 32-byte accesses then never straddle two
- * lines); free() frees it. */
-static float *vertex_stream(size_t floats)
+/* `bytes` on a cache line, as an engine places its pose arrays and vertex
+ * buffers (the kernels' 32-byte accesses then never straddle two lines,
+ * and the figures do not depend on where malloc happened to put them);
+ * free() frees it. */
+static void *cache_aligned(size_t bytes)
 {
-    size_t bytes = (sizeof(float) * floats + 63) / 64 * 64;
+    bytes = (bytes + 63) / 64 * 64;
     return aligned_alloc(64, bytes ? bytes : 64);
 }
 
@@ -58,7 +59,7 @@ static bool make_copies(const sinew_skeleton *sk, const sinew_mesh *m, int copie
     size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
     size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM8 ? 1 : 2;
     *out = *m;
-    float *pos = vertex_stream(3 * all), *nrm = m->normals ? vertex_stream(3 * all) : NULL;
+    float *pos = cache_aligned(sizeof(float) * 3 * all), *nrm = m->normals ? cache_aligned(sizeof(float) * 3 * all) : NULL;
     unsigned char *idx = malloc(isize * per * all), *w = malloc(wsize * wper * all + 1);
     int *joints = malloc(sizeof(int) * (size_t)s->joint_count);
     bool ok = pos && idx && w && joints && (nrm || !m->normals);
@@ -334,13 +335,13 @@ int cli_bench(int argc, char **argv)
     int n = b.n, nv = b.mesh ? b.mesh->vertex_count : 0, np = b.mesh ? b.mesh->skin->joint_count : 0;
     int tracks = b.clip ? b.clip->track_count : 0;
     b.cursor = (sinew_cursor){calloc((size_t)tracks + 1, sizeof(int32_t)), tracks};
-    b.local = malloc(sizeof *b.local * (size_t)n);
-    b.poses = malloc(sizeof *b.poses * (size_t)n * 3);
-    b.model = malloc(sizeof *b.model * (size_t)n);
-    b.palette = malloc(sizeof *b.palette * ((size_t)np + 1));
-    b.dq = malloc(sizeof *b.dq * ((size_t)np + 1));
-    b.out_pos = vertex_stream(3 * ((size_t)nv + 1));
-    b.out_nrm = vertex_stream(3 * ((size_t)nv + 1));
+    b.local = cache_aligned(sizeof *b.local * (size_t)n);
+    b.poses = cache_aligned(sizeof *b.poses * (size_t)n * 3);
+    b.model = cache_aligned(sizeof *b.model * (size_t)n);
+    b.palette = cache_aligned(sizeof *b.palette * ((size_t)np + 1));
+    b.dq = cache_aligned(sizeof *b.dq * ((size_t)np + 1));
+    b.out_pos = cache_aligned(sizeof(float) * 3 * ((size_t)nv + 1));
+    b.out_nrm = cache_aligned(sizeof(float) * 3 * ((size_t)nv + 1));
     FILE *f = NULL;
     if (!b.clip) {
         fprintf(stderr, "sinew: bench: the character has no clip to play (--anim CLIPFILE gives one)\n");

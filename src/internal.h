@@ -48,6 +48,13 @@ static inline void sinew__ok(sinew_error *err)
 SINEW__SHARED sinew_allocator sinew__allocator(const sinew_options *options);
 SINEW__SHARED void *sinew__alloc(const sinew_allocator *a, size_t size);
 SINEW__SHARED void sinew__free(const sinew_allocator *a, void *ptr);
+/* `size` bytes starting on a cache line (SINEW__ALIGN bytes), whatever the
+ * allocator's own alignment: for arrays the kernels read in vectors, so
+ * that their speed does not depend on where the allocator put them. Free
+ * with sinew__free_aligned. */
+enum { SINEW__ALIGN = 64 };
+SINEW__SHARED void *sinew__alloc_aligned(const sinew_allocator *a, size_t size);
+SINEW__SHARED void sinew__free_aligned(const sinew_allocator *a, void *ptr);
 
 /* Lays out several arrays in one allocation: call sinew__layout_add for each
  * (returns its offset), then allocate `total` bytes. */

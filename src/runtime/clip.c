@@ -196,7 +196,7 @@ void sinew_clip_free(sinew_clip *clip)
 {
     if (!clip) return;
     sinew_allocator a = clip->allocator_;
-    sinew__free(&a, clip->sampler_);
+    sinew__free_aligned(&a, clip->sampler_);
     sinew__free(&a, clip);
 }
 

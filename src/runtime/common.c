@@ -82,6 +82,28 @@ void sinew__free(const sinew_allocator *a, void *ptr)
     if (ptr) a->free(a->user, ptr);
 }
 
+/* The allocation itself is kept in the pointer-sized slot just before the
+ * aligned block. */
+void *sinew__alloc_aligned(const sinew_allocator *a, size_t size)
+{
+    size_t extra = SINEW__ALIGN + sizeof(void *);
+    if (size > SIZE_MAX - extra) return NULL;
+    unsigned char *raw = sinew__alloc(a, size + extra);
+    if (!raw) return NULL;
+    uintptr_t at = ((uintptr_t)raw + sizeof(void *) + SINEW__ALIGN - 1) / SINEW__ALIGN * SINEW__ALIGN;
+    unsigned char *p = raw + (at - (uintptr_t)raw);
+    memcpy(p - sizeof(void *), &raw, sizeof raw);
+    return p;
+}
+
+void sinew__free_aligned(const sinew_allocator *a, void *ptr)
+{
+    if (!ptr) return;
+    void *raw;
+    memcpy(&raw, (unsigned char *)ptr - sizeof(void *), sizeof raw);
+    sinew__free(a, raw);
+}
+
 size_t sinew__layout_add(sinew__layout *l, size_t count, size_t elem_size, size_t align)
 {
     size_t offset = (l->total + align - 1) / align * align;

@@ -178,13 +178,11 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
         off[n][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
     }
     size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
-    unsigned char *mem = l.overflow ? NULL : sinew__alloc(alloc, l.total + 31);
-    if (!mem) return NULL;
-    /* the weight rows are loaded as aligned vectors: align the whole layout */
-    unsigned char *base = mem + (32 - (uintptr_t)mem % 32) % 32;
+    /* the weight rows are loaded as aligned vectors */
+    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(alloc, l.total);
+    if (!base) return NULL;
     sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
     memset(bl, 0, sizeof *bl);
-    bl->memory_ = mem;
     float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
     for (int b = 0; b < count; ++b) {
         uint8_t pivot[SINEW__BLOCK];
@@ -300,7 +298,7 @@ void sinew_skin_free(sinew_skin *skin)
 {
     if (!skin) return;
     sinew_allocator a = skin->allocator_;
-    if (skin->blocks_) sinew__free(&a, skin->blocks_->memory_);
+    sinew__free_aligned(&a, skin->blocks_);
     sinew__free(&a, skin);
 }
 

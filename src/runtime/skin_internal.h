@@ -119,7 +119,6 @@ typedef struct sinew__skin_blocks {
      * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */
     const float *inverse_bind_lanes;
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
-    void *memory_;                                         /* the allocation this sits in */
 } sinew__skin_blocks;
 
 /* The level a job runs: what it asks for (AUTO: the best), capped by what
