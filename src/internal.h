@@ -74,7 +74,7 @@ typedef struct sinew__sampler sinew__sampler;
 
 /* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
  * per shared timeline for sampling many at once. NULL when out of memory;
- * lives in the clip's allocation scheme and is freed with sinew__free.
+ * lives in the clip's allocation scheme and is freed with sinew__free_aligned.
  * `simd`: the sinew_simd level its kernel runs. */
 sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc, int simd);
 
@@ -87,6 +87,9 @@ size_t sinew__sampler_bytes(const sinew__sampler *sampler);
  * keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
                         int32_t *hints, const sinew_transform *base, sinew_transform *pose);
+
+/* The level `want` asks for (a sinew_simd; AUTO: the best) capped by `cap`. */
+static inline int sinew__simd_cap(int want, int cap) { return want <= SINEW_SIMD_AUTO || want > cap ? cap : want; }
 
 /* The SIMD level an object made with these options runs (a sinew_simd):
  * options->simd capped by sinew_simd_supported(). */

@@ -33,8 +33,7 @@ sinew_simd sinew_simd_supported(void) { return SINEW_SIMD_SCALAR; }
 
 int sinew__simd_level(const sinew_options *options)
 {
-    sinew_simd cpu = sinew_simd_supported(), want = options ? options->simd : SINEW_SIMD_AUTO;
-    return (int)(want <= SINEW_SIMD_AUTO || want > cpu ? cpu : want);
+    return sinew__simd_cap(options ? (int)options->simd : SINEW_SIMD_AUTO, (int)sinew_simd_supported());
 }
 
 const char *sinew_simd_name(sinew_simd level)

@@ -121,12 +121,10 @@ typedef struct sinew__skin_blocks {
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
 } sinew__skin_blocks;
 
-/* The level a job runs: what it asks for (AUTO: the best), capped by what
- * the CPU runs. */
+/* The level a job runs: what it asks for, capped by the skin's level. */
 static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
 {
-    sinew_simd cpu = (sinew_simd)job->skin->simd_;
-    return job->simd == SINEW_SIMD_AUTO || job->simd > cpu ? cpu : job->simd;
+    return (sinew_simd)sinew__simd_cap((int)job->simd, job->skin->simd_);
 }
 
 /* The range [*begin, *end) of a validated job, strides with 0 resolved. */
