@@ -101,6 +101,7 @@ typedef enum kernel {
     K_LBS_PN_SCALAR, K_LBS_P_SCALAR, K_DQS_PN_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
     K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     K_SAMPLE_SCALAR, K_L2M_SCALAR, K_SAMPLE_L2M_SCALAR, /* a skeleton and clip made at the scalar level */
+    K_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
     K_COUNT
 } kernel;
 
@@ -108,7 +109,7 @@ static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
     "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
     "skin_lbs_pos_scalar", "skin_dqs_pos_nrm_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
-    "sample_local_to_model_scalar"};
+    "sample_local_to_model_scalar", "sample_then_local_to_model"};
 
 typedef struct bench {
     const sinew_skeleton *sk; /* made again at the level asked for */
@@ -163,7 +164,7 @@ static bool remake(const sinew_skeleton *sk, const sinew_clip *clip, sinew_simd 
     *out_clip = sinew_clip_create(&(sinew_clip_desc){.name = clip->name, .duration = clip->duration,
                                                      .joint_count = clip->joint_count,
                                                      .track_count = clip->track_count, .tracks = clip->tracks,
-                                                     .additive = clip->additive},
+                                                     .additive = clip->additive, .skeleton = *out_sk},
                                   &options, err);
     return *out_clip != NULL;
 }
@@ -180,13 +181,16 @@ static void run_kernel(bench *b, kernel k)
     case K_SAMPLE_L2M:
     case K_SAMPLE_L2M_NLERP:
     case K_SAMPLE_SCALAR:
-    case K_SAMPLE_L2M_SCALAR: {
+    case K_SAMPLE_L2M_SCALAR:
+    case K_SAMPLE_THEN_L2M: {
         unsigned flags = SINEW_SAMPLE_LOOP | (k == K_SAMPLE_NLERP || k == K_SAMPLE_L2M_NLERP ? SINEW_SAMPLE_NLERP : 0);
         b->time += 1.0f / 60.0f;
         if (b->time >= clip->duration) b->time -= clip->duration;
-        sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
         if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP || k == K_SAMPLE_L2M_SCALAR)
-            sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
+            sinew_clip_sample_model(clip, sk, b->time, flags, &b->cursor, NULL, b->local, b->model, n, NULL);
+        else
+            sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
+        if (k == K_SAMPLE_THEN_L2M) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
         break;
     }
     case K_L2M_SCALAR: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;

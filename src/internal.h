@@ -73,10 +73,13 @@ int sinew__find_key(const float *times, int n, float t, int32_t *hint);
 typedef struct sinew__sampler sinew__sampler;
 
 /* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
- * per shared timeline for sampling many at once. NULL when out of memory;
- * lives in the clip's allocation scheme and is freed with sinew__free_aligned.
- * `simd`: the sinew_simd level its kernel runs. */
-sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc, int simd);
+ * per shared timeline for sampling many at once, or, for a clip made for
+ * `skeleton` (optional) whose tracks allow it, in that skeleton's blocks
+ * (sampler_internal.h). NULL when out of memory; lives in the clip's
+ * allocation scheme and is freed with sinew__free_aligned. `simd`: the
+ * sinew_simd level its kernel runs. */
+sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                      const sinew_allocator *alloc, int simd);
 
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
@@ -87,6 +90,15 @@ size_t sinew__sampler_bytes(const sinew__sampler *sampler);
  * keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
                         int32_t *hints, const sinew_transform *base, sinew_transform *pose);
+
+/* As sinew__sampler_run() into `local`, and on into model space as
+ * sinew_local_to_model(sk, local, root, model) computes it, when the plan
+ * can do both in one pass: it is in the block layout of a skeleton with
+ * sk's schedule, both run at the AVX2 level or above and `root` is affine
+ * (or NULL). Returns false, having written nothing, otherwise. */
+bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
+                              const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,
+                              sinew_transform *local, sinew_mat4 *model);
 
 /* The level `want` asks for (a sinew_simd; AUTO: the best) capped by `cap`. */
 static inline int sinew__simd_cap(int want, int cap) { return want <= SINEW_SIMD_AUTO || want > cap ? cap : want; }

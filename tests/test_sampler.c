@@ -1,5 +1,9 @@
 /* sinew_clip_sample (the sampling plan of src/runtime/sampler.c) against the
- * reference: every track through sinew_track_sample over the rest pose.
+ * reference: every track through sinew_track_sample over the rest pose, for
+ * clips made with and without their skeleton (the block layout and the
+ * timelines), which must agree bit for bit; sinew_clip_sample_model against
+ * sinew_clip_sample then sinew_local_to_model, bit for bit, in one pass
+ * where the clip is laid out for the skeleton.
  * Stated tolerance: translations and scales bit for bit; rotations within
  * 1e-6 per component (unit quaternions, so 1e-6 relative); every value bit
  * for bit on a key, before the first key and after the last. And
@@ -9,6 +13,7 @@
 #include <sinew/sinew_import.h>
 
 #include "check.h"
+#include "internal.h" /* sinew__sampler_run_model: whether the one-pass path is taken */
 
 #include "product_error.h"
 #include "shared_asset.h"
@@ -174,35 +179,135 @@ done:
     free(got), free(want), free(keys), free(model);
 }
 
+/* Whether the clip's translation, rotation and scale tracks are all LINEAR
+ * on one set of key times (what the block layout takes). */
+static bool baked(const sinew_clip *clip)
+{
+    const sinew_track *first = NULL;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        if (t->interpolation != SINEW_INTERP_LINEAR) return false;
+        if (first && (t->key_count != first->key_count ||
+                      memcmp(t->times, first->times, sizeof(float) * (size_t)t->key_count) != 0))
+            return false;
+        if (!first) first = t;
+    }
+    return first != NULL;
+}
+
+/* sinew_clip_sample_model against sinew_clip_sample then
+ * sinew_local_to_model: local poses and model matrices bit for bit, under
+ * no root matrix, an affine one and a projective one, forward, by random
+ * seeks and on keys; `one_pass`: whether the clip must take the one-pass
+ * path on this skeleton (affine roots). `twin` samples the same tracks
+ * (the clip made the other way) and must give the same local poses. */
+static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, const sinew_skeleton *sk,
+                               bool one_pass, const char *what)
+{
+    int n = sk->joint_count;
+    sinew_transform *local = malloc(sizeof *local * (size_t)n), *want = malloc(sizeof *want * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *want_model = malloc(sizeof *want_model * (size_t)n);
+    CHECK(local && want && model && want_model, "memory");
+    if (!local || !want || !model || !want_model) goto done;
+    sinew_transform place = {{1.5f, -2.0f, 0.25f}, {0.1f, 0.7f, -0.1f, 0.7f}, {2.0f, 2.0f, 0.5f}};
+    sinew_mat4 affine = trs(&place), projective = affine;
+    projective.m[3] = 0.01f, projective.m[15] = 1.5f;
+    const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
+    int local_diffs = 0, model_diffs = 0, twin_diffs = 0, paths = 0, samples = 0;
+    unsigned seed = 3;
+    for (int i = 0; i < 240; ++i) {
+        unsigned flags = i % 2 ? SINEW_SAMPLE_NLERP : 0;
+        const sinew_track *tr = &clip->tracks[i % (clip->track_count ? clip->track_count : 1)];
+        float t;
+        if (i < 100) {
+            t = (float)i / 60.0f - 0.05f;
+        } else if (i < 200 || clip->track_count == 0) {
+            seed = seed * 1664525u + 1013904223u;
+            t = (clip->duration + 0.2f) * (float)(seed >> 8) / 16777216.0f - 0.1f;
+        } else {
+            t = tr->times[(i * 7) % tr->key_count];
+        }
+        const sinew_mat4 *root = roots[i % 3];
+        sinew_error err;
+        CHECK(sinew_clip_sample_model(clip, sk, t, flags, NULL, root, local, model, n, &err) == SINEW_OK, "%s: %s",
+              what, err.description);
+        sinew_clip_sample(clip, sk, t, flags, NULL, want, n, NULL);
+        sinew_local_to_model(sk, want, root, want_model, n, NULL);
+        local_diffs += memcmp(local, want, sizeof *local * (size_t)n) != 0;
+        model_diffs += memcmp(model, want_model, sizeof *model * (size_t)n) != 0;
+        if (twin) {
+            sinew_clip_sample(twin, sk, t, flags, NULL, want, n, NULL);
+            twin_diffs += memcmp(local, want, sizeof *local * (size_t)n) != 0;
+        }
+        if (root != &projective) {
+            bool fused = sinew__sampler_run_model(clip->sampler_, sinew_clip_time(clip, t, flags), flags, NULL,
+                                                  clip->additive ? NULL : sk->rest_pose, sk, root, local, model);
+            paths += fused != one_pass;
+        }
+        ++samples;
+    }
+    CHECK(local_diffs == 0 && model_diffs == 0,
+          "%s: sinew_clip_sample_model differs from sample then local to model (%d local poses, %d model poses of "
+          "%d)", what, local_diffs, model_diffs, samples);
+    CHECK(twin_diffs == 0, "%s: %d of %d poses differ between the clip made with and without its skeleton", what,
+          twin_diffs, samples);
+    CHECK(paths == 0, "%s: %d samples %s the one-pass path", what, paths, one_pass ? "missed" : "took");
+    printf("%s: sample to model %s, %d samples bit for bit as the two calls%s\n", what,
+           one_pass ? "in one pass" : "by the two calls", samples, twin ? " and the twin clip" : "");
+done:
+    free(local), free(want), free(model), free(want_model);
+}
+
 /* check_clip at every SIMD level this CPU runs: the clip and the skeleton
  * made again with options.simd at that level (the scalar level is the
- * reference's own formulas, and local to model's SSE2 code). */
+ * reference's own formulas, and local to model's SSE2 code), the clip both
+ * without and with the skeleton (sinew_clip_desc.skeleton: the block layout
+ * where the tracks and the level allow it). And the clip on a skeleton of
+ * other parents (every joint a root): the two calls. */
 static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
 {
     int n = sk->joint_count;
-    int *parents = malloc(sizeof *parents * (size_t)n);
-    CHECK(parents != NULL, "memory");
-    if (!parents) return;
-    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
+    int *parents = malloc(sizeof *parents * (size_t)n), *roots = malloc(sizeof *roots * (size_t)n);
+    CHECK(parents && roots, "memory");
+    if (!parents || !roots) goto done;
+    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j], roots[j] = -1;
     for (sinew_simd level = SINEW_SIMD_SCALAR; level <= sinew_simd_supported(); ++level) {
         sinew_options options = {.simd = level};
         sinew_error err;
         sinew_skeleton *s = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL,
                                                   &options, &err);
         CHECK(s != NULL, "%s: skeleton at %s: %s", what, sinew_simd_name(level), err.description);
-        sinew_clip *c = sinew_clip_create(&(sinew_clip_desc){.name = clip->name, .duration = clip->duration,
-                                                             .joint_count = clip->joint_count,
-                                                             .track_count = clip->track_count,
-                                                             .tracks = clip->tracks, .additive = clip->additive},
-                                          &options, &err);
+        sinew_skeleton *flat = sinew_skeleton_create(&(sinew_skeleton_desc){n, roots, sk->names, sk->rest_pose},
+                                                     NULL, &options, &err);
+        CHECK(flat != NULL, "%s: flat skeleton at %s: %s", what, sinew_simd_name(level), err.description);
+        sinew_clip_desc d = {.name = clip->name, .duration = clip->duration, .joint_count = clip->joint_count,
+                             .track_count = clip->track_count, .tracks = clip->tracks, .additive = clip->additive};
+        sinew_clip *c = sinew_clip_create(&d, &options, &err);
         CHECK(c != NULL, "%s: clip at %s: %s", what, sinew_simd_name(level), err.description);
+        d.skeleton = s;
+        sinew_clip *bound = s ? sinew_clip_create(&d, &options, &err) : NULL;
+        CHECK(bound != NULL, "%s: clip for its skeleton at %s: %s", what, sinew_simd_name(level), err.description);
         char label[512];
-        snprintf(label, sizeof label, "%s [%s]", what, sinew_simd_name(level));
-        if (s && c) check_clip(c, s, label);
-        sinew_clip_free(c);
-        sinew_skeleton_free(s);
+        if (s && c && bound && flat) {
+            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip);
+            snprintf(label, sizeof label, "%s [%s]", what, sinew_simd_name(level));
+            check_clip(c, s, label);
+            check_sample_model(c, NULL, s, false, label);
+            snprintf(label, sizeof label, "%s [%s, made for its skeleton]", what, sinew_simd_name(level));
+            check_clip(bound, s, label);
+            check_sample_model(bound, c, s, one_pass, label);
+            /* other parents, unless every joint is a root already (the same schedule) */
+            bool all_roots = true;
+            for (int j = 0; j < n; ++j) all_roots = all_roots && parents[j] < 0;
+            snprintf(label, sizeof label, "%s [%s, made for its skeleton, on another]", what, sinew_simd_name(level));
+            check_sample_model(bound, c, flat, one_pass && all_roots, label);
+        }
+        sinew_clip_free(c), sinew_clip_free(bound);
+        sinew_skeleton_free(s), sinew_skeleton_free(flat);
     }
-    free(parents);
+done:
+    free(parents), free(roots);
 }
 
 static void test_file(const char *path, const char *anim)
@@ -298,6 +403,31 @@ static void test_synthetic(void)
         if (add) check_clip_levels(add, sk, "synthetic additive");
         sinew_clip_free(add);
     }
+    sinew_clip_free(clip);
+    /* the LINEAR tracks on the first timeline alone, what the block layout
+     * takes: some values still left to the rest pose, far apart keys */
+    int baked_count = 0;
+    for (int i = 0; i < nt; ++i)
+        if (tracks[i].times == times_a && tracks[i].interpolation == SINEW_INTERP_LINEAR &&
+            tracks[i].key_count == KEYS)
+            tracks[baked_count++] = tracks[i];
+    clip = sinew_clip_create(&(sinew_clip_desc){.name = "synthetic baked", .joint_count = JOINTS,
+                                                .track_count = baked_count, .tracks = tracks}, NULL, &err);
+    CHECK(clip != NULL, "baked clip: %s", err.description);
+    if (clip) {
+        CHECK(baked(clip), "the baked clip is not baked");
+        check_clip_levels(clip, sk, "synthetic baked");
+        sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
+        CHECK(add != NULL, "additive: %s", err.description);
+        if (add) check_clip_levels(add, sk, "synthetic baked additive");
+        sinew_clip_free(add);
+    }
+    sinew_clip_free(clip);
+    /* a skeleton of another joint count */
+    clip = sinew_clip_create(&(sinew_clip_desc){.name = "wrong skeleton", .joint_count = JOINTS - 1,
+                                                .skeleton = sk}, NULL, &err);
+    CHECK(clip == NULL && err.result == SINEW_ERROR_SIZE_MISMATCH && strstr(err.description, "wrong skeleton"),
+          "a clip for a skeleton of another joint count: %s", clip ? "made" : err.description);
     sinew_clip_free(clip);
     sinew_skeleton_free(sk);
 }

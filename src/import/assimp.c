@@ -579,7 +579,7 @@ static sinew_result read_animation(ai_builder *b, unsigned a, sinew_clip **out)
         if (tracks[t].times[tracks[t].key_count - 1] > duration) duration = tracks[t].times[tracks[t].key_count - 1];
     if (!isfinite(duration) || duration < 0.0f) duration = 0.0f;
     sinew_clip_desc d = {.name = anim->mName.data, .joint_count = b->asset->skeleton->joint_count,
-        .duration = duration, .track_count = track_count, .tracks = tracks};
+        .duration = duration, .track_count = track_count, .tracks = tracks, .skeleton = b->asset->skeleton};
     sinew_error e;
     *out = sinew_clip_create(&d, b->options, &e);
     if (!*out) r = FAIL(b, e.result, "%s: %s", what, e.description);

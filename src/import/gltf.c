@@ -772,7 +772,7 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
                                               kind == SINEW_TARGET_WEIGHTS ? comps : 0};
     }
     sinew_clip_desc d = {.name = name ? name : "", .joint_count = b->asset->skeleton->joint_count,
-        .duration = 0.0f, .track_count = track_count, .tracks = tracks};
+        .duration = 0.0f, .track_count = track_count, .tracks = tracks, .skeleton = b->asset->skeleton};
     sinew_error err;
     *out = sinew_clip_create(&d, b->options, &err);
     if (!*out) r = FAIL(b, err.result, "%s: %s", path, err.description);

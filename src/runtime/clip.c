@@ -89,6 +89,11 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
                     d->joint_count, d->track_count);
         return NULL;
     }
+    if (d->skeleton && d->skeleton->joint_count != d->joint_count) {
+        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "clip \"%s\": %d joints, its skeleton has %d", name,
+                    d->joint_count, d->skeleton->joint_count);
+        return NULL;
+    }
     if (!isfinite(d->duration) || d->duration < 0.0f) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": duration %g is negative or not finite", name,
                     (double)d->duration);
@@ -183,7 +188,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->allocator_ = alloc;
-    clip->sampler_ = sinew__sampler_create(clip, &alloc, sinew__simd_level(options));
+    clip->sampler_ = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
     if (!clip->sampler_) {
         sinew__free(&alloc, block);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
@@ -333,8 +338,9 @@ static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, i
     return SINEW_OK;
 }
 
-sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
-                               sinew_cursor *cursor, sinew_transform *out, int output_count, sinew_error *err)
+/* The checks of sinew_clip_sample(): the cursor's hints into `hints`. */
+static sinew_result check_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, sinew_cursor *cursor,
+                                 const void *out, int output_count, int32_t **hints, sinew_error *err)
 {
     if (!clip || !sk || !out)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip sample: clip, skeleton and output are required");
@@ -344,12 +350,34 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
         return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
                            "clip \"%s\" animates %d joints, skeleton has %d, output holds %d", clip->name,
                            clip->joint_count, sk->joint_count, output_count);
+    return cursor_hints(clip, cursor, hints, err);
+}
+
+sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
+                               sinew_cursor *cursor, sinew_transform *out, int output_count, sinew_error *err)
+{
     int32_t *hints;
-    sinew_result r = cursor_hints(clip, cursor, &hints, err);
+    sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-
     sinew__sampler_run(clip->sampler_, clip, t, flags, hints, clip->additive ? NULL : sk->rest_pose, out);
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
+                                     sinew_cursor *cursor, const sinew_mat4 *root, sinew_transform *local,
+                                     sinew_mat4 *model, int count, sinew_error *err)
+{
+    int32_t *hints;
+    sinew_result r = check_sample(clip, sk, time, cursor, model ? (const void *)local : NULL, count, &hints, err);
+    if (r != SINEW_OK) return r;
+    float t = sinew_clip_time(clip, time, flags);
+    const sinew_transform *base = clip->additive ? NULL : sk->rest_pose;
+    if (!sinew__sampler_run_model(clip->sampler_, t, flags, hints, base, sk, root, local, model)) {
+        sinew__sampler_run(clip->sampler_, clip, t, flags, hints, base, local);
+        return sinew_local_to_model(sk, local, root, model, count, err);
+    }
     sinew__ok(err);
     return SINEW_OK;
 }
@@ -434,7 +462,8 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
     for (int j = 0; j < to->joint_count; ++j)
         if (sinew_skeleton_find_joint(from, to->names[j]) < 0) unanimated[bare++] = j;
     sinew_clip_desc d = {.name = clip->name, .joint_count = to->joint_count,
-        .duration = clip->duration, .track_count = kept, .tracks = tracks, .additive = clip->additive};
+        .duration = clip->duration, .track_count = kept, .tracks = tracks, .additive = clip->additive,
+        .skeleton = to};
     sinew_clip *out = sinew_clip_create(&d, options, err);
     if (out) {
         char names[512];
@@ -530,7 +559,8 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
             additive_map(src->target, ref, cubic && e % 3 != 1, &values[at]);
     }
     sinew_clip_desc d = {.name = clip->name, .joint_count = clip->joint_count,
-        .duration = clip->duration, .track_count = clip->track_count, .tracks = tracks, .additive = true};
+        .duration = clip->duration, .track_count = clip->track_count, .tracks = tracks, .additive = true,
+        .skeleton = sk};
     sinew_clip *out = sinew_clip_create(&d, options, err);
     sinew__free(&alloc, block);
     return out;

@@ -29,6 +29,7 @@
 #include "sampler_internal.h"
 
 struct sinew__sampler {
+    const sinew__blocks *blocks;      /* the block layout, or NULL: then the timelines */
     int timeline_count;
     const sinew__timeline *timelines; /* the primary one first */
     int pose_floats;                  /* the clip's joints' sinew_transforms */
@@ -70,8 +71,102 @@ typedef struct building {
     size_t frames, vec_src, vec_dst, rot_src, rot_dst, mask;
 } building;
 
-sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_allocator *alloc, int simd)
+/* The block layout serves a clip made for `sk` whose translation, rotation
+ * and scale tracks (there is one at least) are all LINEAR on the same key
+ * times, at the AVX2 level: its kernel's. Weights tracks do not matter here. */
+static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int simd)
 {
+#if defined(SINEW_X86_SIMD)
+    if (!sk || sk->joint_count != clip->joint_count || simd < SINEW_SIMD_AVX2) return false;
+    const sinew_track *first = NULL;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        if (!fast_track(t) || (first && !same_times(t, first))) return false;
+        if (!first) first = t;
+    }
+    return first != NULL;
+#else
+    (void)clip, (void)sk, (void)simd;
+    return false;
+#endif
+}
+
+/* The identity transform's floats, the frames' value where no track writes. */
+static const float identity_floats[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+
+/* The plan in the block layout (sampler_internal.h) in one allocation: the
+ * sampler, the layout, the identity pose (additive clips), the schedule,
+ * the frames, the mask and the partial flags. */
+static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
+                                     int simd)
+{
+    int n = clip->joint_count, length = sk->schedule_length_, count = length / 8, hint = -1;
+    /* each joint's translation, rotation and scale track (-1: none) */
+    int *track_of = sinew__alloc(alloc, sizeof(int) * 3 * ((size_t)n + 1));
+    if (!track_of) return NULL;
+    for (size_t i = 0; i < 3 * (size_t)n; ++i) track_of[i] = -1;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        if (hint < 0) hint = i;
+        track_of[3 * t->joint + (t->target == SINEW_TARGET_TRANSLATION ? 0 : t->target == SINEW_TARGET_ROTATION ? 1 : 2)] = i;
+    }
+    const sinew_track *timeline = &clip->tracks[hint];
+    size_t keys = (size_t)timeline->key_count;
+    sinew__layout lay = {sizeof(sinew__sampler), false};
+    size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
+    int identity_count = clip->additive ? n : 0;
+    size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
+    size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
+    size_t off_frames = sinew__layout_add(&lay, keys * (size_t)count * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
+    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK, sizeof(int8_t), 8);
+    size_t off_partial = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
+    unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
+    if (!block) {
+        sinew__free(alloc, track_of);
+        return NULL;
+    }
+    memset(block, 0, lay.total);
+    sinew__sampler *sm = (sinew__sampler *)block;
+    sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
+    sinew_transform *identity = (sinew_transform *)(block + off_identity);
+    int16_t *schedule = (int16_t *)(block + off_schedule);
+    float *frames = (float *)(block + off_frames);
+    int8_t *mask = (int8_t *)(block + off_mask);
+    uint8_t *partial = block + off_partial;
+    memcpy(schedule, sk->schedule_, sizeof(int16_t) * (size_t)length);
+    for (int e = 0; e < length; ++e) {
+        size_t at = (size_t)e / 8 * SINEW__BLOCK + (size_t)e % 8; /* float f of entry e: at + 8 f */
+        for (size_t k = 0; k < keys; ++k)
+            for (int f = 0; f < 10; ++f) frames[k * (size_t)count * SINEW__BLOCK + at + 8 * (size_t)f] = identity_floats[f];
+        for (int target = 0; target < 3; ++target) {
+            int ti = track_of[3 * schedule[e] + target];
+            if (ti < 0) continue;
+            const sinew_track *t = &clip->tracks[ti];
+            int first = target == 0 ? 0 : target == 1 ? 3 : 7, width = target == 1 ? 4 : 3;
+            for (size_t k = 0; k < keys; ++k)
+                for (int c = 0; c < width; ++c)
+                    frames[k * (size_t)count * SINEW__BLOCK + at + 8 * (size_t)(first + c)] = t->values[k * (size_t)width + (size_t)c];
+            for (int c = 0; c < width; ++c) mask[at + 8 * (size_t)(first + c)] = -1;
+        }
+    }
+    for (int b = 0; b < count; ++b)
+        for (int f = 0; f < SINEW__BLOCK; ++f)
+            if (!mask[(size_t)b * SINEW__BLOCK + (size_t)f]) partial[b] = 1;
+    for (int j = 0; j < identity_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
+                         .length = length, .schedule = schedule, .frames = frames, .mask = mask, .partial = partial};
+    *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
+                           .identity = identity, .simd = simd, .bytes = lay.total};
+    sinew__free(alloc, track_of);
+    return sm;
+}
+
+sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                      const sinew_allocator *alloc, int simd)
+{
+    if (blocks_fit(clip, skeleton, simd)) return blocks_create(clip, skeleton, alloc, simd);
     int n = clip->track_count;
     /* timeline of each track (-1: reference sampler), found by comparing times
      * with each timeline's first track (its hint track) */
@@ -192,21 +287,20 @@ size_t sinew__sampler_bytes(const sinew__sampler *s) { return s ? s->bytes : 0; 
 
 /* Keys ka, kb and the factor s between them for time t, the reference's
  * choices: one key (s = 0) before the first, after the last, on a key. */
-static float locate(const sinew__timeline *x, float t, int32_t *hint, int *ka)
+static float locate(const float *times, int n, float t, int32_t *hint, int *ka)
 {
-    int n = x->key_count;
-    if (n == 1 || t <= x->times[0]) {
+    if (n == 1 || t <= times[0]) {
         *ka = 0;
         return 0.0f;
     }
-    if (t >= x->times[n - 1]) {
+    if (t >= times[n - 1]) {
         *ka = n - 1;
         return 0.0f;
     }
-    int k = sinew__find_key(x->times, n, t, hint);
+    int k = sinew__find_key(times, n, t, hint);
     *ka = k;
-    float t0 = x->times[k];
-    return t == t0 ? 0.0f : (t - t0) / (x->times[k + 1] - t0);
+    float t0 = times[k];
+    return t == t0 ? 0.0f : (t - t0) / (times[k + 1] - t0);
 }
 
 /* Timeline x's tracks on one key: its stored values. */
@@ -229,9 +323,44 @@ static void lerp_reference(const sinew__timeline *x, const float *a, const float
         sinew__rotation_reference(a + x->rot_src[i], b + x->rot_src[i], s, nlerp, out + x->rot_dst[i]);
 }
 
+/* The block layout at time t into `local` and, with `model`, on to model
+ * space (sinew__blocks_run_avx2). */
+static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_transform *base,
+                       const int16_t *parents, const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+{
+#if defined(SINEW_X86_SIMD)
+    const sinew__blocks *p = sm->blocks;
+    int ka;
+    float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
+    size_t frame = (size_t)p->length / 8 * SINEW__BLOCK;
+    const float *a = p->frames + (size_t)ka * frame;
+    sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
+                           base ? base : sm->identity, parents, root, local, model);
+#else
+    (void)sm, (void)t, (void)flags, (void)hints, (void)base, (void)parents, (void)root, (void)local, (void)model;
+#endif
+}
+
+bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
+                              const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,
+                              sinew_transform *local, sinew_mat4 *model)
+{
+    const sinew__blocks *p = sm->blocks;
+    bool affine = !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
+    if (!p || !affine || sk->simd_ < SINEW_SIMD_AVX2 || sk->schedule_length_ != p->length ||
+        memcmp(sk->schedule_, p->schedule, sizeof(int16_t) * (size_t)p->length) != 0)
+        return false;
+    blocks_run(sm, t, flags, hints, base, sk->parents, root, local, model);
+    return true;
+}
+
 void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
                         const sinew_transform *base, sinew_transform *pose)
 {
+    if (sm->blocks) {
+        blocks_run(sm, t, flags, hints, base, NULL, NULL, pose, NULL);
+        return;
+    }
     float *out = (float *)pose;
     const float *under = (const float *)(base ? base : sm->identity);
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
@@ -245,7 +374,7 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
         const sinew__timeline *x = &sm->timelines[l];
         bool fills = l == 0 && sm->primary;
         int ka;
-        float s = locate(x, t, hints ? &hints[x->hint_track] : NULL, &ka);
+        float s = locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
         const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats;
 #if defined(SINEW_X86_SIMD)
         if (s != 0.0f && sm->simd >= SINEW_SIMD_AVX2) {

@@ -34,6 +34,39 @@ typedef struct sinew__timeline {
     const int8_t *image_mask;
 } sinew__timeline;
 
+/* The block layout: the plan of a clip made for a skeleton (its
+ * sinew_clip_desc.skeleton) whose translation, rotation and scale tracks are
+ * all LINEAR on one set of key times (what exporters bake). Key k's values
+ * of every joint form one frame, in the skeleton's local-to-model schedule
+ * (pose_block_avx.h): block b of eight schedule entries holds SINEW__BLOCK
+ * floats, float f of sinew_transform (translation x, y, z, rotation x, y,
+ * z, w, scale x, y, z) for lane i at f * 8 + i. A float no track writes
+ * holds the identity's value in the frames and comes from the pose
+ * sampling starts from. Sampling then needs no shuffling of values in, and
+ * sinew_clip_sample_model() builds model matrices straight from the
+ * sampled blocks. */
+enum { SINEW__BLOCK = 80 };
+typedef struct sinew__blocks {
+    const float *times;
+    int key_count;
+    int hint_track;           /* the track whose cursor entry holds the hint */
+    int length;               /* schedule entries, a multiple of 8 */
+    const int16_t *schedule;  /* the skeleton's, at the clip's creation */
+    const float *frames;      /* [key][length / 8][SINEW__BLOCK], on cache lines */
+    const int8_t *mask;       /* [length / 8][SINEW__BLOCK]: -1 where a track writes the float */
+    const uint8_t *partial;   /* per block: 1 where some float is not written */
+} sinew__blocks;
+
+/* Samples the block layout between frames a and b at factor 0 <= s < 1
+ * (s == 0: frame a's values as stored) with 256-bit vectors (run only where
+ * the CPU runs AVX2), the floats no track writes taken from `under`, into
+ * `local` (optional) and, when `model` is not NULL, on into model space as
+ * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
+ * affine or NULL). Agreement with the reference as the timeline kernel's. */
+void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
+                            const sinew_transform *under, const int16_t *parents, const sinew_mat4 *root,
+                            sinew_transform *local, sinew_mat4 *model);
+
 /* One rotation track between keys a and b at factor s, as the reference
  * sampler (sinew_track_sample) computes it. */
 static inline void sinew__rotation_reference(const float *a, const float *b, float s, bool nlerp, float *out)
