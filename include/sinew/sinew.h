@@ -15,6 +15,9 @@
  *   4. sinew_skin_lbs()         linear blend skinning of positions, normals, tangents
  *      or sinew_dq_palette() + sinew_skin_dqs()   dual-quaternion skinning
  *
+ *   Steps 1 and 2 in one call, when nothing changes the pose between them:
+ *   sinew_clip_sample_model() (one pass for a clip made for its skeleton).
+ *
  *   sinew_cursor cur = { keys, clip->track_count };     // keys: caller's int32 array
  *   sinew_clip_sample(clip, skeleton, t, SINEW_SAMPLE_LOOP, &cur, local, n, &err);
  *   sinew_local_to_model(skeleton, local, NULL, model, n, &err);
