@@ -92,8 +92,9 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
 #endif
 }
 
-/* The identity transform's floats, the frames' value where no track writes. */
-static const float identity_floats[10] = {0, 0, 0, 0, 0, 0, 1, 1, 1, 1};
+/* The pose additive clips start from (per joint), and the block layout's
+ * frames where no track writes. */
+static const sinew_transform identity_transform = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
  * sampler, the layout, the identity pose (additive clips), the schedule,
@@ -110,7 +111,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
         if (hint < 0) hint = i;
-        track_of[3 * t->joint + (t->target == SINEW_TARGET_TRANSLATION ? 0 : t->target == SINEW_TARGET_ROTATION ? 1 : 2)] = i;
+        int target = t->target == SINEW_TARGET_TRANSLATION ? 0 : t->target == SINEW_TARGET_ROTATION ? 1 : 2;
+        track_of[3 * t->joint + target] = i;
     }
     const sinew_track *timeline = &clip->tracks[hint];
     size_t keys = (size_t)timeline->key_count;
@@ -136,25 +138,26 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     int8_t *mask = (int8_t *)(block + off_mask);
     uint8_t *partial = block + off_partial;
     memcpy(schedule, sk->schedule_, sizeof(int16_t) * (size_t)length);
+    const float *none = &identity_transform.translation.x;
+    size_t frame = (size_t)count * SINEW__BLOCK;
     for (int e = 0; e < length; ++e) {
         size_t at = (size_t)e / 8 * SINEW__BLOCK + (size_t)e % 8; /* float f of entry e: at + 8 f */
         for (size_t k = 0; k < keys; ++k)
-            for (int f = 0; f < 10; ++f) frames[k * (size_t)count * SINEW__BLOCK + at + 8 * (size_t)f] = identity_floats[f];
+            for (size_t f = 0; f < 10; ++f) frames[k * frame + at + 8 * f] = none[f];
         for (int target = 0; target < 3; ++target) {
             int ti = track_of[3 * schedule[e] + target];
             if (ti < 0) continue;
-            const sinew_track *t = &clip->tracks[ti];
-            int first = target == 0 ? 0 : target == 1 ? 3 : 7, width = target == 1 ? 4 : 3;
+            const float *values = clip->tracks[ti].values;
+            size_t first = target == 0 ? 0 : target == 1 ? 3 : 7, width = target == 1 ? 4 : 3;
             for (size_t k = 0; k < keys; ++k)
-                for (int c = 0; c < width; ++c)
-                    frames[k * (size_t)count * SINEW__BLOCK + at + 8 * (size_t)(first + c)] = t->values[k * (size_t)width + (size_t)c];
-            for (int c = 0; c < width; ++c) mask[at + 8 * (size_t)(first + c)] = -1;
+                for (size_t c = 0; c < width; ++c) frames[k * frame + at + 8 * (first + c)] = values[k * width + c];
+            for (size_t c = 0; c < width; ++c) mask[at + 8 * (first + c)] = -1;
         }
     }
     for (int b = 0; b < count; ++b)
         for (int f = 0; f < SINEW__BLOCK; ++f)
             if (!mask[(size_t)b * SINEW__BLOCK + (size_t)f]) partial[b] = 1;
-    for (int j = 0; j < identity_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
                          .length = length, .schedule = schedule, .frames = frames, .mask = mask, .partial = partial};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
@@ -273,7 +276,7 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
         lines_out[0] = lines_out[primary], lines_out[primary] = first_line;
     }
     sinew_transform *identity = (sinew_transform *)(block + off_identity);
-    for (int j = 0; j < identity_count; ++j) identity[j] = (sinew_transform){{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
                           .primary = primary >= 0, .identity = identity, .other_count = others,

@@ -1,7 +1,8 @@
-/* The sampling plan's kernel with 256-bit vectors and FMA (run only where
- * sinew_simd_supported() says so): vectors as the reference's
- * a + (b - a) s, a separate multiply and add, rotations with fused ones.
- * See sampler.c for the layout and the agreement with the reference. */
+/* The sampling plan's kernels with 256-bit vectors and FMA (run only where
+ * sinew_simd_supported() says so), for the timelines and for the block
+ * layout: vectors as the reference's a + (b - a) s, a separate multiply and
+ * add, rotations with fused ones. See sampler.c and sampler_internal.h for
+ * the layouts and the agreement with the reference. */
 #include "sampler_internal.h"
 
 #include "pose_block_avx.h"
@@ -14,6 +15,14 @@
 static inline __m256 pair(const float *f, const uint32_t *src, int i)
 {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + src[i])), _mm_loadu_ps(f + src[i + 4]), 1);
+}
+
+/* Eight bytes of a mask (-1 or 0) as eight lanes of all ones or zeros. */
+static inline __m256 mask_lanes(const int8_t *mask)
+{
+    int64_t bytes;
+    memcpy(&bytes, mask, sizeof bytes);
+    return _mm256_castsi256_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)bytes)));
 }
 
 /* Sixteen rotation tracks (src, dst) between frames a and b at the
@@ -62,8 +71,7 @@ void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const f
                 _mm256_storeu_ps(o + g, v);
                 continue;
             }
-            __m256 tracked = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)written)));
-            _mm256_storeu_ps(o + g, _mm256_blendv_ps(_mm256_loadu_ps(u + g), v, tracked));
+            _mm256_storeu_ps(o + g, _mm256_blendv_ps(_mm256_loadu_ps(u + g), v, mask_lanes(x->image_mask + g)));
         }
     } else {
         __m128 s4 = _mm256_castps256_ps128(s8);
@@ -149,12 +157,8 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
     if (p->partial[block]) {
         __m256 u[10];
         sinew__load_block(under, joint, u);
-        for (int c = 0; c < 10; ++c) {
-            uint64_t written;
-            memcpy(&written, p->mask + (size_t)block * SINEW__BLOCK + 8 * c, sizeof written);
-            __m256 m = _mm256_castsi256_ps(_mm256_cvtepi8_epi32(_mm_cvtsi64_si128((long long)written)));
-            v[c] = _mm256_blendv_ps(u[c], v[c], m);
-        }
+        for (int c = 0; c < 10; ++c)
+            v[c] = _mm256_blendv_ps(u[c], v[c], mask_lanes(p->mask + (size_t)block * SINEW__BLOCK + 8 * c));
     }
     if (local) store_block(v, joint, local);
     if (model) sinew__model_block(v, joint, parents, top, model);
