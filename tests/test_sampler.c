@@ -180,10 +180,12 @@ done:
 }
 
 /* Whether the clip's translation, rotation and scale tracks are all LINEAR
- * on one set of key times (what the block layout takes). */
-static bool baked(const sinew_clip *clip)
+ * on one set of key times and fill a third of the floats of sk's blocks
+ * (what the block layout takes). */
+static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
 {
     const sinew_track *first = NULL;
+    int filled = 0;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
@@ -192,8 +194,9 @@ static bool baked(const sinew_clip *clip)
                       memcmp(t->times, first->times, sizeof(float) * (size_t)t->key_count) != 0))
             return false;
         if (!first) first = t;
+        filled += t->target == SINEW_TARGET_ROTATION ? 4 : 3;
     }
-    return first != NULL;
+    return first != NULL && 3 * filled >= sk->schedule_length_ * 10;
 }
 
 /* sinew_clip_sample_model against sinew_clip_sample then
@@ -290,7 +293,7 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
         CHECK(bound != NULL, "%s: clip for its skeleton at %s: %s", what, sinew_simd_name(level), err.description);
         char label[512];
         if (s && c && bound && flat) {
-            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip);
+            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip, s);
             snprintf(label, sizeof label, "%s [%s]", what, sinew_simd_name(level));
             check_clip(c, s, label);
             check_sample_model(c, NULL, s, false, label);
@@ -404,18 +407,24 @@ static void test_synthetic(void)
         sinew_clip_free(add);
     }
     sinew_clip_free(clip);
-    /* the LINEAR tracks on the first timeline alone, what the block layout
-     * takes: some values still left to the rest pose, far apart keys */
+    /* the tracks made LINEAR on the first timeline, what the block layout
+     * takes: some values still left to the rest pose, far apart keys,
+     * joint 10 given a LINEAR translation and rotation */
     int baked_count = 0;
     for (int i = 0; i < nt; ++i)
-        if (tracks[i].times == times_a && tracks[i].interpolation == SINEW_INTERP_LINEAR &&
-            tracks[i].key_count == KEYS)
-            tracks[baked_count++] = tracks[i];
+        if (tracks[i].joint != 10) {
+            tracks[baked_count] = tracks[i];
+            tracks[baked_count].times = times_a, tracks[baked_count++].interpolation = SINEW_INTERP_LINEAR;
+        }
+    tracks[baked_count++] = (sinew_track){.joint = 10, .target = SINEW_TARGET_TRANSLATION, .key_count = KEYS,
+                                          .times = times_a, .values = values[0]};
+    tracks[baked_count++] = (sinew_track){.joint = 10, .target = SINEW_TARGET_ROTATION, .key_count = KEYS,
+                                          .times = times_a, .values = values[1]};
     clip = sinew_clip_create(&(sinew_clip_desc){.name = "synthetic baked", .joint_count = JOINTS,
                                                 .track_count = baked_count, .tracks = tracks}, NULL, &err);
     CHECK(clip != NULL, "baked clip: %s", err.description);
     if (clip) {
-        CHECK(baked(clip), "the baked clip is not baked");
+        CHECK(baked(clip, sk), "the baked clip is not baked");
         check_clip_levels(clip, sk, "synthetic baked");
         sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
         CHECK(add != NULL, "additive: %s", err.description);
@@ -423,6 +432,31 @@ static void test_synthetic(void)
         sinew_clip_free(add);
     }
     sinew_clip_free(clip);
+    /* one track on a large skeleton: the timelines (the block layout would
+     * hold every joint's floats at every key), and as few bytes either way */
+    {
+        enum { BIG = 2000 };
+        static int big_parents[BIG];
+        for (int j = 0; j < BIG; ++j) big_parents[j] = j - 1;
+        sinew_skeleton *big = sinew_skeleton_create(&(sinew_skeleton_desc){BIG, big_parents, NULL, NULL}, NULL, NULL,
+                                                    &err);
+        CHECK(big != NULL, "big skeleton: %s", err.description);
+        sinew_track one = {.joint = BIG / 2, .target = SINEW_TARGET_ROTATION, .key_count = KEYS, .times = times_a,
+                           .values = values[1]};
+        sinew_clip_desc d = {.name = "sparse", .joint_count = BIG, .track_count = 1, .tracks = &one};
+        sinew_clip *alone = big ? sinew_clip_create(&d, NULL, &err) : NULL;
+        d.skeleton = big;
+        sinew_clip *bound = big ? sinew_clip_create(&d, NULL, &err) : NULL;
+        CHECK(alone && bound, "sparse clips: %s", err.description);
+        if (alone && bound) {
+            CHECK(sinew_clip_bytes(bound) == sinew_clip_bytes(alone),
+                  "a sparse clip made for a 2000-joint skeleton holds %zu bytes, without it %zu",
+                  sinew_clip_bytes(bound), sinew_clip_bytes(alone));
+            check_sample_model(bound, alone, big, false, "sparse clip on 2000 joints");
+        }
+        sinew_clip_free(alone), sinew_clip_free(bound);
+        sinew_skeleton_free(big);
+    }
     /* a skeleton of another joint count */
     clip = sinew_clip_create(&(sinew_clip_desc){.name = "wrong skeleton", .joint_count = JOINTS - 1,
                                                 .skeleton = sk}, NULL, &err);

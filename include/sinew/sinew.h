@@ -401,7 +401,9 @@ typedef struct sinew_clip_desc {
                                 (read during creation only). When its
                                 translation, rotation and scale tracks are
                                 all LINEAR on one set of key times (what
-                                exporters bake) and the CPU runs AVX2, the
+                                exporters bake), animate most of it (a
+                                third of the floats of its local pose at
+                                least) and the CPU runs AVX2, the
                                 clip lays its keys out in this skeleton's
                                 local-to-model order, so that
                                 sinew_clip_sample_model() samples and builds

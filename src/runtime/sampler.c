@@ -73,19 +73,25 @@ typedef struct building {
 
 /* The block layout serves a clip made for `sk` whose translation, rotation
  * and scale tracks (there is one at least) are all LINEAR on the same key
- * times, at the AVX2 level: its kernel's. Weights tracks do not matter here. */
+ * times and fill at least a third of the layout's floats (so that it holds
+ * at most three times the clip's values: a few tracks on a large skeleton
+ * stay with the timelines; a fully animated chain of joints, which the
+ * schedule pairs with themselves, fills half), at the AVX2 level: its
+ * kernel's. Weights tracks do not matter here. */
 static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int simd)
 {
 #if defined(SINEW_X86_SIMD)
     if (!sk || sk->joint_count != clip->joint_count || simd < SINEW_SIMD_AVX2) return false;
     const sinew_track *first = NULL;
+    size_t filled = 0;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
         if (!fast_track(t) || (first && !same_times(t, first))) return false;
         if (!first) first = t;
+        filled += t->target == SINEW_TARGET_ROTATION ? 4 : 3;
     }
-    return first != NULL;
+    return first != NULL && 3 * filled >= (size_t)sk->schedule_length_ * 10;
 #else
     (void)clip, (void)sk, (void)simd;
     return false;
