@@ -100,6 +100,13 @@ bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned f
                               const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,
                               sinew_transform *local, sinew_mat4 *model);
 
+/* Whether a root matrix keeps the pose affine: NULL (the identity) or a
+ * last row of (0, 0, 0, 1). Local to model's fast paths need it. */
+static inline bool sinew__affine_root(const sinew_mat4 *root)
+{
+    return !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
+}
+
 /* The level `want` asks for (a sinew_simd; AUTO: the best) capped by `cap`. */
 static inline int sinew__simd_cap(int want, int cap) { return want <= SINEW_SIMD_AUTO || want > cap ? cap : want; }
 

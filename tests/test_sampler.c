@@ -335,6 +335,20 @@ static void test_file(const char *path, const char *anim)
     sinew_asset_free(a);
 }
 
+/* check_clip_levels on the clip and on its additive twin (over the rest
+ * pose), labelled `what` and `what` additive. */
+static void check_with_additive(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
+{
+    check_clip_levels(clip, sk, what);
+    sinew_error err;
+    sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
+    CHECK(add != NULL, "%s additive: %s", what, err.description);
+    char label[256];
+    snprintf(label, sizeof label, "%s additive", what);
+    if (add) check_clip_levels(add, sk, label);
+    sinew_clip_free(add);
+}
+
 /* Tracks on different timelines (one filling most of the pose, one of two
  * joints far apart: an image frame and a packed one), counts that are not a multiple of the
  * SIMD width, one-key tracks, keys a half-turn and more apart (the series
@@ -399,13 +413,7 @@ static void test_synthetic(void)
     sinew_clip *clip = sinew_clip_create(&(sinew_clip_desc){.name = "synthetic", .joint_count = JOINTS,
                                                             .track_count = nt, .tracks = tracks}, NULL, &err);
     CHECK(clip != NULL, "clip: %s", err.description);
-    if (clip) {
-        check_clip_levels(clip, sk, "synthetic");
-        sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
-        CHECK(add != NULL, "additive: %s", err.description);
-        if (add) check_clip_levels(add, sk, "synthetic additive");
-        sinew_clip_free(add);
-    }
+    if (clip) check_with_additive(clip, sk, "synthetic");
     sinew_clip_free(clip);
     /* the tracks made LINEAR on the first timeline, what the block layout
      * takes: some values still left to the rest pose, far apart keys,
@@ -425,11 +433,7 @@ static void test_synthetic(void)
     CHECK(clip != NULL, "baked clip: %s", err.description);
     if (clip) {
         CHECK(baked(clip, sk), "the baked clip is not baked");
-        check_clip_levels(clip, sk, "synthetic baked");
-        sinew_clip *add = sinew_clip_make_additive(clip, sk, SINEW_ADDITIVE_REST_POSE, NULL, &err);
-        CHECK(add != NULL, "additive: %s", err.description);
-        if (add) check_clip_levels(add, sk, "synthetic baked additive");
-        sinew_clip_free(add);
+        check_with_additive(clip, sk, "synthetic baked");
     }
     sinew_clip_free(clip);
     /* one track on a large skeleton: the timelines (the block layout would

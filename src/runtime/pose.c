@@ -59,7 +59,7 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     if (r != SINEW_OK) return r;
     /* Every TRS matrix is affine; so is the whole pose unless the root
      * matrix is projective, which the general product then carries down. */
-    bool affine = !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
+    bool affine = sinew__affine_root(root);
 #if defined(SINEW_X86_SIMD)
     if (affine && sk->simd_ >= SINEW_SIMD_AVX2) {
         sinew__local_to_model_avx2(sk->schedule_, sk->schedule_length_, sk->parents, local, root, model);

@@ -355,8 +355,7 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_transform *local, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    bool affine = !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
-    if (!p || !affine || sk->simd_ < SINEW_SIMD_AVX2 || sk->schedule_length_ != p->length ||
+    if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->schedule_length_ != p->length ||
         memcmp(sk->schedule_, p->schedule, sizeof(int16_t) * (size_t)p->length) != 0)
         return false;
     blocks_run(sm, t, flags, hints, base, sk->parents, root, local, model);
