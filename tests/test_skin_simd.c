@@ -19,6 +19,7 @@
 #include "shared_asset.h"
 #include "implied_twin.h"
 #include "product_error.h"
+#include "runtime/skin_internal.h" /* the block groups: which ones a skin fills */
 
 #include <float.h>
 #include <stdint.h>
@@ -425,6 +426,47 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
     CHECK(rigid_runs > 0, "rigid DQS palettes were tried");
 }
 
+/* Blocks bound to one joint: eight vertices of weight exactly 1 (the
+ * kernels take the palette matrix without multiplying), eight whose one
+ * weight is 1 - 8e-6 (kept as given, under the 1e-5 that is normalized:
+ * taking the matrix alone would be off by 8e-6, past the tolerance), and a
+ * last block of four. LBS and DQS against the scalar reference. */
+static void test_one_joint_blocks(const sinew_skeleton *sk, sinew_simd level)
+{
+    enum { V = 20, J = 6 };
+    int joints[J];
+    uint8_t idx[V];
+    float w[V];
+    for (int j = 0; j < J; ++j) joints[j] = j % sk->joint_count;
+    for (int v = 0; v < V; ++v) idx[v] = (uint8_t)(3 + v / 8), w[v] = 1.0f;
+    w[9] = 1.0f - 8e-6f;
+    sinew_error err = {0};
+    sinew_skin *s = sinew_skin_create(sk,
+                                      &(sinew_skin_desc){.joint_count = J, .joints = joints, .vertex_count = V,
+                                                         .influence_count = 1, .index_type = SINEW_INDEX_U8,
+                                                         .indices = idx, .weight_type = SINEW_WEIGHT_F32,
+                                                         .weights = w},
+                                      NULL, NULL, &err);
+    CHECK(s != NULL, "one-joint skin: %s", err.description);
+    if (!s) return;
+    CHECK(s->blocks_->group[SINEW__UNIT_GROUP].count == 1 && s->blocks_->group[1].count == 2,
+          "one-joint skin: %d unit block(s), %d one-joint block(s); want 1 and 2",
+          s->blocks_->group[SINEW__UNIT_GROUP].count, s->blocks_->group[1].count);
+    mesh m = random_mesh(V);
+    sinew_mat4 pal[J];
+    sinew_dq_transform dq[J];
+    for (int j = 0; j < J; ++j) pal[j] = random_matrix(true);
+    for (int j = 0; j < J; ++j) pal[j].m[12] *= 1000.0f; /* translations that dwarf the rest */
+    sinew_dq_palette(pal, J, dq, NULL);
+    for (int dqs = 0; dqs < 2; ++dqs) {
+        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dqs ? dq : NULL, .palette_count = J,
+                              .positions = m.pos, .normals = m.nrm};
+        check_compare(compare_levels(&job, level, false), dqs ? "one-joint blocks, DQS" : "one-joint blocks", level);
+    }
+    free_mesh(&m);
+    sinew_skin_free(s);
+}
+
 /* Interleaved streams (position, normal, tangent in one 48-byte vertex),
  * output strided too; then outputs aliasing their inputs. */
 static void test_strides_and_alias(const sinew_skeleton *sk, sinew_simd level)
@@ -694,6 +736,7 @@ int main(void)
         sinew_asset *demo = sinew_demo_create(NULL, NULL);
         test_random(demo->skeleton, (sinew_simd)level);
         test_strides_and_alias(demo->skeleton, (sinew_simd)level);
+        test_one_joint_blocks(demo->skeleton, (sinew_simd)level);
         test_nan(demo->skeleton, (sinew_simd)level);
         test_tiny_normals(demo->skeleton, (sinew_simd)level);
         test_asset(demo, "built-in character", (sinew_simd)level);

@@ -161,21 +161,32 @@ static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *wei
     return n;
 }
 
+/* The group of a block of n joints with weight rows `rows`: n, or
+ * SINEW__UNIT_GROUP for one joint weighing exactly 1 in every lane. */
+static int block_group(int n, const float *rows)
+{
+    if (n != 1) return n;
+    for (int i = 0; i < SINEW__BLOCK; ++i)
+        if (rows[i] != 1.0f) return n;
+    return SINEW__UNIT_GROUP;
+}
+
 /* Regroups the (validated) influences by block for the SIMD kernels. */
 static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocator *alloc)
 {
     int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
-    int per_count[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
+    int per_group[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
     uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
-    for (int b = 0; b < count; ++b) per_count[block_joints(s, b, scratch, NULL, NULL)]++;
+    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
+    for (int b = 0; b < count; ++b) per_group[block_group(block_joints(s, b, scratch, rows, NULL), rows)]++;
     sinew__layout l = {sizeof(sinew__skin_blocks), false};
     size_t off[SINEW__BLOCK_MAX_JOINTS + 1][4];
-    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
-        size_t c = (size_t)per_count[n];
-        off[n][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
-        off[n][1] = sinew__layout_add(&l, c * (size_t)n, sizeof(uint16_t), 8);
-        off[n][2] = sinew__layout_add(&l, c * (size_t)n * SINEW__BLOCK, sizeof(float), 32);
-        off[n][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        size_t c = (size_t)per_group[k], n = (size_t)sinew__group_joints(k);
+        off[k][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
+        off[k][1] = sinew__layout_add(&l, c * n, sizeof(uint16_t), 8);
+        off[k][2] = sinew__layout_add(&l, c * n * SINEW__BLOCK, sizeof(float), 32);
+        off[k][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
     }
     size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
     /* the weight rows are loaded as aligned vectors */
@@ -183,22 +194,21 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
     if (!base) return NULL;
     sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
     memset(bl, 0, sizeof *bl);
-    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
     for (int b = 0; b < count; ++b) {
         uint8_t pivot[SINEW__BLOCK];
-        int n = block_joints(s, b, scratch, rows, pivot);
-        sinew__block_group *g = &bl->group[n];
+        int n = block_joints(s, b, scratch, rows, pivot), k = block_group(n, rows);
+        sinew__block_group *g = &bl->group[k];
         size_t at = (size_t)g->count * (size_t)n;
-        memcpy((uint8_t *)(base + off[n][3]) + (size_t)g->count * SINEW__BLOCK, pivot, SINEW__BLOCK);
-        memcpy((uint16_t *)(base + off[n][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
-        memcpy((float *)(base + off[n][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
-        ((uint32_t *)(base + off[n][0]))[g->count++] = (uint32_t)b;
+        memcpy((uint8_t *)(base + off[k][3]) + (size_t)g->count * SINEW__BLOCK, pivot, SINEW__BLOCK);
+        memcpy((uint16_t *)(base + off[k][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
+        memcpy((float *)(base + off[k][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
+        ((uint32_t *)(base + off[k][0]))[g->count++] = (uint32_t)b;
     }
-    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
-        bl->group[n].block = (const uint32_t *)(base + off[n][0]);
-        bl->group[n].joints = (const uint16_t *)(base + off[n][1]);
-        bl->group[n].weights = (const float *)(base + off[n][2]);
-        bl->group[n].pivot = (const uint8_t *)(base + off[n][3]);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        bl->group[k].block = (const uint32_t *)(base + off[k][0]);
+        bl->group[k].joints = (const uint16_t *)(base + off[k][1]);
+        bl->group[k].weights = (const float *)(base + off[k][2]);
+        bl->group[k].pivot = (const uint8_t *)(base + off[k][3]);
     }
     float *lanes = (float *)(base + off_lanes);
     for (int j = 0; j < s->joint_count; ++j)

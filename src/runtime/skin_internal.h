@@ -112,8 +112,18 @@ typedef struct sinew__block_group {
     const uint8_t *pivot;
 } sinew__block_group;
 
+/* group[k] holds the blocks of k joints, but for k = 0 (SINEW__UNIT_GROUP):
+ * blocks whose every vertex follows one joint with weight exactly 1 (a
+ * hand, a prop), stored as one-joint blocks, their weight rows all 1. LBS
+ * takes that joint's palette matrix as the blend, without multiplying; the
+ * other kernels run them as one-joint blocks. */
+enum { SINEW__UNIT_GROUP = 0 };
+
+/* The joints per block of group k. */
+static inline int sinew__group_joints(int k) { return k == SINEW__UNIT_GROUP ? 1 : k; }
+
 typedef struct sinew__skin_blocks {
-    sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count n */
+    sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count, see SINEW__UNIT_GROUP */
     /* columns 0 and 1 of the inverse bind matrices spread for the palette
      * kernel, 32 floats per joint, 32-byte aligned: vector i
      * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */

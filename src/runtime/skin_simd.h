@@ -91,18 +91,23 @@ static __attribute__((noinline)) void store3_lanes(float *base, size_t stride, i
     }
 }
 
-/* M = sum over the block's n joints of weight row * palette matrix; m[0..8]
- * the 3x3 part column by column, m[9..11] the translation. */
-SIMD_INLINE void blend(int n, const uint16_t *joints, const float *weights,
+/* M = sum over the block's joints of weight row * palette matrix (k: the
+ * block's group, see SINEW__UNIT_GROUP); m[0..8] the 3x3 part column by
+ * column, m[9..11] the translation. */
+SIMD_INLINE void blend(int k, const uint16_t *joints, const float *weights,
                             const sinew_mat4 *palette, __m256 m[12])
 {
     static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
     const float *p = palette[joints[0]].m;
+    if (k == SINEW__UNIT_GROUP) { /* weights of 1: the matrix itself */
+        for (int e = 0; e < 12; ++e) m[e] = _mm256_set1_ps(p[element[e]]);
+        return;
+    }
     __m256 w = _mm256_load_ps(weights);
     for (int e = 0; e < 12; ++e) m[e] = _mm256_mul_ps(_mm256_set1_ps(p[element[e]]), w);
-    for (int k = 1; k < n; ++k) {
-        p = palette[joints[k]].m;
-        w = _mm256_load_ps(weights + k * SINEW__BLOCK);
+    for (int j = 1; j < k; ++j) {
+        p = palette[joints[j]].m;
+        w = _mm256_load_ps(weights + j * SINEW__BLOCK);
         for (int e = 0; e < 12; ++e) m[e] = _mm256_fmadd_ps(_mm256_set1_ps(p[element[e]]), w, m[e]);
     }
 }
@@ -217,12 +222,12 @@ SIMD_INLINE int block_lanes(const sinew__job_streams *st, uint32_t block, int *l
 }
 
 /* One block, any part of it in the range, any strides. */
-SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *st, int n, bool fast_normals,
+SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
                            uint32_t block, const uint16_t *joints, const float *weights)
 {
     int lo, hi, first = block_lanes(st, block, &lo, &hi);
     __m256 m[12];
-    blend(n, joints, weights, job->palette, m);
+    blend(k, joints, weights, job->palette, m);
     if (job->positions)
         store_block(job->out_positions, st->ops, first, lo, hi,
                     transform_point(m, load_block(job->positions, st->ps, first, lo, hi)));
@@ -243,14 +248,15 @@ SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *
  * after the next block is blended, so that the core has independent work
  * while each block's long chain (blend, transform, normalize) runs (5% faster
  * on arnaud.fbx than two blocks interleaved side by side). */
-SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int n, bool fast_normals, const uint32_t *block,
+SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, const uint32_t *block,
                            const uint16_t *joints, const float *weights, size_t count)
 {
     v3x8 pending = {0};
     float *pending_out = NULL;
+    size_t n = (size_t)sinew__group_joints(k);
     for (size_t i = 0; i < count; ++i) {
         __m256 m[12];
-        blend(n, joints + i * (size_t)n, weights + i * (size_t)n * SINEW__BLOCK, job->palette, m);
+        blend(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette, m);
         size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
         if (job->positions)
             store3_packed(job->out_positions + f, transform_point(m, load3_packed(job->positions + f)));
@@ -283,11 +289,11 @@ SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_stream
     *lo_out = lo, *end_out = end;
 }
 
-/* The blocks of one joint count n that meet the job's range. */
-SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int n, bool fast_normals)
+/* The blocks of group k that meet the job's range. */
+SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals)
 {
-    const sinew__block_group *g = &job->skin->blocks_->group[n];
-    size_t lo, end, row = (size_t)n * SINEW__BLOCK;
+    const sinew__block_group *g = &job->skin->blocks_->group[k];
+    size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK;
     group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) pipelined when packed */
     bool packed = !job->tangents && (!job->positions || (st->ps == 12 && st->ops == 12)) &&
@@ -297,54 +303,58 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
         uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
         uint32_t whole_end = (uint32_t)(st->end / SINEW__BLOCK); /* blocks below it end in range */
         for (; i < end && g->block[i] < whole_first; ++i)
-            lbs_block(job, st, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+            lbs_block(job, st, k, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
         size_t whole = i;
         while (whole < end && g->block[whole] < whole_end) ++whole;
-        lbs_whole(job, n, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row, whole - i);
+        lbs_whole(job, k, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row, whole - i);
         i = whole;
     }
-    for (; i < end; ++i) lbs_block(job, st, n, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
 }
 
-/* Each joint count up to 4 and normal mode has its own function: one loop,
+/* Each group up to 4 joints and normal mode has its own function: one loop,
  * unrolled for its count, whose registers the compiler allocates alone (all
  * groups inlined into one function, GCC spilled across them: 3.5% slower
  * under AVX-512, 10% under AVX2). DQS, tried the same way, measured no
  * different and stays one function. */
-#define LBS_GROUP_FUNCTION(name, n, fast)                                                                   \
+#define LBS_GROUP_FUNCTION(name, k, fast)                                                                   \
     static __attribute__((noinline)) void name(const sinew_skin_job *job, const sinew__job_streams *st) \
     {                                                                                                   \
-        lbs_group(job, st, n, fast);                                                                    \
+        lbs_group(job, st, k, fast);                                                                    \
     }
+LBS_GROUP_FUNCTION(lbs_unit_fast, SINEW__UNIT_GROUP, true)
 LBS_GROUP_FUNCTION(lbs_group1_fast, 1, true)
 LBS_GROUP_FUNCTION(lbs_group2_fast, 2, true)
 LBS_GROUP_FUNCTION(lbs_group3_fast, 3, true)
 LBS_GROUP_FUNCTION(lbs_group4_fast, 4, true)
+LBS_GROUP_FUNCTION(lbs_unit_exact, SINEW__UNIT_GROUP, false)
 LBS_GROUP_FUNCTION(lbs_group1_exact, 1, false)
 LBS_GROUP_FUNCTION(lbs_group2_exact, 2, false)
 LBS_GROUP_FUNCTION(lbs_group3_exact, 3, false)
 LBS_GROUP_FUNCTION(lbs_group4_exact, 4, false)
 
-static __attribute__((noinline)) void lbs_group_any(const sinew_skin_job *job, const sinew__job_streams *st, int n,
+static __attribute__((noinline)) void lbs_group_any(const sinew_skin_job *job, const sinew__job_streams *st, int k,
                                                     bool fast_normals)
 {
-    lbs_group(job, st, n, fast_normals);
+    lbs_group(job, st, k, fast_normals);
 }
 
 void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode)
 {
     typedef void (*group_fn)(const sinew_skin_job *, const sinew__job_streams *);
-    static const group_fn fast[5] = {NULL, lbs_group1_fast, lbs_group2_fast, lbs_group3_fast, lbs_group4_fast};
-    static const group_fn exact[5] = {NULL, lbs_group1_exact, lbs_group2_exact, lbs_group3_exact, lbs_group4_exact};
+    static const group_fn fast[5] = {lbs_unit_fast, lbs_group1_fast, lbs_group2_fast, lbs_group3_fast,
+                                     lbs_group4_fast};
+    static const group_fn exact[5] = {lbs_unit_exact, lbs_group1_exact, lbs_group2_exact, lbs_group3_exact,
+                                      lbs_group4_exact};
     if (st->end <= st->begin) return;
     bool fast_normals = mode == SINEW_NORMALS_FAST || !job->normals;
     const sinew__skin_blocks *bl = job->skin->blocks_;
-    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
-        if (!bl->group[n].count) continue;
-        if (n <= 4)
-            (fast_normals ? fast : exact)[n](job, st);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        if (!bl->group[k].count) continue;
+        if (k <= 4)
+            (fast_normals ? fast : exact)[k](job, st);
         else
-            lbs_group_any(job, st, n, fast_normals);
+            lbs_group_any(job, st, k, fast_normals);
     }
 }
 
@@ -462,10 +472,12 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
     }
 }
 
+/* The blocks of group k that meet the job's range, n joints each (the unit
+ * group's as one-joint blocks). */
 SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *st,
-                            int n, bool rigid, bool uniform)
+                            int k, int n, bool rigid, bool uniform)
 {
-    const sinew__block_group *g = &job->skin->blocks_->group[n];
+    const sinew__block_group *g = &job->skin->blocks_->group[k];
     size_t lo, end, row = (size_t)n * SINEW__BLOCK;
     group_span(g, st, &lo, &end);
     for (size_t i = lo; i < end; ++i)
@@ -477,14 +489,15 @@ SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st
                             bool rigid, bool uniform)
 {
     const sinew__skin_blocks *bl = job->skin->blocks_;
-    for (int n = 1; n <= SINEW__BLOCK_MAX_JOINTS; ++n) {
-        if (!bl->group[n].count) continue;
-        switch (n) {
-        case 1: dqs_group(job, st, 1, rigid, uniform); break;
-        case 2: dqs_group(job, st, 2, rigid, uniform); break;
-        case 3: dqs_group(job, st, 3, rigid, uniform); break;
-        case 4: dqs_group(job, st, 4, rigid, uniform); break;
-        default: dqs_group(job, st, n, rigid, uniform); break;
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        if (!bl->group[k].count) continue;
+        switch (k) {
+        case SINEW__UNIT_GROUP: dqs_group(job, st, k, 1, rigid, uniform); break;
+        case 1: dqs_group(job, st, k, 1, rigid, uniform); break;
+        case 2: dqs_group(job, st, k, 2, rigid, uniform); break;
+        case 3: dqs_group(job, st, k, 3, rigid, uniform); break;
+        case 4: dqs_group(job, st, k, 4, rigid, uniform); break;
+        default: dqs_group(job, st, k, k, rigid, uniform); break;
         }
     }
 }
