@@ -11,10 +11,10 @@
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
 /* Loads FILE (.gltf/.glb) or, for NULL, the built-in character; prints the
- * reason and returns NULL on failure. Warnings go to stderr. `scene` and
- * `weld` as sinew_load_options.scene (0: the file's default) and
- * .weld_vertices. */
-sinew_asset *cli_load_asset(const char *path, int scene, bool weld);
+ * reason and returns NULL on failure. Warnings go to stderr. `scene`,
+ * `weld` and `order` as sinew_load_options.scene (0: the file's default),
+ * .weld_vertices and .order_vertices_for_skinning. */
+sinew_asset *cli_load_asset(const char *path, int scene, bool weld, bool order);
 
 /* The clips a command plays: the asset's own, or with `anim_paths` those of
  * other files (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton
@@ -62,13 +62,14 @@ enum { CLI_MAX_ANIMS = 16 };
 
 /* What a command plays: FILE (NULL: the built-in character), --anim FILE
  * (repeatable), --clip C, --scene N (stored as sinew_load_options.scene),
- * --weld (sinew_load_options.weld_vertices). */
+ * --weld (sinew_load_options.weld_vertices), --order-vertices
+ * (.order_vertices_for_skinning). */
 typedef struct cli_source {
     const char *file, *clip;
     const char *anims[CLI_MAX_ANIMS];
     int anim_count;
     int scene;
-    bool weld;
+    bool weld, order_vertices;
 } cli_source;
 
 /* Takes argv[*i] (advancing *i past a value) when it is FILE or one of the

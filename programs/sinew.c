@@ -34,7 +34,7 @@ static const char *const usage[] = {
     "                (--up: the up axis root motion turns about)\n"
     ,
     "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--simd L] [--json OUT]\n"
-    "       [--weld] [--copies K]\n"
+    "       [--weld] [--order-vertices] [--copies K]\n"
     "                time the runtime's kernels on one character (the built-in one\n"
     "                without FILE): sampling, local-to-model, palette, LBS and DQS\n"
     "                skinning (over N threads), blends and two-bone IK, at SIMD\n"
@@ -42,8 +42,9 @@ static const char *const usage[] = {
     "                and LBS also at the scalar reference beside it); per call,\n"
     "                median of 15 batches; a table, and JSON\n"
     "                to OUT (docs/BENCHMARKS.md). --weld merges FILE's identical\n"
-    "                vertices (Assimp formats), --copies K skins K copies of the mesh\n"
-    "                end to end as one\n"
+    "                vertices (Assimp formats), --order-vertices sorts each skinned\n"
+    "                mesh's vertices by the joints they follow (faster CPU skinning),\n"
+    "                --copies K skins K copies of the mesh end to end as one\n"
     "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
     "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
     "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
@@ -97,11 +98,12 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 
-sinew_asset *cli_load_asset(const char *path, int scene, bool weld)
+sinew_asset *cli_load_asset(const char *path, int scene, bool weld, bool order)
 {
     sinew_error err = {0};
     if (path) {
-        sinew_load_options lo = {.base = cli_options, .scene = scene, .weld_vertices = weld};
+        sinew_load_options lo = {.base = cli_options, .scene = scene, .weld_vertices = weld,
+                                 .order_vertices_for_skinning = order};
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;
@@ -123,7 +125,7 @@ int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int 
     }
     int status = EXIT_OK;
     for (int f = 0; f < anim_count && status == EXIT_OK; ++f) {
-        sinew_asset *anim = cli_load_asset(anim_paths[f], 0, false);
+        sinew_asset *anim = cli_load_asset(anim_paths[f], 0, false, false);
         if (!anim) {
             status = EXIT_FAILED;
             break;
@@ -285,6 +287,8 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
         s->scene = k + 1;
     } else if (strcmp(arg, "--weld") == 0) {
         s->weld = true;
+    } else if (strcmp(arg, "--order-vertices") == 0) {
+        s->order_vertices = true;
     } else if (missing) { /* set by the options above only */
         return -cli_usage_error(command, "missing the value of", arg);
     } else if (arg[0] == '-' && arg[1]) {
@@ -300,7 +304,7 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
 int cli_load(const char *command, const cli_source *source, cli_loaded *out)
 {
     *out = (cli_loaded){.clip_index = -1};
-    if (!(out->asset = cli_load_asset(source->file, source->scene, source->weld))) return EXIT_FAILED;
+    if (!(out->asset = cli_load_asset(source->file, source->scene, source->weld, source->order_vertices))) return EXIT_FAILED;
     if (cli_clips_load(out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
         cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
         cli_unload(out);
@@ -455,7 +459,7 @@ static int cmd_info(int argc, char **argv)
             file = argv[i];
         }
     }
-    sinew_asset *a = cli_load_asset(file, scene, false);
+    sinew_asset *a = cli_load_asset(file, scene, false, false);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -558,7 +562,7 @@ static int cmd_demo(int argc, char **argv)
         fprintf(stderr, "sinew: demo takes no arguments\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = cli_load_asset(NULL, 0, false);
+    sinew_asset *a = cli_load_asset(NULL, 0, false, false);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];

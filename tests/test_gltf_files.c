@@ -6,6 +6,7 @@
 #include "sinew/sinew_import.h"
 #include "check.h"
 #include "shared_asset.h"
+#include "mesh_corners.h"
 
 #include <stdlib.h>
 #include <unistd.h>
@@ -79,6 +80,24 @@ int main(void)
         CHECK(a->clip_count == 1 && fabsf(a->clips[0]->duration - 2.0f) < 0.01f, "cesium_man: one 2 s clip (%g)",
               a->clip_count ? (double)a->clips[0]->duration : 0.0);
         play_all(a, "cesium_man");
+        /* order_vertices_for_skinning: the same triangles corner for corner */
+        char path[512];
+        snprintf(path, sizeof path, "%s/gltf/cesium_man.gltf", SINEW_ASSETS);
+        sinew_load_options o = {.order_vertices_for_skinning = true};
+        sinew_error err = {0};
+        sinew_asset *ordered = sinew_load_file(path, &o, &err);
+        CHECK(ordered != NULL, "cesium_man loads with its vertices ordered: %s", err.description);
+        if (ordered) {
+            const sinew_mesh *x = &a->meshes[0], *y = &ordered->meshes[0];
+            CHECK(y->vertex_count == x->vertex_count && y->index_count == x->index_count && y->texcoord_count == 1 &&
+                      corners_differ(x, y, true) == 0,
+                  "cesium_man ordered: every triangle corner as read (position, normal, texture coordinates, "
+                  "influences)");
+            CHECK(memcmp(x->positions, y->positions, sizeof(float) * 3 * (size_t)x->vertex_count) != 0,
+                  "cesium_man ordered: the vertices moved");
+            play_all(ordered, "cesium_man ordered");
+            sinew_asset_free(ordered);
+        }
         sinew_asset_free(a);
     }
     a = load("rigged_simple.gltf");

@@ -5,6 +5,7 @@
 #include "check.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 /* Skins the demo mesh in a pose; returns the largest distance from the
  * bind-pose positions. */
@@ -307,6 +308,50 @@ static void test_eight_influences(void)
     sinew_skeleton_free(sk);
 }
 
+/* sinew_skin_vertex_order: a permutation sorted by the set of weighted
+ * joints (a joint listed twice counts once, zero weights not at all, the
+ * order of an influence list does not matter), ties in vertex order; NULL
+ * arguments refused. */
+static void test_vertex_order(void)
+{
+    int parents[8];
+    for (int i = 0; i < 8; ++i) parents[i] = i - 1;
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){8, parents, NULL, NULL}, NULL, NULL, NULL);
+    int joints[8] = {0, 1, 2, 3, 4, 5, 6, 7};
+    /* 3 influences per vertex; expected sets in comments */
+    enum { V = 7 };
+    uint8_t idx[V * 3] = {5, 2, 0, /* {2, 5} */
+                          3, 0, 0, /* {3} */
+                          2, 5, 7, /* {2, 5}: the 7 has weight 0 */
+                          1, 1, 6, /* {1, 6}: 1 twice */
+                          4, 0, 0, /* {0, 4} */
+                          3, 3, 3, /* {3} */
+                          2, 5, 0 /* {2, 5} */};
+    float w[V * 3] = {0.5f, 0.5f, 0, 1, 0, 0, 0.3f, 0.7f, 0, 0.25f, 0.25f, 0.5f, 0.6f, 0.4f, 0,
+                      0.2f, 0.3f, 0.5f, 0.9f, 0.1f, 0};
+    sinew_skin *s = sinew_skin_create(
+        sk, &(sinew_skin_desc){8, joints, NULL, NULL, V, 3, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false}, NULL, NULL,
+        NULL);
+    CHECK(s != NULL, "vertex order: the skin is made");
+    if (s) {
+        int order[V], want[V] = {4, 3, 0, 2, 6, 1, 5}; /* {0,4} {1,6} {2,5} x3 {3} x2 */
+        sinew_error err = {0};
+        CHECK(sinew_skin_vertex_order(s, order, &err) == SINEW_OK, "vertex order: %s", err.description);
+        bool same = true;
+        for (int i = 0; i < V; ++i) same &= order[i] == want[i];
+        CHECK(same, "vertex order: by joint set, ties in vertex order (got %d %d %d %d %d %d %d)", order[0], order[1],
+              order[2], order[3], order[4], order[5], order[6]);
+        CHECK(sinew_skin_vertex_order(s, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "order"),
+              "vertex order: NULL order refused (%s)", err.description);
+    }
+    sinew_error err = {0};
+    int order[1];
+    CHECK(sinew_skin_vertex_order(NULL, order, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "skin"),
+          "vertex order: NULL skin refused (%s)", err.description);
+    sinew_skin_free(s);
+    sinew_skeleton_free(sk);
+}
+
 static void test_palette_and_jobs(void)
 {
     sinew_skeleton *sk = two_joints();
@@ -406,5 +451,6 @@ int main(void)
     test_errors();
     test_eight_influences();
     test_palette_and_jobs();
+    test_vertex_order();
     return check_finish("test_skin");
 }

@@ -68,9 +68,18 @@ typedef struct sinew_load_options {
      * JoinIdenticalVertices; Assimp otherwise gives each triangle corner a
      * vertex of its own: arnaud.fbx has 20,010 vertices as read, 3,748
      * welded). Nothing is approximated, but the vertex order and count
-     * differ from the file's. glTF meshes are read as their accessors index
-     * them, already shared. */
+     * differ from the file's; and Assimp 5.2.5 also merges vertices that
+     * differ only in vertex color (arnaud.fbx: 252 triangle corners change
+     * color), which a warning says when a welded mesh has colors. glTF
+     * meshes are read as their accessors index them, already shared. */
     bool weld_vertices;
+    /* Each skinned mesh's vertices in the order sinew_skin_vertex_order
+     * gives (grouped by the joints they follow, for faster CPU skinning):
+     * every vertex stream, morph target and the skin are permuted alike and
+     * the triangles' indices mapped, so the mesh draws and deforms the same
+     * (tests/test_assimp_files.c checks it corner by corner). The vertex
+     * order differs from the file's; after weld_vertices when both are set. */
+    bool order_vertices_for_skinning;
 } sinew_load_options;
 
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative

@@ -6,7 +6,8 @@
  * files (a BVH) once no dummy mesh is made, and the conversion below checks
  * what it uses anyway. aiProcess_JoinIdenticalVertices only when
  * sinew_load_options.weld_vertices asks for it (it reorders and merges the
- * file's vertices). Properties: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS
+ * file's vertices; Assimp 5.2.5 merges vertices that differ only in vertex
+ * color too, which a warning says). Properties: AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS
  * 0 (Assimp folds FBX pivots and pre-rotations into the nodes it can),
  * AI_CONFIG_IMPORT_COLLADA_USE_COLLADA_NAMES 1 (the artist's node names,
  * not the ids), AI_CONFIG_IMPORT_NO_SKELETON_MESHES 1 (no made-up meshes
@@ -652,5 +653,13 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
     }
     sinew_result r = sinew__assimp_convert(scene, &options->base, asset, err);
     aiReleaseImport(scene);
+    int colored = 0;
+    for (int m = 0; r == SINEW_OK && options->weld_vertices && m < asset->mesh_count; ++m)
+        colored += asset->meshes[m].colors != NULL;
+    if (colored)
+        sinew__warn(&options->base,
+                    "%d mesh(es) have vertex colors, and Assimp 5.2 welds vertices that differ only in color "
+                    "(arnaud.fbx: 252 triangle corners change color); load without weld_vertices to keep them",
+                    colored);
     return r;
 }

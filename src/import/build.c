@@ -113,3 +113,96 @@ done:
     sinew__free(&alloc, outer_names);
     return r;
 }
+
+/* ---- vertices in skinning order ------------------------------------------- */
+
+/* data[i] = old data[order[i]] for n elements of `size` bytes, through
+ * `scratch` (n * size bytes). */
+static void permute(void *data, size_t size, const int *order, int n, unsigned char *scratch)
+{
+    if (!data) return;
+    const unsigned char *from = data;
+    for (int i = 0; i < n; ++i) memcpy(scratch + (size_t)i * size, from + (size_t)order[i] * size, size);
+    memcpy(data, scratch, (size_t)n * size);
+}
+
+/* The skin with its vertices in `order`: the stored indices and weights
+ * permuted and made into a new skin (nothing to repair: they were checked
+ * when first made). */
+static sinew_skin *reordered_skin(const sinew_asset *asset, const sinew_skin *s, const int *order,
+                                  const sinew_options *options, sinew_error *err)
+{
+    sinew_allocator alloc = sinew__allocator(options);
+    int n = s->vertex_count, k = s->influence_count - (s->last_weight_implied ? 1 : 0);
+    size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
+    size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM16 ? 2 : 1;
+    size_t irow = (size_t)s->influence_count * isize, wrow = (size_t)k * wsize;
+    unsigned char *idx = sinew__import_alloc(&alloc, (size_t)n + 1, irow);
+    unsigned char *w = sinew__import_alloc(&alloc, (size_t)n + 1, wrow + 1);
+    int *joints = sinew__import_alloc(&alloc, (size_t)s->joint_count + 1, sizeof *joints);
+    sinew_skin *out = NULL;
+    if (!idx || !w || !joints) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    } else {
+        for (int i = 0; i < n; ++i) {
+            memcpy(idx + (size_t)i * irow, (const unsigned char *)s->indices + (size_t)order[i] * irow, irow);
+            memcpy(w + (size_t)i * wrow, (const unsigned char *)s->weights + (size_t)order[i] * wrow, wrow);
+        }
+        for (int j = 0; j < s->joint_count; ++j) joints[j] = s->joints[j];
+        sinew_skin_desc d = {.joint_count = s->joint_count, .joints = joints, .inverse_bind = s->inverse_bind,
+                             .vertex_count = n, .influence_count = s->influence_count, .index_type = s->index_type,
+                             .indices = idx, .weight_type = s->weight_type, .weights = k ? w : NULL,
+                             .last_weight_implied = s->last_weight_implied};
+        out = sinew_skin_create(asset->skeleton, &d, options, NULL, err);
+    }
+    sinew__free(&alloc, idx);
+    sinew__free(&alloc, w);
+    sinew__free(&alloc, joints);
+    return out;
+}
+
+sinew_result sinew__import_order_vertices(sinew_asset *asset, const sinew_options *options, sinew_error *err)
+{
+    sinew_allocator alloc = sinew__allocator(options);
+    for (int m = 0; m < asset->mesh_count; ++m) {
+        sinew_mesh *mesh = (sinew_mesh *)&asset->meshes[m];
+        int n = mesh->vertex_count;
+        if (!mesh->skin || n < 2) continue;
+        int *order = sinew__import_alloc(&alloc, (size_t)n, sizeof *order);
+        int *place = sinew__import_alloc(&alloc, (size_t)n, sizeof *place);
+        unsigned char *scratch = sinew__import_alloc(&alloc, (size_t)n, 4 * sizeof(float));
+        sinew_result r = order && place && scratch ? sinew_skin_vertex_order(mesh->skin, order, err)
+                                                   : sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+        sinew_skin *skin = r == SINEW_OK ? reordered_skin(asset, mesh->skin, order, options, err) : NULL;
+        if (r == SINEW_OK && !skin) r = err ? err->result : SINEW_ERROR_OUT_OF_MEMORY;
+        if (r == SINEW_OK) {
+            permute((void *)mesh->positions, 3 * sizeof(float), order, n, scratch);
+            permute((void *)mesh->normals, 3 * sizeof(float), order, n, scratch);
+            permute((void *)mesh->tangents, 4 * sizeof(float), order, n, scratch);
+            for (int t = 0; t < mesh->texcoord_count; ++t)
+                permute((void *)mesh->texcoords[t], 2 * sizeof(float), order, n, scratch);
+            permute((void *)mesh->colors, 4 * sizeof(float), order, n, scratch);
+            const sinew_morph *mo = mesh->morph;
+            for (int t = 0; mo && t < mo->target_count; ++t) {
+                size_t at = (size_t)t * (size_t)n * 3;
+                permute(mo->positions ? (void *)(mo->positions + at) : NULL, 3 * sizeof(float), order, n, scratch);
+                permute(mo->normals ? (void *)(mo->normals + at) : NULL, 3 * sizeof(float), order, n, scratch);
+                permute(mo->tangents ? (void *)(mo->tangents + at) : NULL, 3 * sizeof(float), order, n, scratch);
+            }
+            for (int i = 0; i < n; ++i) place[order[i]] = i;
+            uint32_t *indices = (uint32_t *)mesh->indices;
+            for (int i = 0; i < mesh->index_count; ++i) indices[i] = (uint32_t)place[indices[i]];
+            sinew_skin_free((sinew_skin *)mesh->skin);
+            mesh->skin = skin;
+        } else if (err) {
+            char what[sizeof err->description];
+            snprintf(what, sizeof what, "%s", err->description);
+            sinew__fail(err, r, "meshes[%d] \"%s\": ordering its vertices: %s", m, mesh->name, what);
+        }
+        sinew__free(&alloc, order);
+        sinew__free(&alloc, place);
+        sinew__free(&alloc, scratch);
+        if (r != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}

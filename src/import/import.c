@@ -126,6 +126,8 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     } else {
         r = sinew__assimp_load(data, size, path, &counted, asset, err);
     }
+    if (r == SINEW_OK && caller->order_vertices_for_skinning)
+        r = sinew__import_order_vertices(asset, &counted.base, err);
     if (owned) sinew__free(&bud.real, (void *)data);
     if (r != SINEW_OK) {
         sinew_asset_free(asset);

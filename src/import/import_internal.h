@@ -46,6 +46,12 @@ sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes
 sinew_result sinew__import_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
                                 const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
 
+/* sinew_load_options.order_vertices_for_skinning: each skinned mesh of the
+ * loaded asset in sinew_skin_vertex_order's order, every stream, morph
+ * target and the skin moved with it and the triangles' indices mapped.
+ * Scratch and the new skins come from `options`' allocator. */
+sinew_result sinew__import_order_vertices(sinew_asset *asset, const sinew_options *options, sinew_error *err);
+
 /* The loaders behind sinew_load_file/memory. They fill `asset` (made by
  * the caller, freed by it on failure) through `options`, whose allocator
  * counts against the load's memory limit. */

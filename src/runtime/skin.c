@@ -332,6 +332,54 @@ void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void
     }
 }
 
+/* A vertex's sort key for sinew_skin_vertex_order: its weighted joints in
+ * ascending order, UINT16_MAX past the last. */
+typedef struct vertex_key {
+    uint16_t joints[SINEW_MAX_INFLUENCES];
+    int vertex;
+} vertex_key;
+
+static int compare_vertex_keys(const void *pa, const void *pb)
+{
+    const vertex_key *a = pa, *b = pb;
+    for (int i = 0; i < SINEW_MAX_INFLUENCES; ++i)
+        if (a->joints[i] != b->joints[i]) return a->joints[i] < b->joints[i] ? -1 : 1;
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_error *err)
+{
+    sinew__ok(err);
+    if (!skin || !order) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin vertex order: NULL %s",
+                                            skin ? "order" : "skin");
+    int n = skin->vertex_count;
+    vertex_key *keys = sinew__alloc(&skin->allocator_, sizeof *keys * ((size_t)n + 1));
+    if (!keys)
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin vertex order: out of memory for %d vertices", n);
+    for (int v = 0; v < n; ++v) {
+        int idx[SINEW_MAX_INFLUENCES], count = 0;
+        float w[SINEW_MAX_INFLUENCES];
+        vertex_key *k = &keys[v];
+        int m = sinew__skin_fetch(skin, v, idx, w);
+        for (int i = 0; i < m; ++i) {
+            if (w[i] == 0.0f) continue;
+            uint16_t j = (uint16_t)idx[i];
+            int at = count;
+            while (at > 0 && k->joints[at - 1] > j) --at;
+            if (at > 0 && k->joints[at - 1] == j) continue; /* listed twice */
+            memmove(k->joints + at + 1, k->joints + at, sizeof(uint16_t) * (size_t)(count - at));
+            k->joints[at] = j;
+            ++count;
+        }
+        for (int i = count; i < SINEW_MAX_INFLUENCES; ++i) k->joints[i] = UINT16_MAX;
+        k->vertex = v;
+    }
+    qsort(keys, (size_t)n, sizeof *keys, compare_vertex_keys);
+    for (int i = 0; i < n; ++i) order[i] = keys[i].vertex;
+    sinew__free(&skin->allocator_, keys);
+    return SINEW_OK;
+}
+
 int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights)
 {
     int n = sinew__skin_fetch(skin, v, joints, weights);
