@@ -138,7 +138,7 @@ static sinew_skin *reordered_skin(const sinew_asset *asset, const sinew_skin *s,
     size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM16 ? 2 : 1;
     size_t irow = (size_t)s->influence_count * isize, wrow = (size_t)k * wsize;
     unsigned char *idx = sinew__import_alloc(&alloc, (size_t)n + 1, irow);
-    unsigned char *w = sinew__import_alloc(&alloc, (size_t)n + 1, wrow + 1);
+    unsigned char *w = sinew__import_alloc(&alloc, (size_t)n * wrow + 1, 1); /* wrow is 0 without weights */
     int *joints = sinew__import_alloc(&alloc, (size_t)s->joint_count + 1, sizeof *joints);
     sinew_skin *out = NULL;
     if (!idx || !w || !joints) {

@@ -17,10 +17,6 @@
 #include <float.h>
 #include <immintrin.h>
 
-
-
-
-
 /* Everything here inlined whatever the unit's size: GCC's growth limits
  * otherwise leave some helpers as calls once both kernels share the unit,
  * which measured LBS at half speed. */
@@ -109,7 +105,7 @@ SIMD_INLINE void blend(int k, const uint16_t *joints, const float *weights,
     }
     __m256 w = _mm256_load_ps(weights);
     for (int e = 0; e < 12; ++e) m[e] = _mm256_mul_ps(_mm256_set1_ps(p[element[e]]), w);
-    for (int j = 1; j < k; ++j) {
+    for (int j = 1; j < k; ++j) { /* group k > 0: k joints */
         p = palette[joints[j]].m;
         w = _mm256_load_ps(weights + j * SINEW__BLOCK);
         for (int e = 0; e < 12; ++e) m[e] = _mm256_fmadd_ps(_mm256_set1_ps(p[element[e]]), w, m[e]);
@@ -509,7 +505,7 @@ SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         if (!bl->group[k].count) continue;
         switch (k) {
-        case SINEW__UNIT_GROUP: dqs_group(job, st, k, 1, rigid, uniform); break;
+        case SINEW__UNIT_GROUP:
         case 1: dqs_group(job, st, k, 1, rigid, uniform); break;
         case 2: dqs_group(job, st, k, 2, rigid, uniform); break;
         case 3: dqs_group(job, st, k, 3, rigid, uniform); break;
