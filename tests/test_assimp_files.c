@@ -16,15 +16,18 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
-static sinew_asset *load(const char *rel)
+/* The shared asset at `rel` loaded with `options` (NULL: the defaults). */
+static sinew_asset *load_with(const char *rel, const sinew_load_options *options)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", SINEW_ASSETS, rel);
     sinew_error err = {0};
-    sinew_asset *a = sinew_load_file(path, NULL, &err);
-    CHECK(a != NULL, "%s loads: %s", rel, err.description);
+    sinew_asset *a = sinew_load_file(path, options, &err);
+    CHECK(a != NULL, "%s loads%s: %s", rel, options ? " with its options" : "", err.description);
     return a;
 }
+
+static sinew_asset *load(const char *rel) { return load_with(rel, NULL); }
 
 /* Every clip (and the rest pose) at times before, inside and past the
  * clip: every joint and vertex finite. */
@@ -151,12 +154,7 @@ static double rig_gap(const sinew_asset *a, const sinew_clip *ca, const sinew_as
  * corners of arnaud.fbx. */
 static void test_weld(const sinew_asset *plain)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
-    sinew_load_options o = {.weld_vertices = true};
-    sinew_error err = {0};
-    sinew_asset *w = sinew_load_file(path, &o, &err);
-    CHECK(w != NULL, "arnaud.fbx welded loads: %s", err.description);
+    sinew_asset *w = load_with("fbx/pab/arnaud.fbx", &(sinew_load_options){.weld_vertices = true});
     if (!w) return;
     const sinew_mesh *a = &plain->meshes[0], *b = &w->meshes[0];
     CHECK(w->mesh_count == 1 && b->vertex_count < a->vertex_count / 3 && b->index_count == a->index_count,
@@ -175,35 +173,32 @@ static void test_weld(const sinew_asset *plain)
  * order sinew_skin_vertex_order gives. */
 static void test_order(const sinew_asset *plain)
 {
-    char path[1024];
-    snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
     for (int weld = 0; weld < 2; ++weld) {
         sinew_load_options o = {.weld_vertices = weld, .order_vertices_for_skinning = true};
         sinew_load_options unordered = {.weld_vertices = weld};
-        sinew_error err = {0};
-        sinew_asset *x = sinew_load_file(path, &o, &err), *ref = weld ? sinew_load_file(path, &unordered, &err) : NULL;
-        CHECK(x != NULL && (ref || !weld), "arnaud.fbx loads with its vertices ordered%s: %s", weld ? ", welded" : "",
-              err.description);
+        sinew_asset *x = load_with("fbx/pab/arnaud.fbx", &o);
+        sinew_asset *ref = weld ? load_with("fbx/pab/arnaud.fbx", &unordered) : NULL;
+        const char *how = weld ? ", welded" : "";
         const sinew_asset *base = weld ? ref : plain;
         if (x && base) {
             const sinew_mesh *a = &base->meshes[0], *b = &x->meshes[0];
             CHECK(x->mesh_count == 1 && b->vertex_count == a->vertex_count && b->index_count == a->index_count &&
                       b->skin,
-                  "ordered%s: %d vertices (%d), %d indices (%d)", weld ? ", welded" : "", b->vertex_count,
+                  "ordered%s: %d vertices (%d), %d indices (%d)", how, b->vertex_count,
                   a->vertex_count, b->index_count, a->index_count);
             if (b->vertex_count == a->vertex_count && b->index_count == a->index_count && b->skin) {
                 int bad = corners_differ(a, b, true);
-                CHECK(bad == 0, "ordered%s arnaud: %d triangle corners differ from the file's", weld ? ", welded" : "",
+                CHECK(bad == 0, "ordered%s arnaud: %d triangle corners differ from the file's", how,
                       bad);
                 CHECK(memcmp(a->positions, b->positions, sizeof(float) * 3 * (size_t)a->vertex_count) != 0,
-                      "ordered%s arnaud: the vertices moved", weld ? ", welded" : "");
+                      "ordered%s arnaud: the vertices moved", how);
                 /* sorted already: the order of an ordered mesh is the identity */
                 int order_ok;
                 int *order = malloc(sizeof(int) * (size_t)b->vertex_count);
                 order_ok = sinew_skin_vertex_order(b->skin, order, NULL) == SINEW_OK;
                 for (int v = 0; order_ok && v < b->vertex_count; ++v) order_ok = order[v] == v;
                 CHECK(order_ok, "ordered%s arnaud: sinew_skin_vertex_order keeps an ordered mesh as it is",
-                      weld ? ", welded" : "");
+                      how);
                 free(order);
             }
         }

@@ -11,15 +11,18 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static sinew_asset *load(const char *name)
+/* The shared glTF file `name` loaded with `options` (NULL: the defaults). */
+static sinew_asset *load_with(const char *name, const sinew_load_options *options)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/gltf/%s", SINEW_ASSETS, name);
     sinew_error err;
-    sinew_asset *a = sinew_load_file(path, NULL, &err);
-    CHECK(a != NULL, "%s loads: %s", name, err.description);
+    sinew_asset *a = sinew_load_file(path, options, &err);
+    CHECK(a != NULL, "%s loads%s: %s", name, options ? " with its options" : "", err.description);
     return a;
 }
+
+static sinew_asset *load(const char *name) { return load_with(name, NULL); }
 
 /* Plays every clip at times before, between and on keys and past the end,
  * skins every mesh; everything stays finite. Rigid meshes follow their joint. */
@@ -81,12 +84,8 @@ int main(void)
               a->clip_count ? (double)a->clips[0]->duration : 0.0);
         play_all(a, "cesium_man");
         /* order_vertices_for_skinning: the same triangles corner for corner */
-        char path[512];
-        snprintf(path, sizeof path, "%s/gltf/cesium_man.gltf", SINEW_ASSETS);
-        sinew_load_options o = {.order_vertices_for_skinning = true};
-        sinew_error err = {0};
-        sinew_asset *ordered = sinew_load_file(path, &o, &err);
-        CHECK(ordered != NULL, "cesium_man loads with its vertices ordered: %s", err.description);
+        sinew_asset *ordered =
+            load_with("cesium_man.gltf", &(sinew_load_options){.order_vertices_for_skinning = true});
         if (ordered) {
             const sinew_mesh *x = &a->meshes[0], *y = &ordered->meshes[0];
             CHECK(y->vertex_count == x->vertex_count && y->index_count == x->index_count && y->texcoord_count == 1 &&

@@ -658,8 +658,8 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
         colored += asset->meshes[m].colors != NULL;
     if (colored)
         sinew__warn(&options->base,
-                    "%d mesh(es) have vertex colors, and Assimp 5.2 welds vertices that differ only in color "
-                    "(arnaud.fbx: 252 triangle corners change color); load without weld_vertices to keep them",
+                    "%d mesh(es) have vertex colors, and Assimp 5.2 welds vertices that differ only in color; "
+                    "load without weld_vertices to keep every vertex's color",
                     colored);
     return r;
 }

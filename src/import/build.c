@@ -1,5 +1,6 @@
 /* What every loader builds the same way: joints from a file's nodes, skins. */
 #include "import_internal.h"
+#include "../runtime/skin_internal.h" /* a skin's stored layout */
 
 #include <stdio.h>
 
@@ -133,10 +134,9 @@ static sinew_skin *reordered_skin(const sinew_asset *asset, const sinew_skin *s,
                                   const sinew_options *options, sinew_error *err)
 {
     sinew_allocator alloc = sinew__allocator(options);
-    int n = s->vertex_count, k = s->influence_count - (s->last_weight_implied ? 1 : 0);
-    size_t isize = s->index_type == SINEW_INDEX_U8 ? 1 : 2;
-    size_t wsize = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM16 ? 2 : 1;
-    size_t irow = (size_t)s->influence_count * isize, wrow = (size_t)k * wsize;
+    int n = s->vertex_count, k = sinew__skin_stored_weights(s);
+    size_t irow = (size_t)s->influence_count * sinew__index_bytes(s->index_type);
+    size_t wrow = (size_t)k * sinew__weight_bytes(s->weight_type);
     unsigned char *idx = sinew__import_alloc(&alloc, (size_t)n + 1, irow);
     unsigned char *w = sinew__import_alloc(&alloc, (size_t)n * wrow + 1, 1); /* wrow is 0 without weights */
     int *joints = sinew__import_alloc(&alloc, (size_t)s->joint_count + 1, sizeof *joints);

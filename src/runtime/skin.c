@@ -3,8 +3,6 @@
 
 static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
-static size_t index_bytes(sinew_index_type t) { return t == SINEW_INDEX_U8 ? 1 : 2; }
-static size_t weight_bytes(sinew_weight_type t) { return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2; }
 
 static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
 {
@@ -230,7 +228,7 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
 
     size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
     size_t weight_entries = (size_t)d->vertex_count * (size_t)(d->influence_count - (d->last_weight_implied ? 1 : 0));
-    size_t index_size = index_bytes(d->index_type), weight_size = weight_bytes(d->weight_type);
+    size_t index_size = sinew__index_bytes(d->index_type), weight_size = sinew__weight_bytes(d->weight_type);
     sinew__layout l = {sizeof(sinew_skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
     size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
@@ -315,7 +313,7 @@ void sinew_skin_free(sinew_skin *skin)
 void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void *weights)
 {
     int n = skin->influence_count, k = sinew__skin_stored_weights(skin);
-    size_t isize = index_bytes(skin->index_type), wsize = weight_bytes(skin->weight_type);
+    size_t isize = sinew__index_bytes(skin->index_type), wsize = sinew__weight_bytes(skin->weight_type);
     memcpy(indices, (const char *)skin->indices + (size_t)v * (size_t)n * isize, (size_t)n * isize);
     memcpy(weights, (const char *)skin->weights + (size_t)v * (size_t)k * wsize, (size_t)k * wsize);
     if (k == n) return;

@@ -5,6 +5,13 @@
 
 #include "../internal.h"
 
+/* Bytes of one stored joint index and of one stored weight. */
+static inline size_t sinew__index_bytes(sinew_index_type t) { return t == SINEW_INDEX_U8 ? 1 : 2; }
+static inline size_t sinew__weight_bytes(sinew_weight_type t)
+{
+    return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+}
+
 /* Weights stored per vertex: influence_count, one less when the last is
  * implied. */
 static inline int sinew__skin_stored_weights(const sinew_skin *s)
