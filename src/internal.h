@@ -120,6 +120,13 @@ int sinew__simd_level(const sinew_options *options);
 void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
                                 const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model);
 
+/* sinew_blend's loop over the joints with AVX (src/runtime/blend_avx2.c;
+ * only where the CPU runs AVX2), its arguments checked: the scalar loop's
+ * result bit for bit. Returns the joints it did: all of them, or none for
+ * fewer than eight. */
+int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
+                      float threshold, sinew_transform *out, int count);
+
 /* ---- inline math used by the hot paths ---------------------------------- */
 
 static inline sinew_vec3 sinew__v3(float x, float y, float z)

@@ -22,7 +22,12 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
                                    i, j, (double)layers[i].joint_weights[j]);
     }
     if (threshold == 0.0f) threshold = 0.1f;
-    for (int j = 0; j < count; ++j) {
+    int done = 0;
+#if defined(SINEW_X86_SIMD)
+    if (sk->simd_ >= SINEW_SIMD_AVX2) /* the loop below, eight joints a step */
+        done = sinew__blend_avx2(sk->rest_pose, layers, layer_count, threshold, out, count);
+#endif
+    for (int j = done; j < count; ++j) {
         const sinew_transform *rest = &sk->rest_pose[j];
         float total = 0.0f;
         int contributors = 0;

@@ -1,7 +1,8 @@
 /* Local to model space for one block of the skeleton's schedule with AVX2
  * and FMA, shared by sinew_local_to_model (pose_avx2.c) and the fused
- * sampling of sinew_clip_sample_model (sampler_avx2.c); include only from
- * files compiled for AVX2 and FMA.
+ * sampling of sinew_clip_sample_model (sampler_avx2.c), and the loads and
+ * stores of eight transforms as columns (also blend_avx2.c's); include
+ * only from files compiled for AVX2 and FMA.
  *
  * A block is eight joints of the schedule (sinew_skeleton.schedule_, made in
  * skeleton.c), four pairs: joints i and i + 4 of the block are computed side
@@ -35,14 +36,12 @@ static inline __m256 sinew__joint_rows(const float *const *rows, int i, int at)
     return sinew__halves(rows[i] + at, rows[i + 4] + at);
 }
 
-/* The transforms pose[joint[0 .. 7]] of a block, float f of sinew_transform
- * (translation x, y, z, rotation x, y, z, w, scale x, y, z) in v[f]: rows
- * from floats 0, 3 and 6, each load inside its joint's transform, turned
- * into columns. */
-static inline void sinew__load_block(const sinew_transform *pose, const int16_t *joint, __m256 v[10])
+/* The transforms whose first floats are rows[0 .. 7], float f of
+ * sinew_transform (translation x, y, z, rotation x, y, z, w, scale x, y, z)
+ * in v[f]: rows from floats 0, 3 and 6, each load inside its transform,
+ * turned into columns. */
+static inline void sinew__load_rows(const float *const rows[8], __m256 v[10])
 {
-    const float *rows[8];
-    for (int i = 0; i < 8; ++i) rows[i] = &pose[joint[i]].translation.x;
     __m256 c[3][4];
     for (int k = 0; k < 3; ++k)
         sinew__transpose_halves(sinew__joint_rows(rows, 0, 3 * k), sinew__joint_rows(rows, 1, 3 * k),
@@ -50,6 +49,34 @@ static inline void sinew__load_block(const sinew_transform *pose, const int16_t 
     for (int f = 0; f < 3; ++f) v[f] = c[0][f];
     for (int f = 0; f < 4; ++f) v[3 + f] = c[1][f];
     for (int f = 0; f < 3; ++f) v[7 + f] = c[2][1 + f];
+}
+
+/* The transforms pose[joint[0 .. 7]] of a block, as sinew__load_rows. */
+static inline void sinew__load_block(const sinew_transform *pose, const int16_t *joint, __m256 v[10])
+{
+    const float *rows[8];
+    for (int i = 0; i < 8; ++i) rows[i] = &pose[joint[i]].translation.x;
+    sinew__load_rows(rows, v);
+}
+
+/* The inverse of sinew__load_rows: transforms v written to rows[0 .. 7],
+ * the columns turned into rows of four, four and two floats (a row listed
+ * twice is written twice, the same). */
+static inline void sinew__store_rows(const __m256 v[10], float *const rows[8])
+{
+    __m256 r[3][4], zero = _mm256_setzero_ps();
+    sinew__transpose_halves(v[0], v[1], v[2], v[3], r[0]);
+    sinew__transpose_halves(v[4], v[5], v[6], v[7], r[1]);
+    sinew__transpose_halves(v[8], v[9], zero, zero, r[2]);
+    for (int k = 0; k < 4; ++k) {
+        float *lo = rows[k], *hi = rows[k + 4];
+        _mm_storeu_ps(lo, _mm256_castps256_ps128(r[0][k]));
+        _mm_storeu_ps(lo + 4, _mm256_castps256_ps128(r[1][k]));
+        _mm_storel_pi((__m64 *)(lo + 8), _mm256_castps256_ps128(r[2][k]));
+        _mm_storeu_ps(hi, _mm256_extractf128_ps(r[0][k], 1));
+        _mm_storeu_ps(hi + 4, _mm256_extractf128_ps(r[1][k], 1));
+        _mm_storel_pi((__m64 *)(hi + 8), _mm256_extractf128_ps(r[2][k], 1));
+    }
 }
 
 /* Model matrices of the block's joints `joint` (eight schedule entries) from

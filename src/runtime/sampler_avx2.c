@@ -88,26 +88,6 @@ void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const f
         rotations(a, b, x->rot_src + i, x->rot_dst + i, s, &f, out);
 }
 
-/* Writes a block's transforms v (float f of sinew_transform in v[f]) to
- * local[joint[0 .. 7]]: columns turned into rows of four, four and two
- * floats. */
-static void store_block(const __m256 v[10], const int16_t *joint, sinew_transform *local)
-{
-    __m256 r[3][4], zero = _mm256_setzero_ps();
-    sinew__transpose_halves(v[0], v[1], v[2], v[3], r[0]);
-    sinew__transpose_halves(v[4], v[5], v[6], v[7], r[1]);
-    sinew__transpose_halves(v[8], v[9], zero, zero, r[2]);
-    for (int k = 0; k < 4; ++k) {
-        float *lo = &local[joint[k]].translation.x, *hi = &local[joint[k + 4]].translation.x;
-        _mm_storeu_ps(lo, _mm256_castps256_ps128(r[0][k]));
-        _mm_storeu_ps(lo + 4, _mm256_castps256_ps128(r[1][k]));
-        _mm_storel_pi((__m64 *)(lo + 8), _mm256_castps256_ps128(r[2][k]));
-        _mm_storeu_ps(hi, _mm256_extractf128_ps(r[0][k], 1));
-        _mm_storeu_ps(hi + 4, _mm256_extractf128_ps(r[1][k], 1));
-        _mm_storel_pi((__m64 *)(hi + 8), _mm256_extractf128_ps(r[2][k], 1));
-    }
-}
-
 /* Lane i's rotation in frame block f, as four floats. */
 static void lane_rotation(const float *f, int i, float q[4])
 {
@@ -160,7 +140,11 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
         for (int c = 0; c < 10; ++c)
             v[c] = _mm256_blendv_ps(u[c], v[c], mask_lanes(p->mask + (size_t)block * SINEW__BLOCK + 8 * c));
     }
-    if (local) store_block(v, joint, local);
+    if (local) {
+        float *rows[8];
+        for (int i = 0; i < 8; ++i) rows[i] = &local[joint[i]].translation.x;
+        sinew__store_rows(v, rows);
+    }
     if (model) sinew__model_block(v, joint, parents, top, model);
 }
 
