@@ -22,8 +22,7 @@ static inline void rows8(const sinew_transform *pose, const float *rows[8])
 static inline void load8_rotations(const sinew_transform *pose, __m256 q[4])
 {
     const float *rows[8];
-    rows8(pose, rows);
-    for (int i = 0; i < 8; ++i) rows[i] += 3;
+    for (int i = 0; i < 8; ++i) rows[i] = &pose[i].rotation.x;
     sinew__transpose_halves(sinew__joint_rows(rows, 0, 0), sinew__joint_rows(rows, 1, 0),
                             sinew__joint_rows(rows, 2, 0), sinew__joint_rows(rows, 3, 0), q);
 }
@@ -115,28 +114,26 @@ static void finish_block(const sums *b, const sinew_transform *rest_pose, const 
         }
 }
 
+/* The first joint of block b: the last block ends with the last joint,
+ * recomputing some of the block before it (the same values). */
+static int block_first(int b, int count) { return 8 * b + 8 <= count ? 8 * b : count - 8; }
+
 int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
                       float threshold, sinew_transform *out, int count)
 {
     /* Blocks go in chunks: first each block's sums, then each is finished
      * (a division and a square root at the end of a long chain), so that
-     * the processor overlaps one block's chain with the next's. The last
-     * block ends with the last joint, recomputing some of the block before
-     * it (the same values). */
+     * the processor overlaps one block's chain with the next's. */
     enum { CHUNK = 4 };
     if (count < 8) return 0;
     int blocks = (count + 7) / 8;
     for (int c0 = 0; c0 < blocks; c0 += CHUNK) {
         int chunk = blocks - c0 < CHUNK ? blocks - c0 : CHUNK;
         sums b[CHUNK];
-        for (int g = 0; g < chunk; ++g) {
-            int first = 8 * (c0 + g) + 8 <= count ? 8 * (c0 + g) : count - 8;
-            sum_block(rest_pose, layers, layer_count, threshold, first, &b[g]);
-        }
-        for (int g = 0; g < chunk; ++g) {
-            int first = 8 * (c0 + g) + 8 <= count ? 8 * (c0 + g) : count - 8;
-            finish_block(&b[g], rest_pose, layers, layer_count, first, out);
-        }
+        for (int g = 0; g < chunk; ++g)
+            sum_block(rest_pose, layers, layer_count, threshold, block_first(c0 + g, count), &b[g]);
+        for (int g = 0; g < chunk; ++g)
+            finish_block(&b[g], rest_pose, layers, layer_count, block_first(c0 + g, count), out);
     }
     return count;
 }

@@ -79,6 +79,14 @@ static inline void sinew__store_rows(const __m256 v[10], float *const rows[8])
     }
 }
 
+/* The transforms v written to pose[joint[0 .. 7]], as sinew__store_rows. */
+static inline void sinew__store_block(const __m256 v[10], const int16_t *joint, sinew_transform *pose)
+{
+    float *rows[8];
+    for (int i = 0; i < 8; ++i) rows[i] = &pose[joint[i]].translation.x;
+    sinew__store_rows(v, rows);
+}
+
 /* Model matrices of the block's joints `joint` (eight schedule entries) from
  * their transforms v (as sinew__load_block gives them); a root's parent is
  * `top`. */

@@ -140,11 +140,7 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
         for (int c = 0; c < 10; ++c)
             v[c] = _mm256_blendv_ps(u[c], v[c], mask_lanes(p->mask + (size_t)block * SINEW__BLOCK + 8 * c));
     }
-    if (local) {
-        float *rows[8];
-        for (int i = 0; i < 8; ++i) rows[i] = &local[joint[i]].translation.x;
-        sinew__store_rows(v, rows);
-    }
+    if (local) sinew__store_block(v, joint, local);
     if (model) sinew__model_block(v, joint, parents, top, model);
 }
 
