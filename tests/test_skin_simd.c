@@ -316,6 +316,31 @@ static mesh random_mesh(int vertices)
 
 static void free_mesh(mesh *m) { free(m->pos), free(m->nrm), free(m->tan); }
 
+/* A random skin with float weights, a rigid random palette for its joints
+ * and a random mesh: what the special-case tests below start from. */
+enum { FIXTURE_JOINTS = 30 };
+typedef struct fixture {
+    sinew_skin *skin;
+    sinew_mat4 pal[FIXTURE_JOINTS];
+    mesh m;
+} fixture;
+
+static bool make_fixture(fixture *f, const sinew_skeleton *sk, int vertices, int influences, sinew_index_type it,
+                         int joints)
+{
+    f->skin = random_skin(sk, vertices, influences, it, SINEW_WEIGHT_F32, joints);
+    if (!f->skin) return false;
+    for (int j = 0; j < joints; ++j) f->pal[j] = random_matrix(true);
+    f->m = random_mesh(vertices);
+    return true;
+}
+
+static void free_fixture(fixture *f)
+{
+    free_mesh(&f->m);
+    sinew_skin_free(f->skin);
+}
+
 /* The palette the skin computed (fused multiply-adds under AVX2) against
  * the reference product model[joint] * inverse_bind, entry by entry within
  * 1e-6 of the size of its terms (product_error). */
@@ -471,12 +496,12 @@ static void test_one_joint_blocks(const sinew_skeleton *sk, sinew_simd level)
  * output strided too; then outputs aliasing their inputs. */
 static void test_strides_and_alias(const sinew_skeleton *sk, sinew_simd level)
 {
-    int vertices = 203, joints = 30;
-    sinew_skin *s = random_skin(sk, vertices, 4, SINEW_INDEX_U16, SINEW_WEIGHT_F32, joints);
-    if (!s) return;
-    sinew_mat4 pal[30];
-    for (int j = 0; j < joints; ++j) pal[j] = random_matrix(true);
-    mesh m = random_mesh(vertices);
+    int vertices = 203, joints = FIXTURE_JOINTS;
+    fixture f;
+    if (!make_fixture(&f, sk, vertices, 4, SINEW_INDEX_U16, joints)) return;
+    const sinew_skin *s = f.skin;
+    const sinew_mat4 *pal = f.pal;
+    const mesh m = f.m;
     float *inter = malloc(sizeof(float) * 12 * (size_t)vertices);
     for (int v = 0; v < vertices; ++v) {
         memcpy(inter + v * 12, m.pos + v * 3, 12);
@@ -503,8 +528,7 @@ static void test_strides_and_alias(const sinew_skeleton *sk, sinew_simd level)
     CHECK(memcmp(a, b, 12 * (size_t)vertices) == 0 && memcmp(an, bn, 12 * (size_t)vertices) == 0,
           "in place at %s differs from the same level writing elsewhere", sinew_simd_name(level));
     free(a), free(b), free(an), free(bn), free(inter);
-    free_mesh(&m);
-    sinew_skin_free(s);
+    free_fixture(&f);
 }
 
 /* NaN in the palette: NaN out, no crash. Every vertex the scalar code
@@ -512,20 +536,16 @@ static void test_strides_and_alias(const sinew_skeleton *sk, sinew_simd level)
  * the NaN joint acts on may be NaN as well (0 * NaN in its weight row). */
 static void test_nan(const sinew_skeleton *sk, sinew_simd level)
 {
-    int vertices = 16, joints = 4;
-    sinew_skin *s = random_skin(sk, vertices, 2, SINEW_INDEX_U8, SINEW_WEIGHT_F32, joints);
-    if (!s) return;
-    sinew_mat4 pal[4];
-    for (int j = 0; j < joints; ++j) pal[j] = random_matrix(true);
-    pal[2].m[5] = NAN;
-    mesh m = random_mesh(vertices);
-    check_compare(compare_levels(&(sinew_skin_job){.skin = s, .palette = pal, .palette_count = joints,
-                                                    .normal_mode = SINEW_NORMALS_FAST, .positions = m.pos,
-                                                    .normals = m.nrm},
+    int joints = 4;
+    fixture f;
+    if (!make_fixture(&f, sk, 16, 2, SINEW_INDEX_U8, joints)) return;
+    f.pal[2].m[5] = NAN;
+    check_compare(compare_levels(&(sinew_skin_job){.skin = f.skin, .palette = f.pal, .palette_count = joints,
+                                                    .normal_mode = SINEW_NORMALS_FAST, .positions = f.m.pos,
+                                                    .normals = f.m.nrm},
                                  level, true),
                   "NaN palette", level);
-    free_mesh(&m);
-    sinew_skin_free(s);
+    free_fixture(&f);
 }
 
 /* Normals so short that their squared length is subnormal (below FLT_MIN,
@@ -535,13 +555,13 @@ static void test_nan(const sinew_skeleton *sk, sinew_simd level)
 static void test_tiny_normals(const sinew_skeleton *sk, sinew_simd level)
 {
     int vertices = 64, joints = 8;
-    sinew_skin *s = random_skin(sk, vertices, 3, SINEW_INDEX_U8, SINEW_WEIGHT_F32, joints);
-    if (!s) return;
-    sinew_mat4 pal[8];
-    for (int j = 0; j < joints; ++j) pal[j] = random_matrix(true);
+    fixture f;
+    if (!make_fixture(&f, sk, vertices, 3, SINEW_INDEX_U8, joints)) return;
+    const sinew_skin *s = f.skin;
+    const sinew_mat4 *pal = f.pal;
+    const mesh m = f.m;
     sinew_dq_transform dq[8];
     sinew_dq_palette(pal, joints, dq, NULL);
-    mesh m = random_mesh(vertices);
     for (int v = 0; v < vertices; ++v) { /* |n| = 3e-20, |n|^2 about 1e-39 */
         float *n = m.nrm + 3 * v, len = sqrtf(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
         for (int c = 0; c < 3 && len > 0.0f; ++c) n[c] = n[c] / len * 3e-20f;
@@ -573,8 +593,7 @@ static void test_tiny_normals(const sinew_skeleton *sk, sinew_simd level)
               nonzero);
     }
     free(want), free(got);
-    free_mesh(&m);
-    sinew_skin_free(s);
+    free_fixture(&f);
 }
 
 /* Influence i of vertex v: its skin joint and whether its weight is above 0. */

@@ -51,15 +51,21 @@ static bool same_times(const sinew_track *a, const sinew_track *b)
     return a->key_count == b->key_count && memcmp(a->times, b->times, sizeof(float) * (size_t)a->key_count) == 0;
 }
 
+/* The first float of a target's value inside a sinew_transform (a
+ * translation, rotation or scale target). */
+static uint32_t target_float(int target)
+{
+    switch (target) {
+    case SINEW_TARGET_ROTATION: return (uint32_t)(offsetof(sinew_transform, rotation) / sizeof(float));
+    case SINEW_TARGET_SCALE: return (uint32_t)(offsetof(sinew_transform, scale) / sizeof(float));
+    default: return (uint32_t)(offsetof(sinew_transform, translation) / sizeof(float));
+    }
+}
+
 /* The float offset of a track's value inside a sinew_transform array. */
 static uint32_t out_offset(const sinew_track *t)
 {
-    size_t at = (size_t)t->joint * (sizeof(sinew_transform) / sizeof(float));
-    switch (t->target) {
-    case SINEW_TARGET_ROTATION: return (uint32_t)(at + offsetof(sinew_transform, rotation) / sizeof(float));
-    case SINEW_TARGET_SCALE: return (uint32_t)(at + offsetof(sinew_transform, scale) / sizeof(float));
-    default: return (uint32_t)(at + offsetof(sinew_transform, translation) / sizeof(float));
-    }
+    return (uint32_t)((size_t)t->joint * (sizeof(sinew_transform) / sizeof(float))) + target_float(t->target);
 }
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
@@ -89,7 +95,7 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
         if (!fast_track(t) || (first && !same_times(t, first))) return false;
         if (!first) first = t;
-        filled += t->target == SINEW_TARGET_ROTATION ? 4 : 3;
+        filled += (size_t)sinew_track_components(t);
     }
     return first != NULL && 3 * filled >= (size_t)sk->schedule_length_ * 10;
 #else
@@ -109,7 +115,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                                      int simd)
 {
     int n = clip->joint_count, length = sk->schedule_length_, count = length / 8, hint = -1;
-    /* each joint's translation, rotation and scale track (-1: none) */
+    /* each joint's translation, rotation and scale track (-1: none), by
+     * target (the first three sinew_track_target values) */
     int *track_of = sinew__alloc(alloc, sizeof(int) * 3 * ((size_t)n + 1));
     if (!track_of) return NULL;
     for (size_t i = 0; i < 3 * (size_t)n; ++i) track_of[i] = -1;
@@ -117,8 +124,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
         if (hint < 0) hint = i;
-        int target = t->target == SINEW_TARGET_TRANSLATION ? 0 : t->target == SINEW_TARGET_ROTATION ? 1 : 2;
-        track_of[3 * t->joint + target] = i;
+        track_of[3 * t->joint + (int)t->target] = i;
     }
     const sinew_track *timeline = &clip->tracks[hint];
     size_t keys = (size_t)timeline->key_count;
@@ -154,7 +160,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
             int ti = track_of[3 * schedule[e] + target];
             if (ti < 0) continue;
             const float *values = clip->tracks[ti].values;
-            size_t first = target == 0 ? 0 : target == 1 ? 3 : 7, width = target == 1 ? 4 : 3;
+            size_t first = target_float(target), width = (size_t)sinew_track_components(&clip->tracks[ti]);
             for (size_t k = 0; k < keys; ++k)
                 for (size_t c = 0; c < width; ++c) frames[k * frame + at + 8 * (first + c)] = values[k * width + c];
             for (size_t c = 0; c < width; ++c) mask[at + 8 * (first + c)] = -1;
@@ -199,8 +205,8 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
             bd[lines++] = (building){.lowest = UINT32_MAX};
         }
         line[i] = l;
-        uint32_t at = out_offset(t), width = t->target == SINEW_TARGET_ROTATION ? 4 : 3;
-        if (width == 4)
+        uint32_t at = out_offset(t), width = (uint32_t)sinew_track_components(t);
+        if (t->target == SINEW_TARGET_ROTATION)
             ++tl[l].rot_count;
         else
             ++tl[l].vec_count;
@@ -253,7 +259,7 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
             if (line[i] != l) continue;
             const sinew_track *t = &clip->tracks[i];
             bool rotation = t->target == SINEW_TARGET_ROTATION;
-            uint32_t dst = out_offset(t), width = rotation ? 4 : 3;
+            uint32_t dst = out_offset(t), width = (uint32_t)sinew_track_components(t);
             uint32_t src = x->image ? dst - x->image_at : 4 * (uint32_t)(rotation ? x->vec_count + nr : nv);
             for (size_t k = 0; k < (size_t)x->key_count; ++k)
                 memcpy(&frames[k * (size_t)x->frame_floats + src], &t->values[k * width], sizeof(float) * width);

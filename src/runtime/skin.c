@@ -3,7 +3,6 @@
 
 static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
-
 static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
 {
     if (!sk || !d) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: skeleton and description are required");
@@ -227,7 +226,8 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     if (check_desc(sk, d, err) != SINEW_OK) return NULL;
 
     size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
-    size_t weight_entries = (size_t)d->vertex_count * (size_t)(d->influence_count - (d->last_weight_implied ? 1 : 0));
+    size_t weight_entries =
+        (size_t)d->vertex_count * (size_t)sinew__stored_weights(d->influence_count, d->last_weight_implied);
     size_t index_size = sinew__index_bytes(d->index_type), weight_size = sinew__weight_bytes(d->weight_type);
     sinew__layout l = {sizeof(sinew_skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);

@@ -12,11 +12,15 @@ static inline size_t sinew__weight_bytes(sinew_weight_type t)
     return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2;
 }
 
-/* Weights stored per vertex: influence_count, one less when the last is
- * implied. */
+/* Weights stored per vertex: the influence count, one less when the last
+ * is implied; of a skin, and of a description before its skin is made. */
+static inline int sinew__stored_weights(int influence_count, bool last_weight_implied)
+{
+    return influence_count - (last_weight_implied ? 1 : 0);
+}
 static inline int sinew__skin_stored_weights(const sinew_skin *s)
 {
-    return s->influence_count - (s->last_weight_implied ? 1 : 0);
+    return sinew__stored_weights(s->influence_count, s->last_weight_implied);
 }
 
 /* Vertex v's implied last weight in the units the skin stores weights in
