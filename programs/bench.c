@@ -11,7 +11,10 @@
  * over a sinew_pool of N threads (sinew_skin_lbs_parallel: vertex ranges of
  * whole blocks; the library holds no state, so ranges need no locking).
  * --weld loads FILE with its identical vertices merged (ozz's arnaud mesh
- * is welded); --copies K skins K copies of the mesh end to end as one. */
+ * is welded); --copies K skins K copies of the mesh end to end as one. The
+ * rows ending in _optimized sample the clip after sinew_clip_optimize with
+ * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
+ * memory). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -24,6 +27,9 @@
 #include <string.h>
 
 enum { BATCHES = 15, SEEKS = 1024 };
+/* translation in the character's units, rotation in radians, scale: far
+ * below what shows (the pab rig is in centimetres: 10 micrometres) */
+static const sinew_clip_tolerance OPTIMIZE_TOLERANCE = {1e-3f, 1e-5f, 1e-5f};
 #define BENCH_STR_(x) #x
 #define BENCH_STR(x) BENCH_STR_(x)
 
@@ -102,6 +108,7 @@ typedef enum kernel {
     K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     K_SAMPLE_SCALAR, K_L2M_SCALAR, K_SAMPLE_L2M_SCALAR, /* a skeleton and clip made at the scalar level */
     K_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
+    K_SAMPLE_OPT, K_SAMPLE_L2M_OPT, /* the clip after sinew_clip_optimize */
     K_COUNT
 } kernel;
 
@@ -109,13 +116,14 @@ static const char *const kernel_names[K_COUNT] = {
     "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
     "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
     "skin_lbs_pos_scalar", "skin_dqs_pos_nrm_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
-    "sample_local_to_model_scalar", "sample_then_local_to_model"};
+    "sample_local_to_model_scalar", "sample_then_local_to_model", "sample_optimized",
+    "sample_local_to_model_optimized"};
 
 typedef struct bench {
     const sinew_skeleton *sk; /* made again at the level asked for */
     const sinew_clip *clip;
     sinew_skeleton *level_sk, *scalar_sk;
-    sinew_clip *level_clip, *scalar_clip;
+    sinew_clip *level_clip, *scalar_clip, *optimized_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
     int n;
     sinew_cursor cursor;
@@ -173,7 +181,8 @@ static void run_kernel(bench *b, kernel k)
 {
     bool scalar = k == K_SAMPLE_SCALAR || k == K_L2M_SCALAR || k == K_SAMPLE_L2M_SCALAR;
     const sinew_skeleton *sk = scalar ? b->scalar_sk : b->sk;
-    const sinew_clip *clip = scalar ? b->scalar_clip : b->clip;
+    const sinew_clip *clip = scalar ? b->scalar_clip : k == K_SAMPLE_OPT || k == K_SAMPLE_L2M_OPT ? b->optimized_clip
+                                                                                                  : b->clip;
     int n = b->n;
     switch (k) {
     case K_SAMPLE:
@@ -182,11 +191,13 @@ static void run_kernel(bench *b, kernel k)
     case K_SAMPLE_L2M_NLERP:
     case K_SAMPLE_SCALAR:
     case K_SAMPLE_L2M_SCALAR:
-    case K_SAMPLE_THEN_L2M: {
+    case K_SAMPLE_THEN_L2M:
+    case K_SAMPLE_OPT:
+    case K_SAMPLE_L2M_OPT: {
         unsigned flags = SINEW_SAMPLE_LOOP | (k == K_SAMPLE_NLERP || k == K_SAMPLE_L2M_NLERP ? SINEW_SAMPLE_NLERP : 0);
         b->time += 1.0f / 60.0f;
         if (b->time >= clip->duration) b->time -= clip->duration;
-        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP || k == K_SAMPLE_L2M_SCALAR)
+        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP || k == K_SAMPLE_L2M_SCALAR || k == K_SAMPLE_L2M_OPT)
             sinew_clip_sample_model(clip, sk, b->time, flags, &b->cursor, NULL, b->local, b->model, n, NULL);
         else
             sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
@@ -375,6 +386,13 @@ int cli_bench(int argc, char **argv)
         goto done;
     }
     b.sk = b.level_sk, b.clip = b.level_clip;
+    b.optimized_clip = sinew_clip_optimize(b.clip, &OPTIMIZE_TOLERANCE, b.sk, &(sinew_options){.simd = b.simd}, NULL,
+                                           &err);
+    if (!b.optimized_clip) {
+        fprintf(stderr, "sinew: bench: %s\n", err.description);
+        status = EXIT_FAILED;
+        goto done;
+    }
     unsigned seed = 12345;
     for (int i = 0; i < SEEKS; ++i) {
         seed = seed * 1664525u + 1013904223u;
@@ -409,19 +427,21 @@ int cli_bench(int argc, char **argv)
            : "built-in character", b.clip->name, (double)b.clip->duration, tracks, n);
     if (b.mesh) printf(", mesh \"%s\"%s (%d vertices, %d palette joints)", b.mesh->name,
                        args.copies > 1 ? " copied end to end" : "", nv, np);
-    printf(", clip %zu bytes", sinew_clip_bytes(b.clip));
+    printf(", clip %zu bytes (optimized: %zu; tolerances %g units, %g rad, %g)", sinew_clip_bytes(b.clip),
+           sinew_clip_bytes(b.optimized_clip), (double)OPTIMIZE_TOLERANCE.translation,
+           (double)OPTIMIZE_TOLERANCE.rotation, (double)OPTIMIZE_TOLERANCE.scale);
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
     printf("\n  cpu %s, simd %s, %d thread%s; per call for one character, median of %d batches\n", cpu,
            sinew_simd_name(b.simd), args.threads, args.threads == 1 ? "" : "s", BATCHES);
-    printf("  %-28s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
+    printf("  %-32s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
            "ns per unit");
     if (f) {
         fputs("{\"cpu\": ", f);
         cli_put_json_string(f, cpu);
-        fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu,\n \"results\": [",
-                sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip));
+        fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu, \"clip_bytes_optimized\": %zu,\n \"results\": [",
+                sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip), sinew_clip_bytes(b.optimized_clip));
     }
     bool first = true;
     for (int k = 0; k < K_COUNT; ++k) {
@@ -436,7 +456,7 @@ int cli_bench(int argc, char **argv)
         result r = measure(&b, (kernel)k);
         const char *unit = skin ? "vertex" : "joint";
         int count = skin ? nv : k == K_PALETTE ? np : k == K_IK ? 3 : n;
-        printf("  %-28s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
+        printf("  %-32s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         printf("\n");
@@ -460,7 +480,7 @@ done:
     if (f) fclose(f);
     sinew_pool_free(b.pool);
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
-    sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip);
+    sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     if (copies.skin) free_copies(&copies);

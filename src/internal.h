@@ -70,6 +70,26 @@ size_t sinew__layout_add(sinew__layout *l, size_t count, size_t elem_size, size_
  * times[0] <= t < times[n - 1]; `hint` (optional) is tried first and updated. */
 int sinew__find_key(const float *times, int n, float t, int32_t *hint);
 
+/* Entries local to model's schedule (sinew__make_schedule) can take for n
+ * joints: a pair per joint at most, in whole blocks of four pairs. */
+size_t sinew__schedule_capacity(int n);
+
+/* Local to model's schedule (src/runtime/pose_avx2.c, which also serves the
+ * AVX-512 level: a kernel taking four joints at a time in 512-bit vectors
+ * measured 45% slower, for reasons not yet found; and the sampler's block
+ * layout): joints in pairs that it computes side by side, each joint's
+ * parent in an earlier pair. Joints are taken first in, first out as their
+ * parent is scheduled (roots first), so that a joint comes long after its
+ * parent wherever the tree allows; joints marked in `late` (optional; a
+ * marked joint's children must be marked too) wait until every unmarked
+ * joint is taken, so that they fill the last blocks. A pair with no second
+ * joint ready repeats its first (computed and stored twice, the same), and
+ * the last block is filled with the last pair. Stored by blocks of four
+ * pairs: a0 a1 a2 a3 c0 c1 c2 c3, into `out` (sinew__schedule_capacity(n)
+ * entries). `queue` holds n ints (2n with `late`), `links` 2n. Returns the
+ * entry count. */
+int sinew__make_schedule(const int16_t *parents, int n, const uint8_t *late, int *queue, int *links, int16_t *out);
+
 typedef struct sinew__sampler sinew__sampler;
 
 /* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
@@ -83,6 +103,10 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
 
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
+
+/* The blocks of the plan's block layout stored once, not per key (its
+ * constant blocks; 0 without the block layout). */
+int sinew__sampler_constant_blocks(const sinew__sampler *sampler);
 
 /* Writes the pose of `clip` at clip time t (wrapped already): every
  * translation, rotation and scale track, and from `base` what they leave

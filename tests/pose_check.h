@@ -31,4 +31,17 @@ static inline double pose_diff(const sinew_transform *a, const sinew_transform *
     return worst;
 }
 
+/* The largest differences between two poses of n joints, by kind, raised
+ * into worst[]: [0] translation distance, [1] rotation angle, [2] scale
+ * component (the measures of sinew_clip_tolerance). */
+static inline void pose_diff_parts(const sinew_transform *a, const sinew_transform *b, int n, double worst[3])
+{
+    for (int j = 0; j < n; ++j) {
+        worst[0] = fmax(worst[0], sinew_vec3_length(sinew_vec3_sub(a[j].translation, b[j].translation)));
+        worst[1] = fmax(worst[1], quat_angle(a[j].rotation, b[j].rotation));
+        sinew_vec3 ds = sinew_vec3_sub(a[j].scale, b[j].scale);
+        worst[2] = fmax(worst[2], fmax(fabs((double)ds.x), fmax(fabs((double)ds.y), fabs((double)ds.z))));
+    }
+}
+
 #endif

@@ -1,7 +1,8 @@
 /* `sinew bench --json`: the JSON has the form docs/BENCHMARKS.md promises
  * (cpu, simd, threads, results with every required name, unit, count,
  * median/min/max with min <= median <= max, skinning entries with vertices
- * and Mvertex/s that agree with the median), on the built-in character and
+ * and Mvertex/s that agree with the median, the clip's bytes as loaded and
+ * optimized, the second no more), on the built-in character and
  * with two threads. Timings themselves are not judged here.
  * usage: test_cli_bench SINEW_BINARY WORK_DIR */
 #include "sinew/sinew.h"
@@ -40,7 +41,11 @@ static void check_run(const char *bin, const char *work, int threads)
     CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(json, "threads")) == threads, "threads is %d", threads);
     static const char *const required[] = {"sample", "sample_seek", "local_to_model", "sample_local_to_model",
                                            "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
-                                           "blend2", "blend3", "ik_two_bone"};
+                                           "blend2", "blend3", "ik_two_bone", "sample_optimized",
+                                           "sample_local_to_model_optimized"};
+    double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes"));
+    double optimized = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes_optimized"));
+    CHECK(bytes > 0 && optimized > 0 && optimized <= bytes, "clip bytes %g, optimized %g", bytes, optimized);
     const cJSON *results = cJSON_GetObjectItem(json, "results");
     for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i) {
         const cJSON *found = NULL, *e;

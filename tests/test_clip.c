@@ -3,6 +3,7 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 #include "check.h"
+#include "pose_check.h"
 
 #include <stdlib.h>
 
@@ -437,6 +438,124 @@ static void test_retarget(void)
     sinew_skeleton_free(from), sinew_skeleton_free(to);
 }
 
+/* A unit quaternion for an angle about z, as floats. */
+static void about_z(double angle, float *q)
+{
+    q[0] = 0.0f, q[1] = 0.0f, q[2] = (float)sin(angle / 2), q[3] = (float)cos(angle / 2);
+}
+
+/* sinew_clip_optimize: which tracks become one key (within tolerance,
+ * LINEAR and STEP translations, rotations, scales; not cubic, not weights),
+ * the value kept (the first key, a -0 made +0), the report's counts and
+ * errors against values worked out here, every sample within the tolerance
+ * of the clip's own, tolerance 0 keeping only exact constants, and its
+ * errors. */
+static void test_optimize(void)
+{
+    enum { KEYS = 5 };
+    float times[KEYS] = {0.0f, 0.25f, 0.5f, 0.75f, 1.0f};
+    float near_t[3 * KEYS], far_t[3 * KEYS], zero_t[3 * KEYS], near_s[3 * KEYS], near_r[4 * KEYS], far_r[4 * KEYS];
+    float cubic_s[9 * KEYS], weights[2 * KEYS];
+    const double offsets[KEYS] = {0.0, 1e-4, -4e-4, 2e-4, 3e-4};
+    const double angles[KEYS] = {0.0, 1e-6, -2e-6, 5e-7, 0.0};
+    for (int k = 0; k < KEYS; ++k) {
+        for (int c = 0; c < 3; ++c) {
+            near_t[3 * k + c] = (float)(1.0 + c + (c == 0 ? offsets[k] : 0.0));
+            far_t[3 * k + c] = (float)(1.0 + c + (k == 3 ? 2e-3 : 0.0));
+            zero_t[3 * k + c] = c == 0 ? -0.0f : 5.0f;
+            near_s[3 * k + c] = (float)(2.0 + (c == 1 ? offsets[k] / 8 : 0.0));
+        }
+        about_z(0.5 + angles[k], near_r + 4 * k);
+        if (k == 2) /* the same rotation the other way round */
+            for (int c = 0; c < 4; ++c) near_r[4 * k + c] = -near_r[4 * k + c];
+        about_z(0.5 + 1e-3 * k, far_r + 4 * k);
+        for (int c = 0; c < 9; ++c) cubic_s[9 * k + c] = c / 3 == 1 ? 1.0f : 0.0f; /* constant, flat tangents */
+        weights[2 * k] = 0.5f, weights[2 * k + 1] = 0.25f;
+    }
+    sinew_track tracks[8] = {
+        {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, KEYS, times, near_t, 0},
+        {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, KEYS, times, far_t, 0},
+        {2, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, KEYS, times, zero_t, 0},
+        {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, KEYS, times, near_r, 0},
+        {1, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, KEYS, times, far_r, 0},
+        {0, SINEW_TARGET_SCALE, SINEW_INTERP_STEP, KEYS, times, near_s, 0},
+        {1, SINEW_TARGET_SCALE, SINEW_INTERP_CUBICSPLINE, KEYS, times, cubic_s, 0},
+        {2, SINEW_TARGET_WEIGHTS, SINEW_INTERP_LINEAR, KEYS, times, weights, 2}};
+    sinew_clip_desc d = {.name = "fidget", .joint_count = 3, .track_count = 8, .tracks = tracks};
+    sinew_error err;
+    sinew_clip *clip = sinew_clip_create(&d, NULL, &err);
+    sinew_skeleton *sk = chain(3);
+    CHECK(clip && sk, "optimize fixture: %s", err.description);
+    if (!clip || !sk) goto done;
+    sinew_clip_tolerance tol = {1e-3f, 1e-5f, 1e-4f};
+    sinew_optimize_report rep;
+    sinew_clip *o = sinew_clip_optimize(clip, &tol, sk, NULL, &rep, &err);
+    CHECK(o != NULL, "optimize: %s", err.description);
+    if (o) {
+        const int want_keys[8] = {1, KEYS, 1, 1, KEYS, 1, KEYS, KEYS};
+        for (int i = 0; i < 8; ++i)
+            CHECK(o->tracks[i].key_count == want_keys[i], "track %d keeps %d keys, want %d", i, o->tracks[i].key_count,
+                  want_keys[i]);
+        CHECK(o->track_count == 8 && o->duration == clip->duration && strcmp(o->name, "fidget") == 0,
+              "the optimized clip keeps its tracks, duration and name");
+        CHECK(rep.constant_tracks == 4 && rep.removed_keys == 4 * (KEYS - 1), "report: %d tracks, %d keys",
+              rep.constant_tracks, rep.removed_keys);
+        CHECK(o->tracks[0].values[0] == near_t[0] && o->tracks[3].values[2] == near_r[2] &&
+                  o->tracks[5].values[1] == near_s[1], "the first key is the one kept");
+        CHECK(o->tracks[2].values[0] == 0.0f && !signbit(o->tracks[2].values[0]) && o->tracks[2].values[1] == 5.0f,
+              "a -0 kept becomes +0");
+        double want_t = 0.0, want_r = 0.0, want_s = 0.0;
+        for (int k = 1; k < KEYS; ++k) {
+            want_t = fmax(want_t, fabs((double)near_t[3 * k] - near_t[0]));
+            sinew_quat qk = {near_r[4 * k], near_r[4 * k + 1], near_r[4 * k + 2], near_r[4 * k + 3]};
+            want_r = fmax(want_r, quat_angle(qk, (sinew_quat){near_r[0], near_r[1], near_r[2], near_r[3]}));
+            want_s = fmax(want_s, fabs((double)near_s[3 * k + 1] - near_s[1]));
+        }
+        CHECK(fabs(rep.translation_error - want_t) < 1e-7 && fabs(rep.rotation_error - want_r) < 1e-8 &&
+                  fabs(rep.scale_error - want_s) < 1e-7,
+              "report errors %g %g %g, want %g %g %g", rep.translation_error, rep.rotation_error, rep.scale_error,
+              want_t, want_r, want_s);
+        CHECK(rep.rotation_error > 1.9e-6 && rep.translation_error > 3.9e-4, "the errors are the largest: %g %g",
+              rep.rotation_error, rep.translation_error);
+        /* every sample within the tolerance of the clip's own */
+        sinew_transform a[3], b[3];
+        double worst[3] = {0, 0, 0};
+        for (int i = 0; i <= 200; ++i) {
+            float t = 1.1f * (float)i / 200.0f - 0.05f;
+            sinew_clip_sample(clip, sk, t, 0, NULL, a, 3, NULL);
+            sinew_clip_sample(o, sk, t, 0, NULL, b, 3, NULL);
+            pose_diff_parts(a, b, 3, worst);
+        }
+        /* the rotation: the tolerance and the float rounding of the two slerps */
+        CHECK(worst[0] <= tol.translation && worst[1] <= tol.rotation + 1e-6 && worst[2] <= tol.scale,
+              "samples move %g, %g rad, %g", worst[0], worst[1], worst[2]);
+        CHECK(worst[0] > 1e-4, "the samples did change: %g", worst[0]);
+    }
+    sinew_clip_free(o);
+    /* tolerance 0: the exact constant alone */
+    o = sinew_clip_optimize(clip, &(sinew_clip_tolerance){0, 0, 0}, NULL, NULL, &rep, &err);
+    CHECK(o && rep.constant_tracks == 1 && o->tracks[2].key_count == 1 && rep.translation_error == 0.0f,
+          "tolerance 0: %d constant tracks", o ? rep.constant_tracks : -1);
+    sinew_clip_free(o);
+    /* errors */
+    CHECK(!sinew_clip_optimize(NULL, &tol, NULL, NULL, NULL, &err), "no clip");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "tolerance");
+    CHECK(!sinew_clip_optimize(clip, NULL, NULL, NULL, NULL, &err), "no tolerance");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "tolerance");
+    CHECK(!sinew_clip_optimize(clip, &(sinew_clip_tolerance){-1e-3f, 0, 0}, NULL, NULL, NULL, &err),
+          "a negative tolerance");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "translation tolerance");
+    CHECK(!sinew_clip_optimize(clip, &(sinew_clip_tolerance){0, NAN, 0}, NULL, NULL, NULL, &err), "a NaN tolerance");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "rotation tolerance");
+    sinew_skeleton *other = chain(2);
+    CHECK(!sinew_clip_optimize(clip, &tol, other, NULL, NULL, &err), "a skeleton of another joint count");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "fidget");
+    sinew_skeleton_free(other);
+done:
+    sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+}
+
 int main(void)
 {
     test_retarget();
@@ -447,5 +566,6 @@ int main(void)
     test_clip_sampling();
     test_cursor();
     test_validation();
+    test_optimize();
     return check_finish("test_clip");
 }

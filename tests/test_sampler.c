@@ -15,6 +15,7 @@
 #include "check.h"
 #include "internal.h" /* sinew__sampler_run_model: whether the one-pass path is taken */
 
+#include "pose_check.h"
 #include "product_error.h"
 #include "shared_asset.h"
 
@@ -180,8 +181,9 @@ done:
 }
 
 /* Whether the clip's translation, rotation and scale tracks are all LINEAR
- * on one set of key times and fill a third of the floats of sk's blocks
- * (what the block layout takes). */
+ * on one set of key times or constant (one key, not CUBICSPLINE, no -0 in a
+ * translation or scale), one at least with more keys, and fill a third of
+ * the floats of sk's blocks (what the block layout takes). */
 static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
 {
     const sinew_track *first = NULL;
@@ -189,12 +191,18 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        filled += t->target == SINEW_TARGET_ROTATION ? 4 : 3;
+        if (t->key_count == 1) {
+            if (t->interpolation == SINEW_INTERP_CUBICSPLINE) return false;
+            for (int c = 0; c < 3 && t->target != SINEW_TARGET_ROTATION; ++c)
+                if (t->values[c] == 0.0f && signbit(t->values[c])) return false;
+            continue;
+        }
         if (t->interpolation != SINEW_INTERP_LINEAR) return false;
         if (first && (t->key_count != first->key_count ||
                       memcmp(t->times, first->times, sizeof(float) * (size_t)t->key_count) != 0))
             return false;
         if (!first) first = t;
-        filled += t->target == SINEW_TARGET_ROTATION ? 4 : 3;
     }
     return first != NULL && 3 * filled >= sk->schedule_length_ * 10;
 }
@@ -204,7 +212,10 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
  * no root matrix, an affine one and a projective one, forward, by random
  * seeks and on keys; `one_pass`: whether the clip must take the one-pass
  * path on this skeleton (affine roots). `twin` samples the same tracks
- * (the clip made the other way) and must give the same local poses. */
+ * (the clip made the other way) and must give the same local poses to the
+ * reference's tolerance: translations and scales bit for bit, rotations
+ * within 1e-6 (a one-key rotation is its key as stored in the timelines,
+ * interpolated between equal keys in the block layout). */
 static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, const sinew_skeleton *sk,
                                bool one_pass, const char *what)
 {
@@ -217,7 +228,8 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
     sinew_mat4 affine = trs(&place), projective = affine;
     projective.m[3] = 0.01f, projective.m[15] = 1.5f;
     const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
-    int local_diffs = 0, model_diffs = 0, twin_diffs = 0, paths = 0, samples = 0;
+    int local_diffs = 0, model_diffs = 0, paths = 0, samples = 0;
+    worst twin_worst = {0};
     unsigned seed = 3;
     for (int i = 0; i < 240; ++i) {
         unsigned flags = i % 2 ? SINEW_SAMPLE_NLERP : 0;
@@ -241,7 +253,7 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
         model_diffs += memcmp(model, want_model, sizeof *model * (size_t)n) != 0;
         if (twin) {
             sinew_clip_sample(twin, sk, t, flags, NULL, want, n, NULL);
-            twin_diffs += memcmp(local, want, sizeof *local * (size_t)n) != 0;
+            compare(local, want, n, false, &twin_worst, what, t);
         }
         if (root != &projective) {
             bool fused = sinew__sampler_run_model(clip->sampler_, sinew_clip_time(clip, t, flags), flags, NULL,
@@ -253,11 +265,12 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
     CHECK(local_diffs == 0 && model_diffs == 0,
           "%s: sinew_clip_sample_model differs from sample then local to model (%d local poses, %d model poses of "
           "%d)", what, local_diffs, model_diffs, samples);
-    CHECK(twin_diffs == 0, "%s: %d of %d poses differ between the clip made with and without its skeleton", what,
-          twin_diffs, samples);
+    CHECK(twin_worst.vector_diffs == 0 && twin_worst.rotation <= ROTATION_TOLERANCE,
+          "%s: the clip made with and without its skeleton differ: %d translation or scale floats, rotations by %g",
+          what, twin_worst.vector_diffs, twin_worst.rotation);
     CHECK(paths == 0, "%s: %d samples %s the one-pass path", what, paths, one_pass ? "missed" : "took");
     printf("%s: sample to model %s, %d samples bit for bit as the two calls%s\n", what,
-           one_pass ? "in one pass" : "by the two calls", samples, twin ? " and the twin clip" : "");
+           one_pass ? "in one pass" : "by the two calls", samples, twin ? ", as the twin clip" : "");
 done:
     free(local), free(want), free(model), free(want_model);
 }
@@ -313,6 +326,46 @@ done:
     free(parents), free(roots);
 }
 
+/* The clip optimized (sinew_clip_optimize, tolerances of 1e-3 units,
+ * 1e-5 rad, 1e-5) for sk: its samples within the tolerance of the clip's
+ * (at the SIMD level of both; rotations also within the reference's
+ * tolerance for the two sampling paths), still joints in constant blocks
+ * where the block layout holds it, and check_clip_levels on it. */
+static void check_optimized(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
+{
+    const sinew_clip_tolerance tol = {1e-3f, 1e-5f, 1e-5f};
+    sinew_optimize_report rep;
+    sinew_error err;
+    sinew_clip *o = sinew_clip_optimize(clip, &tol, sk, NULL, &rep, &err);
+    CHECK(o != NULL, "%s optimized: %s", what, err.description);
+    if (!o) return;
+    int n = sk->joint_count;
+    sinew_transform *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n);
+    CHECK(a && b, "memory");
+    double moved[3] = {0, 0, 0};
+    for (int i = 0; a && b && i < 300; ++i) {
+        float t = (o->duration + 0.1f) * (float)i / 300.0f - 0.05f;
+        sinew_clip_sample(clip, sk, t, 0, NULL, a, n, NULL);
+        sinew_clip_sample(o, sk, t, 0, NULL, b, n, NULL);
+        pose_diff_parts(a, b, n, moved);
+    }
+    /* rotations: the tolerance and the two samplings' roundings */
+    CHECK(moved[0] <= tol.translation && moved[1] <= tol.rotation + 1e-6 && moved[2] <= tol.scale,
+          "%s optimized: samples %g, %g rad, %g from the clip's", what, moved[0], moved[1], moved[2]);
+    bool blocks = sk->simd_ >= SINEW_SIMD_AVX2 && baked(o, sk);
+    int constant = sinew__sampler_constant_blocks(o->sampler_);
+    CHECK(rep.constant_tracks > 0 && (!blocks || constant > 0), "%s optimized: %d constant tracks, %d constant blocks",
+          what, rep.constant_tracks, constant);
+    printf("%s optimized: %d of %d tracks constant, %d constant blocks, %zu -> %zu bytes, samples within %g, %g rad, %g\n",
+           what, rep.constant_tracks, clip->track_count, constant, sinew_clip_bytes(clip), sinew_clip_bytes(o), moved[0],
+           moved[1], moved[2]);
+    char label[256];
+    snprintf(label, sizeof label, "%s optimized", what);
+    check_clip_levels(o, sk, label);
+    free(a), free(b);
+    sinew_clip_free(o);
+}
+
 static void test_file(const char *path, const char *anim)
 {
     sinew_asset *a = test_load_shared(path);
@@ -328,6 +381,7 @@ static void test_file(const char *path, const char *anim)
         CHECK(c != NULL, "%s on %s: %s", anim, path, err.description);
         if (c) check_clip_levels(c, a->skeleton, anim);
         if (c) CHECK(sinew_clip_bytes(c) > 0, "clip bytes");
+        if (c) check_optimized(c, a->skeleton, anim);
         sinew_clip_free(c);
     }
     for (int i = 0; i < a->clip_count; ++i) check_clip_levels(a->clips[i], a->skeleton, path);
@@ -436,6 +490,38 @@ static void test_synthetic(void)
         check_with_additive(clip, sk, "synthetic baked");
     }
     sinew_clip_free(clip);
+    /* the baked tracks with joints 6 to 10 still (the chain's end, so that
+     * they fill the last block: one with a value left to the rest pose):
+     * one key on even joints, every key the same on odd ones (joint 9's
+     * translation x -0); then a one-key -0 translation, which the block
+     * layout does not take */
+    static float still[JOINTS * 3][KEYS * 4];
+    for (int i = 0; i < baked_count; ++i) {
+        if (tracks[i].joint < 6) continue;
+        int c = tracks[i].target == SINEW_TARGET_ROTATION ? 4 : 3;
+        for (int k = 0; k < KEYS; ++k)
+            for (int e = 0; e < c; ++e) still[i][k * c + e] = tracks[i].values[e];
+        if (tracks[i].joint == 9 && tracks[i].target == SINEW_TARGET_TRANSLATION)
+            for (int k = 0; k < KEYS; ++k) still[i][k * c] = -0.0f;
+        tracks[i].values = still[i];
+        if (tracks[i].joint % 2 == 0) tracks[i].key_count = 1;
+    }
+    for (int negative_zero = 0; negative_zero < 2; ++negative_zero) {
+        if (negative_zero)
+            for (int i = 0; i < baked_count; ++i)
+                if (tracks[i].joint == 8 && tracks[i].target == SINEW_TARGET_TRANSLATION) still[i][1] = -0.0f;
+        const char *name = negative_zero ? "synthetic still, one-key -0" : "synthetic still";
+        clip = sinew_clip_create(&(sinew_clip_desc){.name = name, .joint_count = JOINTS, .track_count = baked_count,
+                                                    .tracks = tracks, .skeleton = sk}, NULL, &err);
+        CHECK(clip != NULL, "%s: %s", name, err.description);
+        if (!clip) continue;
+        bool blocks = sk->simd_ >= SINEW_SIMD_AVX2;
+        CHECK(baked(clip, sk) == !negative_zero, "%s: the block layout's rule", name);
+        int constant = sinew__sampler_constant_blocks(clip->sampler_);
+        CHECK(constant == (blocks && !negative_zero ? 1 : 0), "%s: %d constant blocks", name, constant);
+        check_with_additive(clip, sk, name);
+        sinew_clip_free(clip);
+    }
     /* one track on a large skeleton: the timelines (the block layout would
      * hold every joint's floats at every key), and as few bytes either way */
     {

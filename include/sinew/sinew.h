@@ -540,6 +540,42 @@ SINEW_API sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sin
                                                sinew_additive_reference reference,
                                                const sinew_options *options, sinew_error *err);
 
+/* How far sinew_clip_optimize() may move a sampled value. */
+typedef struct sinew_clip_tolerance {
+    float translation; /* distance, in the clip's units */
+    float rotation;    /* angle of the rotation between the two, radians */
+    float scale;       /* difference of each component */
+} sinew_clip_tolerance;
+
+/* What sinew_clip_optimize() did. */
+typedef struct sinew_optimize_report {
+    int constant_tracks;     /* tracks reduced to one key */
+    int removed_keys;        /* keys left out, over all tracks */
+    /* the furthest a removed key lies from the value kept (0: none removed) */
+    float translation_error; /* distance */
+    float rotation_error;    /* radians */
+    float scale_error;       /* largest component difference */
+} sinew_optimize_report;
+
+/* A copy of `clip` with its constant tracks reduced to one key: a LINEAR or
+ * STEP translation, rotation or scale track whose keys all lie within
+ * `tolerance` of its first key keeps that key alone (a -0 in a translation
+ * or scale becoming +0). Every sampled value then lies within the tolerance
+ * of the clip's own (the value kept is within it of every key, and of what
+ * lies between two keys). Other tracks (CUBICSPLINE, weights, the rest) are
+ * copied as they are. Exported clips often animate every joint on every
+ * frame, fingers and other joints that do not move too, with rounding noise
+ * (docs/BENCHMARKS.md: the pab walk's finger rotations vary by 1e-7 rad):
+ * the result holds less and samples faster, most of all when laid out for
+ * `skeleton` (optional; as sinew_clip_desc.skeleton), where joints that stay
+ * still with all their descendants are not interpolated at all. `report`
+ * (optional) says what was removed. Errors: SINEW_ERROR_INVALID_ARGUMENT
+ * (NULL clip or tolerance, a tolerance that is negative or NaN), and those of
+ * sinew_clip_create(). Free with sinew_clip_free(). */
+SINEW_API sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_clip_tolerance *tolerance,
+                                          const sinew_skeleton *skeleton, const sinew_options *options,
+                                          sinew_optimize_report *report, sinew_error *err);
+
 /* Returns the number of keys summed over the clip's tracks whose target is
  * `target`. */
 SINEW_API int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target);

@@ -77,13 +77,27 @@ typedef struct building {
     size_t frames, vec_src, vec_dst, rot_src, rot_dst, mask;
 } building;
 
+/* A one-key track (a constant) the block layout takes whatever its key
+ * times: not CUBICSPLINE (whose value is not the first float), and a
+ * translation or scale without a -0, which the layout's lerp between equal
+ * values turns into +0 where the reference keeps the key as stored. */
+static bool constant_fits(const sinew_track *t)
+{
+    if (t->interpolation == SINEW_INTERP_CUBICSPLINE) return false;
+    if (t->target == SINEW_TARGET_ROTATION) return true;
+    for (int c = 0; c < 3; ++c)
+        if (t->values[c] == 0.0f && signbit(t->values[c])) return false;
+    return true;
+}
+
 /* The block layout serves a clip made for `sk` whose translation, rotation
- * and scale tracks (there is one at least) are all LINEAR on the same key
- * times and fill at least a third of the layout's floats (so that it holds
- * at most three times the clip's values: a few tracks on a large skeleton
- * stay with the timelines; a fully animated chain of joints, which the
- * schedule pairs with themselves, fills half), at the AVX2 level: its
- * kernel's. Weights tracks do not matter here. */
+ * and scale tracks (one with more than one key at least) are all LINEAR on
+ * the same key times or constant (constant_fits), and fill at least a third
+ * of the layout's floats (so that it holds at most three times the clip's
+ * values: a few tracks on a large skeleton stay with the timelines; a fully
+ * animated chain of joints, which the schedule pairs with themselves, fills
+ * half), at the AVX2 level: its kernel's. Weights tracks do not matter
+ * here. */
 static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int simd)
 {
 #if defined(SINEW_X86_SIMD)
@@ -93,9 +107,13 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        filled += (size_t)sinew_track_components(t);
+        if (t->key_count == 1) {
+            if (!constant_fits(t)) return false;
+            continue;
+        }
         if (!fast_track(t) || (first && !same_times(t, first))) return false;
         if (!first) first = t;
-        filled += (size_t)sinew_track_components(t);
     }
     return first != NULL && 3 * filled >= (size_t)sk->schedule_length_ * 10;
 #else
@@ -108,24 +126,75 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
  * frames where no track writes. */
 static const sinew_transform identity_transform = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 
+/* Whether a track's values are the same on every key, bit for bit. */
+static bool track_constant(const sinew_track *t)
+{
+    size_t width = (size_t)sinew_track_components(t);
+    for (int k = 1; k < t->key_count; ++k)
+        if (memcmp(t->values + (size_t)k * width, t->values, sizeof(float) * width) != 0) return false;
+    return true;
+}
+
+/* late[j] = 1 where joint j and all its descendants are constant joints
+ * (each of their tracks' values the same on every key; the floats no track
+ * writes come from the pose sampling starts from), from their tracks
+ * (track_of, as blocks_create gives it). */
+static void mark_late(const sinew_clip *clip, const int16_t *parents, int n, const int *track_of, uint8_t *late)
+{
+    for (int j = 0; j < n; ++j) late[j] = 1;
+    for (int j = n - 1; j >= 0; --j) { /* children come after their parents */
+        for (int target = 0; target < 3; ++target) {
+            int ti = track_of[3 * j + target];
+            if (ti >= 0 && !track_constant(&clip->tracks[ti])) late[j] = 0;
+        }
+        if (!late[j] && parents[j] >= 0) late[parents[j]] = 0;
+    }
+}
+
+/* The blocks of a schedule (count of them) before the run at its end whose
+ * joints are all late. */
+static int animated_blocks(const int16_t *schedule, int count, const uint8_t *late)
+{
+    for (; count > 0; --count)
+        for (int e = 8 * (count - 1); e < 8 * count; ++e)
+            if (!late[schedule[e]]) return count;
+    return 0;
+}
+
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
  * sampler, the layout, the identity pose (additive clips), the schedule,
- * the frames, the mask and the partial flags. */
+ * the parents, the frames, the constant blocks, the mask and the partial
+ * flags. */
 static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
                                      int simd)
 {
-    int n = clip->joint_count, length = sk->schedule_length_, count = length / 8, hint = -1;
+    int n = clip->joint_count, hint = -1;
     /* each joint's translation, rotation and scale track (-1: none), by
-     * target (the first three sinew_track_target values) */
-    int *track_of = sinew__alloc(alloc, sizeof(int) * 3 * ((size_t)n + 1));
-    if (!track_of) return NULL;
+     * target (the first three sinew_track_target values); then the
+     * schedule's scratch: late flags, its queue and links, its entries */
+    size_t capacity = sinew__schedule_capacity(n);
+    sinew__layout scratch_lay = {0, false};
+    size_t off_track_of = sinew__layout_add(&scratch_lay, 3 * (size_t)n + 1, sizeof(int), 8);
+    size_t off_queue = sinew__layout_add(&scratch_lay, 2 * (size_t)n + 1, sizeof(int), 8);
+    size_t off_links = sinew__layout_add(&scratch_lay, 2 * (size_t)n + 1, sizeof(int), 8);
+    size_t off_order = sinew__layout_add(&scratch_lay, capacity + 1, sizeof(int16_t), 8);
+    size_t off_late = sinew__layout_add(&scratch_lay, (size_t)n + 1, 1, 8);
+    unsigned char *scratch = scratch_lay.overflow ? NULL : sinew__alloc(alloc, scratch_lay.total);
+    if (!scratch) return NULL;
+    int *track_of = (int *)(scratch + off_track_of), *queue = (int *)(scratch + off_queue);
+    int *links = (int *)(scratch + off_links);
+    int16_t *order = (int16_t *)(scratch + off_order);
+    uint8_t *late = scratch + off_late;
     for (size_t i = 0; i < 3 * (size_t)n; ++i) track_of[i] = -1;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
-        if (hint < 0) hint = i;
+        if (hint < 0 && t->key_count > 1) hint = i;
         track_of[3 * t->joint + (int)t->target] = i;
     }
+    mark_late(clip, sk->parents, n, track_of, late);
+    int length = sinew__make_schedule(sk->parents, n, late, queue, links, order);
+    int count = length / 8, animated = animated_blocks(order, count, late);
     const sinew_track *timeline = &clip->tracks[hint];
     size_t keys = (size_t)timeline->key_count;
     sinew__layout lay = {sizeof(sinew__sampler), false};
@@ -133,37 +202,47 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     int identity_count = clip->additive ? n : 0;
     size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
-    size_t off_frames = sinew__layout_add(&lay, keys * (size_t)count * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
+    size_t off_parents = sinew__layout_add(&lay, (size_t)n, sizeof(int16_t), 2);
+    size_t off_frames = sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
+    size_t off_constants =
+        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
     size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK, sizeof(int8_t), 8);
     size_t off_partial = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
-        sinew__free(alloc, track_of);
+        sinew__free(alloc, scratch);
         return NULL;
     }
     memset(block, 0, lay.total);
     sinew__sampler *sm = (sinew__sampler *)block;
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
     sinew_transform *identity = (sinew_transform *)(block + off_identity);
-    int16_t *schedule = (int16_t *)(block + off_schedule);
-    float *frames = (float *)(block + off_frames);
+    int16_t *schedule = (int16_t *)(block + off_schedule), *parents = (int16_t *)(block + off_parents);
+    float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
     int8_t *mask = (int8_t *)(block + off_mask);
     uint8_t *partial = block + off_partial;
-    memcpy(schedule, sk->schedule_, sizeof(int16_t) * (size_t)length);
+    memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
+    memcpy(parents, sk->parents, sizeof(int16_t) * (size_t)n);
     const float *none = &identity_transform.translation.x;
-    size_t frame = (size_t)count * SINEW__BLOCK;
+    size_t frame = (size_t)animated * SINEW__BLOCK;
     for (int e = 0; e < length; ++e) {
-        size_t at = (size_t)e / 8 * SINEW__BLOCK + (size_t)e % 8; /* float f of entry e: at + 8 f */
-        for (size_t k = 0; k < keys; ++k)
-            for (size_t f = 0; f < 10; ++f) frames[k * frame + at + 8 * f] = none[f];
+        /* float f of entry e, key k: at + 8 f + k step */
+        size_t b = (size_t)e / 8, lane = (size_t)e % 8;
+        bool varies = b < (size_t)animated;
+        float *at = (varies ? frames + b * SINEW__BLOCK : constants + (b - (size_t)animated) * SINEW__BLOCK) + lane;
+        size_t stored_keys = varies ? keys : 1, step = varies ? frame : 0;
+        for (size_t k = 0; k < stored_keys; ++k)
+            for (size_t f = 0; f < 10; ++f) at[k * step + 8 * f] = none[f];
         for (int target = 0; target < 3; ++target) {
             int ti = track_of[3 * schedule[e] + target];
             if (ti < 0) continue;
-            const float *values = clip->tracks[ti].values;
-            size_t first = target_float(target), width = (size_t)sinew_track_components(&clip->tracks[ti]);
-            for (size_t k = 0; k < keys; ++k)
-                for (size_t c = 0; c < width; ++c) frames[k * frame + at + 8 * (first + c)] = values[k * width + c];
-            for (size_t c = 0; c < width; ++c) mask[at + 8 * (first + c)] = -1;
+            const sinew_track *t = &clip->tracks[ti];
+            size_t first = target_float(target), width = (size_t)sinew_track_components(t);
+            for (size_t k = 0; k < stored_keys; ++k) {
+                const float *v = t->values + (t->key_count > 1 ? k * width : 0);
+                for (size_t c = 0; c < width; ++c) at[k * step + 8 * (first + c)] = v[c];
+            }
+            for (size_t c = 0; c < width; ++c) mask[b * SINEW__BLOCK + lane + 8 * (first + c)] = -1;
         }
     }
     for (int b = 0; b < count; ++b)
@@ -171,10 +250,12 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
             if (!mask[(size_t)b * SINEW__BLOCK + (size_t)f]) partial[b] = 1;
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
-                         .length = length, .schedule = schedule, .frames = frames, .mask = mask, .partial = partial};
+                         .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
+                         .animated = animated, .frames = frames, .constants = constants, .mask = mask,
+                         .partial = partial};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .identity = identity, .simd = simd, .bytes = lay.total};
-    sinew__free(alloc, track_of);
+    sinew__free(alloc, scratch);
     return sm;
 }
 
@@ -300,6 +381,11 @@ done:
 
 size_t sinew__sampler_bytes(const sinew__sampler *s) { return s ? s->bytes : 0; }
 
+int sinew__sampler_constant_blocks(const sinew__sampler *s)
+{
+    return s && s->blocks ? s->blocks->length / 8 - s->blocks->animated : 0;
+}
+
 /* Keys ka, kb and the factor s between them for time t, the reference's
  * choices: one key (s = 0) before the first, after the last, on a key. */
 static float locate(const float *times, int n, float t, int32_t *hint, int *ka)
@@ -347,7 +433,7 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     const sinew__blocks *p = sm->blocks;
     int ka;
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
-    size_t frame = (size_t)p->length / 8 * SINEW__BLOCK;
+    size_t frame = (size_t)p->animated * SINEW__BLOCK;
     const float *a = p->frames + (size_t)ka * frame;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
                            base ? base : sm->identity, parents, root, local, model);
@@ -361,8 +447,8 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_transform *local, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->schedule_length_ != p->length ||
-        memcmp(sk->schedule_, p->schedule, sizeof(int16_t) * (size_t)p->length) != 0)
+    if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->joint_count != p->joint_count ||
+        memcmp(sk->parents, p->parents, sizeof(int16_t) * (size_t)p->joint_count) != 0)
         return false;
     blocks_run(sm, t, flags, hints, base, sk->parents, root, local, model);
     return true;

@@ -127,6 +127,18 @@ static inline void sample_block(const float *a, const float *b, float s, const s
     }
 }
 
+/* A constant block's values into v: as stored on a key (s == 0), else its
+ * translations and scales plus 0, what the lerp between equal values gives
+ * (a -0 becomes +0); its rotations as stored, within a unit in the last
+ * place of the reference's interpolation between equal keys. */
+static inline void constant_values(const float *c, float s, __m256 v[10])
+{
+    for (int f = 0; f < 10; ++f) v[f] = _mm256_load_ps(c + 8 * f);
+    if (s == 0.0f) return;
+    __m256 zero = _mm256_setzero_ps();
+    for (int f = 0; f < 3; ++f) v[f] = _mm256_add_ps(v[f], zero), v[7 + f] = _mm256_add_ps(v[7 + f], zero);
+}
+
 /* Block `block`, sampled into v, finished: the floats no track writes
  * from `under`, then written to `local` and on to model space. */
 static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10], const sinew_transform *under,
@@ -161,8 +173,13 @@ void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float 
     __m256 v[CHUNK][10];
     for (int c0 = 0; c0 < count; c0 += CHUNK) {
         int chunk = count - c0 < CHUNK ? count - c0 : CHUNK;
-        for (int g = 0; g < chunk; ++g)
-            sample_block(a + (size_t)(c0 + g) * SINEW__BLOCK, b + (size_t)(c0 + g) * SINEW__BLOCK, s, &f, v[g]);
+        for (int g = 0; g < chunk; ++g) {
+            int block = c0 + g;
+            if (block < p->animated)
+                sample_block(a + (size_t)block * SINEW__BLOCK, b + (size_t)block * SINEW__BLOCK, s, &f, v[g]);
+            else
+                constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK, s, v[g]);
+        }
         for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, parents, top, local, model);
     }
 }

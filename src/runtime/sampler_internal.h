@@ -36,23 +36,34 @@ typedef struct sinew__timeline {
 
 /* The block layout: the plan of a clip made for a skeleton (its
  * sinew_clip_desc.skeleton) whose translation, rotation and scale tracks are
- * all LINEAR on one set of key times (what exporters bake). Key k's values
- * of every joint form one frame, in the skeleton's local-to-model schedule
- * (pose_block_avx.h): block b of eight schedule entries holds SINEW__BLOCK
- * floats, float f of sinew_transform (translation x, y, z, rotation x, y,
- * z, w, scale x, y, z) for lane i at f * 8 + i. A float no track writes
- * holds the identity's value in the frames and comes from the pose
- * sampling starts from. Sampling then needs no shuffling of values in, and
- * sinew_clip_sample_model() builds model matrices straight from the
- * sampled blocks. */
+ * all LINEAR on one set of key times (what exporters bake), or constant (one
+ * key). Key k's values of every joint form one frame, in the plan's
+ * local-to-model schedule (pose_block_avx.h): block b of eight schedule
+ * entries holds SINEW__BLOCK floats, float f of sinew_transform (translation
+ * x, y, z, rotation x, y, z, w, scale x, y, z) for lane i at f * 8 + i. A
+ * float no track writes holds the identity's value in the frames and comes
+ * from the pose sampling starts from. Sampling then needs no shuffling of
+ * values in, and sinew_clip_sample_model() builds model matrices straight
+ * from the sampled blocks.
+ *
+ * Joints whose every float is written and the same on every key (constant
+ * joints), and whose descendants are all constant too, are scheduled last
+ * (sinew__make_schedule's `late`), so that they fill the last blocks: those
+ * blocks (from `animated` on) are stored once, not per key, and are not
+ * interpolated. */
 enum { SINEW__BLOCK = 80 };
+
 typedef struct sinew__blocks {
     const float *times;
     int key_count;
     int hint_track;           /* the track whose cursor entry holds the hint */
     int length;               /* schedule entries, a multiple of 8 */
-    const int16_t *schedule;  /* the skeleton's, at the clip's creation */
-    const float *frames;      /* [key][length / 8][SINEW__BLOCK], on cache lines */
+    const int16_t *schedule;  /* the plan's */
+    int joint_count;
+    const int16_t *parents;   /* of the skeleton the plan was made for (the schedule serves any with these) */
+    int animated;             /* blocks with values per key: the first ones */
+    const float *frames;      /* [key][animated][SINEW__BLOCK], on cache lines */
+    const float *constants;   /* [length / 8 - animated][SINEW__BLOCK]: the constant blocks, once */
     const int8_t *mask;       /* [length / 8][SINEW__BLOCK]: -1 where a track writes the float */
     const uint8_t *partial;   /* per block: 1 where some float is not written */
 } sinew__blocks;

@@ -67,35 +67,33 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
     return SINEW_OK;
 }
 
-/* Entries local to model's schedule can take: a pair per joint at most, in
- * whole blocks of four pairs. */
-static size_t schedule_capacity(int n) { return ((size_t)n + 3) / 4 * 8; }
+size_t sinew__schedule_capacity(int n) { return ((size_t)n + 3) / 4 * 8; }
 
-/* Local to model's schedule (src/runtime/pose_avx2.c, which also serves the
- * AVX-512 level: a kernel taking four joints at a time in 512-bit vectors
- * measured 45% slower, for reasons not yet found): joints in pairs that it
- * computes side by side, each joint's parent in an earlier pair. Joints are
- * taken first in, first out as their parent is scheduled (roots first), so
- * that a joint comes long after its parent wherever the tree allows; a pair
- * with no second joint ready repeats its first (computed and stored twice,
- * the same), and the last block is filled with the last pair. Stored by
- * blocks of four pairs: a0 a1 a2 a3 c0 c1 c2 c3. `queue` and `links` hold n
- * and 2n ints. Returns the entry count. */
-static int make_schedule(const int16_t *parents, int n, int *queue, int *links, int16_t *out)
+int sinew__make_schedule(const int16_t *parents, int n, const uint8_t *late, int *queue, int *links, int16_t *out)
 {
-    int *first_child = links, *next_sibling = links + n;
-    int head = 0, tail = 0, pairs = 0, a = 0, c = 0;
+    int *first_child = links, *next_sibling = links + n, *held = queue + n;
+    int head = 0, tail = 0, held_head = 0, held_tail = 0, pairs = 0, a = 0, c = 0;
     for (int j = 0; j < n; ++j) first_child[j] = -1;
     for (int j = n - 1; j >= 0; --j) /* children in index order */
         if (parents[j] >= 0) next_sibling[j] = first_child[parents[j]], first_child[parents[j]] = j;
     for (int j = 0; j < n; ++j)
-        if (parents[j] < 0) queue[tail++] = j;
-    for (; head < tail || pairs % 4; ++pairs) {
-        if (head < tail) {
-            a = queue[head++];
-            c = head < tail ? queue[head++] : a;
-            for (int k = first_child[a]; k >= 0; k = next_sibling[k]) queue[tail++] = k;
-            for (int k = c != a ? first_child[c] : -1; k >= 0; k = next_sibling[k]) queue[tail++] = k;
+        if (parents[j] < 0) {
+            if (late && late[j])
+                held[held_tail++] = j;
+            else
+                queue[tail++] = j;
+        }
+    for (; head < tail || held_head < held_tail || pairs % 4; ++pairs) {
+        if (head < tail || held_head < held_tail) {
+            a = head < tail ? queue[head++] : held[held_head++];
+            c = head < tail ? queue[head++] : held_head < held_tail ? held[held_head++] : a;
+            for (int pass = 0; pass < (c != a ? 2 : 1); ++pass)
+                for (int k = first_child[pass ? c : a]; k >= 0; k = next_sibling[k]) {
+                    if (late && late[k])
+                        held[held_tail++] = k;
+                    else
+                        queue[tail++] = k;
+                }
         }
         out[pairs / 4 * 8 + pairs % 4] = (int16_t)a, out[pairs / 4 * 8 + 4 + pairs % 4] = (int16_t)c;
     }
@@ -167,7 +165,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t off_rest = sinew__layout_add(&l, (size_t)n, sizeof(sinew_transform), 8);
     size_t off_lookup = sinew__layout_add(&l, cap, sizeof(int32_t), 8);
     int simd = sinew__simd_level(options);
-    size_t off_schedule = sinew__layout_add(&l, schedule_capacity(n), sizeof(int16_t), 8);
+    size_t off_schedule = sinew__layout_add(&l, sinew__schedule_capacity(n), sizeof(int16_t), 8);
     size_t off_strings = sinew__layout_add(&l, string_bytes, 1, 8);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -204,7 +202,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
         }
     }
     /* order[] is no longer needed: the schedule's queue */
-    int schedule_length = make_schedule(parents, n, order, scratch + 2 * (size_t)n, schedule);
+    int schedule_length = sinew__make_schedule(parents, n, NULL, order, scratch + 2 * (size_t)n, schedule);
 
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",
