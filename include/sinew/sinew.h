@@ -401,14 +401,18 @@ typedef struct sinew_clip_desc {
                                 (read during creation only). When its
                                 translation, rotation and scale tracks are
                                 all LINEAR on one set of key times (what
-                                exporters bake), animate most of it (a
-                                third of the floats of its local pose at
-                                least) and the CPU runs AVX2, the
-                                clip lays its keys out in this skeleton's
-                                local-to-model order, so that
+                                exporters bake) or constant (one key, as
+                                sinew_clip_optimize() leaves them), animate
+                                most of it (a third of the floats of its
+                                local pose at least) and the CPU runs AVX2,
+                                the clip lays its keys out in this
+                                skeleton's local-to-model order, so that
                                 sinew_clip_sample_model() samples and builds
-                                model matrices in one pass. Any skeleton of
-                                the same joint count still plays it. */
+                                model matrices in one pass; joints that do
+                                not move, nor any of their descendants, are
+                                then stored once and not interpolated. Any
+                                skeleton of the same joint count still
+                                plays it. */
 } sinew_clip_desc;
 
 /* Copies and validates tracks into a clip. Errors name the track and key:
