@@ -118,7 +118,7 @@ void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, f
 /* As sinew__sampler_run() into `local`, and on into model space as
  * sinew_local_to_model(sk, local, root, model) computes it, when the plan
  * can do both in one pass: it is in the block layout of a skeleton with
- * sk's schedule, both run at the AVX2 level or above and `root` is affine
+ * sk's parents, both run at the AVX2 level or above and `root` is affine
  * (or NULL). Returns false, having written nothing, otherwise. */
 bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
                               const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,

@@ -1,6 +1,8 @@
-/* Skeleton creation: parents-first sorting, validation errors, names. */
+/* Skeleton creation: parents-first sorting, validation errors, names; local
+ * to model's schedule (with and without late joints) on random forests. */
 #include "sinew/sinew.h"
 #include "check.h"
+#include "internal.h" /* sinew__make_schedule */
 
 #include <stdlib.h>
 
@@ -151,6 +153,58 @@ static void test_large_and_deep(void)
     free(parents), free(buf), free(names);
 }
 
+/* sinew__make_schedule on random forests (parents first, as skeletons hold
+ * them), with no late joints and with random subtrees marked late: whole
+ * blocks of four pairs within the capacity, every joint there, each
+ * joint's parent in an earlier pair, and no joint that is not late after a
+ * block made of late joints only (they fill the last blocks). */
+static void test_schedule(void)
+{
+    enum { MAX = 70 };
+    int16_t parents[MAX], out[2 * MAX + 8];
+    int queue[2 * MAX], links[2 * MAX];
+    uint8_t late[MAX];
+    unsigned seed = 7;
+    int bad = 0, cases = 0, late_blocks = 0;
+    for (int round = 0; round < 400; ++round) {
+        seed = seed * 1664525u + 1013904223u;
+        int n = 1 + (int)(seed >> 8) % MAX;
+        for (int j = 0; j < n; ++j) {
+            seed = seed * 1664525u + 1013904223u;
+            parents[j] = (int16_t)(j == 0 || (seed >> 8) % 9 == 0 ? -1 : (int)(seed >> 12) % j);
+            late[j] = 0;
+        }
+        if (round % 2) /* a few subtrees late: a joint is late where its parent is or by chance */
+            for (int j = 0; j < n; ++j) {
+                seed = seed * 1664525u + 1013904223u;
+                late[j] = (parents[j] >= 0 && late[parents[j]]) || (seed >> 8) % 5 == 0;
+            }
+        int length = sinew__make_schedule(parents, n, round % 2 ? late : NULL, queue, links, out);
+        int at_pair[MAX];
+        for (int j = 0; j < n; ++j) at_pair[j] = -1;
+        bool ok = length % 8 == 0 && (size_t)length <= sinew__schedule_capacity(n), all_late_seen = false;
+        for (int e = 0; ok && e < length; ++e) {
+            int j = out[e], pair = e / 8 * 4 + e % 4;
+            ok = j >= 0 && j < n;
+            if (ok && at_pair[j] < 0) at_pair[j] = pair;
+        }
+        for (int j = 0; ok && j < n; ++j)
+            ok = at_pair[j] >= 0 && (parents[j] < 0 || at_pair[parents[j]] < at_pair[j]);
+        for (int b = 0; ok && b < length / 8; ++b) {
+            bool block_late = true;
+            for (int e = 8 * b; e < 8 * b + 8; ++e) block_late = block_late && late[out[e]];
+            if (round % 2 == 0) continue;
+            ok = block_late || !all_late_seen;
+            all_late_seen = all_late_seen || block_late;
+            late_blocks += block_late;
+        }
+        bad += !ok;
+        ++cases;
+    }
+    CHECK(bad == 0, "schedule: %d of %d random forests broke a rule", bad, cases);
+    CHECK(late_blocks > 0, "schedule: no block of late joints in %d forests", cases);
+}
+
 int main(void)
 {
     test_child_before_parent_is_sorted();
@@ -158,5 +212,6 @@ int main(void)
     test_errors();
     test_names_and_repairs();
     test_large_and_deep();
+    test_schedule();
     return check_finish("test_skeleton");
 }

@@ -170,8 +170,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
 {
     int n = clip->joint_count, hint = -1;
     /* each joint's translation, rotation and scale track (-1: none), by
-     * target (the first three sinew_track_target values); then the
-     * schedule's scratch: late flags, its queue and links, its entries */
+     * target (the first three sinew_track_target values); then for the
+     * schedule: its queue and links, its entries, the late joints */
     size_t capacity = sinew__schedule_capacity(n);
     sinew__layout scratch_lay = {0, false};
     size_t off_track_of = sinew__layout_add(&scratch_lay, 3 * (size_t)n + 1, sizeof(int), 8);

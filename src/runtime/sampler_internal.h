@@ -69,8 +69,10 @@ typedef struct sinew__blocks {
 } sinew__blocks;
 
 /* Samples the block layout between frames a and b at factor 0 <= s < 1
- * (s == 0: frame a's values as stored) with 256-bit vectors (run only where
- * the CPU runs AVX2), the floats no track writes taken from `under`, into
+ * (s == 0: frame a's values as stored; the constant blocks' values as
+ * stored, between keys their translations and scales plus 0 as the lerp
+ * would give) with 256-bit vectors (run only where the CPU runs AVX2), the
+ * floats no track writes taken from `under`, into
  * `local` (optional) and, when `model` is not NULL, on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */

@@ -69,31 +69,43 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
 
 size_t sinew__schedule_capacity(int n) { return ((size_t)n + 3) / 4 * 8; }
 
+/* The two queues of sinew__make_schedule: joints ready to schedule, and the
+ * late ones held back until the first runs dry. */
+typedef struct schedule_queues {
+    int *ready, *held;
+    int ready_head, ready_tail, held_head, held_tail;
+} schedule_queues;
+
+static void enqueue(schedule_queues *q, const uint8_t *late, int joint)
+{
+    if (late && late[joint])
+        q->held[q->held_tail++] = joint;
+    else
+        q->ready[q->ready_tail++] = joint;
+}
+
+/* The next joint (ready ones first), or `otherwise` when both are empty. */
+static int dequeue(schedule_queues *q, int otherwise)
+{
+    if (q->ready_head < q->ready_tail) return q->ready[q->ready_head++];
+    if (q->held_head < q->held_tail) return q->held[q->held_head++];
+    return otherwise;
+}
+
 int sinew__make_schedule(const int16_t *parents, int n, const uint8_t *late, int *queue, int *links, int16_t *out)
 {
-    int *first_child = links, *next_sibling = links + n, *held = queue + n;
-    int head = 0, tail = 0, held_head = 0, held_tail = 0, pairs = 0, a = 0, c = 0;
+    int *first_child = links, *next_sibling = links + n, pairs = 0, a = 0, c = 0;
+    schedule_queues q = {.ready = queue, .held = queue + n};
     for (int j = 0; j < n; ++j) first_child[j] = -1;
     for (int j = n - 1; j >= 0; --j) /* children in index order */
         if (parents[j] >= 0) next_sibling[j] = first_child[parents[j]], first_child[parents[j]] = j;
     for (int j = 0; j < n; ++j)
-        if (parents[j] < 0) {
-            if (late && late[j])
-                held[held_tail++] = j;
-            else
-                queue[tail++] = j;
-        }
-    for (; head < tail || held_head < held_tail || pairs % 4; ++pairs) {
-        if (head < tail || held_head < held_tail) {
-            a = head < tail ? queue[head++] : held[held_head++];
-            c = head < tail ? queue[head++] : held_head < held_tail ? held[held_head++] : a;
-            for (int pass = 0; pass < (c != a ? 2 : 1); ++pass)
-                for (int k = first_child[pass ? c : a]; k >= 0; k = next_sibling[k]) {
-                    if (late && late[k])
-                        held[held_tail++] = k;
-                    else
-                        queue[tail++] = k;
-                }
+        if (parents[j] < 0) enqueue(&q, late, j);
+    for (int next; (next = dequeue(&q, -1)) >= 0 || pairs % 4; ++pairs) {
+        if (next >= 0) { /* else the block is filled with the last pair */
+            a = next, c = dequeue(&q, a);
+            for (int k = first_child[a]; k >= 0; k = next_sibling[k]) enqueue(&q, late, k);
+            for (int k = c != a ? first_child[c] : -1; k >= 0; k = next_sibling[k]) enqueue(&q, late, k);
         }
         out[pairs / 4 * 8 + pairs % 4] = (int16_t)a, out[pairs / 4 * 8 + 4 + pairs % 4] = (int16_t)c;
     }
