@@ -9,7 +9,9 @@
  * that stretch (a track's values sit where the pose holds them), so that the
  * vector lerp runs over whole 256-bit runs of the pose, a mask keeping what
  * no track writes; elsewhere each track's values are packed. STEP and
- * CUBICSPLINE tracks stay with the reference sampler (sinew_track_sample).
+ * CUBICSPLINE tracks stay with the reference sampler (sinew_track_sample),
+ * except where the block layout (sampler_internal.h) takes a one-key STEP
+ * track as a constant.
  *
  * The AVX2 kernel (sampler_avx2.c) runs where the CPU has it; elsewhere each
  * track goes through the reference's own formulas (bit for bit the
