@@ -102,22 +102,40 @@ static void free_copies(sinew_mesh *m)
 
 /* ---- the kernels ------------------------------------------------------------ */
 
-typedef enum kernel {
-    K_SAMPLE, K_SEEK, K_L2M, K_SAMPLE_L2M, K_PALETTE, K_LBS_PN, K_LBS_P, K_DQS_PN, K_BLEND2, K_BLEND3, K_IK,
-    K_LBS_PN_SCALAR, K_LBS_P_SCALAR, K_DQS_PN_SCALAR, /* the scalar reference beside a SIMD level, for the ratio */
-    K_SAMPLE_NLERP, K_SAMPLE_L2M_NLERP, /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
-    K_SAMPLE_SCALAR, K_L2M_SCALAR, K_SAMPLE_L2M_SCALAR, /* a skeleton and clip made at the scalar level */
-    K_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
-    K_SAMPLE_OPT, K_SAMPLE_L2M_OPT, /* the clip after sinew_clip_optimize */
-    K_COUNT
+/* What a row runs. */
+typedef enum operation {
+    OP_SAMPLE, OP_SEEK, OP_L2M, OP_SAMPLE_MODEL, /* sinew_clip_sample_model */
+    OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
+    OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK
+} operation;
+
+enum {
+    SCALAR = 1,    /* the scalar reference beside the level asked for, for the ratio (sampling: a skeleton and
+                      clip made at the scalar level) */
+    NLERP = 2,     /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
+    OPTIMIZED = 4  /* the clip after sinew_clip_optimize */
+};
+
+typedef struct kernel {
+    const char *name;
+    operation op;
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED */
 } kernel;
 
-static const char *const kernel_names[K_COUNT] = {
-    "sample", "sample_seek", "local_to_model", "sample_local_to_model", "palette", "skin_lbs_pos_nrm",
-    "skin_lbs_pos", "skin_dqs_pos_nrm", "blend2", "blend3", "ik_two_bone", "skin_lbs_pos_nrm_scalar",
-    "skin_lbs_pos_scalar", "skin_dqs_pos_nrm_scalar", "sample_nlerp", "sample_local_to_model_nlerp", "sample_scalar", "local_to_model_scalar",
-    "sample_local_to_model_scalar", "sample_then_local_to_model", "sample_optimized",
-    "sample_local_to_model_optimized"};
+/* The rows, in the order printed. */
+static const kernel kernels[] = {
+    {"sample", OP_SAMPLE, 0}, {"sample_seek", OP_SEEK, 0}, {"local_to_model", OP_L2M, 0},
+    {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
+    {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
+    {"blend3", OP_BLEND3, 0}, {"ik_two_bone", OP_IK, 0}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
+    {"skin_lbs_pos_scalar", OP_LBS_P, SCALAR}, {"skin_dqs_pos_nrm_scalar", OP_DQS_PN, SCALAR},
+    {"sample_nlerp", OP_SAMPLE, NLERP}, {"sample_local_to_model_nlerp", OP_SAMPLE_MODEL, NLERP},
+    {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
+    {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
+    {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED}};
+enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
+
+static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
 
 typedef struct bench {
     const sinew_skeleton *sk; /* made again at the level asked for */
@@ -140,15 +158,15 @@ typedef struct bench {
 } bench;
 
 /* The mesh through a skinning kernel, over the pool's threads. */
-static void skin(bench *b, kernel k)
+static void skin(bench *b, const kernel *k)
 {
     const sinew_mesh *m = b->mesh;
     sinew_skin_job job = {.skin = m->skin, .palette = b->palette, .dq_palette = b->dq,
                           .palette_count = m->skin->joint_count, .positions = m->positions,
                           .out_positions = b->out_pos, .simd = b->simd};
-    if (k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_DQS_PN_SCALAR) job.simd = SINEW_SIMD_SCALAR;
-    if (k != K_LBS_P && k != K_LBS_P_SCALAR && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
-    if (k == K_DQS_PN || k == K_DQS_PN_SCALAR)
+    if (k->is & SCALAR) job.simd = SINEW_SIMD_SCALAR;
+    if (k->op != OP_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
+    if (k->op == OP_DQS_PN)
         sinew_skin_dqs_parallel(&job, b->pool, NULL);
     else
         sinew_skin_lbs_parallel(&job, b->pool, NULL);
@@ -177,62 +195,50 @@ static bool remake(const sinew_skeleton *sk, const sinew_clip *clip, sinew_simd 
     return *out_clip != NULL;
 }
 
-static void run_kernel(bench *b, kernel k)
+static void run_kernel(bench *b, const kernel *k)
 {
-    bool scalar = k == K_SAMPLE_SCALAR || k == K_L2M_SCALAR || k == K_SAMPLE_L2M_SCALAR;
+    bool scalar = (k->is & SCALAR) != 0;
     const sinew_skeleton *sk = scalar ? b->scalar_sk : b->sk;
-    const sinew_clip *clip = scalar ? b->scalar_clip : k == K_SAMPLE_OPT || k == K_SAMPLE_L2M_OPT ? b->optimized_clip
-                                                                                                  : b->clip;
+    const sinew_clip *clip = scalar ? b->scalar_clip : k->is & OPTIMIZED ? b->optimized_clip : b->clip;
     int n = b->n;
-    switch (k) {
-    case K_SAMPLE:
-    case K_SAMPLE_NLERP:
-    case K_SAMPLE_L2M:
-    case K_SAMPLE_L2M_NLERP:
-    case K_SAMPLE_SCALAR:
-    case K_SAMPLE_L2M_SCALAR:
-    case K_SAMPLE_THEN_L2M:
-    case K_SAMPLE_OPT:
-    case K_SAMPLE_L2M_OPT: {
-        unsigned flags = SINEW_SAMPLE_LOOP | (k == K_SAMPLE_NLERP || k == K_SAMPLE_L2M_NLERP ? SINEW_SAMPLE_NLERP : 0);
+    switch (k->op) {
+    case OP_SAMPLE:
+    case OP_SAMPLE_MODEL:
+    case OP_SAMPLE_THEN_L2M: {
+        unsigned flags = SINEW_SAMPLE_LOOP | (k->is & NLERP ? SINEW_SAMPLE_NLERP : 0);
         b->time += 1.0f / 60.0f;
         if (b->time >= clip->duration) b->time -= clip->duration;
-        if (k == K_SAMPLE_L2M || k == K_SAMPLE_L2M_NLERP || k == K_SAMPLE_L2M_SCALAR || k == K_SAMPLE_L2M_OPT)
+        if (k->op == OP_SAMPLE_MODEL)
             sinew_clip_sample_model(clip, sk, b->time, flags, &b->cursor, NULL, b->local, b->model, n, NULL);
         else
             sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
-        if (k == K_SAMPLE_THEN_L2M) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
+        if (k->op == OP_SAMPLE_THEN_L2M) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
         break;
     }
-    case K_L2M_SCALAR: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
-    case K_SEEK:
+    case OP_SEEK:
         b->seek = (b->seek + 1) % SEEKS;
-        sinew_clip_sample(b->clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        sinew_clip_sample(clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
         break;
-    case K_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
-    case K_PALETTE:
+    case OP_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
+    case OP_PALETTE:
         sinew_skin_palette(b->mesh->skin, b->model, n, NULL, b->palette, b->mesh->skin->joint_count, NULL);
         break;
-    case K_LBS_PN:
-    case K_LBS_P:
-    case K_DQS_PN:
-    case K_LBS_PN_SCALAR:
-    case K_LBS_P_SCALAR:
-    case K_DQS_PN_SCALAR: skin(b, k); break;
-    case K_BLEND2:
-    case K_BLEND3: {
+    case OP_LBS_PN:
+    case OP_LBS_P:
+    case OP_DQS_PN: skin(b, k); break;
+    case OP_BLEND2:
+    case OP_BLEND3: {
         sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
-        sinew_blend(sk, layers, k == K_BLEND2 ? 2 : 3, 0.0f, b->local, n, NULL);
+        sinew_blend(sk, layers, k->op == OP_BLEND2 ? 2 : 3, 0.0f, b->local, n, NULL);
         break;
     }
-    case K_IK: {
+    case OP_IK: {
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = b->model, .local = b->local, .count = n,
                                      .start_joint = b->ik[0], .mid_joint = b->ik[1], .end_joint = b->ik[2],
                                      .target = b->ik_target, .weight = 1.0f};
         sinew_ik_two_bone(&job, NULL);
         break;
     }
-    case K_COUNT: break;
     }
 }
 
@@ -241,7 +247,7 @@ typedef struct result {
 } result;
 
 /* Warm-up, then BATCHES batches of enough calls to last about 2 ms each. */
-static result measure(bench *b, kernel k)
+static result measure(bench *b, const kernel *k)
 {
     int calls = 1;
     for (;;) {
@@ -444,26 +450,24 @@ int cli_bench(int argc, char **argv)
                 sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip), sinew_clip_bytes(b.optimized_clip));
     }
     bool first = true;
-    for (int k = 0; k < K_COUNT; ++k) {
-        bool skin = k == K_LBS_PN || k == K_LBS_P || k == K_DQS_PN || k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR ||
-                    k == K_DQS_PN_SCALAR;
-        bool reference = k == K_LBS_PN_SCALAR || k == K_LBS_P_SCALAR || k == K_DQS_PN_SCALAR || k == K_SAMPLE_SCALAR ||
-                         k == K_L2M_SCALAR || k == K_SAMPLE_L2M_SCALAR;
-        if (reference && b.simd == SINEW_SIMD_SCALAR) continue;
-        if ((skin || k == K_PALETTE) && !b.mesh) continue;
-        if (k == K_IK && b.ik[2] < 0) continue;
-        if (k == K_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
-        result r = measure(&b, (kernel)k);
+    for (int i = 0; i < KERNEL_COUNT; ++i) {
+        const kernel *k = &kernels[i];
+        bool skin = skinning(k->op);
+        if ((k->is & SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
+        if ((skin || k->op == OP_PALETTE) && !b.mesh) continue;
+        if (k->op == OP_IK && b.ik[2] < 0) continue;
+        if (k->op == OP_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        result r = measure(&b, k);
         const char *unit = skin ? "vertex" : "joint";
-        int count = skin ? nv : k == K_PALETTE ? np : k == K_IK ? 3 : n;
-        printf("  %-32s %8s %6d %12.1f %12.1f %12.1f %14.2f", kernel_names[k], unit, count, r.median, r.min, r.max,
+        int count = skin ? nv : k->op == OP_PALETTE ? np : k->op == OP_IK ? 3 : n;
+        printf("  %-32s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         printf("\n");
         if (f) {
             fprintf(f, "%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"count\": %d, \"median_ns\": %.1f, "
                        "\"min_ns\": %.1f, \"max_ns\": %.1f",
-                    first ? "" : ",", kernel_names[k], unit, count, r.median, r.min, r.max);
+                    first ? "" : ",", k->name, unit, count, r.median, r.min, r.max);
             if (skin) fprintf(f, ", \"vertices\": %d, \"mvertex_per_s\": %.1f", nv, 1e3 * nv / r.median);
             fputc('}', f);
         }

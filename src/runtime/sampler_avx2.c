@@ -94,13 +94,19 @@ static void lane_rotation(const float *f, int i, float q[4])
     for (int c = 0; c < 4; ++c) q[c] = f[8 * (3 + c) + i];
 }
 
+/* A block's values as stored at a (float f of sinew_transform in v[f]). */
+static inline void stored_block(const float *a, __m256 v[10])
+{
+    for (int c = 0; c < 10; ++c) v[c] = _mm256_load_ps(a + 8 * c);
+}
+
 /* One block between frames a and b at factor s into v (float f of
  * sinew_transform in v[f]). */
 static inline void sample_block(const float *a, const float *b, float s, const sinew__rotation_factors *f,
                                 __m256 v[10])
 {
     if (s == 0.0f) { /* on a key: its values as stored (a + (a - a) 0 would turn -0 into +0) */
-        for (int c = 0; c < 10; ++c) v[c] = _mm256_load_ps(a + 8 * c);
+        stored_block(a, v);
         return;
     }
     __m256 s8 = _mm256_set1_ps(s), qa[1][4], qb[1][4], q[1][4];
@@ -133,7 +139,7 @@ static inline void sample_block(const float *a, const float *b, float s, const s
  * place of the reference's interpolation between equal keys. */
 static inline void constant_values(const float *c, float s, __m256 v[10])
 {
-    for (int f = 0; f < 10; ++f) v[f] = _mm256_load_ps(c + 8 * f);
+    stored_block(c, v);
     if (s == 0.0f) return;
     __m256 zero = _mm256_setzero_ps();
     for (int f = 0; f < 3; ++f) v[f] = _mm256_add_ps(v[f], zero), v[7 + f] = _mm256_add_ps(v[7 + f], zero);

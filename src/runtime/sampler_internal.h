@@ -46,11 +46,12 @@ typedef struct sinew__timeline {
  * values in, and sinew_clip_sample_model() builds model matrices straight
  * from the sampled blocks.
  *
- * Joints whose every float is written and the same on every key (constant
- * joints), and whose descendants are all constant too, are scheduled last
- * (sinew__make_schedule's `late`), so that they fill the last blocks: those
- * blocks (from `animated` on) are stored once, not per key, and are not
- * interpolated. */
+ * Joints whose tracks hold the same values on every key (constant joints;
+ * what no track writes comes from the pose sampling starts from, as
+ * elsewhere), and whose descendants are all constant too, are scheduled
+ * last (sinew__make_schedule's `late`), so that they fill the last blocks:
+ * those blocks (from `animated` on) are stored once, not per key, and are
+ * not interpolated. */
 enum { SINEW__BLOCK = 80 };
 
 typedef struct sinew__blocks {
