@@ -14,7 +14,8 @@
  * is welded); --copies K skins K copies of the mesh end to end as one. The
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
  * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
- * memory). */
+ * memory). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
+ * to its skin's first joint, weight 1: the LBS kernel without its blend. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -100,6 +101,28 @@ static void free_copies(sinew_mesh *m)
     free((void *)m->positions), free((void *)m->normals);
 }
 
+/* The mesh's vertices all bound to its skin's first joint with weight 1 (its
+ * inverse bind matrix), so that the LBS kernel's time without the blend
+ * shows: what transforming, normalizing and the streams cost alone. NULL
+ * (with the error) when out of memory. */
+static sinew_skin *one_joint_skin(const sinew_skeleton *sk, const sinew_mesh *m, sinew_error *err)
+{
+    const sinew_skin *s = m->skin;
+    uint8_t *indices = calloc((size_t)m->vertex_count + 1, 1);
+    if (!indices) {
+        *err = (sinew_error){.result = SINEW_ERROR_OUT_OF_MEMORY};
+        snprintf(err->description, sizeof err->description, "out of memory");
+        return NULL;
+    }
+    int joint = s->joints[0];
+    sinew_skin_desc d = {.joint_count = 1, .joints = &joint, .inverse_bind = s->inverse_bind,
+                         .vertex_count = m->vertex_count, .influence_count = 1, .index_type = SINEW_INDEX_U8,
+                         .indices = indices, .weight_type = SINEW_WEIGHT_F32, .last_weight_implied = true};
+    sinew_skin *one = sinew_skin_create(sk, &d, NULL, NULL, err);
+    free(indices);
+    return one;
+}
+
 /* ---- the kernels ------------------------------------------------------------ */
 
 /* What a row runs. */
@@ -113,13 +136,14 @@ enum {
     SCALAR = 1,    /* the scalar reference beside the level asked for, for the ratio (sampling: a skeleton and
                       clip made at the scalar level) */
     NLERP = 2,     /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
-    OPTIMIZED = 4  /* the clip after sinew_clip_optimize */
+    OPTIMIZED = 4, /* the clip after sinew_clip_optimize */
+    ONE_JOINT = 8  /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
 };
 
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -132,7 +156,8 @@ static const kernel kernels[] = {
     {"sample_nlerp", OP_SAMPLE, NLERP}, {"sample_local_to_model_nlerp", OP_SAMPLE_MODEL, NLERP},
     {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
     {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
-    {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED}};
+    {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED},
+    {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -143,6 +168,7 @@ typedef struct bench {
     sinew_skeleton *level_sk, *scalar_sk;
     sinew_clip *level_clip, *scalar_clip, *optimized_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
+    sinew_skin *one_joint;    /* its vertices all on its skin's first joint (the ONE_JOINT rows) */
     int n;
     sinew_cursor cursor;
     float time, seeks[SEEKS];
@@ -165,6 +191,7 @@ static void skin(bench *b, const kernel *k)
                           .palette_count = m->skin->joint_count, .positions = m->positions,
                           .out_positions = b->out_pos, .simd = b->simd};
     if (k->is & SCALAR) job.simd = SINEW_SIMD_SCALAR;
+    if (k->is & ONE_JOINT) job.skin = b->one_joint; /* its one joint is the skin's first: palette[0] */
     if (k->op != OP_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
     if (k->op == OP_DQS_PN)
         sinew_skin_dqs_parallel(&job, b->pool, NULL);
@@ -412,6 +439,11 @@ int cli_bench(int argc, char **argv)
     if (b.mesh) {
         sinew_skin_palette(b.mesh->skin, b.model, n, NULL, b.palette, np, NULL);
         sinew_dq_palette(b.palette, np, b.dq, NULL);
+        if (!(b.one_joint = one_joint_skin(b.sk, b.mesh, &err))) {
+            fprintf(stderr, "sinew: bench: %s\n", err.description);
+            status = EXIT_FAILED;
+            goto done;
+        }
     }
     find_chain(b.sk, b.ik);
     if (b.ik[2] >= 0) {
@@ -487,6 +519,7 @@ done:
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
+    sinew_skin_free(b.one_joint);
     if (copies.skin) free_copies(&copies);
     cli_unload(&l);
     return status;

@@ -2,8 +2,8 @@
  * (cpu, simd, threads, results with every required name, unit, count,
  * median/min/max with min <= median <= max, skinning entries with vertices
  * and Mvertex/s that agree with the median, the clip's bytes as loaded and
- * optimized, the second no more), on the built-in character and
- * with two threads. Timings themselves are not judged here.
+ * optimized, the second no more; the one-joint LBS row), on the built-in
+ * character and with two threads. Timings themselves are not judged here.
  * usage: test_cli_bench SINEW_BINARY WORK_DIR */
 #include "sinew/sinew.h"
 #include "check.h"
@@ -42,7 +42,7 @@ static void check_run(const char *bin, const char *work, int threads)
     static const char *const required[] = {"sample", "sample_seek", "local_to_model", "sample_local_to_model",
                                            "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
                                            "blend2", "blend3", "ik_two_bone", "sample_optimized",
-                                           "sample_local_to_model_optimized"};
+                                           "sample_local_to_model_optimized", "skin_lbs_pos_nrm_one_joint"};
     double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes"));
     double optimized = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes_optimized"));
     CHECK(bytes > 0 && optimized > 0 && optimized <= bytes, "clip bytes %g, optimized %g", bytes, optimized);
