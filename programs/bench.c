@@ -104,21 +104,18 @@ static void free_copies(sinew_mesh *m)
 /* The mesh's vertices all bound to its skin's first joint with weight 1 (its
  * inverse bind matrix), so that the LBS kernel's time without the blend
  * shows: what transforming, normalizing and the streams cost alone. NULL
- * (with the error) when out of memory. */
-static sinew_skin *one_joint_skin(const sinew_skeleton *sk, const sinew_mesh *m, sinew_error *err)
+ * (and prints why) on failure. */
+static sinew_skin *one_joint_skin(const sinew_skeleton *sk, const sinew_mesh *m)
 {
     const sinew_skin *s = m->skin;
     uint8_t *indices = calloc((size_t)m->vertex_count + 1, 1);
-    if (!indices) {
-        *err = (sinew_error){.result = SINEW_ERROR_OUT_OF_MEMORY};
-        snprintf(err->description, sizeof err->description, "out of memory");
-        return NULL;
-    }
     int joint = s->joints[0];
     sinew_skin_desc d = {.joint_count = 1, .joints = &joint, .inverse_bind = s->inverse_bind,
                          .vertex_count = m->vertex_count, .influence_count = 1, .index_type = SINEW_INDEX_U8,
                          .indices = indices, .weight_type = SINEW_WEIGHT_F32, .last_weight_implied = true};
-    sinew_skin *one = sinew_skin_create(sk, &d, NULL, NULL, err);
+    sinew_error err = {0};
+    sinew_skin *one = indices ? sinew_skin_create(sk, &d, NULL, NULL, &err) : NULL;
+    if (!one) fprintf(stderr, "sinew: bench: one-joint skin: %s\n", indices ? err.description : "out of memory");
     free(indices);
     return one;
 }
@@ -439,8 +436,7 @@ int cli_bench(int argc, char **argv)
     if (b.mesh) {
         sinew_skin_palette(b.mesh->skin, b.model, n, NULL, b.palette, np, NULL);
         sinew_dq_palette(b.palette, np, b.dq, NULL);
-        if (!(b.one_joint = one_joint_skin(b.sk, b.mesh, &err))) {
-            fprintf(stderr, "sinew: bench: %s\n", err.description);
+        if (!(b.one_joint = one_joint_skin(b.sk, b.mesh))) {
             status = EXIT_FAILED;
             goto done;
         }
