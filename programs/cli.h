@@ -10,11 +10,11 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-/* Loads FILE (.gltf/.glb) or, for NULL, the built-in character; prints the
- * reason and returns NULL on failure. Warnings go to stderr. `scene`,
- * `weld` and `order` as sinew_load_options.scene (0: the file's default),
- * .weld_vertices and .order_vertices_for_skinning. */
-sinew_asset *cli_load_asset(const char *path, int scene, bool weld, bool order);
+/* Loads FILE (.gltf/.glb) or, for NULL, the built-in character, with `load`
+ * (NULL: the defaults; its `base` is replaced by the CLI's, whose logger
+ * prints warnings to stderr); prints the reason and returns NULL on
+ * failure. */
+sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load);
 
 /* The clips a command plays: the asset's own, or with `anim_paths` those of
  * other files (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton
@@ -61,15 +61,14 @@ bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height);
 enum { CLI_MAX_ANIMS = 16 };
 
 /* What a command plays: FILE (NULL: the built-in character), --anim FILE
- * (repeatable), --clip C, --scene N (stored as sinew_load_options.scene),
- * --weld (sinew_load_options.weld_vertices), --order-vertices
- * (.order_vertices_for_skinning). */
+ * (repeatable), --clip C, and how FILE is loaded: --scene N
+ * (sinew_load_options.scene, N + 1), --weld (.weld_vertices),
+ * --order-vertices (.order_vertices_for_skinning). */
 typedef struct cli_source {
     const char *file, *clip;
     const char *anims[CLI_MAX_ANIMS];
     int anim_count;
-    int scene;
-    bool weld, order_vertices;
+    sinew_load_options load;
 } cli_source;
 
 /* Takes argv[*i] (advancing *i past a value) when it is FILE or one of the

@@ -98,12 +98,12 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 
-sinew_asset *cli_load_asset(const char *path, int scene, bool weld, bool order)
+sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load)
 {
     sinew_error err = {0};
     if (path) {
-        sinew_load_options lo = {.base = cli_options, .scene = scene, .weld_vertices = weld,
-                                 .order_vertices_for_skinning = order};
+        sinew_load_options lo = load ? *load : (sinew_load_options){0};
+        lo.base = cli_options;
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;
@@ -125,7 +125,7 @@ int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int 
     }
     int status = EXIT_OK;
     for (int f = 0; f < anim_count && status == EXIT_OK; ++f) {
-        sinew_asset *anim = cli_load_asset(anim_paths[f], 0, false, false);
+        sinew_asset *anim = cli_load_asset(anim_paths[f], NULL);
         if (!anim) {
             status = EXIT_FAILED;
             break;
@@ -284,11 +284,11 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
     } else if ((v = cli_option(argc, argv, i, "--scene", &missing))) {
         int k;
         if (!cli_parse_int(v, 0, 1000000, &k)) return -cli_usage_error(command, "--scene wants a scene index", v);
-        s->scene = k + 1;
+        s->load.scene = k + 1;
     } else if (strcmp(arg, "--weld") == 0) {
-        s->weld = true;
+        s->load.weld_vertices = true;
     } else if (strcmp(arg, "--order-vertices") == 0) {
-        s->order_vertices = true;
+        s->load.order_vertices_for_skinning = true;
     } else if (missing) { /* set by the options above only */
         return -cli_usage_error(command, "missing the value of", arg);
     } else if (arg[0] == '-' && arg[1]) {
@@ -304,7 +304,7 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
 int cli_load(const char *command, const cli_source *source, cli_loaded *out)
 {
     *out = (cli_loaded){.clip_index = -1};
-    if (!(out->asset = cli_load_asset(source->file, source->scene, source->weld, source->order_vertices))) return EXIT_FAILED;
+    if (!(out->asset = cli_load_asset(source->file, &source->load))) return EXIT_FAILED;
     if (cli_clips_load(out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
         cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
         cli_unload(out);
@@ -459,7 +459,7 @@ static int cmd_info(int argc, char **argv)
             file = argv[i];
         }
     }
-    sinew_asset *a = cli_load_asset(file, scene, false, false);
+    sinew_asset *a = cli_load_asset(file, &(sinew_load_options){.scene = scene});
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -562,7 +562,7 @@ static int cmd_demo(int argc, char **argv)
         fprintf(stderr, "sinew: demo takes no arguments\n");
         return EXIT_USAGE;
     }
-    sinew_asset *a = cli_load_asset(NULL, 0, false, false);
+    sinew_asset *a = cli_load_asset(NULL, NULL);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];
