@@ -15,7 +15,9 @@
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
  * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
  * memory). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
- * to its skin's first joint, weight 1: the LBS kernel without its blend. */
+ * to its skin's first joint, weight 1: the LBS kernel without its blend.
+ * skin_lbs_pos_nrm_raw leaves the normals unnormalized
+ * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -134,13 +136,14 @@ enum {
                       clip made at the scalar level) */
     NLERP = 2,     /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     OPTIMIZED = 4, /* the clip after sinew_clip_optimize */
-    ONE_JOINT = 8  /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
+    ONE_JOINT = 8, /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
+    RAW = 16       /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
 };
 
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -154,7 +157,8 @@ static const kernel kernels[] = {
     {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
     {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
     {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED},
-    {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}};
+    {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
+    {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -189,6 +193,7 @@ static void skin(bench *b, const kernel *k)
                           .out_positions = b->out_pos, .simd = b->simd};
     if (k->is & SCALAR) job.simd = SINEW_SIMD_SCALAR;
     if (k->is & ONE_JOINT) job.skin = b->one_joint; /* its one joint is the skin's first: palette[0] */
+    job.skip_renormalize = (k->is & RAW) != 0;
     if (k->op != OP_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
     if (k->op == OP_DQS_PN)
         sinew_skin_dqs_parallel(&job, b->pool, NULL);

@@ -42,7 +42,8 @@ static void check_run(const char *bin, const char *work, int threads)
     static const char *const required[] = {"sample", "sample_seek", "local_to_model", "sample_local_to_model",
                                            "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
                                            "blend2", "blend3", "ik_two_bone", "sample_optimized",
-                                           "sample_local_to_model_optimized", "skin_lbs_pos_nrm_one_joint"};
+                                           "sample_local_to_model_optimized", "skin_lbs_pos_nrm_one_joint",
+                                           "skin_lbs_pos_nrm_raw", "skin_lbs_pos_nrm_raw_scalar"};
     double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes"));
     double optimized = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes_optimized"));
     CHECK(bytes > 0 && optimized > 0 && optimized <= bytes, "clip bytes %g, optimized %g", bytes, optimized);

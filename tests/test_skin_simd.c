@@ -81,8 +81,9 @@ static double position_scale(const sinew_skin *s, const sinew_mat4 *pal, const f
 }
 
 /* The normal of vertex v through the blended 3x3 (its cofactor matrix when
- * `cofactor`), unnormalized, in double; *terms receives the size of the
- * blend's terms (squared for the cofactor: products of two entries). */
+ * `cofactor`, negated where the determinant is negative), unnormalized, in
+ * double; *terms receives the size of the blend's terms (squared for the
+ * cofactor: products of two entries). */
 static void blended_normal(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor,
                            double r[3], double *terms)
 {
@@ -110,6 +111,9 @@ static void blended_normal(const sinew_skin *s, const sinew_mat4 *pal, const flo
             a[3 * k + 2] = u[0] * t[1] - u[1] * t[0];
         }
         *terms *= *terms;
+        double det = m[0] * a[0] + m[1] * a[1] + m[2] * a[2];
+        if (det < 0.0) /* as the kernels: |det M| M^-T n, the side of n kept */
+            for (int k = 0; k < 9; ++k) a[k] = -a[k];
     } else {
         memcpy(a, m, sizeof a);
     }
@@ -119,13 +123,15 @@ static void blended_normal(const sinew_skin *s, const sinew_mat4 *pal, const flo
 /* The worst error a normal may show: 1e-6 of the blended matrix's terms
  * over the length of the unnormalized normal (when the blend nearly
  * cancels in the normal's direction, the direction itself is uncertain
- * to that much). */
-static double normal_scale(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor)
+ * to that much). Left unnormalized (`raw`, the job's skip_renormalize),
+ * 1e-6 of the terms. */
+static double normal_scale(const sinew_skin *s, const sinew_mat4 *pal, const float *n, int v, bool cofactor, bool raw)
 {
     double r[3], terms;
     blended_normal(s, pal, n, v, cofactor, r, &terms);
     double len = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]);
     double nlen = sqrt((double)n[0] * n[0] + (double)n[1] * n[1] + (double)n[2] * n[2]);
+    if (raw) return fmax(terms * nlen, 1e-30);
     return len > 0.0 ? fmax(1.0, terms * nlen / len) : 1.0;
 }
 
@@ -194,7 +200,7 @@ static compare compare_levels(const sinew_skin_job *job, sinew_simd level, bool 
                 scale = normal_scale(job->skin, job->palette,
                                      (const float *)((const char *)job->tangents +
                                                      (size_t)v * (job->tangents_stride ? job->tangents_stride : 16)),
-                                     v, false);
+                                     v, false, job->skip_renormalize);
             if (k == 1) {
                 bool cofactor = job->normal_mode == SINEW_NORMALS_INVERSE_TRANSPOSE ||
                                 (job->normal_mode == SINEW_NORMALS_AUTO &&
@@ -202,7 +208,7 @@ static compare compare_levels(const sinew_skin_job *job, sinew_simd level, bool 
                 scale = normal_scale(job->skin, job->palette,
                                      (const float *)((const char *)job->normals +
                                                      (size_t)v * (job->normals_stride ? job->normals_stride : 12)),
-                                     v, cofactor);
+                                     v, cofactor, job->skip_renormalize);
             }
             for (int i = 0; i < comps; ++i) {
                 if (a[i] != b[i] && !isnan(a[i])) c.differs = true;
@@ -392,14 +398,17 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                     bool uniform = (si + (size_t)wi) % 2 == 0;
                     for (int j = 0; j < joints; ++j) pal[j] = random_matrix(uniform);
                     char what[128];
-                    for (int mode = SINEW_NORMALS_AUTO; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
-                        sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = joints,
-                                              .normal_mode = (sinew_normal_mode)mode, .positions = m.pos,
-                                              .normals = m.nrm, .tangents = mode == 2 ? m.tan : NULL};
-                        snprintf(what, sizeof what, "%d vertices, %d influences, index %d, weight %d, normals %d",
-                                 vertices, influences, ii, wi, mode);
-                        check_compare(compare_levels(&job, level, false), what, level);
-                    }
+                    for (int mode = SINEW_NORMALS_AUTO; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode)
+                        for (int raw = 0; raw < 2; ++raw) {
+                            sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = joints,
+                                                  .normal_mode = (sinew_normal_mode)mode, .skip_renormalize = raw,
+                                                  .positions = m.pos, .normals = m.nrm,
+                                                  .tangents = mode == 2 ? m.tan : NULL};
+                            snprintf(what, sizeof what,
+                                     "%d vertices, %d influences, index %d, weight %d, normals %d%s", vertices,
+                                     influences, ii, wi, mode, raw ? ", not renormalized" : "");
+                            check_compare(compare_levels(&job, level, false), what, level);
+                        }
                     /* ranges that cut blocks, positions only */
                     for (int r = 0; r < 4 && vertices > 2; ++r) {
                         sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = joints, .positions = m.pos,
@@ -426,14 +435,18 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                         }
                     }
                     sinew_dq_palette(pal, joints, dq, NULL);
-                    for (int mode = SINEW_NORMALS_AUTO; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
-                        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = joints,
-                                              .normal_mode = (sinew_normal_mode)mode, .positions = m.pos,
-                                              .normals = m.nrm, .tangents = mode == 2 ? m.tan : NULL};
-                        snprintf(what, sizeof what, "DQS%s, %d vertices, %d influences, index %d, weight %d, normals %d",
-                                 rigid ? " rigid" : "", vertices, influences, ii, wi, mode);
-                        check_compare(compare_levels(&job, level, false), what, level);
-                    }
+                    for (int mode = SINEW_NORMALS_AUTO; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode)
+                        for (int raw = 0; raw < 2; ++raw) {
+                            sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq,
+                                                  .palette_count = joints, .normal_mode = (sinew_normal_mode)mode,
+                                                  .skip_renormalize = raw, .positions = m.pos, .normals = m.nrm,
+                                                  .tangents = mode == 2 ? m.tan : NULL};
+                            snprintf(what, sizeof what,
+                                     "DQS%s, %d vertices, %d influences, index %d, weight %d, normals %d%s",
+                                     rigid ? " rigid" : "", vertices, influences, ii, wi, mode,
+                                     raw ? ", not renormalized" : "");
+                            check_compare(compare_levels(&job, level, false), what, level);
+                        }
                     if (vertices > 2) {
                         sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = joints,
                                               .positions = m.pos, .normals = m.nrm};
@@ -449,6 +462,62 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                     sinew_skin_free(s);
                 }
     CHECK(rigid_runs > 0, "rigid DQS palettes were tried");
+}
+
+/* skip_renormalize at the scalar level, what the SIMD kernels are measured
+ * against: LBS normals are M n (cofactor(M) n under the inverse transpose)
+ * and tangents M t, against the same in double, within 1e-6 of the terms;
+ * LBS and DQS directions are the renormalized job's; and the lengths are
+ * not all 1 (the palette scales). */
+static void test_not_renormalized(const sinew_skeleton *sk)
+{
+    enum { V = 37, J = 40 };
+    sinew_skin *s = random_skin(sk, V, 3, SINEW_INDEX_U8, SINEW_WEIGHT_F32, J);
+    CHECK(s != NULL, "not renormalized: random skin");
+    if (!s) return;
+    mesh m = random_mesh(V);
+    sinew_mat4 pal[J];
+    sinew_dq_transform dq[J];
+    for (int j = 0; j < J; ++j) pal[j] = random_matrix(false);
+    sinew_dq_palette(pal, J, dq, NULL);
+    float *unit = malloc(sizeof(float) * 3 * V), *raw = malloc(sizeof(float) * 3 * V);
+    float *unit_t = malloc(sizeof(float) * 4 * V), *raw_t = malloc(sizeof(float) * 4 * V);
+    for (int dqs = 0; dqs < 2; ++dqs)
+        for (int mode = SINEW_NORMALS_FAST; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
+            sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dqs ? dq : NULL, .palette_count = J,
+                                  .normal_mode = (sinew_normal_mode)mode, .simd = SINEW_SIMD_SCALAR,
+                                  .normals = m.nrm, .out_normals = unit, .tangents = m.tan, .out_tangents = unit_t};
+            sinew_error err = {0};
+            sinew_result r1 = dqs ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err);
+            job.skip_renormalize = true, job.out_normals = raw, job.out_tangents = raw_t;
+            sinew_result r2 = dqs ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err);
+            CHECK(r1 == SINEW_OK && r2 == SINEW_OK, "not renormalized: %s", err.description);
+            double worst_value = 0.0, worst_direction = 0.0, longest = 0.0, shortest = INFINITY;
+            for (int v = 0; v < V; ++v)
+                for (int k = 0; k < 2; ++k) { /* normal, tangent */
+                    const float *in = k ? m.tan + 4 * v : m.nrm + 3 * v;
+                    const float *a = k ? unit_t + 4 * v : unit + 3 * v, *b = k ? raw_t + 4 * v : raw + 3 * v;
+                    bool cofactor = k == 0 && mode == SINEW_NORMALS_INVERSE_TRANSPOSE;
+                    double want[3], terms, nlen = sqrt((double)in[0] * in[0] + (double)in[1] * in[1] + (double)in[2] * in[2]);
+                    blended_normal(s, pal, in, v, cofactor, want, &terms);
+                    double len = sqrt((double)b[0] * b[0] + (double)b[1] * b[1] + (double)b[2] * b[2]);
+                    if (nlen == 0.0) continue;
+                    longest = fmax(longest, len), shortest = fmin(shortest, len);
+                    double direction_scale = normal_scale(s, pal, in, v, cofactor, false);
+                    for (int c = 0; c < 3; ++c) {
+                        if (!dqs) worst_value = fmax(worst_value, fabs(b[c] - want[c]) / (terms * nlen));
+                        worst_direction = fmax(worst_direction, fabs(a[c] - b[c] / len) / direction_scale);
+                    }
+                }
+            CHECK(worst_value <= TOL && worst_direction <= TOL,
+                  "not renormalized, %s, normals %d: worst value %.3g, direction %.3g", dqs ? "DQS" : "LBS", mode,
+                  worst_value, worst_direction);
+            CHECK(longest > 1.1 && shortest < 0.9, "not renormalized, %s, normals %d: lengths %.3g to %.3g, want "
+                  "some far from 1", dqs ? "DQS" : "LBS", mode, shortest, longest);
+        }
+    free(unit), free(raw), free(unit_t), free(raw_t);
+    free_mesh(&m);
+    sinew_skin_free(s);
 }
 
 /* Blocks bound to one joint: eight vertices of weight exactly 1 (the
@@ -483,11 +552,14 @@ static void test_one_joint_blocks(const sinew_skeleton *sk, sinew_simd level)
     for (int j = 0; j < J; ++j) pal[j] = random_matrix(true);
     for (int j = 0; j < J; ++j) pal[j].m[12] *= 1000.0f; /* translations that dwarf the rest */
     sinew_dq_palette(pal, J, dq, NULL);
-    for (int dqs = 0; dqs < 2; ++dqs) {
-        sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dqs ? dq : NULL, .palette_count = J,
-                              .positions = m.pos, .normals = m.nrm};
-        check_compare(compare_levels(&job, level, false), dqs ? "one-joint blocks, DQS" : "one-joint blocks", level);
-    }
+    for (int dqs = 0; dqs < 2; ++dqs)
+        for (int raw = 0; raw < 2; ++raw) {
+            sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dqs ? dq : NULL, .palette_count = J,
+                                  .skip_renormalize = raw, .positions = m.pos, .normals = m.nrm};
+            char what[64];
+            snprintf(what, sizeof what, "one-joint blocks%s%s", dqs ? ", DQS" : "", raw ? ", not renormalized" : "");
+            check_compare(compare_levels(&job, level, false), what, level);
+        }
     free_mesh(&m);
     sinew_skin_free(s);
 }
@@ -701,17 +773,19 @@ static void test_asset(const sinew_asset *a, const char *name, sinew_simd level)
             char where[96];
             snprintf(where, sizeof where, "%s frame %d", name, t);
             check_palette(s, model, pal, where);
-            for (int mode = SINEW_NORMALS_FAST; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode) {
-                sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = s->joint_count,
-                                      .normal_mode = (sinew_normal_mode)mode, .positions = mesh_->positions,
-                                      .normals = mesh_->normals};
-                char what[160];
-                snprintf(what, sizeof what, "%s mesh %d, frame %d, normals %d", name, i, t, mode);
-                compare c = compare_levels(&job, level, false);
-                check_compare(c, what, level);
-                CHECK(c.differs || mesh_->vertex_count < 64, "%s at %s: bit for bit the scalar result: no SIMD ran?",
-                      what, sinew_simd_name(level));
-            }
+            for (int mode = SINEW_NORMALS_FAST; mode <= SINEW_NORMALS_INVERSE_TRANSPOSE; ++mode)
+                for (int raw = 0; raw < 2; ++raw) {
+                    sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = s->joint_count,
+                                          .normal_mode = (sinew_normal_mode)mode, .skip_renormalize = raw,
+                                          .positions = mesh_->positions, .normals = mesh_->normals};
+                    char what[160];
+                    snprintf(what, sizeof what, "%s mesh %d, frame %d, normals %d%s", name, i, t, mode,
+                             raw ? ", not renormalized" : "");
+                    compare c = compare_levels(&job, level, false);
+                    check_compare(c, what, level);
+                    CHECK(c.differs || mesh_->vertex_count < 64, "%s at %s: bit for bit the scalar result: no SIMD ran?",
+                          what, sinew_simd_name(level));
+                }
             free(pal);
         }
     }
@@ -729,6 +803,11 @@ static void test_file(const char *path, sinew_simd level)
 int main(void)
 {
     test_nan_pose();
+    {
+        sinew_asset *demo = sinew_demo_create(NULL, NULL);
+        test_not_renormalized(demo->skeleton);
+        sinew_asset_free(demo);
+    }
     sinew_simd best = sinew_simd_supported();
     printf("test_skin_simd: this CPU runs %s\n", sinew_simd_name(best));
     CHECK(strcmp(sinew_simd_name(SINEW_SIMD_AVX2), "avx2") == 0, "names");

@@ -128,7 +128,8 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
             const float *p = sinew__in(job->normals, st.ns, v);
             sinew_vec3 nv = sinew__v3(p[0], p[1], p[2]);
             if (!rigid && !uniform) nv = sinew__mat3_transform_normal(S, nv);
-            nv = sinew__v3_normalize(sinew__q_rotate(r, nv));
+            nv = sinew__q_rotate(r, nv);
+            if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);
             float *o = sinew__out(job->out_normals, st.ons, v);
             o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
         }
@@ -137,7 +138,8 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
             float handedness = p[3];
             sinew_vec3 tv = sinew__v3(p[0], p[1], p[2]);
             if (!rigid) tv = sinew__mat3_apply(S, tv);
-            tv = sinew__v3_normalize(sinew__q_rotate(r, tv));
+            tv = sinew__q_rotate(r, tv);
+            if (!job->skip_renormalize) tv = sinew__v3_normalize(tv);
             float *o = sinew__out(job->out_tangents, st.ots, v);
             o[0] = tv.x, o[1] = tv.y, o[2] = tv.z, o[3] = handedness;
         }

@@ -52,14 +52,15 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
             } else {
                 nv = sinew__mat3_transform_normal(m, nv);
             }
-            nv = sinew__v3_normalize(nv);
+            if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);
             float *o = sinew__out(job->out_normals, st.ons, v);
             o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
         }
         if (job->tangents) {
             const float *p = sinew__in(job->tangents, st.ts, v);
             float handedness = p[3];
-            sinew_vec3 t = sinew__v3_normalize(sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2])));
+            sinew_vec3 t = sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2]));
+            if (!job->skip_renormalize) t = sinew__v3_normalize(t);
             float *o = sinew__out(job->out_tangents, st.ots, v);
             o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = handedness;
         }

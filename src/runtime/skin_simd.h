@@ -196,6 +196,13 @@ SIMD_INLINE v3x8 normalize3(v3x8 v)
     return o;
 }
 
+/* A skinned normal or tangent as stored: renormalized, or as it is when the
+ * job skips that. */
+SIMD_INLINE v3x8 finish_direction(v3x8 v, bool renormalize)
+{
+    return renormalize ? normalize3(v) : v;
+}
+
 /* x, y, z of a block's 8 vertices from a stream, vector loads when the
  * block is whole and the stream packed. */
 SIMD_INLINE v3x8 load_block(const float *base, size_t stride, int first, int lo, int hi)
@@ -223,7 +230,7 @@ SIMD_INLINE int block_lanes(const sinew__job_streams *st, uint32_t block, int *l
 
 /* One block, any part of it in the range, any strides. */
 SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
-                           uint32_t block, const uint16_t *joints, const float *weights)
+                           bool renormalize, uint32_t block, const uint16_t *joints, const float *weights)
 {
     int lo, hi, first = block_lanes(st, block, &lo, &hi);
     __m256 m[12];
@@ -234,11 +241,11 @@ SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *
     if (job->normals) {
         v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
         store_block(job->out_normals, st->ons, first, lo, hi,
-                    normalize3(fast_normals ? apply3(m, nv) : transform_normal(m, nv)));
+                    finish_direction(fast_normals ? apply3(m, nv) : transform_normal(m, nv), renormalize));
     }
     if (job->tangents) {
         float w[SINEW__BLOCK];
-        v3x8 t = normalize3(apply3(m, load3_lanes(job->tangents, st->ts, first, lo, hi, w)));
+        v3x8 t = finish_direction(apply3(m, load3_lanes(job->tangents, st->ts, first, lo, hi, w)), renormalize);
         store3_lanes(job->out_tangents, st->ots, first, lo, hi, t, w);
     }
 }
@@ -256,8 +263,8 @@ SIMD_INLINE void prefetch_block(const float *p)
  * after the next block is blended, so that the core has independent work
  * while each block's long chain (blend, transform, normalize) runs (5% faster
  * on arnaud.fbx than two blocks interleaved side by side). */
-SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, const uint32_t *block,
-                           const uint16_t *joints, const float *weights, size_t count)
+SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, bool renormalize,
+                           const uint32_t *block, const uint16_t *joints, const float *weights, size_t count)
 {
     v3x8 pending = {0};
     float *pending_out = NULL;
@@ -276,11 +283,11 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, 
         if (job->normals) {
             v3x8 nv = load3_packed(job->normals + f);
             nv = fast_normals ? apply3(m, nv) : transform_normal(m, nv);
-            if (pending_out) store3_packed(pending_out, normalize3(pending));
+            if (pending_out) store3_packed(pending_out, finish_direction(pending, renormalize));
             pending = nv, pending_out = job->out_normals + f;
         }
     }
-    if (pending_out) store3_packed(pending_out, normalize3(pending));
+    if (pending_out) store3_packed(pending_out, finish_direction(pending, renormalize));
 }
 
 /* The entries [*lo, *end) of group g whose blocks meet the range. */
@@ -303,7 +310,8 @@ SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_stream
 }
 
 /* The blocks of group k that meet the job's range. */
-SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals)
+SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
+                           bool renormalize)
 {
     const sinew__block_group *g = &job->skin->blocks_->group[k];
     size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK;
@@ -316,58 +324,62 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
         uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
         uint32_t whole_end = (uint32_t)(st->end / SINEW__BLOCK); /* blocks below it end in range */
         for (; i < end && g->block[i] < whole_first; ++i)
-            lbs_block(job, st, k, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+            lbs_block(job, st, k, fast_normals, renormalize, g->block[i], g->joints + i * n, g->weights + i * row);
         size_t whole = i;
         while (whole < end && g->block[whole] < whole_end) ++whole;
-        lbs_whole(job, k, fast_normals, g->block + i, g->joints + i * n, g->weights + i * row, whole - i);
+        lbs_whole(job, k, fast_normals, renormalize, g->block + i, g->joints + i * n, g->weights + i * row, whole - i);
         i = whole;
     }
-    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, g->block[i], g->joints + i * n, g->weights + i * row);
+    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, renormalize, g->block[i], g->joints + i * n, g->weights + i * row);
 }
 
-/* Each group up to 4 joints and normal mode has its own function: one loop,
- * unrolled for its count, whose registers the compiler allocates alone (all
- * groups inlined into one function, GCC spilled across them: 3.5% slower
- * under AVX-512, 10% under AVX2). DQS, tried the same way, measured no
- * different and stays one function. */
-#define LBS_GROUP_FUNCTION(name, k, fast)                                                                   \
+/* Each group up to 4 joints, normal mode and renormalization has its own
+ * function: one loop, unrolled for its count, whose registers the compiler
+ * allocates alone (all groups inlined into one function, GCC spilled across
+ * them: 3.5% slower under AVX-512, 10% under AVX2). DQS, tried the same way,
+ * measured no different and stays one function. */
+#define LBS_GROUP_FUNCTION(name, k, fast, renormalize)                                                      \
     static __attribute__((noinline)) void name(const sinew_skin_job *job, const sinew__job_streams *st) \
     {                                                                                                   \
-        lbs_group(job, st, k, fast);                                                                    \
+        lbs_group(job, st, k, fast, renormalize);                                                       \
     }
-LBS_GROUP_FUNCTION(lbs_unit_fast, SINEW__UNIT_GROUP, true)
-LBS_GROUP_FUNCTION(lbs_group1_fast, 1, true)
-LBS_GROUP_FUNCTION(lbs_group2_fast, 2, true)
-LBS_GROUP_FUNCTION(lbs_group3_fast, 3, true)
-LBS_GROUP_FUNCTION(lbs_group4_fast, 4, true)
-LBS_GROUP_FUNCTION(lbs_unit_exact, SINEW__UNIT_GROUP, false)
-LBS_GROUP_FUNCTION(lbs_group1_exact, 1, false)
-LBS_GROUP_FUNCTION(lbs_group2_exact, 2, false)
-LBS_GROUP_FUNCTION(lbs_group3_exact, 3, false)
-LBS_GROUP_FUNCTION(lbs_group4_exact, 4, false)
+#define LBS_GROUP_FUNCTIONS(suffix, fast, renormalize)                                    \
+    LBS_GROUP_FUNCTION(lbs_unit_##suffix, SINEW__UNIT_GROUP, fast, renormalize)           \
+    LBS_GROUP_FUNCTION(lbs_group1_##suffix, 1, fast, renormalize)                         \
+    LBS_GROUP_FUNCTION(lbs_group2_##suffix, 2, fast, renormalize)                         \
+    LBS_GROUP_FUNCTION(lbs_group3_##suffix, 3, fast, renormalize)                         \
+    LBS_GROUP_FUNCTION(lbs_group4_##suffix, 4, fast, renormalize)
+LBS_GROUP_FUNCTIONS(fast, true, true)
+LBS_GROUP_FUNCTIONS(exact, false, true)
+LBS_GROUP_FUNCTIONS(fast_raw, true, false)
+LBS_GROUP_FUNCTIONS(exact_raw, false, false)
 
 static __attribute__((noinline)) void lbs_group_any(const sinew_skin_job *job, const sinew__job_streams *st, int k,
-                                                    bool fast_normals)
+                                                    bool fast_normals, bool renormalize)
 {
-    lbs_group(job, st, k, fast_normals);
+    lbs_group(job, st, k, fast_normals, renormalize);
 }
 
 void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode)
 {
     typedef void (*group_fn)(const sinew_skin_job *, const sinew__job_streams *);
-    static const group_fn fast[5] = {lbs_unit_fast, lbs_group1_fast, lbs_group2_fast, lbs_group3_fast,
-                                     lbs_group4_fast};
-    static const group_fn exact[5] = {lbs_unit_exact, lbs_group1_exact, lbs_group2_exact, lbs_group3_exact,
-                                      lbs_group4_exact};
+#define LBS_GROUP_ROW(suffix) {lbs_unit_##suffix, lbs_group1_##suffix, lbs_group2_##suffix, lbs_group3_##suffix, \
+                               lbs_group4_##suffix}
+    /* [renormalized][fast normals][joint count] */
+    static const group_fn functions[2][2][5] = {{LBS_GROUP_ROW(exact_raw), LBS_GROUP_ROW(fast_raw)},
+                                                {LBS_GROUP_ROW(exact), LBS_GROUP_ROW(fast)}};
+#undef LBS_GROUP_ROW
     if (st->end <= st->begin) return;
     bool fast_normals = mode == SINEW_NORMALS_FAST || !job->normals;
+    /* renormalization only changes normals and tangents */
+    bool renormalize = !job->skip_renormalize || (!job->normals && !job->tangents);
     const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         if (!bl->group[k].count) continue;
         if (k <= 4)
-            (fast_normals ? fast : exact)[k](job, st);
+            functions[renormalize][fast_normals][k](job, st);
         else
-            lbs_group_any(job, st, k, fast_normals);
+            lbs_group_any(job, st, k, fast_normals, renormalize);
     }
 }
 
@@ -450,6 +462,7 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
                             const uint8_t *pivot)
 {
     int lo, hi, first = block_lanes(st, block, &lo, &hi);
+    bool renormalize = !job->skip_renormalize;
     dq8 b;
     dqs_blend(n, joints, weights, pivot, job->dq_palette, rigid, &b);
     /* normalized by the real part's length */
@@ -475,13 +488,13 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
     if (job->normals) {
         v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
         if (!rigid && !uniform) nv = transform_normal(b.stretch, nv);
-        store_block(job->out_normals, st->ons, first, lo, hi, normalize3(rotate3(r, nv)));
+        store_block(job->out_normals, st->ons, first, lo, hi, finish_direction(rotate3(r, nv), renormalize));
     }
     if (job->tangents) {
         float w[SINEW__BLOCK];
         v3x8 tv = load3_lanes(job->tangents, st->ts, first, lo, hi, w);
         if (!rigid) tv = apply3(b.stretch, tv);
-        store3_lanes(job->out_tangents, st->ots, first, lo, hi, normalize3(rotate3(r, tv)), w);
+        store3_lanes(job->out_tangents, st->ots, first, lo, hi, finish_direction(rotate3(r, tv), renormalize), w);
     }
 }
 
