@@ -137,13 +137,14 @@ enum {
     NLERP = 2,     /* rotations by nlerp (SINEW_SAMPLE_NLERP), as ozz samples */
     OPTIMIZED = 4, /* the clip after sinew_clip_optimize */
     ONE_JOINT = 8, /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
-    RAW = 16       /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
+    RAW = 16,      /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
+    PREPARED = 32  /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
 };
 
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -158,7 +159,9 @@ static const kernel kernels[] = {
     {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
     {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED},
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
-    {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}};
+    {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
+    {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
+    {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -170,6 +173,7 @@ typedef struct bench {
     sinew_clip *level_clip, *scalar_clip, *optimized_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
     sinew_skin *one_joint;    /* its vertices all on its skin's first joint (the ONE_JOINT rows) */
+    sinew_skin_inputs *inputs; /* its positions and normals prepared (the PREPARED rows) */
     int n;
     sinew_cursor cursor;
     float time, seeks[SEEKS];
@@ -195,6 +199,7 @@ static void skin(bench *b, const kernel *k)
     if (k->is & ONE_JOINT) job.skin = b->one_joint; /* its one joint is the skin's first: palette[0] */
     job.skip_renormalize = (k->is & RAW) != 0;
     if (k->op != OP_LBS_P && m->normals) job.normals = m->normals, job.out_normals = b->out_nrm;
+    if (k->is & PREPARED) job.inputs = b->inputs, job.positions = job.normals = NULL;
     if (k->op == OP_DQS_PN)
         sinew_skin_dqs_parallel(&job, b->pool, NULL);
     else
@@ -445,6 +450,11 @@ int cli_bench(int argc, char **argv)
             status = EXIT_FAILED;
             goto done;
         }
+        if (!(b.inputs = sinew_skin_inputs_create(b.mesh->skin, b.mesh->positions, 0, b.mesh->normals, 0, &err))) {
+            fprintf(stderr, "sinew: bench: %s\n", err.description);
+            status = EXIT_FAILED;
+            goto done;
+        }
     }
     find_chain(b.sk, b.ik);
     if (b.ik[2] >= 0) {
@@ -521,6 +531,7 @@ done:
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
+    sinew_skin_inputs_free(b.inputs);
     if (copies.skin) free_copies(&copies);
     cli_unload(&l);
     return status;

@@ -56,8 +56,10 @@ static void test_skinning(void)
     sinew_dq_palette(pal, s->joint_count, dq, NULL);
     float *one = malloc(sizeof(float) * 6 * (size_t)nv), *many = malloc(sizeof(float) * 6 * (size_t)nv);
     sinew_pool *pool = sinew_pool_create(3, NULL, NULL);
+    sinew_skin_inputs *inputs = sinew_skin_inputs_create(s, m->positions, 0, m->normals, 0, NULL);
+    CHECK(inputs != NULL, "skin inputs");
     for (int dqs = 0; dqs < 2; ++dqs)
-        for (int r = 0; r < 3; ++r) {
+        for (int r = 0; r < 3 && inputs; ++r) {
             int first = r == 0 ? 0 : r == 1 ? 5 : 1;
             int count = r == 0 ? 0 : r == 1 ? nv - 5 : nv - 3;
             for (int i = 0; i < 6 * nv; ++i) one[i] = many[i] = -7.0f;
@@ -72,7 +74,17 @@ static void test_skinning(void)
                   "%s", err.description);
             CHECK(memcmp(one, many, sizeof(float) * 6 * (size_t)nv) == 0,
                   "%s [%d, +%d): parallel differs from one thread", dqs ? "dqs" : "lbs", first, count);
+            /* the prepared inputs, shared by the threads */
+            for (int i = 0; i < 6 * nv; ++i) many[i] = -7.0f;
+            job.positions = job.normals = NULL, job.inputs = inputs;
+            CHECK((dqs ? sinew_skin_dqs_parallel(&job, pool, &err) : sinew_skin_lbs_parallel(&job, pool, &err)) ==
+                      SINEW_OK,
+                  "%s", err.description);
+            CHECK(memcmp(one, many, sizeof(float) * 6 * (size_t)nv) == 0,
+                  "%s [%d, +%d): parallel from prepared inputs differs from one thread", dqs ? "dqs" : "lbs", first,
+                  count);
         }
+    sinew_skin_inputs_free(inputs);
     /* errors come back as from the one-thread call */
     sinew_error err = {0};
     sinew_skin_job bad = {.skin = s, .palette = pal, .palette_count = 1};

@@ -226,6 +226,51 @@ static compare compare_levels(const sinew_skin_job *job, sinew_simd level, bool 
     return c;
 }
 
+/* The job's positions and normals prepared (sinew_skin_inputs): bit for
+ * bit what the job writes from its streams, at the scalar level and at
+ * `level`, with both streams and with each alone (the other's output left
+ * NULL). Outputs tightly packed, sentinel-filled (range cut blocks keep
+ * them). */
+static void check_prepared(const sinew_skin_job *job, sinew_simd level, const char *what)
+{
+    sinew_error err = {0};
+    sinew_skin_inputs *in = sinew_skin_inputs_create(job->skin, job->positions, job->positions_stride, job->normals,
+                                                     job->normals_stride, &err);
+    CHECK(in != NULL, "%s: skin inputs: %s", what, err.description);
+    if (!in) return;
+    size_t n = (size_t)job->skin->vertex_count;
+    float *out[2][3];
+    for (int k = 0; k < 2; ++k) {
+        out[k][0] = malloc(12 * (n + 1)), out[k][1] = malloc(12 * (n + 1)), out[k][2] = malloc(16 * (n + 1));
+    }
+    sinew_simd levels[2] = {SINEW_SIMD_SCALAR, level};
+    for (int li = 0; li < 2; ++li)
+        for (int streams = 1; streams <= 3; ++streams) { /* bit 0 positions, bit 1 normals */
+            if (((streams & 1) && !job->positions) || ((streams & 2) && !job->normals)) continue;
+            for (int k = 0; k < 2; ++k) {
+                for (size_t i = 0; i < 3 * (n + 1); ++i) out[k][0][i] = out[k][1][i] = SENTINEL;
+                for (size_t i = 0; i < 4 * (n + 1); ++i) out[k][2][i] = SENTINEL;
+                sinew_skin_job j = *job;
+                j.simd = levels[li];
+                j.out_positions_stride = j.out_normals_stride = j.out_tangents_stride = 0;
+                j.out_positions = streams & 1 ? out[k][0] : NULL;
+                j.out_normals = streams & 2 ? out[k][1] : NULL;
+                j.out_tangents = j.tangents ? out[k][2] : NULL;
+                if (!(streams & 1)) j.positions = NULL;
+                if (!(streams & 2)) j.normals = NULL;
+                if (k == 1) j.inputs = in, j.positions = j.normals = NULL;
+                sinew_result r = j.dq_palette ? sinew_skin_dqs(&j, &err) : sinew_skin_lbs(&j, &err);
+                CHECK(r == SINEW_OK, "%s, prepared %d: %s", what, k, err.description);
+            }
+            CHECK(memcmp(out[0][0], out[1][0], 12 * (n + 1)) == 0 && memcmp(out[0][1], out[1][1], 12 * (n + 1)) == 0 &&
+                      memcmp(out[0][2], out[1][2], 16 * (n + 1)) == 0,
+                  "%s at %s, streams %d: prepared inputs differ from the streams", what,
+                  sinew_simd_name(levels[li]), streams);
+        }
+    for (int k = 0; k < 2; ++k) free(out[k][0]), free(out[k][1]), free(out[k][2]);
+    sinew_skin_inputs_free(in);
+}
+
 static void check_compare(compare c, const char *what, sinew_simd level)
 {
     CHECK(c.pos <= TOL && c.nrm <= TOL && c.tan <= TOL, "%s at %s: worst position %.3g, normal %.3g, tangent %.3g",
@@ -408,6 +453,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                                      "%d vertices, %d influences, index %d, weight %d, normals %d%s", vertices,
                                      influences, ii, wi, mode, raw ? ", not renormalized" : "");
                             check_compare(compare_levels(&job, level, false), what, level);
+                            if (mode == SINEW_NORMALS_AUTO || vertices >= 37) check_prepared(&job, level, what);
                         }
                     /* ranges that cut blocks, positions only */
                     for (int r = 0; r < 4 && vertices > 2; ++r) {
@@ -418,6 +464,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                         snprintf(what, sizeof what, "%d vertices, range [%d, +%d)", vertices, job.first_vertex,
                                  job.vertex_count);
                         check_compare(compare_levels(&job, level, false), what, level);
+                        check_prepared(&job, level, what);
                     }
                     check_implied_twin(sk, s, &m, pal, level);
                     /* DQS: the same palettes, and a rigid one (rotations and
@@ -446,6 +493,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                                      rigid ? " rigid" : "", vertices, influences, ii, wi, mode,
                                      raw ? ", not renormalized" : "");
                             check_compare(compare_levels(&job, level, false), what, level);
+                            if (mode == SINEW_NORMALS_AUTO || vertices >= 37) check_prepared(&job, level, what);
                         }
                     if (vertices > 2) {
                         sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = joints,
@@ -455,6 +503,7 @@ static void test_random(const sinew_skeleton *sk, sinew_simd level)
                         snprintf(what, sizeof what, "DQS, %d vertices, range [%d, +%d)", vertices, job.first_vertex,
                                  job.vertex_count);
                         check_compare(compare_levels(&job, level, false), what, level);
+                        check_prepared(&job, level, what);
                     }
                     free(dq);
                     free(pal);
@@ -520,6 +569,72 @@ static void test_not_renormalized(const sinew_skeleton *sk)
     sinew_skin_free(s);
 }
 
+/* sinew_skin_inputs' refusals, each naming the problem: no skin, no
+ * streams, a short stride, out of memory (the skin's allocator refusing);
+ * jobs with another skin's inputs, streams beside inputs, and an output
+ * whose stream the inputs lack. */
+static void *refusing_alloc(void *user, size_t size)
+{
+    return *(bool *)user ? NULL : malloc(size);
+}
+static void refusing_free(void *user, void *ptr)
+{
+    (void)user;
+    free(ptr);
+}
+
+static void test_inputs_refusals(const sinew_skeleton *sk)
+{
+    bool refuse = false;
+    sinew_options opt = {.allocator = {refusing_alloc, refusing_free, &refuse}};
+    float w[16];
+    for (int v = 0; v < 16; ++v) w[v] = 1.0f;
+    sinew_skin_desc d = {.joint_count = 2, .joints = (const int[]){0, 1}, .vertex_count = 16, .influence_count = 1,
+                         .index_type = SINEW_INDEX_U8, .indices = (const uint8_t[16]){0}, .weight_type = SINEW_WEIGHT_F32,
+                         .weights = w};
+    sinew_error err = {0};
+    sinew_skin *s = sinew_skin_create(sk, &d, &opt, NULL, &err), *other = sinew_skin_create(sk, &d, NULL, NULL, &err);
+    CHECK(s && other, "inputs refusals: skins: %s", err.description);
+    if (!s || !other) return;
+    mesh m = random_mesh(16);
+    CHECK(!sinew_skin_inputs_create(NULL, m.pos, 0, m.nrm, 0, &err) && err.result == SINEW_ERROR_INVALID_ARGUMENT &&
+              strstr(err.description, "skin"),
+          "inputs without a skin: %s", err.description);
+    CHECK(!sinew_skin_inputs_create(s, NULL, 0, NULL, 0, &err) && strstr(err.description, "no positions"),
+          "inputs without streams: %s", err.description);
+    CHECK(!sinew_skin_inputs_create(s, m.pos, 8, NULL, 0, &err) && strstr(err.description, "positions stride"),
+          "inputs with an 8-byte stride: %s", err.description);
+    CHECK(!sinew_skin_inputs_create(s, m.pos, 0, m.nrm, 14, &err) && strstr(err.description, "normals stride"),
+          "inputs with a 14-byte stride: %s", err.description);
+    refuse = true;
+    CHECK(!sinew_skin_inputs_create(s, m.pos, 0, m.nrm, 0, &err) && err.result == SINEW_ERROR_OUT_OF_MEMORY,
+          "inputs out of memory: %s", err.description);
+    refuse = false;
+    sinew_skin_inputs *positions_only = sinew_skin_inputs_create(s, m.pos, 0, NULL, 0, &err);
+    CHECK(positions_only != NULL, "positions-only inputs: %s", err.description);
+    sinew_mat4 pal[2] = {sinew_mat4_identity(), sinew_mat4_identity()};
+    float out[48], out_n[48];
+    sinew_skin_job job = {.skin = other, .palette = pal, .palette_count = 2, .inputs = positions_only,
+                          .out_positions = out};
+    CHECK(sinew_skin_lbs(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "another skin"),
+          "another skin's inputs: %s", err.description);
+    job.skin = s, job.positions = m.pos;
+    CHECK(sinew_skin_lbs(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "beside"),
+          "positions beside inputs: %s", err.description);
+    job.positions = NULL, job.out_normals = out_n;
+    CHECK(sinew_skin_lbs(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "normals"),
+          "normals output without prepared normals: %s", err.description);
+    job.out_normals = NULL;
+    CHECK(sinew_skin_lbs(&job, &err) == SINEW_OK, "positions from positions-only inputs: %s", err.description);
+    bool same = true;
+    for (int i = 0; i < 48; ++i) same = same && out[i] == m.pos[i];
+    CHECK(same, "identity palette: the prepared positions come back as given");
+    sinew_skin_inputs_free(positions_only);
+    sinew_skin_inputs_free(NULL);
+    free_mesh(&m);
+    sinew_skin_free(s), sinew_skin_free(other);
+}
+
 /* Blocks bound to one joint: eight vertices of weight exactly 1 (the
  * kernels take the palette matrix without multiplying), eight whose one
  * weight is 1 - 8e-6 (kept as given, under the 1e-5 that is normalized:
@@ -559,6 +674,7 @@ static void test_one_joint_blocks(const sinew_skeleton *sk, sinew_simd level)
             char what[64];
             snprintf(what, sizeof what, "one-joint blocks%s%s", dqs ? ", DQS" : "", raw ? ", not renormalized" : "");
             check_compare(compare_levels(&job, level, false), what, level);
+            check_prepared(&job, level, what);
         }
     free_mesh(&m);
     sinew_skin_free(s);
@@ -585,6 +701,7 @@ static void test_strides_and_alias(const sinew_skeleton *sk, sinew_simd level)
                           .tangents = inter + 6, .tangents_stride = 48, .out_positions_stride = 20,
                           .out_normals_stride = 16, .out_tangents_stride = 24};
     check_compare(compare_levels(&job, level, false), "interleaved streams", level);
+    check_prepared(&job, level, "interleaved streams");
 
     /* in place (the outputs are the inputs): bit for bit what the same
      * level writes elsewhere */
@@ -785,6 +902,7 @@ static void test_asset(const sinew_asset *a, const char *name, sinew_simd level)
                     check_compare(c, what, level);
                     CHECK(c.differs || mesh_->vertex_count < 64, "%s at %s: bit for bit the scalar result: no SIMD ran?",
                           what, sinew_simd_name(level));
+                    if (t == 1) check_prepared(&job, level, what);
                 }
             free(pal);
         }
@@ -806,6 +924,7 @@ int main(void)
     {
         sinew_asset *demo = sinew_demo_create(NULL, NULL);
         test_not_renormalized(demo->skeleton);
+        test_inputs_refusals(demo->skeleton);
         sinew_asset_free(demo);
     }
     sinew_simd best = sinew_simd_supported();

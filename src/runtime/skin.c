@@ -444,10 +444,80 @@ static sinew_result check_stream(const void *in, size_t in_stride, const void *o
     return SINEW_OK;
 }
 
+/* One stream of `in` (3 floats a vertex, `stride` bytes apart) in the
+ * prepared layout, the blocks at their slots. */
+static void prepare_stream(const sinew_skin *s, const uint32_t *slot, const float *in, size_t stride, float *out)
+{
+    stride = stride ? stride : 3 * sizeof(float);
+    int blocks = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    for (int b = 0; b < blocks; ++b) {
+        float *o = out + (size_t)slot[b] * SINEW__PREPARED_FLOATS;
+        for (int lane = 0; lane < SINEW__BLOCK; ++lane) {
+            int v = b * SINEW__BLOCK + lane;
+            const float *p = v < s->vertex_count ? sinew__in(in, stride, v) : NULL;
+            for (int c = 0; c < 3; ++c) o[c * SINEW__BLOCK + lane] = p ? p[c] : 0.0f;
+        }
+    }
+}
+
+sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float *positions, size_t positions_stride,
+                                            const float *normals, size_t normals_stride, sinew_error *err)
+{
+    sinew__ok(err);
+    if (!skin || (!positions && !normals)) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin inputs: %s", skin ? "no positions and no normals given"
+                                                                               : "NULL skin");
+        return NULL;
+    }
+    if ((positions_stride && positions_stride < 12) || (normals_stride && normals_stride < 12) ||
+        positions_stride % sizeof(float) || normals_stride % sizeof(float)) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                    "skin inputs: %s stride is below 12 bytes or not a multiple of 4",
+                    (positions_stride && positions_stride < 12) || positions_stride % sizeof(float) ? "positions"
+                                                                                                    : "normals");
+        return NULL;
+    }
+    size_t blocks = ((size_t)skin->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    sinew__layout l = {sizeof(sinew_skin_inputs), false};
+    size_t off_slot = sinew__layout_add(&l, blocks, sizeof(uint32_t), 8);
+    size_t off_pos = sinew__layout_add(&l, positions ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
+    size_t off_nrm = sinew__layout_add(&l, normals ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
+    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(&skin->allocator_, l.total);
+    if (!base) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin inputs: out of memory for %d vertices", skin->vertex_count);
+        return NULL;
+    }
+    sinew_skin_inputs *in = (sinew_skin_inputs *)base;
+    memset(in, 0, sizeof *in);
+    in->skin = skin;
+    in->slot = (uint32_t *)(base + off_slot);
+    uint32_t next = 0;
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        const sinew__block_group *g = &skin->blocks_->group[k];
+        in->group_first[k] = next;
+        for (int i = 0; i < g->count; ++i) in->slot[g->block[i]] = next++;
+    }
+    if (positions) prepare_stream(skin, in->slot, positions, positions_stride, in->positions = (float *)(base + off_pos));
+    if (normals) prepare_stream(skin, in->slot, normals, normals_stride, in->normals = (float *)(base + off_nrm));
+    return in;
+}
+
+void sinew_skin_inputs_free(sinew_skin_inputs *inputs)
+{
+    if (inputs) sinew__free_aligned(&inputs->skin->allocator_, inputs);
+}
+
 sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
 {
     if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: job and skin are required");
     const sinew_skin *s = job->skin;
+    const sinew_skin_inputs *in = job->inputs;
+    if (in && in->skin != s)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: its inputs were prepared for another skin");
+    if (in && (job->positions || job->normals))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "skin job: %s given beside prepared inputs (leave them NULL: the inputs hold them)",
+                           job->positions ? "positions" : "normals");
     if (dqs ? !job->dq_palette : !job->palette)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s is required",
                            dqs ? "dq_palette" : "palette");
@@ -464,9 +534,12 @@ sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_
     if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
     sinew_result r;
-    if ((r = check_stream(job->positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
+    /* with inputs, a stream they hold is skinned where its output is given */
+    const float *positions = in ? (job->out_positions ? in->positions : NULL) : job->positions;
+    const float *normals = in ? (job->out_normals ? in->normals : NULL) : job->normals;
+    if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
                           "positions", err)) != SINEW_OK ||
-        (r = check_stream(job->normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
+        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
                           err)) != SINEW_OK ||
         (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, 16,
                           "tangents", err)) != SINEW_OK)
@@ -486,5 +559,12 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     r.ops = job->out_positions_stride ? job->out_positions_stride : 12;
     r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
     r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
+    const sinew_skin_inputs *in = job->inputs;
+    r.prepared_positions = in && job->out_positions ? in->positions : NULL;
+    r.prepared_normals = in && job->out_normals ? in->normals : NULL;
+    r.slot = in ? in->slot : NULL;
+    r.group_first = in ? in->group_first : NULL;
+    r.positions = job->positions || r.prepared_positions;
+    r.normals = job->normals || r.prepared_normals;
     return r;
 }

@@ -116,17 +116,15 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
             sinew__v3_add(sinew__v3_sub(sinew__v3_scale(dv, r.w), sinew__v3_scale(rv, d.w)), sinew__v3_cross(rv, dv)),
             2.0f);
 
-        if (job->positions) {
-            const float *p = sinew__in(job->positions, st.ps, v);
-            sinew_vec3 q = sinew__v3(p[0], p[1], p[2]);
+        if (st.positions) {
+            sinew_vec3 q = sinew__read_input(st.prepared_positions, st.slot, job->positions, st.ps, v);
             if (!rigid) q = sinew__mat3_apply(S, q);
             q = sinew__v3_add(sinew__q_rotate(r, q), t);
             float *o = sinew__out(job->out_positions, st.ops, v);
             o[0] = q.x, o[1] = q.y, o[2] = q.z;
         }
-        if (job->normals) {
-            const float *p = sinew__in(job->normals, st.ns, v);
-            sinew_vec3 nv = sinew__v3(p[0], p[1], p[2]);
+        if (st.normals) {
+            sinew_vec3 nv = sinew__read_input(st.prepared_normals, st.slot, job->normals, st.ns, v);
             if (!rigid && !uniform) nv = sinew__mat3_transform_normal(S, nv);
             nv = sinew__q_rotate(r, nv);
             if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);

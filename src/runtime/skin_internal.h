@@ -142,17 +142,48 @@ typedef struct sinew__skin_blocks {
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
 } sinew__skin_blocks;
 
+/* sinew_skin_inputs: a block's positions (or normals) are 24 floats, x of
+ * its 8 vertices, then y, then z (0 past the skin's last vertex), 32-byte
+ * aligned; the blocks in the kernels' order, group by group (group k's
+ * entry i at slot group_first[k] + i). */
+enum { SINEW__PREPARED_FLOATS = 3 * SINEW__BLOCK };
+
+struct sinew_skin_inputs {
+    const sinew_skin *skin;
+    float *positions, *normals; /* NULL where not given */
+    uint32_t *slot;             /* each block's slot, by block index */
+    uint32_t group_first[SINEW__BLOCK_MAX_JOINTS + 1];
+};
+
 /* The level a job runs: what it asks for, capped by the skin's level. */
 static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
 {
     return (sinew_simd)sinew__simd_cap((int)job->simd, job->skin->simd_);
 }
 
-/* The range [*begin, *end) of a validated job, strides with 0 resolved. */
+/* The range [*begin, *end) of a validated job, strides with 0 resolved,
+ * and where its positions and normals come from. */
 typedef struct sinew__job_streams {
     int begin, end;
     size_t ps, ns, ts, ops, ons, ots;
+    bool positions, normals; /* skinned, from the job's streams or its inputs */
+    /* the job's sinew_skin_inputs, NULL without: */
+    const float *prepared_positions, *prepared_normals;
+    const uint32_t *slot, *group_first;
 } sinew__job_streams;
+
+/* Vertex v's position or normal: from its block's prepared copy when
+ * `prepared`, else from the stream. */
+static inline sinew_vec3 sinew__read_input(const float *prepared, const uint32_t *slot, const float *stream,
+                                           size_t stride, int v)
+{
+    if (prepared) {
+        const float *p = prepared + (size_t)slot[v / SINEW__BLOCK] * SINEW__PREPARED_FLOATS + v % SINEW__BLOCK;
+        return sinew__v3(p[0], p[SINEW__BLOCK], p[2 * SINEW__BLOCK]);
+    }
+    const float *p = sinew__in(stream, stride, v);
+    return sinew__v3(p[0], p[1], p[2]);
+}
 
 sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
 

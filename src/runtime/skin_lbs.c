@@ -11,7 +11,7 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
     sinew__job_streams st = sinew__job_resolve(job);
 
     sinew_normal_mode mode = job->normal_mode;
-    if (mode == SINEW_NORMALS_AUTO && job->normals)
+    if (mode == SINEW_NORMALS_AUTO && st.normals)
         mode = sinew_palette_is_conformal(pal, s->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
                                                                        : SINEW_NORMALS_INVERSE_TRANSPOSE;
 #if defined(SINEW_X86_SIMD)
@@ -36,17 +36,16 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
                 m[c * 3 + 2] += w[i] * p[c * 4 + 2];
             }
         }
-        if (job->positions) {
-            const float *p = sinew__in(job->positions, st.ps, v);
-            sinew_vec3 q = sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2]));
+        if (st.positions) {
+            sinew_vec3 q = sinew__mat3_apply(m, sinew__read_input(st.prepared_positions, st.slot, job->positions,
+                                                                  st.ps, v));
             float *o = sinew__out(job->out_positions, st.ops, v);
             o[0] = q.x + m[9];
             o[1] = q.y + m[10];
             o[2] = q.z + m[11];
         }
-        if (job->normals) {
-            const float *p = sinew__in(job->normals, st.ns, v);
-            sinew_vec3 nv = sinew__v3(p[0], p[1], p[2]);
+        if (st.normals) {
+            sinew_vec3 nv = sinew__read_input(st.prepared_normals, st.slot, job->normals, st.ns, v);
             if (mode == SINEW_NORMALS_FAST) {
                 nv = sinew__mat3_apply(m, nv);
             } else {

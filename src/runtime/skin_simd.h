@@ -11,7 +11,8 @@
  * are read as x, y, z vectors, transformed, and written back. A block
  * partly outside the job's range, or a stream that is not tightly packed,
  * goes through a small buffer, so nothing outside the range is read or
- * written. */
+ * written. Prepared inputs (sinew_skin_inputs) are already x, y, z vectors,
+ * stored in the order the blocks are visited. */
 #include "skin_internal.h"
 
 #include <float.h>
@@ -219,6 +220,29 @@ SIMD_INLINE void store_block(float *base, size_t stride, int first, int lo, int 
         store3_lanes(base, stride, first, lo, hi, v, NULL);
 }
 
+/* A prepared block (sinew_skin_inputs): its x, y and z vectors as stored. */
+SIMD_INLINE v3x8 load3_prepared(const float *p)
+{
+    v3x8 r = {_mm256_load_ps(p), _mm256_load_ps(p + SINEW__BLOCK), _mm256_load_ps(p + 2 * SINEW__BLOCK)};
+    return r;
+}
+
+/* A block's positions or normals: the prepared copy at `slot` when the job
+ * has one, else from the stream. */
+SIMD_INLINE v3x8 load_input(const float *prepared, size_t slot, const float *stream, size_t stride, int first,
+                            int lo, int hi)
+{
+    if (prepared) return load3_prepared(prepared + slot * SINEW__PREPARED_FLOATS);
+    return load_block(stream, stride, first, lo, hi);
+}
+
+/* The slot of group k's first block in the job's prepared inputs (0
+ * without: unused). */
+SIMD_INLINE size_t group_slot(const sinew__job_streams *st, int k)
+{
+    return st->group_first ? st->group_first[k] : 0;
+}
+
 /* Block `block`'s first vertex and the lanes [*lo, *hi) of it in the range. */
 SIMD_INLINE int block_lanes(const sinew__job_streams *st, uint32_t block, int *lo, int *hi)
 {
@@ -230,16 +254,18 @@ SIMD_INLINE int block_lanes(const sinew__job_streams *st, uint32_t block, int *l
 
 /* One block, any part of it in the range, any strides. */
 SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
-                           bool renormalize, uint32_t block, const uint16_t *joints, const float *weights)
+                           bool renormalize, uint32_t block, size_t slot, const uint16_t *joints,
+                           const float *weights)
 {
     int lo, hi, first = block_lanes(st, block, &lo, &hi);
     __m256 m[12];
     blend(k, joints, weights, job->palette, m);
-    if (job->positions)
+    if (st->positions)
         store_block(job->out_positions, st->ops, first, lo, hi,
-                    transform_point(m, load_block(job->positions, st->ps, first, lo, hi)));
-    if (job->normals) {
-        v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
+                    transform_point(m, load_input(st->prepared_positions, slot, job->positions, st->ps, first, lo,
+                                                  hi)));
+    if (st->normals) {
+        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->ns, first, lo, hi);
         store_block(job->out_normals, st->ons, first, lo, hi,
                     finish_direction(fast_normals ? apply3(m, nv) : transform_normal(m, nv), renormalize));
     }
@@ -263,25 +289,32 @@ SIMD_INLINE void prefetch_block(const float *p)
  * after the next block is blended, so that the core has independent work
  * while each block's long chain (blend, transform, normalize) runs (5% faster
  * on arnaud.fbx than two blocks interleaved side by side). */
-SIMD_INLINE void lbs_whole(const sinew_skin_job *job, int k, bool fast_normals, bool renormalize,
-                           const uint32_t *block, const uint16_t *joints, const float *weights, size_t count)
+SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
+                           bool renormalize, bool prepared, const uint32_t *block, size_t slot,
+                           const uint16_t *joints, const float *weights, size_t count)
 {
     v3x8 pending = {0};
     float *pending_out = NULL;
     size_t n = (size_t)sinew__group_joints(k);
+    /* prepared inputs lie in this loop's order (and a job has them for
+     * every stream it skins, or for none) */
+    const float *pp = prepared && st->positions ? st->prepared_positions + slot * SINEW__PREPARED_FLOATS : NULL;
+    const float *pn = prepared && st->normals ? st->prepared_normals + slot * SINEW__PREPARED_FLOATS : NULL;
     for (size_t i = 0; i < count; ++i) {
         __m256 m[12];
         blend(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette, m);
         size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
-        if (i + 4 < count) { /* the blocks of a group are apart: 4% faster on arnaud.fbx */
+        if (!prepared && i + 4 < count) { /* the blocks of a group are apart: 4% faster on arnaud.fbx */
             size_t ahead = (size_t)block[i + 4] * SINEW__BLOCK * 3;
             if (job->positions) prefetch_block(job->positions + ahead);
             if (job->normals) prefetch_block(job->normals + ahead);
         }
-        if (job->positions)
-            store3_packed(job->out_positions + f, transform_point(m, load3_packed(job->positions + f)));
-        if (job->normals) {
-            v3x8 nv = load3_packed(job->normals + f);
+        if (prepared ? pp != NULL : job->positions != NULL)
+            store3_packed(job->out_positions + f,
+                          transform_point(m, prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
+                                                      : load3_packed(job->positions + f)));
+        if (prepared ? pn != NULL : job->normals != NULL) {
+            v3x8 nv = prepared ? load3_prepared(pn + i * SINEW__PREPARED_FLOATS) : load3_packed(job->normals + f);
             nv = fast_normals ? apply3(m, nv) : transform_normal(m, nv);
             if (pending_out) store3_packed(pending_out, finish_direction(pending, renormalize));
             pending = nv, pending_out = job->out_normals + f;
@@ -314,23 +347,31 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
                            bool renormalize)
 {
     const sinew__block_group *g = &job->skin->blocks_->group[k];
-    size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK;
+    size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK, slot = group_slot(st, k);
     group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) pipelined when packed */
-    bool packed = !job->tangents && (!job->positions || (st->ps == 12 && st->ops == 12)) &&
-                  (!job->normals || (st->ns == 12 && st->ons == 12));
+    bool packed = !job->tangents && (!st->positions || ((st->prepared_positions || st->ps == 12) && st->ops == 12)) &&
+                  (!st->normals || ((st->prepared_normals || st->ns == 12) && st->ons == 12));
     size_t i = lo;
     if (packed) {
         uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
         uint32_t whole_end = (uint32_t)(st->end / SINEW__BLOCK); /* blocks below it end in range */
         for (; i < end && g->block[i] < whole_first; ++i)
-            lbs_block(job, st, k, fast_normals, renormalize, g->block[i], g->joints + i * n, g->weights + i * row);
+            lbs_block(job, st, k, fast_normals, renormalize, g->block[i], slot + i, g->joints + i * n,
+                      g->weights + i * row);
         size_t whole = i;
         while (whole < end && g->block[whole] < whole_end) ++whole;
-        lbs_whole(job, k, fast_normals, renormalize, g->block + i, g->joints + i * n, g->weights + i * row, whole - i);
+        /* two copies of the loop: with prepared inputs, or with streams */
+        if (job->inputs)
+            lbs_whole(job, st, k, fast_normals, renormalize, true, g->block + i, slot + i, g->joints + i * n,
+                      g->weights + i * row, whole - i);
+        else
+            lbs_whole(job, st, k, fast_normals, renormalize, false, g->block + i, slot + i, g->joints + i * n,
+                      g->weights + i * row, whole - i);
         i = whole;
     }
-    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, renormalize, g->block[i], g->joints + i * n, g->weights + i * row);
+    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, renormalize, g->block[i], slot + i, g->joints + i * n,
+                      g->weights + i * row);
 }
 
 /* Each group up to 4 joints, normal mode and renormalization has its own
@@ -370,9 +411,9 @@ void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, si
                                                 {LBS_GROUP_ROW(exact), LBS_GROUP_ROW(fast)}};
 #undef LBS_GROUP_ROW
     if (st->end <= st->begin) return;
-    bool fast_normals = mode == SINEW_NORMALS_FAST || !job->normals;
+    bool fast_normals = mode == SINEW_NORMALS_FAST || !st->normals;
     /* renormalization only changes normals and tangents */
-    bool renormalize = !job->skip_renormalize || (!job->normals && !job->tangents);
+    bool renormalize = !job->skip_renormalize || (!st->normals && !job->tangents);
     const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         if (!bl->group[k].count) continue;
@@ -457,7 +498,7 @@ SIMD_INLINE v3x8 rotate3(const __m256 *q, v3x8 v)
 
 /* One block, any part of it in the range, any strides. */
 SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *st,
-                            int n, bool rigid, bool uniform, uint32_t block,
+                            int n, bool rigid, bool uniform, uint32_t block, size_t slot,
                             const uint16_t *joints, const float *weights,
                             const uint8_t *pivot)
 {
@@ -472,21 +513,21 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
                                                                   _mm256_mul_ps(b.real[0], b.real[0]))));
     __m256 inv = rsqrt_or_zero(len2), r[4], d[4];
     for (int i = 0; i < 4; ++i) r[i] = _mm256_mul_ps(b.real[i], inv), d[i] = _mm256_mul_ps(b.dual[i], inv);
-    if (job->positions) {
+    if (st->positions) {
         /* translation = 2 (d.xyz r.w - r.xyz d.w + r.xyz x d.xyz) */
         v3x8 dv = {d[0], d[1], d[2]}, c = cross3(r[0], r[1], r[2], dv), t;
         __m256 two = _mm256_set1_ps(2.0f);
         t.x = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[0], d[3], _mm256_mul_ps(d[0], r[3])), c.x), two);
         t.y = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[1], d[3], _mm256_mul_ps(d[1], r[3])), c.y), two);
         t.z = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[2], d[3], _mm256_mul_ps(d[2], r[3])), c.z), two);
-        v3x8 p = load_block(job->positions, st->ps, first, lo, hi);
+        v3x8 p = load_input(st->prepared_positions, slot, job->positions, st->ps, first, lo, hi);
         if (!rigid) p = apply3(b.stretch, p);
         p = rotate3(r, p);
         p.x = _mm256_add_ps(p.x, t.x), p.y = _mm256_add_ps(p.y, t.y), p.z = _mm256_add_ps(p.z, t.z);
         store_block(job->out_positions, st->ops, first, lo, hi, p);
     }
-    if (job->normals) {
-        v3x8 nv = load_block(job->normals, st->ns, first, lo, hi);
+    if (st->normals) {
+        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->ns, first, lo, hi);
         if (!rigid && !uniform) nv = transform_normal(b.stretch, nv);
         store_block(job->out_normals, st->ons, first, lo, hi, finish_direction(rotate3(r, nv), renormalize));
     }
@@ -504,10 +545,10 @@ SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *
                             int k, int n, bool rigid, bool uniform)
 {
     const sinew__block_group *g = &job->skin->blocks_->group[k];
-    size_t lo, end, row = (size_t)n * SINEW__BLOCK;
+    size_t lo, end, row = (size_t)n * SINEW__BLOCK, slot = group_slot(st, k);
     group_span(g, st, &lo, &end);
     for (size_t i = lo; i < end; ++i)
-        dqs_block(job, st, n, rigid, uniform, g->block[i], g->joints + i * n, g->weights + i * row,
+        dqs_block(job, st, n, rigid, uniform, g->block[i], slot + i, g->joints + i * n, g->weights + i * row,
                   g->pivot + i * SINEW__BLOCK);
 }
 
