@@ -17,7 +17,8 @@
  * memory). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
  * to its skin's first joint, weight 1: the LBS kernel without its blend.
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
- * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does. */
+ * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does; the
+ * rows ending in _prepared read the mesh from sinew_skin_inputs. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -158,6 +159,7 @@ static const kernel kernels[] = {
     {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
     {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
     {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED},
+    {"sample_local_to_model_optimized_nlerp", OP_SAMPLE_MODEL, OPTIMIZED | NLERP},
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},

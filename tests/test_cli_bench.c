@@ -43,7 +43,10 @@ static void check_run(const char *bin, const char *work, int threads)
                                            "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
                                            "blend2", "blend3", "ik_two_bone", "sample_optimized",
                                            "sample_local_to_model_optimized", "skin_lbs_pos_nrm_one_joint",
-                                           "skin_lbs_pos_nrm_raw", "skin_lbs_pos_nrm_raw_scalar"};
+                                           "skin_lbs_pos_nrm_raw", "skin_lbs_pos_nrm_raw_scalar",
+                                           "skin_lbs_pos_nrm_prepared", "skin_lbs_pos_nrm_raw_prepared",
+                                           "skin_lbs_pos_prepared", "skin_dqs_pos_nrm_prepared",
+                                           "sample_local_to_model_optimized_nlerp"};
     double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes"));
     double optimized = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes_optimized"));
     CHECK(bytes > 0 && optimized > 0 && optimized <= bytes, "clip bytes %g, optimized %g", bytes, optimized);
