@@ -629,10 +629,10 @@ static void test_inputs_refusals(const sinew_skeleton *sk)
     bool same = true;
     for (int i = 0; i < 48; ++i) same = same && out[i] == m.pos[i];
     CHECK(same, "identity palette: the prepared positions come back as given");
-    sinew_skin_inputs_free(positions_only);
+    sinew_skin_free(s), sinew_skin_free(other);
+    sinew_skin_inputs_free(positions_only); /* after its skin: it keeps the allocator */
     sinew_skin_inputs_free(NULL);
     free_mesh(&m);
-    sinew_skin_free(s), sinew_skin_free(other);
 }
 
 /* Blocks bound to one joint: eight vertices of weight exactly 1 (the

@@ -1111,7 +1111,7 @@ SINEW_API sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count,
  * pose does not change from call to call (morph targets applied on the CPU
  * change it: skin those from their streams); it holds a second copy of the
  * streams, 12 bytes a vertex each. Read-only once made: any number of jobs
- * and threads may share it, for as long as its skin lives. */
+ * and threads may share it; jobs may use it while its skin lives. */
 typedef struct sinew_skin_inputs sinew_skin_inputs;
 
 /* Copies the skin's vertex_count positions and normals (3 floats each,
@@ -1178,9 +1178,9 @@ SINEW_API sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool d
 
 /* Linear blend skinning: M = sum of w_i * palette[i]; positions M (p, 1),
  * normals per job->normal_mode, tangents M (t, 0), both renormalized unless
- * job->skip_renormalize. Validates
- * first. job->simd picks the kernel: the SIMD ones blend 8 vertices at a
- * time from the skin's joint blocks and agree with the scalar reference to
+ * job->skip_renormalize. Validates first. job->simd picks the kernel: the
+ * SIMD ones blend 8 vertices at a time from the skin's joint blocks and
+ * agree with the scalar reference to
  * 1e-6 of the size of the terms summed (each position component within
  * 1e-6 * sum of w_i (|A_i| |p| + |t_i|); unit normals and tangents within
  * 1e-6 where the blend does not nearly cancel in their direction). A NaN
@@ -1193,7 +1193,8 @@ SINEW_API sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *er
  * (antipodality), the weighted sum is normalized by its real part's length,
  * and the blended stretch S = sum of w_i S_i is applied before it:
  * p' = DQ(S p), normals DQ-rotated cofactor(S) n, tangents DQ-rotated S t,
- * both renormalized unless job->skip_renormalize. With no stretch anywhere in the palette (rigid joints) S is skipped.
+ * both renormalized unless job->skip_renormalize. With no stretch anywhere
+ * in the palette (rigid joints) S is skipped.
  * Validates first. job->simd picks the kernel, as for sinew_skin_lbs: the
  * SIMD ones blend 8 vertices at a time from the skin's joint blocks (the
  * sign of each joint per vertex against its first influence's, exactly as

@@ -490,6 +490,7 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
     sinew_skin_inputs *in = (sinew_skin_inputs *)base;
     memset(in, 0, sizeof *in);
     in->skin = skin;
+    in->allocator = skin->allocator_;
     in->slot = (uint32_t *)(base + off_slot);
     uint32_t next = 0;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
@@ -504,7 +505,7 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
 
 void sinew_skin_inputs_free(sinew_skin_inputs *inputs)
 {
-    if (inputs) sinew__free_aligned(&inputs->skin->allocator_, inputs);
+    if (inputs) sinew__free_aligned(&inputs->allocator, inputs);
 }
 
 sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)

@@ -150,6 +150,7 @@ enum { SINEW__PREPARED_FLOATS = 3 * SINEW__BLOCK };
 
 struct sinew_skin_inputs {
     const sinew_skin *skin;
+    sinew_allocator allocator;  /* the skin's, kept: the inputs may outlive it */
     float *positions, *normals; /* NULL where not given */
     uint32_t *slot;             /* each block's slot, by block index */
     uint32_t group_first[SINEW__BLOCK_MAX_JOINTS + 1];

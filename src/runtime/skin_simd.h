@@ -370,8 +370,9 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
                       g->weights + i * row, whole - i);
         i = whole;
     }
-    for (; i < end; ++i) lbs_block(job, st, k, fast_normals, renormalize, g->block[i], slot + i, g->joints + i * n,
-                      g->weights + i * row);
+    for (; i < end; ++i)
+        lbs_block(job, st, k, fast_normals, renormalize, g->block[i], slot + i, g->joints + i * n,
+                  g->weights + i * row);
 }
 
 /* Each group up to 4 joints, normal mode and renormalization has its own
