@@ -117,13 +117,19 @@ done:
 
 /* ---- vertices in skinning order ------------------------------------------- */
 
+/* to[i] = from[order[i]] for n elements of `size` bytes. */
+static void gather(void *to, const void *from, size_t size, const int *order, int n)
+{
+    for (int i = 0; i < n; ++i)
+        memcpy((unsigned char *)to + (size_t)i * size, (const unsigned char *)from + (size_t)order[i] * size, size);
+}
+
 /* data[i] = old data[order[i]] for n elements of `size` bytes, through
  * `scratch` (n * size bytes). */
 static void permute(void *data, size_t size, const int *order, int n, unsigned char *scratch)
 {
     if (!data) return;
-    const unsigned char *from = data;
-    for (int i = 0; i < n; ++i) memcpy(scratch + (size_t)i * size, from + (size_t)order[i] * size, size);
+    gather(scratch, data, size, order, n);
     memcpy(data, scratch, (size_t)n * size);
 }
 
@@ -144,10 +150,8 @@ static sinew_skin *reordered_skin(const sinew_asset *asset, const sinew_skin *s,
     if (!idx || !w || !joints) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     } else {
-        for (int i = 0; i < n; ++i) {
-            memcpy(idx + (size_t)i * irow, (const unsigned char *)s->indices + (size_t)order[i] * irow, irow);
-            memcpy(w + (size_t)i * wrow, (const unsigned char *)s->weights + (size_t)order[i] * wrow, wrow);
-        }
+        gather(idx, s->indices, irow, order, n);
+        if (wrow) gather(w, s->weights, wrow, order, n);
         for (int j = 0; j < s->joint_count; ++j) joints[j] = s->joints[j];
         sinew_skin_desc d = {.joint_count = s->joint_count, .joints = joints, .inverse_bind = s->inverse_bind,
                              .vertex_count = n, .influence_count = s->influence_count, .index_type = s->index_type,

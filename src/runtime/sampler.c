@@ -205,10 +205,11 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
     size_t off_parents = sinew__layout_add(&lay, (size_t)n, sizeof(int16_t), 2);
-    size_t off_frames = sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
+    size_t off_frames =
+        sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     size_t off_constants =
-        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK, sizeof(float), SINEW__ALIGN);
-    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK, sizeof(int8_t), 8);
+        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
     size_t off_partial = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
@@ -226,12 +227,13 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
     memcpy(parents, sk->parents, sizeof(int16_t) * (size_t)n);
     const float *none = &identity_transform.translation.x;
-    size_t frame = (size_t)animated * SINEW__BLOCK;
+    size_t frame = (size_t)animated * SINEW__BLOCK_FLOATS;
     for (int e = 0; e < length; ++e) {
         /* float f of entry e, key k: at + 8 f + k step */
         size_t b = (size_t)e / 8, lane = (size_t)e % 8;
         bool varies = b < (size_t)animated;
-        float *at = (varies ? frames + b * SINEW__BLOCK : constants + (b - (size_t)animated) * SINEW__BLOCK) + lane;
+        float *at = (varies ? frames + b * SINEW__BLOCK_FLOATS
+                            : constants + (b - (size_t)animated) * SINEW__BLOCK_FLOATS) + lane;
         size_t stored_keys = varies ? keys : 1, step = varies ? frame : 0;
         for (size_t k = 0; k < stored_keys; ++k)
             for (size_t f = 0; f < 10; ++f) at[k * step + 8 * f] = none[f];
@@ -244,12 +246,12 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                 const float *v = t->values + (t->key_count > 1 ? k * width : 0);
                 for (size_t c = 0; c < width; ++c) at[k * step + 8 * (first + c)] = v[c];
             }
-            for (size_t c = 0; c < width; ++c) mask[b * SINEW__BLOCK + lane + 8 * (first + c)] = -1;
+            for (size_t c = 0; c < width; ++c) mask[b * SINEW__BLOCK_FLOATS + lane + 8 * (first + c)] = -1;
         }
     }
     for (int b = 0; b < count; ++b)
-        for (int f = 0; f < SINEW__BLOCK; ++f)
-            if (!mask[(size_t)b * SINEW__BLOCK + (size_t)f]) partial[b] = 1;
+        for (int f = 0; f < SINEW__BLOCK_FLOATS; ++f)
+            if (!mask[(size_t)b * SINEW__BLOCK_FLOATS + (size_t)f]) partial[b] = 1;
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
@@ -435,7 +437,7 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     const sinew__blocks *p = sm->blocks;
     int ka;
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
-    size_t frame = (size_t)p->animated * SINEW__BLOCK;
+    size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
     const float *a = p->frames + (size_t)ka * frame;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
                            base ? base : sm->identity, parents, root, local, model);

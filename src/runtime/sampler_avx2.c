@@ -156,7 +156,8 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
         __m256 u[10];
         sinew__load_block(under, joint, u);
         for (int c = 0; c < 10; ++c)
-            v[c] = _mm256_blendv_ps(u[c], v[c], mask_lanes(p->mask + (size_t)block * SINEW__BLOCK + 8 * c));
+            v[c] = _mm256_blendv_ps(u[c], v[c],
+                                    mask_lanes(p->mask + (size_t)block * SINEW__BLOCK_FLOATS + 8 * c));
     }
     if (local) sinew__store_block(v, joint, local);
     if (model) sinew__model_block(v, joint, parents, top, model);
@@ -182,9 +183,10 @@ void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float 
         for (int g = 0; g < chunk; ++g) {
             int block = c0 + g;
             if (block < p->animated)
-                sample_block(a + (size_t)block * SINEW__BLOCK, b + (size_t)block * SINEW__BLOCK, s, &f, v[g]);
+                sample_block(a + (size_t)block * SINEW__BLOCK_FLOATS, b + (size_t)block * SINEW__BLOCK_FLOATS, s,
+                             &f, v[g]);
             else
-                constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK, s, v[g]);
+                constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS, s, v[g]);
         }
         for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, parents, top, local, model);
     }

@@ -39,8 +39,9 @@ typedef struct sinew__timeline {
  * all LINEAR on one set of key times (what exporters bake), or constant (one
  * key). Key k's values of every joint form one frame, in the plan's
  * local-to-model schedule (pose_block_avx.h): block b of eight schedule
- * entries holds SINEW__BLOCK floats, float f of sinew_transform (translation
- * x, y, z, rotation x, y, z, w, scale x, y, z) for lane i at f * 8 + i. A
+ * entries holds SINEW__BLOCK_FLOATS floats, float f of sinew_transform
+ * (translation x, y, z, rotation x, y, z, w, scale x, y, z) for lane i at
+ * f * 8 + i. A
  * float no track writes holds the identity's value in the frames and comes
  * from the pose sampling starts from. Sampling then needs no shuffling of
  * values in, and sinew_clip_sample_model() builds model matrices straight
@@ -52,7 +53,7 @@ typedef struct sinew__timeline {
  * last (sinew__make_schedule's `late`), so that they fill the last blocks:
  * those blocks (from `animated` on) are stored once, not per key, and are
  * not interpolated. */
-enum { SINEW__BLOCK = 80 };
+enum { SINEW__BLOCK_FLOATS = 80 }; /* a block: 8 lanes of the 10 floats of sinew_transform */
 
 typedef struct sinew__blocks {
     const float *times;
@@ -63,9 +64,9 @@ typedef struct sinew__blocks {
     int joint_count;
     const int16_t *parents;   /* of the skeleton the plan was made for (the schedule serves any with these) */
     int animated;             /* blocks with values per key: the first ones */
-    const float *frames;      /* [key][animated][SINEW__BLOCK], on cache lines */
-    const float *constants;   /* [length / 8 - animated][SINEW__BLOCK]: the constant blocks, once */
-    const int8_t *mask;       /* [length / 8][SINEW__BLOCK]: -1 where a track writes the float */
+    const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines */
+    const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */
+    const int8_t *mask;       /* [length / 8][SINEW__BLOCK_FLOATS]: -1 where a track writes the float */
     const uint8_t *partial;   /* per block: 1 where some float is not written */
 } sinew__blocks;
 

@@ -430,6 +430,18 @@ bool sinew_palette_is_conformal(const sinew_mat4 *palette, int count, float tole
     return true;
 }
 
+/* A stream's stride in bytes: 0 (packed), or at least `elem` and a
+ * multiple of 4. `who` starts the message. */
+static sinew_result check_stride(const char *who, const char *name, size_t stride, size_t elem, sinew_error *err)
+{
+    if (stride && stride < elem)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s stride is below %zu bytes", who, name, elem);
+    if (stride % sizeof(float))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s stride is not a multiple of 4 bytes", who,
+                           name);
+    return SINEW_OK;
+}
+
 static sinew_result check_stream(const void *in, size_t in_stride, const void *out, size_t out_stride, size_t elem,
                                  const char *name, sinew_error *err)
 {
@@ -437,11 +449,8 @@ static sinew_result check_stream(const void *in, size_t in_stride, const void *o
     if (!in || !out)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s has %s but no %s", name,
                            in ? "an input" : "an output", in ? "output" : "input");
-    if ((in_stride && in_stride < elem) || (out_stride && out_stride < elem))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s stride is below %zu bytes", name, elem);
-    if (in_stride % sizeof(float) || out_stride % sizeof(float))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s stride is not a multiple of 4 bytes", name);
-    return SINEW_OK;
+    sinew_result r = check_stride("skin job", name, in_stride, elem, err);
+    return r != SINEW_OK ? r : check_stride("skin job", name, out_stride, elem, err);
 }
 
 /* One stream of `in` (3 floats a vertex, `stride` bytes apart) in the
@@ -469,14 +478,9 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
                                                                                : "NULL skin");
         return NULL;
     }
-    if ((positions_stride && positions_stride < 12) || (normals_stride && normals_stride < 12) ||
-        positions_stride % sizeof(float) || normals_stride % sizeof(float)) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                    "skin inputs: %s stride is below 12 bytes or not a multiple of 4",
-                    (positions_stride && positions_stride < 12) || positions_stride % sizeof(float) ? "positions"
-                                                                                                    : "normals");
+    if (check_stride("skin inputs", "positions", positions_stride, 12, err) != SINEW_OK ||
+        check_stride("skin inputs", "normals", normals_stride, 12, err) != SINEW_OK)
         return NULL;
-    }
     size_t blocks = ((size_t)skin->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
     sinew__layout l = {sizeof(sinew_skin_inputs), false};
     size_t off_slot = sinew__layout_add(&l, blocks, sizeof(uint32_t), 8);

@@ -309,6 +309,9 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *
             if (job->positions) prefetch_block(job->positions + ahead);
             if (job->normals) prefetch_block(job->normals + ahead);
         }
+        /* conditions on the pointers the loop reads anyway: testing st's
+         * flags instead measured 4% slower (the vector stores may alias
+         * them, so they are loaded again for every block) */
         if (prepared ? pp != NULL : job->positions != NULL)
             store3_packed(job->out_positions + f,
                           transform_point(m, prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
