@@ -90,6 +90,11 @@ size_t sinew__schedule_capacity(int n);
  * entry count. */
 int sinew__make_schedule(const int16_t *parents, int n, const uint8_t *late, int *queue, int *links, int16_t *out);
 
+/* A 64-bit hash of a pose's bytes (sinew_skeleton.rest_hash_): a clip made
+ * for a skeleton keeps a copy of its rest pose in its block layout, and uses
+ * the copy when the skeleton it plays on has the same hash. */
+uint64_t sinew__pose_hash(const sinew_transform *pose, int count);
+
 typedef struct sinew__sampler sinew__sampler;
 
 /* A clip's sampling plan (src/runtime/sampler.c): its LINEAR tracks laid out
@@ -109,11 +114,11 @@ size_t sinew__sampler_bytes(const sinew__sampler *sampler);
 int sinew__sampler_constant_blocks(const sinew__sampler *sampler);
 
 /* Writes the pose of `clip` at clip time t (wrapped already): every
- * translation, rotation and scale track, and from `base` what they leave
- * out (NULL, for additive clips only: the identity). `hints`: the cursor's
+ * translation, rotation and scale track, and from sk's rest pose what they
+ * leave out (for additive clips: from the identity). `hints`: the cursor's
  * keys or NULL. */
 void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
-                        int32_t *hints, const sinew_transform *base, sinew_transform *pose);
+                        int32_t *hints, const sinew_skeleton *sk, sinew_transform *pose);
 
 /* As sinew__sampler_run() into `local`, and on into model space as
  * sinew_local_to_model(sk, local, root, model) computes it, when the plan
@@ -121,8 +126,8 @@ void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, f
  * sk's parents, both run at the AVX2 level or above and `root` is affine
  * (or NULL). Returns false, having written nothing, otherwise. */
 bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
-                              const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,
-                              sinew_transform *local, sinew_mat4 *model);
+                              const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
+                              sinew_mat4 *model);
 
 /* Whether a root matrix keeps the pose affine: NULL (the identity) or a
  * last row of (0, 0, 0, 1). Local to model's fast paths need it. */

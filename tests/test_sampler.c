@@ -256,8 +256,8 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
             compare(local, want, n, false, &twin_worst, what, t);
         }
         if (root != &projective) {
-            bool fused = sinew__sampler_run_model(clip->sampler_, sinew_clip_time(clip, t, flags), flags, NULL,
-                                                  clip->additive ? NULL : sk->rest_pose, sk, root, local, model);
+            bool fused = sinew__sampler_run_model(clip->sampler_, sinew_clip_time(clip, t, flags), flags, NULL, sk,
+                                                  root, local, model);
             paths += fused != one_pass;
         }
         ++samples;
@@ -280,13 +280,19 @@ done:
  * reference's own formulas, and local to model's SSE2 code), the clip both
  * without and with the skeleton (sinew_clip_desc.skeleton: the block layout
  * where the tracks and the level allow it). And the clip on a skeleton of
- * other parents (every joint a root): the two calls. */
+ * other parents (every joint a root): the two calls; on a skeleton of the
+ * same parents and another rest pose (translations 1.25 times as long, 0
+ * turned into -0): the values the tracks leave out from that rest pose, not
+ * from the block layout's copy of the first's; and made for that skeleton:
+ * its copy, with -0 values that a constant block's sampling would turn into
+ * +0 (so those blocks blend it in). */
 static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, const char *what)
 {
     int n = sk->joint_count;
     int *parents = malloc(sizeof *parents * (size_t)n), *roots = malloc(sizeof *roots * (size_t)n);
-    CHECK(parents && roots, "memory");
-    if (!parents || !roots) goto done;
+    sinew_transform *rest = malloc(sizeof *rest * (size_t)n);
+    CHECK(parents && roots && rest, "memory");
+    if (!parents || !roots || !rest) goto done;
     for (int j = 0; j < n; ++j) parents[j] = sk->parents[j], roots[j] = -1;
     for (sinew_simd level = SINEW_SIMD_SCALAR; level <= sinew_simd_supported(); ++level) {
         sinew_options options = {.simd = level};
@@ -297,6 +303,14 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
         sinew_skeleton *flat = sinew_skeleton_create(&(sinew_skeleton_desc){n, roots, sk->names, sk->rest_pose},
                                                      NULL, &options, &err);
         CHECK(flat != NULL, "%s: flat skeleton at %s: %s", what, sinew_simd_name(level), err.description);
+        for (int j = 0; j < n; ++j) {
+            rest[j] = sk->rest_pose[j];
+            float *t = &rest[j].translation.x;
+            for (int c = 0; c < 3; ++c) t[c] = t[c] == 0.0f ? -0.0f : 1.25f * t[c];
+        }
+        sinew_skeleton *moved =
+            sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, rest}, NULL, &options, &err);
+        CHECK(moved != NULL, "%s: moved skeleton at %s: %s", what, sinew_simd_name(level), err.description);
         sinew_clip_desc d = {.name = clip->name, .duration = clip->duration, .joint_count = clip->joint_count,
                              .track_count = clip->track_count, .tracks = clip->tracks, .additive = clip->additive};
         sinew_clip *c = sinew_clip_create(&d, &options, &err);
@@ -304,6 +318,10 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
         d.skeleton = s;
         sinew_clip *bound = s ? sinew_clip_create(&d, &options, &err) : NULL;
         CHECK(bound != NULL, "%s: clip for its skeleton at %s: %s", what, sinew_simd_name(level), err.description);
+        d.skeleton = moved;
+        sinew_clip *bound_moved = moved ? sinew_clip_create(&d, &options, &err) : NULL;
+        CHECK(bound_moved != NULL, "%s: clip for the moved skeleton at %s: %s", what, sinew_simd_name(level),
+              err.description);
         char label[512];
         if (s && c && bound && flat) {
             bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip, s);
@@ -319,11 +337,21 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
             snprintf(label, sizeof label, "%s [%s, made for its skeleton, on another]", what, sinew_simd_name(level));
             check_sample_model(bound, c, flat, one_pass && all_roots, label);
         }
-        sinew_clip_free(c), sinew_clip_free(bound);
-        sinew_skeleton_free(s), sinew_skeleton_free(flat);
+        if (s && c && bound && moved && bound_moved) {
+            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip, s);
+            snprintf(label, sizeof label, "%s [%s, made for its skeleton, on another rest pose]", what,
+                     sinew_simd_name(level));
+            check_clip(bound, moved, label);
+            check_sample_model(bound, c, moved, one_pass, label);
+            snprintf(label, sizeof label, "%s [%s, made for a rest pose with -0]", what, sinew_simd_name(level));
+            check_clip(bound_moved, moved, label);
+            check_sample_model(bound_moved, c, moved, one_pass, label);
+        }
+        sinew_clip_free(c), sinew_clip_free(bound), sinew_clip_free(bound_moved);
+        sinew_skeleton_free(s), sinew_skeleton_free(flat), sinew_skeleton_free(moved);
     }
 done:
-    free(parents), free(roots);
+    free(parents), free(roots), free(rest);
 }
 
 /* The clip optimized (sinew_clip_optimize, tolerances of 1e-3 units,
@@ -491,10 +519,13 @@ static void test_synthetic(void)
     }
     sinew_clip_free(clip);
     /* the baked tracks with joints 6 to 10 still (the chain's end, so that
-     * they fill the last block: one with a value left to the rest pose):
-     * one key on even joints, every key the same on odd ones (joint 9's
-     * translation x -0); then a one-key -0 translation, which the block
-     * layout does not take */
+     * they fill the last block: one with values left to the rest pose,
+     * joint 9's scale and joint 10's translation, whose 0 check_clip_levels
+     * turns into -0 on a skeleton of its own): one key on even joints, every
+     * key the same on odd ones (joint 9's translation x -0); then a one-key
+     * -0 translation, which the block layout does not take */
+    for (int i = 0; i < baked_count; ++i)
+        if (tracks[i].joint == 10 && tracks[i].target == SINEW_TARGET_TRANSLATION) tracks[i--] = tracks[--baked_count];
     static float still[JOINTS * 3][KEYS * 4];
     for (int i = 0; i < baked_count; ++i) {
         if (tracks[i].joint < 6) continue;

@@ -301,6 +301,7 @@ typedef struct sinew_skeleton {
     const int16_t *schedule_;    /* local to model's order (pairs of joints) */
     int schedule_length_;
     int simd_;                   /* the sinew_simd it runs */
+    uint64_t rest_hash_;         /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
     sinew_allocator allocator_;
 } sinew_skeleton;
 

@@ -360,7 +360,7 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
     sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, clip->additive ? NULL : sk->rest_pose, out);
+    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, out);
     sinew__ok(err);
     return SINEW_OK;
 }
@@ -373,9 +373,8 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     sinew_result r = check_sample(clip, sk, time, cursor, model ? (const void *)local : NULL, count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    const sinew_transform *base = clip->additive ? NULL : sk->rest_pose;
-    if (!sinew__sampler_run_model(clip->sampler_, t, flags, hints, base, sk, root, local, model)) {
-        sinew__sampler_run(clip->sampler_, clip, t, flags, hints, base, local);
+    if (!sinew__sampler_run_model(clip->sampler_, t, flags, hints, sk, root, local, model)) {
+        sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, local);
         return sinew_local_to_model(sk, local, root, model, count, err);
     }
     sinew__ok(err);

@@ -36,6 +36,7 @@ struct sinew__sampler {
     const sinew__timeline *timelines; /* the primary one first */
     int pose_floats;                  /* the clip's joints' sinew_transforms */
     bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
+    bool additive;                    /* the clip starts from the identity, not the rest pose */
     const sinew_transform *identity;  /* the pose additive clips start from (only theirs) */
     int other_count;
     const int *other_tracks; /* tracks the reference sampler takes */
@@ -163,6 +164,17 @@ static int animated_blocks(const int16_t *schedule, int count, const uint8_t *la
     return 0;
 }
 
+/* Whether block b of a schedule has some float no track writes: a joint
+ * without a translation, rotation or scale track (track_of, as
+ * blocks_create gives it). */
+static bool block_partial(const int16_t *schedule, int b, const int *track_of)
+{
+    for (int e = 8 * b; e < 8 * b + 8; ++e)
+        for (int target = 0; target < 3; ++target)
+            if (track_of[3 * schedule[e] + target] < 0) return true;
+    return false;
+}
+
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
  * sampler, the layout, the identity pose (additive clips), the schedule,
  * the parents, the frames, the constant blocks, the mask and the partial
@@ -211,6 +223,11 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
     size_t off_partial = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
+    size_t off_under_slot = sinew__layout_add(&lay, (size_t)count, sizeof(int32_t), 4);
+    int partial_count = 0;
+    for (int b = 0; b < count; ++b) partial_count += block_partial(order, b, track_of);
+    size_t off_under =
+        sinew__layout_add(&lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
         sinew__free(alloc, scratch);
@@ -224,6 +241,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
     int8_t *mask = (int8_t *)(block + off_mask);
     uint8_t *partial = block + off_partial;
+    int32_t *under_slot = (int32_t *)(block + off_under_slot);
+    float *under = (float *)(block + off_under);
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
     memcpy(parents, sk->parents, sizeof(int16_t) * (size_t)n);
     const float *none = &identity_transform.translation.x;
@@ -249,16 +268,39 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
             for (size_t c = 0; c < width; ++c) mask[b * SINEW__BLOCK_FLOATS + lane + 8 * (first + c)] = -1;
         }
     }
-    for (int b = 0; b < count; ++b)
-        for (int f = 0; f < SINEW__BLOCK_FLOATS; ++f)
-            if (!mask[(size_t)b * SINEW__BLOCK_FLOATS + (size_t)f]) partial[b] = 1;
+    /* the partial blocks: the pose under them from sk (the identity for an
+     * additive clip) in the blocks' layout, and the constant ones' unwritten
+     * floats given those values too */
+    const sinew_transform *base = clip->additive ? NULL : sk->rest_pose;
+    for (int b = 0, slot = 0; b < count; ++b) {
+        under_slot[b] = -1;
+        if (!block_partial(schedule, b, track_of)) continue;
+        partial[b] = SINEW__PARTIAL;
+        under_slot[b] = slot;
+        float *u = under + (size_t)slot++ * SINEW__BLOCK_FLOATS;
+        bool constant = b >= animated, exact = true;
+        for (int lane = 0; lane < 8; ++lane) {
+            const float *x = &(base ? &base[schedule[8 * b + lane]] : &identity_transform)->translation.x;
+            for (int f = 0; f < 10; ++f) {
+                size_t at = (size_t)(8 * f + lane);
+                u[at] = x[f];
+                if (!constant || mask[(size_t)b * SINEW__BLOCK_FLOATS + at]) continue;
+                constants[(size_t)(b - animated) * SINEW__BLOCK_FLOATS + at] = x[f];
+                /* between keys the constant blocks' translations and scales
+                 * are given plus 0, which turns -0 into +0 */
+                if ((f < 3 || f >= 7) && x[f] == 0.0f && signbit(x[f])) exact = false;
+            }
+        }
+        if (constant && exact) partial[b] |= SINEW__SETTLED;
+    }
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
                          .animated = animated, .frames = frames, .constants = constants, .mask = mask,
-                         .partial = partial};
+                         .partial = partial, .under_slot = under_slot, .under = under,
+                         .under_hash = sk->rest_hash_};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
-                           .identity = identity, .simd = simd, .bytes = lay.total};
+                           .additive = clip->additive, .identity = identity, .simd = simd, .bytes = lay.total};
     sinew__free(alloc, scratch);
     return sm;
 }
@@ -376,7 +418,8 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
-                          .primary = primary >= 0, .identity = identity, .other_count = others,
+                          .primary = primary >= 0, .additive = clip->additive, .identity = identity,
+                          .other_count = others,
                           .other_tracks = other, .simd = simd, .bytes = lay.total};
 done:
     sinew__free(alloc, line), sinew__free(alloc, tl), sinew__free(alloc, bd);
@@ -430,7 +473,14 @@ static void lerp_reference(const sinew__timeline *x, const float *a, const float
 
 /* The block layout at time t into `local` and, with `model`, on to model
  * space (sinew__blocks_run_avx2). */
-static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_transform *base,
+/* The pose under the clip's tracks on skeleton sk: its rest pose, or the
+ * identity for an additive clip. */
+static const sinew_transform *under_pose(const sinew__sampler *sm, const sinew_skeleton *sk)
+{
+    return sm->additive ? sm->identity : sk->rest_pose;
+}
+
+static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const int16_t *parents, const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
 #if defined(SINEW_X86_SIMD)
@@ -439,34 +489,35 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
     size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
     const float *a = p->frames + (size_t)ka * frame;
+    bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
-                           base ? base : sm->identity, parents, root, local, model);
+                           under_pose(sm, sk), copied, parents, root, local, model);
 #else
-    (void)sm, (void)t, (void)flags, (void)hints, (void)base, (void)parents, (void)root, (void)local, (void)model;
+    (void)sm, (void)t, (void)flags, (void)hints, (void)sk, (void)parents, (void)root, (void)local, (void)model;
 #endif
 }
 
 bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
-                              const sinew_transform *base, const sinew_skeleton *sk, const sinew_mat4 *root,
-                              sinew_transform *local, sinew_mat4 *model)
+                              const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
+                              sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
     if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->joint_count != p->joint_count ||
         memcmp(sk->parents, p->parents, sizeof(int16_t) * (size_t)p->joint_count) != 0)
         return false;
-    blocks_run(sm, t, flags, hints, base, sk->parents, root, local, model);
+    blocks_run(sm, t, flags, hints, sk, sk->parents, root, local, model);
     return true;
 }
 
 void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
-                        const sinew_transform *base, sinew_transform *pose)
+                        const sinew_skeleton *sk, sinew_transform *pose)
 {
     if (sm->blocks) {
-        blocks_run(sm, t, flags, hints, base, NULL, NULL, pose, NULL);
+        blocks_run(sm, t, flags, hints, sk, NULL, NULL, pose, NULL);
         return;
     }
     float *out = (float *)pose;
-    const float *under = (const float *)(base ? base : sm->identity);
+    const float *under = &under_pose(sm, sk)->translation.x;
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
     /* the pose outside the primary image's stretch from `under`; the
      * primary timeline fills its stretch (the AVX2 kernel blends `under`

@@ -146,15 +146,19 @@ static inline void constant_values(const float *c, float s, __m256 v[10])
 }
 
 /* Block `block`, sampled into v, finished: the floats no track writes
- * from `under`, then written to `local` and on to model space. */
+ * from `under` (the layout's copy where `copied`), then written to `local`
+ * and on to model space. */
 static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10], const sinew_transform *under,
-                                const int16_t *parents, const sinew_mat4 *top, sinew_transform *local,
+                                bool copied, const int16_t *parents, const sinew_mat4 *top, sinew_transform *local,
                                 sinew_mat4 *model)
 {
     const int16_t *joint = p->schedule + 8 * block;
-    if (p->partial[block]) {
+    if (p->partial[block] && !(copied && (p->partial[block] & SINEW__SETTLED))) {
         __m256 u[10];
-        sinew__load_block(under, joint, u);
+        if (copied)
+            stored_block(p->under + (size_t)p->under_slot[block] * SINEW__BLOCK_FLOATS, u);
+        else
+            sinew__load_block(under, joint, u);
         for (int c = 0; c < 10; ++c)
             v[c] = _mm256_blendv_ps(u[c], v[c],
                                     mask_lanes(p->mask + (size_t)block * SINEW__BLOCK_FLOATS + 8 * c));
@@ -164,8 +168,8 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
 }
 
 void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
-                            const sinew_transform *under, const int16_t *parents, const sinew_mat4 *root,
-                            sinew_transform *local, sinew_mat4 *model)
+                            const sinew_transform *under, bool copied, const int16_t *parents,
+                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
     /* Blocks go in chunks: first each block's values (the blocks are
      * independent, so the processor overlaps one's chain of dependent
@@ -188,6 +192,6 @@ void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float 
             else
                 constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS, s, v[g]);
         }
-        for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, parents, top, local, model);
+        for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, copied, parents, top, local, model);
     }
 }

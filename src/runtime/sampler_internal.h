@@ -52,8 +52,25 @@ typedef struct sinew__timeline {
  * elsewhere), and whose descendants are all constant too, are scheduled
  * last (sinew__make_schedule's `late`), so that they fill the last blocks:
  * those blocks (from `animated` on) are stored once, not per key, and are
- * not interpolated. */
+ * not interpolated.
+ *
+ * A block some of whose floats no track writes (a partial block) takes them
+ * from the pose under the clip: the rest pose of the skeleton it plays on
+ * (the identity for an additive clip). The layout keeps a copy of that
+ * pose's floats under each partial block, in the block's layout, from the
+ * skeleton it was made for, and uses it on a skeleton whose rest pose hashes
+ * the same (sinew_skeleton.rest_hash_); otherwise the eight joints'
+ * transforms are gathered from the skeleton's rest pose and transposed
+ * (about 9 ns a block). A constant block also holds those floats, so that
+ * where they come out of its sampling unchanged (no -0 translation or scale
+ * among them: between keys those are given plus 0) it needs no blend at
+ * all (SINEW__SETTLED). */
 enum { SINEW__BLOCK_FLOATS = 80 }; /* a block: 8 lanes of the 10 floats of sinew_transform */
+
+enum {
+    SINEW__PARTIAL = 1, /* some float of the block is not written by a track */
+    SINEW__SETTLED = 2  /* a partial constant block whose values are those under it, as sampled */
+};
 
 typedef struct sinew__blocks {
     const float *times;
@@ -67,20 +84,24 @@ typedef struct sinew__blocks {
     const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines */
     const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */
     const int8_t *mask;       /* [length / 8][SINEW__BLOCK_FLOATS]: -1 where a track writes the float */
-    const uint8_t *partial;   /* per block: 1 where some float is not written */
+    const uint8_t *partial;   /* per block: SINEW__PARTIAL and SINEW__SETTLED flags, or 0 */
+    const int32_t *under_slot; /* per block: its copy in `under`, -1 for a block that is not partial */
+    const float *under;       /* [partial blocks][SINEW__BLOCK_FLOATS]: the pose under them, on cache lines */
+    uint64_t under_hash;      /* the rest pose `under` copies: its skeleton's rest_hash_ */
 } sinew__blocks;
 
 /* Samples the block layout between frames a and b at factor 0 <= s < 1
  * (s == 0: frame a's values as stored; the constant blocks' values as
  * stored, between keys their translations and scales plus 0 as the lerp
  * would give) with 256-bit vectors (run only where the CPU runs AVX2), the
- * floats no track writes taken from `under`, into
+ * floats no track writes taken from `under` (from the layout's copy of it
+ * where `copied`: `under` is the pose the copy was made from), into
  * `local` (optional) and, when `model` is not NULL, on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */
 void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
-                            const sinew_transform *under, const int16_t *parents, const sinew_mat4 *root,
-                            sinew_transform *local, sinew_mat4 *model);
+                            const sinew_transform *under, bool copied, const int16_t *parents,
+                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
 
 /* One rotation track between keys a and b at factor s, as the reference
  * sampler (sinew_track_sample) computes it. */

@@ -13,6 +13,20 @@ uint32_t sinew_name_hash(const char *name)
     return h;
 }
 
+uint64_t sinew__pose_hash(const sinew_transform *pose, int count)
+{
+    /* FNV-1a over the 32-bit words, then a final mix so that every bit of
+     * the last words reaches every bit of the hash */
+    uint64_t h = 14695981039346656037u;
+    for (int j = 0; j < count; ++j) {
+        uint32_t words[sizeof(sinew_transform) / 4];
+        memcpy(words, &pose[j], sizeof words);
+        for (size_t i = 0; i < sizeof words / 4; ++i) h = (h ^ words[i]) * 1099511628211u;
+    }
+    h ^= h >> 33, h *= 0xff51afd7ed558ccdu, h ^= h >> 33;
+    return h;
+}
+
 static const char *desc_name(const sinew_skeleton_desc *d, int j)
 {
     return d->names && d->names[j] ? d->names[j] : "";
@@ -251,6 +265,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->schedule_ = schedule;
     sk->schedule_length_ = schedule_length;
     sk->simd_ = simd;
+    sk->rest_hash_ = sinew__pose_hash(rest, n);
     sk->allocator_ = alloc;
     if (remap)
         for (int j = 0; j < n; ++j) remap[j] = new_index[j];
