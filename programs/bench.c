@@ -18,7 +18,8 @@
  * to its skin's first joint, weight 1: the LBS kernel without its blend.
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
  * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does; the
- * rows ending in _prepared read the mesh from sinew_skin_inputs. */
+ * rows ending in _prepared read the mesh from sinew_skin_inputs; those
+ * ending in _no_local call sinew_clip_sample_model without a local pose. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -139,13 +140,14 @@ enum {
     OPTIMIZED = 4, /* the clip after sinew_clip_optimize */
     ONE_JOINT = 8, /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
     RAW = 16,      /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
-    PREPARED = 32  /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
+    PREPARED = 32, /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
+    NO_LOCAL = 64  /* sinew_clip_sample_model writes the model matrices only */
 };
 
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED, NO_LOCAL */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -160,6 +162,8 @@ static const kernel kernels[] = {
     {"sample_local_to_model_scalar", OP_SAMPLE_MODEL, SCALAR}, {"sample_then_local_to_model", OP_SAMPLE_THEN_L2M, 0},
     {"sample_optimized", OP_SAMPLE, OPTIMIZED}, {"sample_local_to_model_optimized", OP_SAMPLE_MODEL, OPTIMIZED},
     {"sample_local_to_model_optimized_nlerp", OP_SAMPLE_MODEL, OPTIMIZED | NLERP},
+    {"sample_local_to_model_no_local", OP_SAMPLE_MODEL, NO_LOCAL},
+    {"sample_local_to_model_optimized_nlerp_no_local", OP_SAMPLE_MODEL, OPTIMIZED | NLERP | NO_LOCAL},
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
@@ -245,7 +249,8 @@ static void run_kernel(bench *b, const kernel *k)
         b->time += 1.0f / 60.0f;
         if (b->time >= clip->duration) b->time -= clip->duration;
         if (k->op == OP_SAMPLE_MODEL)
-            sinew_clip_sample_model(clip, sk, b->time, flags, &b->cursor, NULL, b->local, b->model, n, NULL);
+            sinew_clip_sample_model(clip, sk, b->time, flags, &b->cursor, NULL, k->is & NO_LOCAL ? NULL : b->local,
+                                    b->model, n, NULL);
         else
             sinew_clip_sample(clip, sk, b->time, flags, &b->cursor, b->local, n, NULL);
         if (k->op == OP_SAMPLE_THEN_L2M) sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);

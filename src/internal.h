@@ -129,6 +129,17 @@ bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned f
                               const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
                               sinew_mat4 *model);
 
+/* sinew_local_to_model() by the reference's formulas (SSE2 where the
+ * pose is affine, bit for bit the scalar code), joint after joint: joint j's
+ * transform is read before its matrix is written, and no transform of a
+ * joint before j is read after. So the transforms may lie in `model`'s own
+ * bytes, from byte 24 * count on (the last 40 * count bytes: what
+ * sinew_clip_sample_model does without a local pose): writing model[j]
+ * (bytes 64 j to 64 j + 63) then overwrites transforms of joints up to j
+ * only, all read already. */
+void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
+                                    sinew_mat4 *model, int count);
+
 /* Whether a root matrix keeps the pose affine: NULL (the identity) or a
  * last row of (0, 0, 0, 1). Local to model's fast paths need it. */
 static inline bool sinew__affine_root(const sinew_mat4 *root)

@@ -215,15 +215,26 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
  * (the clip made the other way) and must give the same local poses to the
  * reference's tolerance: translations and scales bit for bit, rotations
  * within 1e-6 (a one-key rotation is its key as stored in the timelines,
- * interpolated between equal keys in the block layout). */
+ * interpolated between equal keys in the block layout). And without a
+ * local pose, into a poisoned buffer: the same matrices bit for bit in one
+ * pass, else those of the reference's formulas (sinew_local_to_model on
+ * the skeleton made at the scalar level) bit for bit. */
 static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, const sinew_skeleton *sk,
                                bool one_pass, const char *what)
 {
-    int n = sk->joint_count;
+    int n = sk->joint_count, model_only_diffs = 0;
     sinew_transform *local = malloc(sizeof *local * (size_t)n), *want = malloc(sizeof *want * (size_t)n);
     sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *want_model = malloc(sizeof *want_model * (size_t)n);
-    CHECK(local && want && model && want_model, "memory");
-    if (!local || !want || !model || !want_model) goto done;
+    sinew_mat4 *model_only = malloc(sizeof *model_only * (size_t)n), *in_order = malloc(sizeof *in_order * (size_t)n);
+    int *parents = malloc(sizeof *parents * (size_t)n);
+    sinew_skeleton *scalar = NULL;
+    CHECK(local && want && model && want_model && model_only && in_order && parents, "memory");
+    if (!local || !want || !model || !want_model || !model_only || !in_order || !parents) goto done;
+    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
+    scalar = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL,
+                                   &(sinew_options){.simd = SINEW_SIMD_SCALAR}, NULL);
+    CHECK(scalar != NULL, "%s: the skeleton at the scalar level", what);
+    if (!scalar) goto done;
     sinew_transform place = {{1.5f, -2.0f, 0.25f}, {0.1f, 0.7f, -0.1f, 0.7f}, {2.0f, 2.0f, 0.5f}};
     sinew_mat4 affine = trs(&place), projective = affine;
     projective.m[3] = 0.01f, projective.m[15] = 1.5f;
@@ -251,6 +262,14 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
         sinew_local_to_model(sk, want, root, want_model, n, NULL);
         local_diffs += memcmp(local, want, sizeof *local * (size_t)n) != 0;
         model_diffs += memcmp(model, want_model, sizeof *model * (size_t)n) != 0;
+        for (int j = 0; j < n; ++j)
+            for (int e = 0; e < 16; ++e) model_only[j].m[e] = NAN;
+        CHECK(sinew_clip_sample_model(clip, sk, t, flags, NULL, root, NULL, model_only, n, &err) == SINEW_OK,
+              "%s without a local pose: %s", what, err.description);
+        sinew_local_to_model(scalar, want, root, in_order, n, NULL);
+        bool in_one_pass = one_pass && root != &projective;
+        model_only_diffs +=
+            memcmp(model_only, in_one_pass ? want_model : in_order, sizeof *model_only * (size_t)n) != 0;
         if (twin) {
             sinew_clip_sample(twin, sk, t, flags, NULL, want, n, NULL);
             compare(local, want, n, false, &twin_worst, what, t);
@@ -269,10 +288,13 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
           "%s: the clip made with and without its skeleton differ: %d translation or scale floats, rotations by %g",
           what, twin_worst.vector_diffs, twin_worst.rotation);
     CHECK(paths == 0, "%s: %d samples %s the one-pass path", what, paths, one_pass ? "missed" : "took");
+    CHECK(model_only_diffs == 0, "%s: without a local pose, %d of %d model poses differ from %s", what,
+          model_only_diffs, samples, one_pass ? "the one pass's" : "the reference's formulas'");
     printf("%s: sample to model %s, %d samples bit for bit as the two calls%s\n", what,
            one_pass ? "in one pass" : "by the two calls", samples, twin ? ", as the twin clip" : "");
 done:
-    free(local), free(want), free(model), free(want_model);
+    free(local), free(want), free(model), free(want_model), free(model_only), free(in_order), free(parents);
+    sinew_skeleton_free(scalar);
 }
 
 /* check_clip at every SIMD level this CPU runs: the clip and the skeleton

@@ -480,8 +480,13 @@ SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_ske
  * the same parents), whose keys are laid out for it, both happen in one
  * pass, without reading the local pose back (the walk of docs/BENCHMARKS.md:
  * 10% faster than the two calls); otherwise it makes the two calls. `count`
- * is the joint count of `local` and `model`. Errors: those of the two
- * functions. */
+ * is the joint count of `local` and `model`.
+ * `local` may be NULL where only the model matrices are wanted: the one pass
+ * then stores no local pose (about 10% faster again); otherwise the local
+ * pose is sampled into `model`'s own memory and turned into matrices in
+ * place by the reference's formulas (the scalar level's results, within the
+ * SIMD levels' stated tolerance of theirs). No memory is allocated either
+ * way. Errors: those of the two functions. */
 SINEW_API sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                                float time, unsigned flags, sinew_cursor *cursor,
                                                const sinew_mat4 *root, sinew_transform *local,

@@ -370,13 +370,23 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
                                      sinew_mat4 *model, int count, sinew_error *err)
 {
     int32_t *hints;
-    sinew_result r = check_sample(clip, sk, time, cursor, model ? (const void *)local : NULL, count, &hints, err);
+    sinew_result r = check_sample(clip, sk, time, cursor, model, count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    if (!sinew__sampler_run_model(clip->sampler_, t, flags, hints, sk, root, local, model)) {
+    if (sinew__sampler_run_model(clip->sampler_, t, flags, hints, sk, root, local, model)) {
+        sinew__ok(err);
+        return SINEW_OK;
+    }
+    if (local) {
         sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, local);
         return sinew_local_to_model(sk, local, root, model, count, err);
     }
+    /* no local pose: sampled into model's last 40 bytes per joint, each
+     * transform read before its matrix is written over it */
+    _Static_assert(sizeof(sinew_mat4) == 64 && sizeof(sinew_transform) == 40, "the in-place layout's sizes");
+    sinew_transform *in_place = (sinew_transform *)((unsigned char *)model + 24 * (size_t)count);
+    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, in_place);
+    sinew__local_to_model_in_order(sk, in_place, root, model, count);
     sinew__ok(err);
     return SINEW_OK;
 }

@@ -52,26 +52,16 @@ static void local_to_model_sse(const int16_t *parents, const sinew_transform *lo
 }
 #endif
 
-sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
-                                  sinew_mat4 *model, int count, sinew_error *err)
+void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
+                                    sinew_mat4 *model, int count)
 {
-    sinew_result r = check_pose_args(sk, local, model, count, "local_to_model", err);
-    if (r != SINEW_OK) return r;
     /* Every TRS matrix is affine; so is the whole pose unless the root
      * matrix is projective, which the general product then carries down. */
     bool affine = sinew__affine_root(root);
-#if defined(SINEW_X86_SIMD)
-    if (affine && sk->simd_ >= SINEW_SIMD_AVX2) {
-        sinew__local_to_model_avx2(sk->schedule_, sk->schedule_length_, sk->parents, local, root, model);
-        sinew__ok(err);
-        return SINEW_OK;
-    }
-#endif
 #if defined(__SSE2__)
     if (affine) {
         local_to_model_sse(sk->parents, local, root, model, count);
-        sinew__ok(err);
-        return SINEW_OK;
+        return;
     }
 #endif
     for (int j = 0; j < count; ++j) {
@@ -87,6 +77,19 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
         else
             sinew__mat4_mul(&model[j], parent, &m);
     }
+}
+
+sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
+                                  sinew_mat4 *model, int count, sinew_error *err)
+{
+    sinew_result r = check_pose_args(sk, local, model, count, "local_to_model", err);
+    if (r != SINEW_OK) return r;
+#if defined(SINEW_X86_SIMD)
+    if (sinew__affine_root(root) && sk->simd_ >= SINEW_SIMD_AVX2)
+        sinew__local_to_model_avx2(sk->schedule_, sk->schedule_length_, sk->parents, local, root, model);
+    else
+#endif
+        sinew__local_to_model_in_order(sk, local, root, model, count);
     sinew__ok(err);
     return SINEW_OK;
 }
