@@ -411,9 +411,12 @@ typedef struct sinew_clip_desc {
                                 sinew_clip_sample_model() samples and builds
                                 model matrices in one pass; joints that do
                                 not move, nor any of their descendants, are
-                                then stored once and not interpolated. Any
-                                skeleton of the same joint count still
-                                plays it. */
+                                then stored once and not interpolated, and
+                                the rest pose under what the tracks leave
+                                out is kept in that layout too (used on a
+                                skeleton whose rest pose is the same, by
+                                its hash). Any skeleton of the same joint
+                                count still plays it. */
 } sinew_clip_desc;
 
 /* Copies and validates tracks into a clip. Errors name the track and key:
