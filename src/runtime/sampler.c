@@ -471,8 +471,6 @@ static void lerp_reference(const sinew__timeline *x, const float *a, const float
         sinew__rotation_reference(a + x->rot_src[i], b + x->rot_src[i], s, nlerp, out + x->rot_dst[i]);
 }
 
-/* The block layout at time t into `local` and, with `model`, on to model
- * space (sinew__blocks_run_avx2). */
 /* The pose under the clip's tracks on skeleton sk: its rest pose, or the
  * identity for an additive clip. */
 static const sinew_transform *under_pose(const sinew__sampler *sm, const sinew_skeleton *sk)
@@ -480,6 +478,9 @@ static const sinew_transform *under_pose(const sinew__sampler *sm, const sinew_s
     return sm->additive ? sm->identity : sk->rest_pose;
 }
 
+/* The block layout at time t into `local` and, with `model`, on to model
+ * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
+ * pose (the layout's copy where that pose hashes as the copy's). */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const int16_t *parents, const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
