@@ -491,7 +491,7 @@ int cli_bench(int argc, char **argv)
                 sinew_simd_name(b.simd));
     printf("\n  cpu %s, simd %s, %d thread%s; per call for one character, median of %d batches\n", cpu,
            sinew_simd_name(b.simd), args.threads, args.threads == 1 ? "" : "s", BATCHES);
-    printf("  %-32s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
+    printf("  %-46s %8s %6s %12s %12s %12s %14s\n", "kernel", "unit", "count", "median ns", "min ns", "max ns",
            "ns per unit");
     if (f) {
         fputs("{\"cpu\": ", f);
@@ -510,7 +510,7 @@ int cli_bench(int argc, char **argv)
         result r = measure(&b, k);
         const char *unit = skin ? "vertex" : "joint";
         int count = skin ? nv : k->op == OP_PALETTE ? np : k->op == OP_IK ? 3 : n;
-        printf("  %-32s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
+        printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         printf("\n");

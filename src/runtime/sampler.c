@@ -177,8 +177,8 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
 
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
  * sampler, the layout, the identity pose (additive clips), the schedule,
- * the parents, the frames, the constant blocks, the mask and the partial
- * flags. */
+ * the parents, the frames, the constant blocks, the mask, and for the
+ * partial blocks their slots, settled flags and the pose under them. */
 static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
                                      int simd)
 {
@@ -222,8 +222,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     size_t off_constants =
         sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
-    size_t off_partial = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
     size_t off_under_slot = sinew__layout_add(&lay, (size_t)count, sizeof(int32_t), 4);
+    size_t off_settled = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
     int partial_count = 0;
     for (int b = 0; b < count; ++b) partial_count += block_partial(order, b, track_of);
     size_t off_under =
@@ -240,8 +240,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     int16_t *schedule = (int16_t *)(block + off_schedule), *parents = (int16_t *)(block + off_parents);
     float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
     int8_t *mask = (int8_t *)(block + off_mask);
-    uint8_t *partial = block + off_partial;
     int32_t *under_slot = (int32_t *)(block + off_under_slot);
+    uint8_t *settled = block + off_settled;
     float *under = (float *)(block + off_under);
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
     memcpy(parents, sk->parents, sizeof(int16_t) * (size_t)n);
@@ -275,7 +275,6 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     for (int b = 0, slot = 0; b < count; ++b) {
         under_slot[b] = -1;
         if (!block_partial(schedule, b, track_of)) continue;
-        partial[b] = SINEW__PARTIAL;
         under_slot[b] = slot;
         float *u = under + (size_t)slot++ * SINEW__BLOCK_FLOATS;
         bool constant = b >= animated, exact = true;
@@ -291,13 +290,13 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                 if ((f < 3 || f >= 7) && x[f] == 0.0f && signbit(x[f])) exact = false;
             }
         }
-        if (constant && exact) partial[b] |= SINEW__SETTLED;
+        settled[b] = constant && exact;
     }
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
                          .animated = animated, .frames = frames, .constants = constants, .mask = mask,
-                         .partial = partial, .under_slot = under_slot, .under = under,
+                         .under_slot = under_slot, .settled = settled, .under = under,
                          .under_hash = sk->rest_hash_};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .identity = identity, .simd = simd, .bytes = lay.total};
@@ -482,7 +481,7 @@ static const sinew_transform *under_pose(const sinew__sampler *sm, const sinew_s
  * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
  * pose (the layout's copy where that pose hashes as the copy's). */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
-                       const int16_t *parents, const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+                       const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
 #if defined(SINEW_X86_SIMD)
     const sinew__blocks *p = sm->blocks;
@@ -492,9 +491,9 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     const float *a = p->frames + (size_t)ka * frame;
     bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
-                           under_pose(sm, sk), copied, parents, root, local, model);
+                           under_pose(sm, sk), copied, sk->parents, root, local, model);
 #else
-    (void)sm, (void)t, (void)flags, (void)hints, (void)sk, (void)parents, (void)root, (void)local, (void)model;
+    (void)sm, (void)t, (void)flags, (void)hints, (void)sk, (void)root, (void)local, (void)model;
 #endif
 }
 
@@ -506,7 +505,7 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
     if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->joint_count != p->joint_count ||
         memcmp(sk->parents, p->parents, sizeof(int16_t) * (size_t)p->joint_count) != 0)
         return false;
-    blocks_run(sm, t, flags, hints, sk, sk->parents, root, local, model);
+    blocks_run(sm, t, flags, hints, sk, root, local, model);
     return true;
 }
 
@@ -514,7 +513,7 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
                         const sinew_skeleton *sk, sinew_transform *pose)
 {
     if (sm->blocks) {
-        blocks_run(sm, t, flags, hints, sk, NULL, NULL, pose, NULL);
+        blocks_run(sm, t, flags, hints, sk, NULL, pose, NULL);
         return;
     }
     float *out = (float *)pose;

@@ -12,10 +12,7 @@
 
 /* The four floats at src[i] and at src[i + 4] of frame f, in the low and
  * high halves. */
-static inline __m256 pair(const float *f, const uint32_t *src, int i)
-{
-    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(f + src[i])), _mm_loadu_ps(f + src[i + 4]), 1);
-}
+static inline __m256 pair(const float *f, const uint32_t *src, int i) { return sinew__halves(f + src[i], f + src[i + 4]); }
 
 /* Eight bytes of a mask (-1 or 0) as eight lanes of all ones or zeros. */
 static inline __m256 mask_lanes(const int8_t *mask)
@@ -153,10 +150,11 @@ static inline void finish_block(const sinew__blocks *p, int block, __m256 v[10],
                                 sinew_mat4 *model)
 {
     const int16_t *joint = p->schedule + 8 * block;
-    if (p->partial[block] && !(copied && (p->partial[block] & SINEW__SETTLED))) {
+    int32_t slot = p->under_slot[block];
+    if (slot >= 0 && !(copied && p->settled[block])) {
         __m256 u[10];
         if (copied)
-            stored_block(p->under + (size_t)p->under_slot[block] * SINEW__BLOCK_FLOATS, u);
+            stored_block(p->under + (size_t)slot * SINEW__BLOCK_FLOATS, u);
         else
             sinew__load_block(under, joint, u);
         for (int c = 0; c < 10; ++c)

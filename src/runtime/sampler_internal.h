@@ -64,13 +64,8 @@ typedef struct sinew__timeline {
  * (about 9 ns a block). A constant block also holds those floats, so that
  * where they come out of its sampling unchanged (no -0 translation or scale
  * among them: between keys those are given plus 0) it needs no blend at
- * all (SINEW__SETTLED). */
+ * all with the copy (its `settled` flag). */
 enum { SINEW__BLOCK_FLOATS = 80 }; /* a block: 8 lanes of the 10 floats of sinew_transform */
-
-enum {
-    SINEW__PARTIAL = 1, /* some float of the block is not written by a track */
-    SINEW__SETTLED = 2  /* a partial constant block whose values are those under it, as sampled */
-};
 
 typedef struct sinew__blocks {
     const float *times;
@@ -84,8 +79,8 @@ typedef struct sinew__blocks {
     const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines */
     const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */
     const int8_t *mask;       /* [length / 8][SINEW__BLOCK_FLOATS]: -1 where a track writes the float */
-    const uint8_t *partial;   /* per block: SINEW__PARTIAL and SINEW__SETTLED flags, or 0 */
     const int32_t *under_slot; /* per block: its copy in `under`, -1 for a block that is not partial */
+    const uint8_t *settled;   /* per block: 1 for a partial constant block that holds the copy's values as sampled */
     const float *under;       /* [partial blocks][SINEW__BLOCK_FLOATS]: the pose under them, on cache lines */
     uint64_t under_hash;      /* the rest pose `under` copies: its skeleton's rest_hash_ */
 } sinew__blocks;

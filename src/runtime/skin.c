@@ -512,6 +512,17 @@ void sinew_skin_inputs_free(sinew_skin_inputs *inputs)
     if (inputs) sinew__free_aligned(&inputs->allocator, inputs);
 }
 
+/* Where a job's positions (or normals) come from: with prepared inputs,
+ * their copy where the job gives that stream's output (NULL otherwise);
+ * without, the job's stream. */
+static const float *job_source(const sinew_skin_job *job, bool normals)
+{
+    const sinew_skin_inputs *in = job->inputs;
+    if (!in) return normals ? job->normals : job->positions;
+    if (normals) return job->out_normals ? in->normals : NULL;
+    return job->out_positions ? in->positions : NULL;
+}
+
 sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
 {
     if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: job and skin are required");
@@ -539,9 +550,7 @@ sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_
     if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
     sinew_result r;
-    /* with inputs, a stream they hold is skinned where its output is given */
-    const float *positions = in ? (job->out_positions ? in->positions : NULL) : job->positions;
-    const float *normals = in ? (job->out_normals ? in->normals : NULL) : job->normals;
+    const float *positions = job_source(job, false), *normals = job_source(job, true);
     if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
                           "positions", err)) != SINEW_OK ||
         (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
@@ -565,11 +574,11 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
     r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
     const sinew_skin_inputs *in = job->inputs;
-    r.prepared_positions = in && job->out_positions ? in->positions : NULL;
-    r.prepared_normals = in && job->out_normals ? in->normals : NULL;
+    r.prepared_positions = in ? job_source(job, false) : NULL;
+    r.prepared_normals = in ? job_source(job, true) : NULL;
     r.slot = in ? in->slot : NULL;
     r.group_first = in ? in->group_first : NULL;
-    r.positions = job->positions || r.prepared_positions;
-    r.normals = job->normals || r.prepared_normals;
+    r.positions = job_source(job, false) != NULL;
+    r.normals = job_source(job, true) != NULL;
     return r;
 }
