@@ -10,33 +10,37 @@
 #include <math.h>
 #include <stdbool.h>
 
-/* The series of sampler.c for one factor t: sin(t a) / sin(a) =
+/* The series of sampler.c for factors t (one per lane): sin(t a) / sin(a) =
  * t (1 + u b_1 (1 + u b_2 (1 + u b_3 (1 + u b_4)))) with u = cos(a) - 1 and
- * b_i = (t^2 - i^2) / (i (2i + 1)), the same for every lane. */
+ * b_i = (t^2 - i^2) / (i (2i + 1)). */
 typedef struct sinew__series {
     __m256 t, b[4];
 } sinew__series;
 
-static inline sinew__series sinew__series_for(float t)
+static inline sinew__series sinew__series_for(__m256 t)
 {
     static const float c[4] = {1.0f / 3.0f, 1.0f / 10.0f, 1.0f / 21.0f, 1.0f / 36.0f};
-    sinew__series r = {.t = _mm256_set1_ps(t)};
-    for (int i = 0; i < 4; ++i) r.b[i] = _mm256_set1_ps((t * t - (float)((i + 1) * (i + 1))) * c[i]);
+    sinew__series r = {.t = t};
+    __m256 t2 = _mm256_mul_ps(t, t);
+    for (int i = 0; i < 4; ++i)
+        r.b[i] = _mm256_mul_ps(_mm256_sub_ps(t2, _mm256_set1_ps((float)((i + 1) * (i + 1)))), _mm256_set1_ps(c[i]));
     return r;
 }
 
-/* The factors of one sampling time: the series for 1 - s (key a's) and for
- * s (key b's), and the nlerp weights. */
+/* The factors of eight lanes' sampling times (s: each lane's factor between
+ * its keys): the series for 1 - s (key a's) and for s (key b's), and the
+ * nlerp weights. */
 typedef struct sinew__rotation_factors {
     sinew__series w[2];
     __m256 ta, tb;
     bool nlerp;
 } sinew__rotation_factors;
 
-static inline sinew__rotation_factors sinew__rotation_factors_for(float s, bool nlerp)
+static inline sinew__rotation_factors sinew__rotation_factors_for(__m256 s, bool nlerp)
 {
-    return (sinew__rotation_factors){.w = {sinew__series_for(1.0f - s), sinew__series_for(s)},
-                                     .ta = _mm256_set1_ps(1.0f - s), .tb = _mm256_set1_ps(s), .nlerp = nlerp};
+    __m256 ta = _mm256_sub_ps(_mm256_set1_ps(1.0f), s);
+    return (sinew__rotation_factors){.w = {sinew__series_for(ta), sinew__series_for(s)}, .ta = ta, .tb = s,
+                                     .nlerp = nlerp};
 }
 
 /* Horner's steps as fused multiply-adds, the products u b_i off the chain */
@@ -55,7 +59,8 @@ static inline __m256 sinew__dot4(const __m256 a[4], const __m256 b[4])
 }
 
 /* Rotations in `groups` groups of eight lanes (group g, lane i: component
- * c in qa[g][c] and qb[g][c]) between keys a and b at the factors f into r.
+ * c in qa[g][c] and qb[g][c]) between keys a and b at the factors
+ * f[g * f_step] (f_step 0: the same for every group) into r.
  * The groups' steps alternate: each step waits on the one before, so one
  * group alone leaves the CPU idle (inlined with a constant count, two groups
  * measured 15% faster than one after the other). Fused multiply-adds and a
@@ -65,7 +70,7 @@ static inline __m256 sinew__dot4(const __m256 a[4], const __m256 b[4])
  * from the reference slerp instead: keys further apart than the series
  * serves, or a degenerate sum (the reference gives the identity). */
 static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m256 (*qb)[4],
-                                   const sinew__rotation_factors *f, __m256 (*r)[4])
+                                   const sinew__rotation_factors *f, int f_step, __m256 (*r)[4])
 {
     enum { MAX = 2 };
     __m256 zero = _mm256_setzero_ps(), d[MAX], sign[MAX], wa[MAX], wb[MAX];
@@ -75,17 +80,17 @@ static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m2
         d[g] = sinew__dot4(qa[g], qb[g]);
         sign[g] = _mm256_and_ps(_mm256_cmp_ps(d[g], zero, _CMP_LT_OQ), _mm256_set1_ps(-0.0f));
         d[g] = _mm256_xor_ps(d[g], sign[g]);
-        wa[g] = f->ta, wb[g] = f->tb;
+        wa[g] = f[g * f_step].ta, wb[g] = f[g * f_step].tb;
     }
-    if (!f->nlerp) {
+    if (!f[0].nlerp) {
         /* lanes whose keys are closer than the reference's nlerp threshold
          * keep the nlerp weights, the others take the series' */
         for (int g = 0; g < groups; ++g) {
             __m256 near = _mm256_cmp_ps(d[g], _mm256_set1_ps(0.9995f), _CMP_GT_OQ);
             __m256 u = _mm256_sub_ps(d[g], _mm256_set1_ps(1.0f));
             far |= _mm256_movemask_ps(_mm256_cmp_ps(d[g], _mm256_set1_ps(0.9f), _CMP_LT_OQ)) << (8 * g);
-            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&f->w[0], u), wa[g], near);
-            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&f->w[1], u), wb[g], near);
+            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[0], u), wa[g], near);
+            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[1], u), wb[g], near);
         }
     }
     /* normalized by an estimate of 1 / sqrt and one Newton step */

@@ -34,6 +34,7 @@ struct sinew__sampler {
     const sinew__blocks *blocks;      /* the block layout, or NULL: then the timelines */
     int timeline_count;
     const sinew__timeline *timelines; /* the primary one first */
+    sinew__rotation_list rotations;   /* the timelines' rotation tracks */
     int pose_floats;                  /* the clip's joints' sinew_transforms */
     bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
     bool additive;                    /* the clip starts from the identity, not the rest pose */
@@ -77,7 +78,7 @@ static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
  * fill, and where its arrays go in the plan's allocation. */
 typedef struct building {
     uint32_t lowest, end, floats;
-    size_t frames, vec_src, vec_dst, rot_src, rot_dst, mask;
+    size_t frames, vec_src, vec_dst, mask;
 } building;
 
 /* A one-key track (a constant) the block layout takes whatever its key
@@ -341,28 +342,49 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
         bd[l].floats += width;
     }
 
-    /* one allocation: the sampler, its timelines, the other tracks, then per
-     * timeline its frames and offsets */
+    /* each timeline's frame: an image where the tracks fill at least half
+     * of their stretch */
+    int rotation_count = 0;
+    for (int l = 0; l < lines; ++l) {
+        sinew__timeline *x = &tl[l];
+        const building *p = &bd[l];
+        uint32_t stretch = p->end - p->lowest;
+        x->image = stretch >= 8 && stretch <= 2 * p->floats;
+        x->image_at = x->image ? p->lowest : 0;
+        x->image_floats = x->image ? stretch : 0;
+        x->frame_floats = (int)round_up(x->image ? stretch : 4 * ((size_t)x->vec_count + (size_t)x->rot_count), 8);
+        x->rot_first = rotation_count;
+        rotation_count += x->rot_count;
+    }
+    /* the image with the longest stretch goes first and writes all of it */
+    int primary = -1;
+    for (int l = 0; l < lines; ++l)
+        if (tl[l].image && (primary < 0 || tl[l].image_floats > tl[primary].image_floats)) primary = l;
+    if (primary > 0) {
+        sinew__timeline x = tl[0];
+        building b = bd[0];
+        tl[0] = tl[primary], bd[0] = bd[primary], tl[primary] = x, bd[primary] = b;
+        for (int i = 0; i < n; ++i) line[i] = line[i] == 0 ? primary : line[i] == primary ? 0 : line[i];
+        for (int l = 0, first = 0; l < lines; first += tl[l++].rot_count) tl[l].rot_first = first;
+    }
+
+    /* one allocation: the sampler, its timelines, the other tracks, the
+     * rotation list, then per timeline its frames and offsets */
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_lines = sinew__layout_add(&lay, (size_t)lines, sizeof(sinew__timeline), 8);
     size_t off_others = sinew__layout_add(&lay, (size_t)others, sizeof(int), 4);
     int identity_count = clip->additive ? clip->joint_count : 0;
     size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
+    size_t rotations_listed = round_up((size_t)rotation_count, SINEW__ROTATION_LANES);
+    size_t off_rot_src = sinew__layout_add(&lay, rotations_listed, sizeof(uint32_t), 4);
+    size_t off_rot_dst = sinew__layout_add(&lay, rotations_listed, sizeof(uint32_t), 4);
+    size_t off_rot_line = sinew__layout_add(&lay, rotations_listed, sizeof(int32_t), 4);
     for (int l = 0; l < lines; ++l) {
-        sinew__timeline *x = &tl[l];
+        const sinew__timeline *x = &tl[l];
         building *p = &bd[l];
-        uint32_t stretch = p->end - p->lowest;
-        /* an image where the tracks fill at least half of their stretch */
-        x->image = stretch >= 8 && stretch <= 2 * p->floats;
-        x->image_at = x->image ? p->lowest : 0;
-        x->image_floats = x->image ? stretch : 0;
-        x->frame_floats = (int)round_up(x->image ? stretch : 4 * ((size_t)x->vec_count + (size_t)x->rot_count), 8);
-        size_t rot_listed = round_up((size_t)x->rot_count, SINEW__ROTATION_LANES);
         p->frames = sinew__layout_add(&lay, (size_t)x->key_count * (size_t)x->frame_floats, sizeof(float), 32);
         p->vec_src = sinew__layout_add(&lay, (size_t)x->vec_count, sizeof(uint32_t), 4);
         p->vec_dst = sinew__layout_add(&lay, (size_t)x->vec_count, sizeof(uint32_t), 4);
-        p->rot_src = sinew__layout_add(&lay, rot_listed, sizeof(uint32_t), 4);
-        p->rot_dst = sinew__layout_add(&lay, rot_listed, sizeof(uint32_t), 4);
         p->mask = sinew__layout_add(&lay, x->image_floats, sizeof(int8_t), 1);
     }
     /* on a cache line: the frames are read as aligned 32-byte vectors (left
@@ -373,12 +395,13 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
     s = (sinew__sampler *)block;
     sinew__timeline *lines_out = (sinew__timeline *)(block + off_lines);
     int *other = (int *)(block + off_others);
+    uint32_t *rot_src = (uint32_t *)(block + off_rot_src), *rot_dst = (uint32_t *)(block + off_rot_dst);
+    int32_t *rot_line = (int32_t *)(block + off_rot_line);
     for (int l = 0; l < lines; ++l) {
         sinew__timeline *x = &tl[l];
         const building *p = &bd[l];
         float *frames = (float *)(block + p->frames);
         uint32_t *vec_src = (uint32_t *)(block + p->vec_src), *vec_dst = (uint32_t *)(block + p->vec_dst);
-        uint32_t *rot_src = (uint32_t *)(block + p->rot_src), *rot_dst = (uint32_t *)(block + p->rot_dst);
         int8_t *mask = (int8_t *)(block + p->mask);
         int nv = 0, nr = 0;
         for (int i = 0; i < n; ++i) {
@@ -389,33 +412,26 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
             uint32_t src = x->image ? dst - x->image_at : 4 * (uint32_t)(rotation ? x->vec_count + nr : nv);
             for (size_t k = 0; k < (size_t)x->key_count; ++k)
                 memcpy(&frames[k * (size_t)x->frame_floats + src], &t->values[k * width], sizeof(float) * width);
-            if (rotation)
-                rot_src[nr] = src, rot_dst[nr++] = dst;
-            else
+            if (rotation) {
+                int e = x->rot_first + nr++;
+                rot_src[e] = src, rot_dst[e] = dst, rot_line[e] = l;
+            } else {
                 vec_src[nv] = src, vec_dst[nv++] = dst;
+            }
             if (x->image) memset(&mask[src], -1, width);
         }
-        for (size_t r = (size_t)nr; nr > 0 && r < round_up((size_t)nr, SINEW__ROTATION_LANES); ++r)
-            rot_src[r] = rot_src[nr - 1], rot_dst[r] = rot_dst[nr - 1];
-        x->frames = frames, x->vec_src = vec_src, x->vec_dst = vec_dst, x->rot_src = rot_src, x->rot_dst = rot_dst;
-        x->image_mask = mask;
+        x->frames = frames, x->vec_src = vec_src, x->vec_dst = vec_dst, x->image_mask = mask;
         lines_out[l] = *x;
     }
+    for (size_t e = (size_t)rotation_count; e < rotations_listed; ++e) /* none when rotation_count is 0 */
+        rot_src[e] = rot_src[e - 1], rot_dst[e] = rot_dst[e - 1], rot_line[e] = rot_line[e - 1];
     int no = 0;
     for (int i = 0; i < n; ++i)
         if (line[i] < 0) other[no++] = i;
-    /* the image with the longest stretch goes first and writes all of it */
-    int primary = -1;
-    for (int l = 0; l < lines; ++l)
-        if (lines_out[l].image && (primary < 0 || lines_out[l].image_floats > lines_out[primary].image_floats))
-            primary = l;
-    if (primary > 0) {
-        sinew__timeline first_line = lines_out[0];
-        lines_out[0] = lines_out[primary], lines_out[primary] = first_line;
-    }
     sinew_transform *identity = (sinew_transform *)(block + off_identity);
     for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
+                          .rotations = {rotation_count, (int)rotations_listed, rot_src, rot_dst, rot_line},
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
                           .primary = primary >= 0, .additive = clip->additive, .identity = identity,
                           .other_count = others,
@@ -450,24 +466,34 @@ static float locate(const float *times, int n, float t, int32_t *hint, int *ka)
     return t == t0 ? 0.0f : (t - t0) / (times[k + 1] - t0);
 }
 
-/* Timeline x's tracks on one key: its stored values. */
-static void copy_key(const sinew__timeline *x, const float *a, float *out)
+/* Timeline x's vector tracks on one key: their stored values. */
+static void copy_vectors(const sinew__timeline *x, const float *a, float *out)
 {
     for (int i = 0; i < x->vec_count; ++i) memcpy(out + x->vec_dst[i], a + x->vec_src[i], sizeof(float) * 3);
-    for (int i = 0; i < x->rot_count; ++i) memcpy(out + x->rot_dst[i], a + x->rot_src[i], sizeof(float) * 4);
 }
 
-/* Timeline x's tracks between keys a and b at factor s with the
- * reference's formulas. */
-static void lerp_reference(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp, float *out)
+/* Timeline x's vector tracks between keys a and b at factor s with the
+ * reference's formula. */
+static void lerp_vectors(const sinew__timeline *x, const float *a, const float *b, float s, float *out)
 {
     for (int i = 0; i < x->vec_count; ++i) {
         const float *va = a + x->vec_src[i], *vb = b + x->vec_src[i];
         float *o = out + x->vec_dst[i];
         for (int c = 0; c < 3; ++c) o[c] = va[c] + (vb[c] - va[c]) * s;
     }
-    for (int i = 0; i < x->rot_count; ++i)
-        sinew__rotation_reference(a + x->rot_src[i], b + x->rot_src[i], s, nlerp, out + x->rot_dst[i]);
+}
+
+/* Timeline x's rotation tracks (in `list`) between its keys k with the
+ * reference's formulas (on a key as stored). */
+static void rotations_reference(const sinew__timeline *x, const sinew__rotation_list *list, const sinew__keys *k,
+                                bool nlerp, float *out)
+{
+    for (int e = x->rot_first; e < x->rot_first + x->rot_count; ++e) {
+        if (k->s == 0.0f)
+            memcpy(out + list->dst[e], k->a + list->src[e], sizeof(float) * 4);
+        else
+            sinew__rotation_reference(k->a + list->src[e], k->b + list->src[e], k->s, nlerp, out + list->dst[e]);
+    }
 }
 
 /* The pose under the clip's tracks on skeleton sk: its rest pose, or the
@@ -525,23 +551,43 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
     uint32_t at = sm->primary ? sm->timelines[0].image_at : 0, len = sm->primary ? sm->timelines[0].image_floats : 0;
     memcpy(out, under, sizeof(float) * at);
     memcpy(out + at + len, under + at + len, sizeof(float) * ((size_t)sm->pose_floats - at - len));
-    for (int l = 0; l < sm->timeline_count; ++l) {
-        const sinew__timeline *x = &sm->timelines[l];
-        bool fills = l == 0 && sm->primary;
-        int ka;
-        float s = locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
-        const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats;
+    bool avx2 = false; /* the AVX2 kernels */
 #if defined(SINEW_X86_SIMD)
-        if (s != 0.0f && sm->simd >= SINEW_SIMD_AVX2) {
-            sinew__timeline_lerp_avx2(x, a, a + x->frame_floats, s, nlerp, fills ? under : out, out);
-            continue;
-        }
+    avx2 = sm->simd >= SINEW_SIMD_AVX2;
 #endif
-        if (fills) memcpy(out + at, under + at, sizeof(float) * len);
-        if (s == 0.0f)
-            copy_key(x, a, out);
-        else
-            lerp_reference(x, a, a + x->frame_floats, s, nlerp, out);
+    /* timelines in chunks: each one's keys found and its vector tracks
+     * written, then the chunk's rotations (sixteen at a time across
+     * timelines with the AVX2 kernel) */
+    enum { CHUNK = 32 };
+    sinew__keys keys[CHUNK];
+    for (int l0 = 0; l0 < sm->timeline_count; l0 += CHUNK) {
+        int l1 = sm->timeline_count - l0 < CHUNK ? sm->timeline_count : l0 + CHUNK;
+        for (int l = l0; l < l1; ++l) {
+            const sinew__timeline *x = &sm->timelines[l];
+            bool fills = l == 0 && sm->primary;
+            int ka;
+            float s = locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
+            const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats, *b = s != 0.0f ? a + x->frame_floats : a;
+            keys[l - l0] = (sinew__keys){a, b, s};
+#if defined(SINEW_X86_SIMD)
+            if (avx2 && s != 0.0f) {
+                sinew__timeline_vectors_avx2(x, a, b, s, fills ? under : out, out);
+                continue;
+            }
+#endif
+            if (fills) memcpy(out + at, under + at, sizeof(float) * len);
+            if (s == 0.0f)
+                copy_vectors(x, a, out);
+            else
+                lerp_vectors(x, a, b, s, out);
+            if (!avx2) rotations_reference(x, &sm->rotations, &keys[l - l0], nlerp, out);
+        }
+#if defined(SINEW_X86_SIMD)
+        const sinew__timeline *last = &sm->timelines[l1 - 1];
+        if (avx2)
+            sinew__rotations_avx2(&sm->rotations, sm->timelines[l0].rot_first, last->rot_first + last->rot_count, keys,
+                                  l0, nlerp, out);
+#endif
     }
     for (int i = 0; i < sm->other_count; ++i) {
         const sinew_track *tr = &clip->tracks[sm->other_tracks[i]];

@@ -7,32 +7,52 @@
 
 #include <stdint.h>
 
-/* Rotation tracks are listed to a multiple of this (the widest kernel's
- * lanes), the last one repeated: a lane computes and stores it again. */
-enum { SINEW__ROTATION_LANES = 16 };
-
 /* The LINEAR translation, rotation and scale tracks that share key times.
  * Key k's values of all of them form one frame of frame_floats floats,
  * either
  *   - an image: frame float f is pose float image_at + f (a stretch of the
  *     sinew_transform array its tracks mostly fill); or
  *   - packed: each track's values at a multiple of 4 floats, vector tracks
- *     first. */
+ *     first.
+ * Its rotation tracks are entries [rot_first, rot_first + rot_count) of the
+ * plan's rotation list. */
 typedef struct sinew__timeline {
     const float *times;
     int key_count;
     int hint_track; /* the track whose cursor entry holds this timeline's hint */
     int frame_floats; /* a multiple of 8; frames are 32-byte aligned */
     const float *frames; /* [key][frame_floats] */
-    int vec_count, rot_count;
+    int vec_count;
     const uint32_t *vec_src, *vec_dst; /* per vector track: its first float in a frame, in the pose */
-    const uint32_t *rot_src, *rot_dst; /* per rotation track, listed to a multiple of SINEW__ROTATION_LANES */
+    int rot_first, rot_count;
     bool image;
     uint32_t image_at, image_floats; /* at least 8 floats */
     /* per image float: -1 where a track writes it (a rotation's floats take
      * the vector lerp's value first, then the rotation's), else 0 */
     const int8_t *image_mask;
 } sinew__timeline;
+
+/* The rotation tracks of all timelines in one list, timeline after
+ * timeline, so that the AVX2 kernel takes them sixteen at a time whatever
+ * their timeline (a clip whose joints each have key times of their own, as
+ * hand-keyed FBX curves do, has many timelines of one rotation each): entry
+ * i's values are floats src[i] .. src[i] + 3 of timeline line[i]'s frames,
+ * its sample pose floats dst[i] .. dst[i] + 3. */
+enum { SINEW__ROTATION_LANES = 16 }; /* the AVX2 kernel's rotations a step */
+
+typedef struct sinew__rotation_list {
+    int count;
+    int listed; /* count rounded up to SINEW__ROTATION_LANES, the last entry repeated */
+    const uint32_t *src, *dst;
+    const int32_t *line;
+} sinew__rotation_list;
+
+/* A timeline's keys at one sampling time: frames a and b, and the factor s
+ * between them (on a key: s = 0 and b = a). */
+typedef struct sinew__keys {
+    const float *a, *b;
+    float s;
+} sinew__keys;
 
 /* The block layout: the plan of a clip made for a skeleton (its
  * sinew_clip_desc.skeleton) whose translation, rotation and scale tracks are
@@ -107,12 +127,19 @@ static inline void sinew__rotation_reference(const float *a, const float *b, flo
     memcpy(out, &q, sizeof q);
 }
 
-/* Writes timeline x's tracks between frames a and b at factor 0 < s < 1
- * into the pose floats `out` with 256-bit vectors (run only where the CPU
- * runs AVX2): vectors bit for bit a + (b - a) s, rotations within 1e-6 of the
- * reference (see sampler.c). An image's floats that no track writes come
- * from `under` (the pose floats, `out` itself or the pose it starts from). */
-void sinew__timeline_lerp_avx2(const sinew__timeline *x, const float *a, const float *b, float s, bool nlerp,
-                               const float *under, float *out);
+/* Writes timeline x's vector tracks between frames a and b at factor
+ * 0 < s < 1 into the pose floats `out` with 256-bit vectors (run only where
+ * the CPU runs AVX2), bit for bit a + (b - a) s. An image's floats that no
+ * track writes come from `under` (the pose floats, `out` itself or the pose
+ * it starts from), its rotations' floats too (the rotations overwrite them). */
+void sinew__timeline_vectors_avx2(const sinew__timeline *x, const float *a, const float *b, float s,
+                                  const float *under, float *out);
+
+/* Writes entries [first, end) of the rotation list, each between its
+ * timeline's keys (keys[line - line0]), into the pose floats `out` with
+ * 256-bit vectors (run only where the CPU runs AVX2): within 1e-6 of the
+ * reference (see sampler.c), on a key the key as stored. */
+void sinew__rotations_avx2(const sinew__rotation_list *list, int first, int end, const sinew__keys *keys,
+                           int line0, bool nlerp, float *out);
 
 #endif
