@@ -476,6 +476,10 @@ SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_ske
                                          float time, unsigned flags, sinew_cursor *cursor,
                                          sinew_transform *out, int output_count, sinew_error *err);
 
+/* The most joints for which sinew_clip_sample_model() without a local pose
+ * keeps one on the stack (40 bytes a joint). */
+#define SINEW_SAMPLE_STACK_JOINTS 128
+
 /* Samples the clip at time t into `local` and turns it into model-space
  * matrices: the results of sinew_clip_sample() followed by
  * sinew_local_to_model(skeleton, local, root, model, count), bit for bit.
@@ -486,10 +490,12 @@ SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_ske
  * is the joint count of `local` and `model`.
  * `local` may be NULL where only the model matrices are wanted: the one pass
  * then stores no local pose (about 10% faster again); otherwise the local
- * pose is sampled into `model`'s own memory and turned into matrices in
- * place by the reference's formulas (the scalar level's results, within the
- * SIMD levels' stated tolerance of theirs). No memory is allocated either
- * way. Errors: those of the two functions. */
+ * pose goes on the stack for skeletons of up to SINEW_SAMPLE_STACK_JOINTS
+ * joints (the two calls' results), and for larger ones is sampled into
+ * `model`'s own memory and turned into matrices in place by the reference's
+ * formulas (the scalar level's results, within the SIMD levels' stated
+ * tolerance of theirs). No memory is allocated either way. Errors: those of
+ * the two functions. */
 SINEW_API sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                                float time, unsigned flags, sinew_cursor *cursor,
                                                const sinew_mat4 *root, sinew_transform *local,
