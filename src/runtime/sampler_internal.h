@@ -32,14 +32,14 @@ typedef struct sinew__timeline {
     const int8_t *image_mask;
 } sinew__timeline;
 
+enum { SINEW__ROTATION_LANES = 16 }; /* the AVX2 kernel's rotations a step */
+
 /* The rotation tracks of all timelines in one list, timeline after
  * timeline, so that the AVX2 kernel takes them sixteen at a time whatever
  * their timeline (a clip whose joints each have key times of their own, as
  * hand-keyed FBX curves do, has many timelines of one rotation each): entry
  * i's values are floats src[i] .. src[i] + 3 of timeline line[i]'s frames,
  * its sample pose floats dst[i] .. dst[i] + 3. */
-enum { SINEW__ROTATION_LANES = 16 }; /* the AVX2 kernel's rotations a step */
-
 typedef struct sinew__rotation_list {
     int count;
     int listed; /* count rounded up to SINEW__ROTATION_LANES, the last entry repeated */
