@@ -1,8 +1,8 @@
 /* Clips: creation with validation, and sampling (STEP, LINEAR, CUBICSPLINE
  * with glTF's semantics) with per-track key hints. */
-#include <stdalign.h>
 #include "../internal.h"
 
+#include <stdalign.h>
 #include <stdio.h>
 
 static const char *const target_names[] = {"translation", "rotation", "scale", "weights"};

@@ -344,7 +344,6 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
 
     /* each timeline's frame: an image where the tracks fill at least half
      * of their stretch */
-    int rotation_count = 0;
     for (int l = 0; l < lines; ++l) {
         sinew__timeline *x = &tl[l];
         const building *p = &bd[l];
@@ -353,8 +352,6 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
         x->image_at = x->image ? p->lowest : 0;
         x->image_floats = x->image ? stretch : 0;
         x->frame_floats = (int)round_up(x->image ? stretch : 4 * ((size_t)x->vec_count + (size_t)x->rot_count), 8);
-        x->rot_first = rotation_count;
-        rotation_count += x->rot_count;
     }
     /* the image with the longest stretch goes first and writes all of it */
     int primary = -1;
@@ -365,8 +362,10 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
         building b = bd[0];
         tl[0] = tl[primary], bd[0] = bd[primary], tl[primary] = x, bd[primary] = b;
         for (int i = 0; i < n; ++i) line[i] = line[i] == 0 ? primary : line[i] == primary ? 0 : line[i];
-        for (int l = 0, first = 0; l < lines; first += tl[l++].rot_count) tl[l].rot_first = first;
     }
+    /* the rotation list, timeline after timeline in that order */
+    int rotation_count = 0;
+    for (int l = 0; l < lines; rotation_count += tl[l++].rot_count) tl[l].rot_first = rotation_count;
 
     /* one allocation: the sampler, its timelines, the other tracks, the
      * rotation list, then per timeline its frames and offsets */

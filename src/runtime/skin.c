@@ -574,11 +574,12 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
     r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
     const sinew_skin_inputs *in = job->inputs;
-    r.prepared_positions = in ? job_source(job, false) : NULL;
-    r.prepared_normals = in ? job_source(job, true) : NULL;
+    const float *positions = job_source(job, false), *normals = job_source(job, true);
+    r.prepared_positions = in ? positions : NULL;
+    r.prepared_normals = in ? normals : NULL;
     r.slot = in ? in->slot : NULL;
     r.group_first = in ? in->group_first : NULL;
-    r.positions = job_source(job, false) != NULL;
-    r.normals = job_source(job, true) != NULL;
+    r.positions = positions != NULL;
+    r.normals = normals != NULL;
     return r;
 }
