@@ -38,7 +38,7 @@ struct sinew__sampler {
     int pose_floats;                  /* the clip's joints' sinew_transforms */
     bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
     bool additive;                    /* the clip starts from the identity, not the rest pose */
-    const sinew_transform *identity;  /* the pose additive clips start from (only theirs) */
+    const sinew_transform *identity;  /* the pose additive clips start from (the timelines' only) */
     int other_count;
     const int *other_tracks; /* tracks the reference sampler takes */
     int simd;                /* a sinew_simd: the kernel */
@@ -177,9 +177,10 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
 }
 
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
- * sampler, the layout, the identity pose (additive clips), the schedule,
- * the parents, the frames, the constant blocks, the mask, and for the
- * partial blocks their slots, settled flags and the pose under them. */
+ * sampler, the layout, the schedule, the parents, the frames, the constant
+ * blocks, the mask, and for the partial blocks their slots, settled flags
+ * and the pose under them (for an additive clip the identity, always read
+ * from there, so the layout keeps no identity pose). */
 static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
                                      int simd)
 {
@@ -214,8 +215,6 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     size_t keys = (size_t)timeline->key_count;
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
-    int identity_count = clip->additive ? n : 0;
-    size_t off_identity = sinew__layout_add(&lay, (size_t)identity_count, sizeof(sinew_transform), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
     size_t off_parents = sinew__layout_add(&lay, (size_t)n, sizeof(int16_t), 2);
     size_t off_frames =
@@ -237,7 +236,6 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     memset(block, 0, lay.total);
     sinew__sampler *sm = (sinew__sampler *)block;
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
-    sinew_transform *identity = (sinew_transform *)(block + off_identity);
     int16_t *schedule = (int16_t *)(block + off_schedule), *parents = (int16_t *)(block + off_parents);
     float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
     int8_t *mask = (int8_t *)(block + off_mask);
@@ -293,14 +291,13 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         }
         settled[b] = constant && exact;
     }
-    for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
                          .animated = animated, .frames = frames, .constants = constants, .mask = mask,
                          .under_slot = under_slot, .settled = settled, .under = under,
                          .under_hash = sk->rest_hash_};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
-                           .additive = clip->additive, .identity = identity, .simd = simd, .bytes = lay.total};
+                           .additive = clip->additive, .simd = simd, .bytes = lay.total};
     sinew__free(alloc, scratch);
     return sm;
 }
@@ -495,16 +492,10 @@ static void rotations_reference(const sinew__timeline *x, const sinew__rotation_
     }
 }
 
-/* The pose under the clip's tracks on skeleton sk: its rest pose, or the
- * identity for an additive clip. */
-static const sinew_transform *under_pose(const sinew__sampler *sm, const sinew_skeleton *sk)
-{
-    return sm->additive ? sm->identity : sk->rest_pose;
-}
-
 /* The block layout at time t into `local` and, with `model`, on to model
  * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
- * pose (the layout's copy where that pose hashes as the copy's). */
+ * pose (the layout's copy where that pose hashes as the copy's; an additive
+ * clip's copy is of the identity, so it is always used). */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
@@ -516,7 +507,7 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     const float *a = p->frames + (size_t)ka * frame;
     bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
-                           under_pose(sm, sk), copied, sk->parents, root, local, model);
+                           sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
 #else
     (void)sm, (void)t, (void)flags, (void)hints, (void)sk, (void)root, (void)local, (void)model;
 #endif
@@ -542,7 +533,8 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
         return;
     }
     float *out = (float *)pose;
-    const float *under = &under_pose(sm, sk)->translation.x;
+    /* the pose under the tracks: sk's rest pose, the identity for an additive clip */
+    const float *under = &(sm->additive ? sm->identity : sk->rest_pose)->translation.x;
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
     /* the pose outside the primary image's stretch from `under`; the
      * primary timeline fills its stretch (the AVX2 kernel blends `under`

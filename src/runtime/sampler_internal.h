@@ -110,7 +110,8 @@ typedef struct sinew__blocks {
  * stored, between keys their translations and scales plus 0 as the lerp
  * would give) with 256-bit vectors (run only where the CPU runs AVX2), the
  * floats no track writes taken from `under` (from the layout's copy of it
- * where `copied`: `under` is the pose the copy was made from), into
+ * where `copied`: `under` is then the pose the copy was made from, and is
+ * not read: NULL for an additive clip), into
  * `local` (optional) and, when `model` is not NULL, on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */
