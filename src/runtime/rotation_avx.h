@@ -84,13 +84,20 @@ static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m2
     }
     if (!f[0].nlerp) {
         /* lanes whose keys are closer than the reference's nlerp threshold
-         * keep the nlerp weights, the others take the series' */
+         * keep the nlerp weights, the others take the series'; where every
+         * lane is that close (a bake's keys mostly are: three groups in four
+         * on the pab walk), the series is not computed at all */
+        __m256 near[MAX];
+        int all_near = 1;
         for (int g = 0; g < groups; ++g) {
-            __m256 near = _mm256_cmp_ps(d[g], _mm256_set1_ps(0.9995f), _CMP_GT_OQ);
+            near[g] = _mm256_cmp_ps(d[g], _mm256_set1_ps(0.9995f), _CMP_GT_OQ);
+            all_near &= _mm256_movemask_ps(near[g]) == 0xff;
+        }
+        for (int g = 0; g < groups && !all_near; ++g) {
             __m256 u = _mm256_sub_ps(d[g], _mm256_set1_ps(1.0f));
             far |= _mm256_movemask_ps(_mm256_cmp_ps(d[g], _mm256_set1_ps(0.9f), _CMP_LT_OQ)) << (8 * g);
-            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[0], u), wa[g], near);
-            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[1], u), wb[g], near);
+            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[0], u), wa[g], near[g]);
+            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[1], u), wb[g], near[g]);
         }
     }
     /* normalized by an estimate of 1 / sqrt and one Newton step */
