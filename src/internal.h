@@ -90,10 +90,12 @@ size_t sinew__schedule_capacity(int n);
  * entry count. */
 int sinew__make_schedule(const int16_t *parents, int n, const uint8_t *late, int *queue, int *links, int16_t *out);
 
-/* A 64-bit hash of a pose's bytes (sinew_skeleton.rest_hash_): a clip made
- * for a skeleton keeps a copy of its rest pose in its block layout, and uses
- * the copy when the skeleton it plays on has the same hash. */
-uint64_t sinew__pose_hash(const sinew_transform *pose, int count);
+/* A 64-bit hash of `size` bytes (sinew_skeleton.rest_hash_ and
+ * parents_hash_): a clip made for a skeleton keeps a copy of its rest pose
+ * in its block layout, and uses the copy when the skeleton it plays on has
+ * the same rest hash; its schedule serves skeletons of the same parents
+ * hash. */
+uint64_t sinew__hash_bytes(const void *data, size_t size);
 
 typedef struct sinew__sampler sinew__sampler;
 

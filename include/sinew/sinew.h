@@ -302,6 +302,7 @@ typedef struct sinew_skeleton {
     int schedule_length_;
     int simd_;                   /* the sinew_simd it runs */
     uint64_t rest_hash_;         /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
+    uint64_t parents_hash_;      /* of parents' bytes: clips made for the skeleton are laid out in its order */
     sinew_allocator allocator_;
 } sinew_skeleton;
 

@@ -177,7 +177,7 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
 }
 
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
- * sampler, the layout, the schedule, the parents, the frames, the constant
+ * sampler, the layout, the schedule, the frames, the constant
  * blocks, the mask, and for the partial blocks their slots, settled flags
  * and the pose under them (for an additive clip the identity, always read
  * from there, so the layout keeps no identity pose). */
@@ -216,7 +216,6 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
-    size_t off_parents = sinew__layout_add(&lay, (size_t)n, sizeof(int16_t), 2);
     size_t off_frames =
         sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     size_t off_constants =
@@ -236,14 +235,13 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     memset(block, 0, lay.total);
     sinew__sampler *sm = (sinew__sampler *)block;
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
-    int16_t *schedule = (int16_t *)(block + off_schedule), *parents = (int16_t *)(block + off_parents);
+    int16_t *schedule = (int16_t *)(block + off_schedule);
     float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
     int8_t *mask = (int8_t *)(block + off_mask);
     int32_t *under_slot = (int32_t *)(block + off_under_slot);
     uint8_t *settled = block + off_settled;
     float *under = (float *)(block + off_under);
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
-    memcpy(parents, sk->parents, sizeof(int16_t) * (size_t)n);
     const float *none = &identity_transform.translation.x;
     size_t frame = (size_t)animated * SINEW__BLOCK_FLOATS;
     for (int e = 0; e < length; ++e) {
@@ -292,10 +290,10 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         settled[b] = constant && exact;
     }
     *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
-                         .length = length, .schedule = schedule, .joint_count = n, .parents = parents,
-                         .animated = animated, .frames = frames, .constants = constants, .mask = mask,
-                         .under_slot = under_slot, .settled = settled, .under = under,
-                         .under_hash = sk->rest_hash_};
+                         .length = length, .schedule = schedule, .joint_count = n,
+                         .parents_hash = sk->parents_hash_, .animated = animated, .frames = frames,
+                         .constants = constants, .mask = mask, .under_slot = under_slot, .settled = settled,
+                         .under = under, .under_hash = sk->rest_hash_};
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .simd = simd, .bytes = lay.total};
     sinew__free(alloc, scratch);
@@ -519,7 +517,7 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
 {
     const sinew__blocks *p = sm->blocks;
     if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->joint_count != p->joint_count ||
-        memcmp(sk->parents, p->parents, sizeof(int16_t) * (size_t)p->joint_count) != 0)
+        sk->parents_hash_ != p->parents_hash)
         return false;
     blocks_run(sm, t, flags, hints, sk, root, local, model);
     return true;

@@ -94,7 +94,7 @@ typedef struct sinew__blocks {
     int length;               /* schedule entries, a multiple of 8 */
     const int16_t *schedule;  /* the plan's */
     int joint_count;
-    const int16_t *parents;   /* of the skeleton the plan was made for (the schedule serves any with these) */
+    uint64_t parents_hash;    /* of the skeleton the plan was made for (the schedule serves any with its parents) */
     int animated;             /* blocks with values per key: the first ones */
     const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines */
     const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */

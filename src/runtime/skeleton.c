@@ -13,15 +13,17 @@ uint32_t sinew_name_hash(const char *name)
     return h;
 }
 
-uint64_t sinew__pose_hash(const sinew_transform *pose, int count)
+uint64_t sinew__hash_bytes(const void *data, size_t size)
 {
-    /* FNV-1a over the 32-bit words, then a final mix so that every bit of
-     * the last words reaches every bit of the hash */
+    /* FNV-1a over the 32-bit words (the last one padded with zeros), then a
+     * final mix so that every bit of the last words reaches every bit of
+     * the hash */
+    const unsigned char *p = data;
     uint64_t h = 14695981039346656037u;
-    for (int j = 0; j < count; ++j) {
-        uint32_t words[sizeof(sinew_transform) / 4];
-        memcpy(words, &pose[j], sizeof words);
-        for (size_t i = 0; i < sizeof words / 4; ++i) h = (h ^ words[i]) * 1099511628211u;
+    for (size_t at = 0; at < size; at += 4) {
+        uint32_t word = 0;
+        memcpy(&word, p + at, size - at < 4 ? size - at : 4);
+        h = (h ^ word) * 1099511628211u;
     }
     h ^= h >> 33, h *= 0xff51afd7ed558ccdu, h ^= h >> 33;
     return h;
@@ -265,7 +267,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->schedule_ = schedule;
     sk->schedule_length_ = schedule_length;
     sk->simd_ = simd;
-    sk->rest_hash_ = sinew__pose_hash(rest, n);
+    sk->rest_hash_ = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
+    sk->parents_hash_ = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
     sk->allocator_ = alloc;
     if (remap)
         for (int j = 0; j < n; ++j) remap[j] = new_index[j];
