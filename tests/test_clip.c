@@ -556,8 +556,55 @@ done:
     sinew_skeleton_free(sk);
 }
 
+/* Tracks whose key times are equal share one copy of them (given as
+ * separate arrays, -0 and 0 told apart); the times and values read back as
+ * given, and the shared copy shows in sinew_clip_bytes. */
+static void test_shared_times(void)
+{
+    static const float t0[] = {0.0f, 0.5f, 1.0f}, t1[] = {0.0f, 0.5f, 1.0f}, t2[] = {0.0f, 0.25f, 1.0f},
+                       t3[] = {-0.0f, 0.5f, 1.0f}, t4[] = {0.0f, 0.5f};
+    static const float v3[] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, v4[] = {0, 0, 0, 1, 0, 1, 0, 0, 1, 0, 0, 0};
+    sinew_track tracks[] = {{0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, t0, v3, 0},
+                            {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 3, t1, v4, 0},
+                            {1, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 3, t2, v3, 0},
+                            {1, SINEW_TARGET_SCALE, SINEW_INTERP_LINEAR, 3, t3, v3, 0},
+                            {2, SINEW_TARGET_SCALE, SINEW_INTERP_LINEAR, 2, t4, v3, 0},
+                            {2, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, 3, t0, v3, 0}};
+    int n = (int)(sizeof tracks / sizeof tracks[0]);
+    sinew_error err;
+    sinew_clip *clip = sinew_clip_create(&(sinew_clip_desc){.name = "shared", .joint_count = 3, .track_count = n,
+                                                            .tracks = tracks},
+                                         NULL, &err);
+    CHECK(clip != NULL, "created: %s", err.description);
+    if (!clip) return;
+    const sinew_track *c = clip->tracks;
+    CHECK(c[1].times == c[0].times && c[5].times == c[0].times, "equal times are shared");
+    CHECK(c[2].times != c[0].times && c[3].times != c[0].times && c[4].times != c[0].times &&
+              c[3].times != c[2].times,
+          "other times are not (-0 apart from 0, a prefix apart from the whole)");
+    for (int i = 0; i < n; ++i) {
+        CHECK(memcmp(c[i].times, tracks[i].times, sizeof(float) * (size_t)tracks[i].key_count) == 0,
+              "track %d: times as given", i);
+        size_t floats = (size_t)tracks[i].key_count * (size_t)sinew_track_components(&tracks[i]);
+        CHECK(memcmp(c[i].values, tracks[i].values, sizeof(float) * floats) == 0, "track %d: values as given", i);
+    }
+    /* the same tracks with times of their own each: two more copies of three times */
+    static const float u1[] = {0.0f, 0.5f, 1.001f}, u5[] = {0.0f, 0.5f, 1.002f};
+    tracks[1].times = u1, tracks[5].times = u5;
+    sinew_clip *apart = sinew_clip_create(&(sinew_clip_desc){.name = "shared", .joint_count = 3, .track_count = n,
+                                                             .tracks = tracks},
+                                          NULL, &err);
+    CHECK(apart != NULL, "created: %s", err.description);
+    if (apart)
+        CHECK(sinew_clip_bytes(apart) >= sinew_clip_bytes(clip) + 2 * 3 * sizeof(float),
+              "bytes: %zu with shared times, %zu without", sinew_clip_bytes(clip), sinew_clip_bytes(apart));
+    sinew_clip_free(apart);
+    sinew_clip_free(clip);
+}
+
 int main(void)
 {
+    test_shared_times();
     test_retarget();
     test_weights();
     test_step_and_linear();

@@ -387,6 +387,7 @@ typedef struct sinew_clip {
     bool additive;          /* values are deltas over a reference pose (sinew_clip_make_additive) */
     /* private */
     sinew_allocator allocator_;
+    size_t bytes_;                   /* of the clip's allocation: the tracks (equal key times stored once) */
     struct sinew__sampler *sampler_; /* the tracks laid out for sampling */
 } sinew_clip;
 
@@ -435,9 +436,10 @@ SINEW_API sinew_clip *sinew_clip_create(const sinew_clip_desc *desc, const sinew
 /* Frees a clip (NULL is fine). */
 SINEW_API void sinew_clip_free(sinew_clip *clip);
 
-/* Bytes the clip holds: its tracks as given (times, values, names) and the
- * second layout sinew_clip_sample() reads, which keeps the LINEAR tracks
- * that share key times side by side. */
+/* Bytes the clip holds: its tracks as given (times, values, name; tracks
+ * whose key times are equal share one copy of them) and the second layout
+ * sinew_clip_sample() reads, which keeps the LINEAR tracks that share key
+ * times side by side. */
 SINEW_API size_t sinew_clip_bytes(const sinew_clip *clip);
 
 typedef enum sinew_sample_flags {

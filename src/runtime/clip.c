@@ -76,6 +76,25 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
     return SINEW_OK;
 }
 
+/* times_of[i]: the first of the n tracks whose key times are track i's
+ * (itself where none before), found by a hash of the times (hash[i]). */
+static void share_times(const sinew_track *tracks, int n, int *times_of, uint64_t *hash)
+{
+    for (int i = 0; i < n; ++i) {
+        const sinew_track *t = &tracks[i];
+        size_t bytes = sizeof(float) * (size_t)t->key_count;
+        hash[i] = sinew__hash_bytes(t->times, bytes);
+        times_of[i] = i;
+        for (int j = 0; j < i; ++j) {
+            if (times_of[j] != j || hash[j] != hash[i] || tracks[j].key_count != t->key_count) continue;
+            if (memcmp(tracks[j].times, t->times, bytes) == 0) {
+                times_of[i] = j;
+                break;
+            }
+        }
+    }
+}
+
 sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *options, sinew_error *err)
 {
     sinew__ok(err);
@@ -134,17 +153,27 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     }
     sinew__free(&alloc, seen);
 
+    /* Tracks whose key times are equal (exporters bake every track at one
+     * rate) share one copy of them: times_of[i], the first such track. */
+    int *times_of = sinew__alloc(&alloc, (sizeof(int) + sizeof(uint64_t)) * (size_t)d->track_count + 1);
+    if (!times_of) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        return NULL;
+    }
+    share_times(d->tracks, d->track_count, times_of, (uint64_t *)(times_of + d->track_count));
+
     sinew__layout l = {sizeof(sinew_clip), false};
     size_t off_tracks = sinew__layout_add(&l, (size_t)d->track_count, sizeof(sinew_track), 8);
-    /* Per track: times then values. The same sequence of layout_add calls
-     * runs again below to place the pointers. */
+    /* Per track: its times (unless shared) then values. The same sequence of
+     * layout_add calls runs again below to place the pointers. */
     for (int i = 0; i < d->track_count; ++i) {
-        sinew__layout_add(&l, (size_t)d->tracks[i].key_count, sizeof(float), 4);
+        if (times_of[i] == i) sinew__layout_add(&l, (size_t)d->tracks[i].key_count, sizeof(float), 4);
         sinew__layout_add(&l, value_count(&d->tracks[i]), sizeof(float), 4);
     }
     size_t off_name = sinew__layout_add(&l, strlen(name) + 1, 1, 1);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
+        sinew__free(&alloc, times_of);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
         return NULL;
     }
@@ -154,10 +183,14 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     int renormalized = 0;
     for (int i = 0; i < d->track_count; ++i) {
         const sinew_track *src = &d->tracks[i];
-        float *times = (float *)(block + sinew__layout_add(&l2, (size_t)src->key_count, sizeof(float), 4));
+        const float *times = tracks[times_of[i]].times; /* placed already where shared */
+        if (times_of[i] == i) {
+            float *copy = (float *)(block + sinew__layout_add(&l2, (size_t)src->key_count, sizeof(float), 4));
+            memcpy(copy, src->times, sizeof(float) * (size_t)src->key_count);
+            times = copy;
+        }
         size_t nv = value_count(src);
         float *values = (float *)(block + sinew__layout_add(&l2, nv, sizeof(float), 4));
-        memcpy(times, src->times, sizeof(float) * (size_t)src->key_count);
         memcpy(values, src->values, sizeof(float) * nv);
         if (src->target == SINEW_TARGET_ROTATION) {
             bool cubic = src->interpolation == SINEW_INTERP_CUBICSPLINE;
@@ -176,6 +209,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
         tracks[i].times = times;
         tracks[i].values = values;
     }
+    sinew__free(&alloc, times_of);
     char *name_copy = (char *)(block + off_name);
     memcpy(name_copy, name, strlen(name) + 1);
     if (renormalized)
@@ -189,6 +223,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->allocator_ = alloc;
+    clip->bytes_ = l.total;
     clip->sampler_ = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
     if (!clip->sampler_) {
         sinew__free(&alloc, block);
@@ -209,10 +244,7 @@ void sinew_clip_free(sinew_clip *clip)
 size_t sinew_clip_bytes(const sinew_clip *c)
 {
     if (!c) return 0;
-    size_t bytes = sizeof *c + strlen(c->name) + 1 + sizeof(sinew_track) * (size_t)c->track_count;
-    for (int i = 0; i < c->track_count; ++i)
-        bytes += sizeof(float) * ((size_t)c->tracks[i].key_count + value_count(&c->tracks[i]));
-    return bytes + sinew__sampler_bytes(c->sampler_);
+    return c->bytes_ + sinew__sampler_bytes(c->sampler_);
 }
 
 int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)

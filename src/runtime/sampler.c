@@ -52,7 +52,8 @@ static bool fast_track(const sinew_track *t)
 
 static bool same_times(const sinew_track *a, const sinew_track *b)
 {
-    return a->key_count == b->key_count && memcmp(a->times, b->times, sizeof(float) * (size_t)a->key_count) == 0;
+    return a->key_count == b->key_count &&
+           (a->times == b->times || memcmp(a->times, b->times, sizeof(float) * (size_t)a->key_count) == 0);
 }
 
 /* The first float of a target's value inside a sinew_transform (a
