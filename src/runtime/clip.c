@@ -77,21 +77,24 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
 }
 
 /* times_of[i]: the first of the n tracks whose key times are track i's
- * (itself where none before), found by a hash of the times (hash[i]). */
-static void share_times(const sinew_track *tracks, int n, int *times_of, uint64_t *hash)
+ * (itself where none before), found through an open-addressing table of
+ * `cap` slots (a power of two above n; -1 empty) by a hash of the times. */
+static void share_times(const sinew_track *tracks, int n, int *times_of, int *table, size_t cap)
 {
+    for (size_t slot = 0; slot < cap; ++slot) table[slot] = -1;
     for (int i = 0; i < n; ++i) {
         const sinew_track *t = &tracks[i];
         size_t bytes = sizeof(float) * (size_t)t->key_count;
-        hash[i] = sinew__hash_bytes(t->times, bytes);
+        size_t slot = (size_t)sinew__hash_bytes(t->times, bytes) & (cap - 1);
         times_of[i] = i;
-        for (int j = 0; j < i; ++j) {
-            if (times_of[j] != j || hash[j] != hash[i] || tracks[j].key_count != t->key_count) continue;
-            if (memcmp(tracks[j].times, t->times, bytes) == 0) {
-                times_of[i] = j;
+        for (; table[slot] >= 0; slot = (slot + 1) & (cap - 1)) {
+            const sinew_track *u = &tracks[table[slot]];
+            if (u->key_count == t->key_count && memcmp(u->times, t->times, bytes) == 0) {
+                times_of[i] = table[slot];
                 break;
             }
         }
+        if (times_of[i] == i) table[slot] = i;
     }
 }
 
@@ -155,12 +158,14 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
 
     /* Tracks whose key times are equal (exporters bake every track at one
      * rate) share one copy of them: times_of[i], the first such track. */
-    int *times_of = sinew__alloc(&alloc, (sizeof(int) + sizeof(uint64_t)) * (size_t)d->track_count + 1);
+    size_t cap = 2;
+    while (cap < 2 * (size_t)d->track_count) cap *= 2;
+    int *times_of = sinew__alloc(&alloc, sizeof(int) * ((size_t)d->track_count + cap));
     if (!times_of) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
         return NULL;
     }
-    share_times(d->tracks, d->track_count, times_of, (uint64_t *)(times_of + d->track_count));
+    share_times(d->tracks, d->track_count, times_of, times_of + d->track_count, cap);
 
     sinew__layout l = {sizeof(sinew_clip), false};
     size_t off_tracks = sinew__layout_add(&l, (size_t)d->track_count, sizeof(sinew_track), 8);
