@@ -28,19 +28,16 @@ static inline sinew__series sinew__series_for(__m256 t)
 }
 
 /* The factors of eight lanes' sampling times (s: each lane's factor between
- * its keys): the series for 1 - s (key a's) and for s (key b's), and the
- * nlerp weights. */
+ * its keys): the nlerp weights 1 - s (key a's) and s (key b's), which the
+ * slerp series take as their t where a lane needs them. */
 typedef struct sinew__rotation_factors {
-    sinew__series w[2];
     __m256 ta, tb;
     bool nlerp;
 } sinew__rotation_factors;
 
 static inline sinew__rotation_factors sinew__rotation_factors_for(__m256 s, bool nlerp)
 {
-    __m256 ta = _mm256_sub_ps(_mm256_set1_ps(1.0f), s);
-    return (sinew__rotation_factors){.w = {sinew__series_for(ta), sinew__series_for(s)}, .ta = ta, .tb = s,
-                                     .nlerp = nlerp};
+    return (sinew__rotation_factors){.ta = _mm256_sub_ps(_mm256_set1_ps(1.0f), s), .tb = s, .nlerp = nlerp};
 }
 
 /* Horner's steps as fused multiply-adds, the products u b_i off the chain */
@@ -86,7 +83,8 @@ static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m2
         /* lanes whose keys are closer than the reference's nlerp threshold
          * keep the nlerp weights, the others take the series'; where every
          * lane is that close (a bake's keys mostly are: three groups in four
-         * on the pab walk), the series is not computed at all */
+         * on the pab walk), the series is not computed at all, its
+         * coefficients neither */
         __m256 near[MAX];
         int all_near = 1;
         for (int g = 0; g < groups; ++g) {
@@ -96,8 +94,9 @@ static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m2
         for (int g = 0; g < groups && !all_near; ++g) {
             __m256 u = _mm256_sub_ps(d[g], _mm256_set1_ps(1.0f));
             far |= _mm256_movemask_ps(_mm256_cmp_ps(d[g], _mm256_set1_ps(0.9f), _CMP_LT_OQ)) << (8 * g);
-            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[0], u), wa[g], near[g]);
-            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&f[g * f_step].w[1], u), wb[g], near[g]);
+            sinew__series series_a = sinew__series_for(wa[g]), series_b = sinew__series_for(wb[g]);
+            wa[g] = _mm256_blendv_ps(sinew__slerp_weight(&series_a, u), wa[g], near[g]);
+            wb[g] = _mm256_blendv_ps(sinew__slerp_weight(&series_b, u), wb[g], near[g]);
         }
     }
     /* normalized by an estimate of 1 / sqrt and one Newton step */

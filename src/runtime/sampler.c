@@ -50,11 +50,9 @@ static bool fast_track(const sinew_track *t)
     return t->interpolation == SINEW_INTERP_LINEAR && t->target != SINEW_TARGET_WEIGHTS;
 }
 
-static bool same_times(const sinew_track *a, const sinew_track *b)
-{
-    return a->key_count == b->key_count &&
-           (a->times == b->times || memcmp(a->times, b->times, sizeof(float) * (size_t)a->key_count) == 0);
-}
+/* Whether two of a clip's tracks have the same key times: the same array,
+ * as sinew_clip_create() gives equal key times one copy. */
+static bool same_times(const sinew_track *a, const sinew_track *b) { return a->times == b->times; }
 
 /* The first float of a target's value inside a sinew_transform (a
  * translation, rotation or scale target). */
@@ -178,9 +176,9 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
 }
 
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
- * sampler, the layout, the schedule, the frames, the constant
- * blocks, the mask, and for the partial blocks their slots, settled flags
- * and the pose under them (for an additive clip the identity, always read
+ * sampler, the layout, the schedule, the frames, the constant blocks, the
+ * mask, and for the partial blocks their slots, settled flags and the pose
+ * under them (for an additive clip the identity, always read
  * from there, so the layout keeps no identity pose). */
 static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
                                      int simd)

@@ -110,8 +110,7 @@ void sinew__rotations_avx2(const sinew__rotation_list *list, int first, int end,
      * lanes than one of a single timeline: at their timeline's keys and
      * factor where all sixteen share them, else each lane at its own. */
     enum { LANES = SINEW__ROTATION_LANES };
-    int factors_line = -1;
-    sinew__rotation_factors f[2] = {{.nlerp = nlerp}, {.nlerp = nlerp}}; /* set before use (factors_line) */
+    sinew__rotation_factors f[2];
     for (int i = first; i < end; i += LANES) {
         int l = list->line[i];
         const sinew__keys *k = &keys[l - line0];
@@ -123,7 +122,7 @@ void sinew__rotations_avx2(const sinew__rotation_list *list, int first, int end,
                 for (int lane = 0; lane < LANES; ++lane) memcpy(out + dst[lane], k->a + src[lane], sizeof(float) * 4);
                 continue;
             }
-            if (factors_line != l) f[0] = sinew__rotation_factors_for(_mm256_set1_ps(k->s), nlerp), factors_line = l;
+            f[0] = sinew__rotation_factors_for(_mm256_set1_ps(k->s), nlerp);
             rotation_lanes(&k->a, &k->b, &k->s, 0, src, dst, f, out);
             continue;
         }
@@ -136,7 +135,6 @@ void sinew__rotations_avx2(const sinew__rotation_list *list, int first, int end,
             pa[lane] = ke->a, pb[lane] = ke->b, s[lane] = ke->s, src[lane] = list->src[e], dst[lane] = list->dst[e];
         }
         for (int g = 0; g < 2; ++g) f[g] = sinew__rotation_factors_for(_mm256_load_ps(s + 8 * g), nlerp);
-        factors_line = -1;
         rotation_lanes(pa, pb, s, 1, src, dst, f, out);
     }
 }

@@ -61,9 +61,8 @@ typedef struct sinew__keys {
  * local-to-model schedule (pose_block_avx.h): block b of eight schedule
  * entries holds SINEW__BLOCK_FLOATS floats, float f of sinew_transform
  * (translation x, y, z, rotation x, y, z, w, scale x, y, z) for lane i at
- * f * 8 + i. A
- * float no track writes holds the identity's value in the frames and comes
- * from the pose sampling starts from. Sampling then needs no shuffling of
+ * f * 8 + i. A float no track writes holds the identity's value in the
+ * frames and comes from the pose sampling starts from. Sampling then needs no shuffling of
  * values in, and sinew_clip_sample_model() builds model matrices straight
  * from the sampled blocks.
  *
