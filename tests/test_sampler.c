@@ -62,24 +62,33 @@ static sinew_mat4 trs(const sinew_transform *x)
  * over the size of its terms (sum over k of |parent_rk| |TRS_kc|, plus the
  * parent's translation in the last column). The scalar and SSE2 code sum
  * in sinew_mat4_mul's order (0); AVX2 uses fused multiply-adds. Roots under
- * no matrix, an affine one and a projective one (the general path). */
+ * no matrix, an affine one (its last row's zeros also as -0) and a
+ * projective one (the general path); under the affine roots every last row
+ * must be (+0, +0, +0, 1) bit for bit. */
 static double model_error(const sinew_skeleton *sk, const sinew_transform *local, sinew_mat4 *model)
 {
     sinew_transform place = {{1.5f, -2.0f, 0.25f}, {0.1f, 0.7f, -0.1f, 0.7f}, {2.0f, 2.0f, 0.5f}};
-    sinew_mat4 affine = trs(&place), projective = affine;
+    sinew_mat4 affine = trs(&place), negative_zeros = affine, projective = affine;
+    negative_zeros.m[3] = negative_zeros.m[7] = negative_zeros.m[11] = -0.0f;
     projective.m[3] = 0.01f, projective.m[15] = 1.5f;
     static const sinew_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
-    const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
+    static const float last_row[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    const sinew_mat4 *roots[4] = {NULL, &affine, &negative_zeros, &projective};
     double worst = 0.0;
-    for (int r = 0; r < 3; ++r) {
+    int inexact_rows = 0;
+    for (int r = 0; r < 4; ++r) {
         sinew_local_to_model(sk, local, roots[r], model, sk->joint_count, NULL);
         for (int j = 0; j < sk->joint_count; ++j) {
             sinew_mat4 l = trs(&local[j]);
             const sinew_mat4 *p = sk->parents[j] >= 0 ? &model[sk->parents[j]] : roots[r] ? roots[r] : &identity;
             double e = product_error(p, &l, &model[j]);
             if (!(e <= worst)) worst = e;
+            float row[4] = {model[j].m[3], model[j].m[7], model[j].m[11], model[j].m[15]};
+            if (roots[r] != &projective && memcmp(row, last_row, sizeof row) != 0) ++inexact_rows;
         }
     }
+    CHECK(inexact_rows == 0, "%d model matrices under affine roots with a last row other than (+0, +0, +0, 1)",
+          inexact_rows);
     return worst;
 }
 

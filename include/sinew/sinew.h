@@ -612,9 +612,10 @@ SINEW_API int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target ta
  * length (sampling and blending return them so). A skeleton made at the
  * AVX2 level or above sums each product with fused multiply-adds (affine
  * root): each entry within 1e-6 of the size of its terms of the scalar
- * product on the same parent matrix. `count` must equal the
- * skeleton's joint count. Errors: SINEW_ERROR_INVALID_ARGUMENT,
- * SINEW_ERROR_SIZE_MISMATCH. */
+ * product on the same parent matrix. Under an affine root (or none) every
+ * matrix's last row is (0, 0, 0, 1) exactly at every level, for finite
+ * poses. `count` must equal the skeleton's joint count. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_SIZE_MISMATCH. */
 SINEW_API sinew_result sinew_local_to_model(const sinew_skeleton *skeleton,
                                             const sinew_transform *local, const sinew_mat4 *root,
                                             sinew_mat4 *model, int count, sinew_error *err);
