@@ -14,7 +14,8 @@
  * is welded); --copies K skins K copies of the mesh end to end as one. The
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
  * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
- * memory). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
+ * memory); those with _packed the optimized clip after sinew_clip_pack
+ * ("clip_bytes_packed"). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
  * to its skin's first joint, weight 1: the LBS kernel without its blend.
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
  * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does; the
@@ -141,13 +142,14 @@ enum {
     ONE_JOINT = 8, /* the mesh bound to one joint with weight 1: the skinning kernel without its blend */
     RAW = 16,      /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
     PREPARED = 32, /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
-    NO_LOCAL = 64  /* sinew_clip_sample_model writes the model matrices only */
+    NO_LOCAL = 64, /* sinew_clip_sample_model writes the model matrices only */
+    PACKED = 128   /* the optimized clip after sinew_clip_pack */
 };
 
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED, NO_LOCAL */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED, NO_LOCAL, PACKED */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -164,6 +166,8 @@ static const kernel kernels[] = {
     {"sample_local_to_model_optimized_nlerp", OP_SAMPLE_MODEL, OPTIMIZED | NLERP},
     {"sample_local_to_model_no_local", OP_SAMPLE_MODEL, NO_LOCAL},
     {"sample_local_to_model_optimized_nlerp_no_local", OP_SAMPLE_MODEL, OPTIMIZED | NLERP | NO_LOCAL},
+    {"sample_packed", OP_SAMPLE, PACKED}, {"sample_local_to_model_packed", OP_SAMPLE_MODEL, PACKED},
+    {"sample_local_to_model_packed_nlerp_no_local", OP_SAMPLE_MODEL, PACKED | NLERP | NO_LOCAL},
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
@@ -176,7 +180,7 @@ typedef struct bench {
     const sinew_skeleton *sk; /* made again at the level asked for */
     const sinew_clip *clip;
     sinew_skeleton *level_sk, *scalar_sk;
-    sinew_clip *level_clip, *scalar_clip, *optimized_clip;
+    sinew_clip *level_clip, *scalar_clip, *optimized_clip, *packed_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
     sinew_skin *one_joint;    /* its vertices all on its skin's first joint (the ONE_JOINT rows) */
     sinew_skin_inputs *inputs; /* its positions and normals prepared (the PREPARED rows) */
@@ -239,7 +243,10 @@ static void run_kernel(bench *b, const kernel *k)
 {
     bool scalar = (k->is & SCALAR) != 0;
     const sinew_skeleton *sk = scalar ? b->scalar_sk : b->sk;
-    const sinew_clip *clip = scalar ? b->scalar_clip : k->is & OPTIMIZED ? b->optimized_clip : b->clip;
+    const sinew_clip *clip = scalar              ? b->scalar_clip
+                             : k->is & PACKED    ? b->packed_clip
+                             : k->is & OPTIMIZED ? b->optimized_clip
+                                                 : b->clip;
     int n = b->n;
     switch (k->op) {
     case OP_SAMPLE:
@@ -440,6 +447,11 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
+    /* packing takes clips whose tracks share one set of key times: the rows
+     * of a clip it does not take are left out, saying why */
+    sinew_pack_report pack_report = {0};
+    b.packed_clip = sinew_clip_pack(b.optimized_clip, b.sk, &(sinew_options){.simd = b.simd}, &pack_report, &err);
+    if (!b.packed_clip) fprintf(stderr, "sinew: bench: the _packed rows are left out: %s\n", err.description);
     unsigned seed = 12345;
     for (int i = 0; i < SEEKS; ++i) {
         seed = seed * 1664525u + 1013904223u;
@@ -486,6 +498,10 @@ int cli_bench(int argc, char **argv)
     printf(", clip %zu bytes (optimized: %zu; tolerances %g units, %g rad, %g)", sinew_clip_bytes(b.clip),
            sinew_clip_bytes(b.optimized_clip), (double)OPTIMIZE_TOLERANCE.translation,
            (double)OPTIMIZE_TOLERANCE.rotation, (double)OPTIMIZE_TOLERANCE.scale);
+    if (b.packed_clip)
+        printf(", packed from the optimized clip: %zu bytes (keys within %g units, %g rad, %g)",
+               sinew_clip_bytes(b.packed_clip), (double)pack_report.translation_error,
+               (double)pack_report.rotation_error, (double)pack_report.scale_error);
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
@@ -496,8 +512,10 @@ int cli_bench(int argc, char **argv)
     if (f) {
         fputs("{\"cpu\": ", f);
         cli_put_json_string(f, cpu);
-        fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu, \"clip_bytes_optimized\": %zu,\n \"results\": [",
+        fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu, \"clip_bytes_optimized\": %zu",
                 sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip), sinew_clip_bytes(b.optimized_clip));
+        if (b.packed_clip) fprintf(f, ", \"clip_bytes_packed\": %zu", sinew_clip_bytes(b.packed_clip));
+        fputs(",\n \"results\": [", f);
     }
     bool first = true;
     for (int i = 0; i < KERNEL_COUNT; ++i) {
@@ -506,6 +524,7 @@ int cli_bench(int argc, char **argv)
         if ((k->is & SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k->op == OP_PALETTE) && !b.mesh) continue;
         if (k->op == OP_IK && b.ik[2] < 0) continue;
+        if ((k->is & PACKED) && !b.packed_clip) continue;
         if (k->op == OP_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
         result r = measure(&b, k);
         const char *unit = skin ? "vertex" : "joint";
@@ -535,6 +554,7 @@ done:
     sinew_pool_free(b.pool);
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
+    sinew_clip_free(b.packed_clip);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);

@@ -108,6 +108,32 @@ typedef struct sinew__sampler sinew__sampler;
 sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                       const sinew_allocator *alloc, int simd);
 
+/* What sinew__sampler_pack() found. */
+typedef struct sinew__pack_result {
+    int refused_track; /* the first track a packed layout cannot take (-1: none) */
+    const char *why;   /* why it cannot */
+    int other_track;   /* for "other key times": the track whose key times the layout took (-1: none) */
+    int wide_joint;    /* a joint whose values span too much for 16 bits (-1: none) */
+    float errors[3];   /* translation distance, rotation angle, scale component: furthest a packed key lies from the clip's */
+    int varying_floats; /* floats stored per key */
+    int key_counts[3]; /* of the clip's translation, rotation and scale tracks */
+} sinew__pack_result;
+
+/* The plan of sinew_clip_pack(): the clip's translation, rotation and
+ * scale tracks in sk's block layout, its animated blocks' values quantized
+ * (sampler_internal.h), sampled at any SIMD level and read through no
+ * track (its key hint at cursor entry `hint_slot`). NULL when the layout
+ * cannot take the clip (res->refused_track, res->wide_joint) or out of
+ * memory (neither). */
+sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
+                                    const sinew_allocator *alloc, int simd, sinew__pack_result *res);
+
+/* Joint `joint`'s local transform in a packed plan at clip time t (wrapped
+ * already), by the reference's formulas, what the plan leaves out from sk's
+ * rest pose (the identity for an additive clip). */
+void sinew__sampler_joint(const sinew__sampler *sampler, float t, unsigned flags, const sinew_skeleton *sk,
+                          int joint, sinew_transform *out);
+
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
 

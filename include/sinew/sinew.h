@@ -385,9 +385,13 @@ typedef struct sinew_clip {
     int track_count;
     const sinew_track *tracks;
     bool additive;          /* values are deltas over a reference pose (sinew_clip_make_additive) */
+    bool packed;            /* made by sinew_clip_pack(): its translation, rotation and scale keys
+                               are held quantized for sampling alone, and `tracks` lists its
+                               weights tracks only */
     /* private */
     sinew_allocator allocator_;
     size_t bytes_;                   /* of the clip's allocation: the tracks (equal key times stored once) */
+    int packed_keys_[3];             /* a packed clip's translation, rotation and scale keys before packing */
     struct sinew__sampler *sampler_; /* the tracks laid out for sampling */
 } sinew_clip;
 
@@ -439,8 +443,54 @@ SINEW_API void sinew_clip_free(sinew_clip *clip);
 /* Bytes the clip holds: its tracks as given (times, values, name; tracks
  * whose key times are equal share one copy of them) and the second layout
  * sinew_clip_sample() reads, which keeps the LINEAR tracks that share key
- * times side by side. */
+ * times side by side (a packed clip: its weights tracks and its packed
+ * keys). */
 SINEW_API size_t sinew_clip_bytes(const sinew_clip *clip);
+
+/* What sinew_clip_pack() did. */
+typedef struct sinew_pack_report {
+    int packed_floats;       /* floats stored per key (16 bits each); the others are stored once */
+    /* the furthest a packed key lies from the clip's (0: exact) */
+    float translation_error; /* distance */
+    float rotation_error;    /* radians, of the packed key normalized */
+    float scale_error;       /* largest component difference */
+} sinew_pack_report;
+
+/* A runtime copy of `clip` for `skeleton`, several times smaller (the pab
+ * walk of docs/BENCHMARKS.md: 201,657 bytes, 81,181 optimized, packed
+ * from the optimized clip in about a tenth of that): its translation,
+ * rotation and scale keys laid out in the skeleton's local-to-model blocks
+ * (see sinew_clip_desc.skeleton), the values that vary over the keys
+ * quantized to 16 bits over each one's own range, the rest stored once as
+ * floats. Each packed key lies within its range / 65,535 of the clip's per
+ * component (a rotation's after normalizing); `report` (optional) says how
+ * far they lie. Packing takes tracks that are LINEAR on one set of key
+ * times, or constant (one key, not CUBICSPLINE): what exporters bake and
+ * sinew_clip_optimize() leaves (optimize first, then pack). Weights tracks
+ * are copied as they are.
+ *
+ * The result samples like the clip (sinew_clip_sample(),
+ * sinew_clip_sample_model() in one pass on skeletons with its skeleton's
+ * parents, sinew_clip_sample_weights(), the animation layer, root motion),
+ * on any skeleton of its joint count, at every SIMD level: the packed keys
+ * interpolated as the clip's are (on a key: the key, rotations normalized;
+ * a -0 comes out +0), the AVX2 kernel within the tolerance the clip's
+ * kernels keep of the reference (sinew_clip_sample's rotations: 1e-6
+ * relative). It holds no translation, rotation or scale tracks, so
+ * sinew_clip_retarget(), sinew_clip_make_additive(), sinew_clip_optimize()
+ * and the CUDA crowd refuse it: keep the clip you packed for those. Its
+ * cursor takes sinew_clip_cursor_size() entries. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL clip or skeleton, a packed clip),
+ * SINEW_ERROR_SIZE_MISMATCH (joint counts), SINEW_ERROR_UNSUPPORTED (a track
+ * packing cannot take, named with its joint and why; a value that spans
+ * more than 16 bits can cover in floats), SINEW_ERROR_OUT_OF_MEMORY. Free
+ * with sinew_clip_free(). */
+SINEW_API sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                      const sinew_options *options, sinew_pack_report *report, sinew_error *err);
+
+/* The entries a sinew_cursor for this clip holds: its track count, one
+ * more for a packed clip (the hint of its packed keys). */
+SINEW_API int sinew_clip_cursor_size(const sinew_clip *clip);
 
 typedef enum sinew_sample_flags {
     SINEW_SAMPLE_CLAMP = 0, /* t is clamped to [0, duration] */
@@ -450,7 +500,8 @@ typedef enum sinew_sample_flags {
 
 /* Per playing clip, caller-owned: one key hint per track, so that forward
  * playback finds its keys in amortized O(1) and a random seek in O(log n).
- * `keys` must hold clip->track_count entries; zero them (or leave any values:
+ * `keys` must hold sinew_clip_cursor_size(clip) entries (clip->track_count,
+ * one more for a packed clip); zero them (or leave any values:
  * a wrong hint costs a search, never a wrong result). A cursor may be shared
  * by no two threads. A zeroed sinew_cursor (no storage) means binary search
  * every time. */
@@ -474,7 +525,8 @@ SINEW_API void sinew_track_sample(const sinew_track *track, float t, unsigned fl
  * sinew_clip_sample_weights(). `cursor` is optional.
  * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, t not finite),
  * SINEW_ERROR_SIZE_MISMATCH (clip, skeleton and output joint counts differ),
- * SINEW_ERROR_BUFFER_TOO_SMALL (cursor with fewer keys than tracks). */
+ * SINEW_ERROR_BUFFER_TOO_SMALL (cursor with fewer keys than
+ * sinew_clip_cursor_size()). */
 SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                          float time, unsigned flags, sinew_cursor *cursor,
                                          sinew_transform *out, int output_count, sinew_error *err);
@@ -599,7 +651,7 @@ SINEW_API sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_cl
                                           sinew_optimize_report *report, sinew_error *err);
 
 /* Returns the number of keys summed over the clip's tracks whose target is
- * `target`. */
+ * `target` (for a packed clip, those of the clip it was packed from). */
 SINEW_API int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target);
 
 /* ======================================================================== */

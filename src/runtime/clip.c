@@ -227,6 +227,8 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->track_count = d->track_count;
     clip->tracks = tracks;
     clip->additive = d->additive;
+    clip->packed = false;
+    memset(clip->packed_keys_, 0, sizeof clip->packed_keys_);
     clip->allocator_ = alloc;
     clip->bytes_ = l.total;
     clip->sampler_ = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
@@ -246,6 +248,83 @@ void sinew_clip_free(sinew_clip *clip)
     sinew__free(&a, clip);
 }
 
+/* True, with the error set, for a packed clip: `what` reads its tracks,
+ * which it no longer holds. */
+static bool refuse_packed(const sinew_clip *clip, const char *what, sinew_error *err)
+{
+    if (!clip->packed) return false;
+    sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                "%s: clip \"%s\" is packed (sinew_clip_pack) and holds no tracks to read: give the clip it was "
+                "packed from", what, clip->name);
+    return true;
+}
+
+sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_options *options,
+                            sinew_pack_report *report, sinew_error *err)
+{
+    sinew__ok(err);
+    if (!clip || !sk) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "pack: a clip and its skeleton are required");
+        return NULL;
+    }
+    if (refuse_packed(clip, "pack", err)) return NULL;
+    if (clip->joint_count != sk->joint_count) {
+        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "pack: clip \"%s\" animates %d joints, the skeleton has %d",
+                    clip->name, clip->joint_count, sk->joint_count);
+        return NULL;
+    }
+    sinew_allocator alloc = sinew__allocator(options);
+    /* the weights tracks stay tracks; the packed keys' hint follows theirs */
+    int weights = 0;
+    for (int i = 0; i < clip->track_count; ++i) weights += clip->tracks[i].target == SINEW_TARGET_WEIGHTS;
+    sinew__pack_result res;
+    sinew__sampler *sm = sinew__sampler_pack(clip, sk, weights, &alloc, sinew__simd_level(options), &res);
+    if (!sm) {
+        if (res.refused_track >= 0) {
+            const sinew_track *t = &clip->tracks[res.refused_track];
+            char other[48] = "";
+            if (res.other_track >= 0) snprintf(other, sizeof other, " than track %d's", res.other_track);
+            sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                        "pack: clip \"%s\", track %d (joint %d \"%s\", %s): %s%s; packing takes LINEAR tracks on "
+                        "one set of key times, or single keys", clip->name, res.refused_track, t->joint,
+                        sk->names[t->joint], target_names[t->target], res.why, other);
+        } else if (res.wide_joint >= 0) {
+            sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                        "pack: clip \"%s\", joint %d \"%s\": its values span more than 16 bits can cover in floats",
+                        clip->name, res.wide_joint, sk->names[res.wide_joint]);
+        } else {
+            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pack: clip \"%s\": out of memory", clip->name);
+        }
+        return NULL;
+    }
+    sinew_track *kept = sinew__alloc(&alloc, sizeof *kept * ((size_t)weights + 1));
+    if (!kept) {
+        sinew__free_aligned(&alloc, sm);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pack: clip \"%s\": out of memory", clip->name);
+        return NULL;
+    }
+    for (int i = 0, w = 0; i < clip->track_count; ++i)
+        if (clip->tracks[i].target == SINEW_TARGET_WEIGHTS) kept[w++] = clip->tracks[i];
+    sinew_clip_desc d = {.name = clip->name, .joint_count = clip->joint_count, .duration = clip->duration,
+                         .track_count = weights, .tracks = kept, .additive = clip->additive};
+    sinew_clip *out = sinew_clip_create(&d, options, err);
+    sinew__free(&alloc, kept);
+    if (!out) {
+        sinew__free_aligned(&alloc, sm);
+        return NULL;
+    }
+    /* the weights tracks' own plan gives way to the packed one */
+    sinew__free_aligned(&alloc, out->sampler_);
+    out->sampler_ = sm;
+    out->packed = true;
+    for (int target = 0; target < 3; ++target) out->packed_keys_[target] = res.key_counts[target];
+    if (report)
+        *report = (sinew_pack_report){res.varying_floats, res.errors[0], res.errors[1], res.errors[2]};
+    return out;
+}
+
+int sinew_clip_cursor_size(const sinew_clip *clip) { return clip ? clip->track_count + clip->packed : 0; }
+
 size_t sinew_clip_bytes(const sinew_clip *c)
 {
     if (!c) return 0;
@@ -256,6 +335,7 @@ int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
 {
     int n = 0;
     if (!clip) return 0;
+    if (clip->packed && (unsigned)target < 3) n = clip->packed_keys_[target];
     for (int i = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target == target) n += clip->tracks[i].key_count;
     return n;
@@ -369,9 +449,9 @@ static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, i
 {
     *hints = NULL;
     if (!cursor || !cursor->keys) return SINEW_OK;
-    if (cursor->count < clip->track_count)
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys for %d tracks",
-                           clip->name, cursor->count, clip->track_count);
+    if (cursor->count < sinew_clip_cursor_size(clip))
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys of the %d it takes",
+                           clip->name, cursor->count, sinew_clip_cursor_size(clip));
     *hints = cursor->keys;
     return SINEW_OK;
 }
@@ -484,6 +564,7 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "retarget: clip and both skeletons are required");
         return NULL;
     }
+    if (refuse_packed(clip, "retarget", err)) return NULL;
     if (clip->joint_count != from->joint_count) {
         sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "retarget: clip \"%s\" animates %d joints, `from` has %d",
                     clip->name, clip->joint_count, from->joint_count);
@@ -568,6 +649,7 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: a clip, its skeleton and a known reference");
         return NULL;
     }
+    if (refuse_packed(clip, "additive clip", err)) return NULL;
     if (clip->additive) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: \"%s\" is additive already", clip->name);
         return NULL;
@@ -655,6 +737,7 @@ sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_clip_toleran
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "optimize: a clip and a tolerance are required");
         return NULL;
     }
+    if (refuse_packed(clip, "optimize", err)) return NULL;
     const float limit[3] = {tolerance->translation, tolerance->rotation, tolerance->scale};
     for (int target = 0; target < 3; ++target)
         if (!(limit[target] >= 0.0f)) {

@@ -65,6 +65,10 @@ static frame frame_of(sinew_vec3 up, const sinew_transform *x, sinew_quat rest)
 static sinew_transform sample_joint(const sinew_clip *clip, const sinew_skeleton *sk, int joint, float t)
 {
     sinew_transform x = sk->rest_pose[joint];
+    if (clip->packed) {
+        sinew__sampler_joint(clip->sampler_, t, 0, sk, joint, &x);
+        return x;
+    }
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *tr = &clip->tracks[i];
         if (tr->joint != joint || tr->target == SINEW_TARGET_SCALE || tr->target == SINEW_TARGET_WEIGHTS) continue;

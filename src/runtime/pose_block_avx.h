@@ -95,7 +95,7 @@ static inline void sinew__store_block(const __m256 v[10], const int16_t *joint, 
 /* Model matrices of the block's joints `joint` (eight schedule entries) from
  * their transforms v (as sinew__load_block gives them); a root's parent is
  * `top`. */
-static inline void sinew__model_block(const __m256 v[10], const int16_t *joint, const int16_t *parents,
+static inline __attribute__((always_inline)) void sinew__model_block(const __m256 v[10], const int16_t *joint, const int16_t *parents,
                                       const sinew_mat4 *top, sinew_mat4 *model)
 {
     const __m256 *t = v, *q = v + 3, *s = v + 7;

@@ -30,6 +30,8 @@
  * keys further apart than that take the reference slerp. */
 #include "sampler_internal.h"
 
+#include <float.h>
+
 struct sinew__sampler {
     const sinew__blocks *blocks;      /* the block layout, or NULL: then the timelines */
     int timeline_count;
@@ -210,8 +212,10 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     mark_late(clip, sk->parents, n, track_of, late);
     int length = sinew__make_schedule(sk->parents, n, late, queue, links, order);
     int count = length / 8, animated = animated_blocks(order, count, late);
-    const sinew_track *timeline = &clip->tracks[hint];
-    size_t keys = (size_t)timeline->key_count;
+    /* without a track of more than one key (a packed still pose) one key at 0 */
+    static const float time_zero = 0.0f;
+    const float *times = hint >= 0 ? clip->tracks[hint].times : &time_zero;
+    size_t keys = hint >= 0 ? (size_t)clip->tracks[hint].key_count : 1;
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
@@ -288,7 +292,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         }
         settled[b] = constant && exact;
     }
-    *p = (sinew__blocks){.times = timeline->times, .key_count = timeline->key_count, .hint_track = hint,
+    *p = (sinew__blocks){.times = times, .key_count = (int)keys, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n,
                          .parents_hash = sk->parents_hash_, .animated = animated, .frames = frames,
                          .constants = constants, .mask = mask, .under_slot = under_slot, .settled = settled,
@@ -297,6 +301,260 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                            .additive = clip->additive, .simd = simd, .bytes = lay.total};
     sinew__free(alloc, scratch);
     return sm;
+}
+
+/* The first of the clip's translation, rotation and scale tracks that a
+ * packed layout cannot take, with the reason in *why (and in *other the
+ * track whose key times it does not share); -1 where it takes them all:
+ * LINEAR on one set of key times, or a single key (not CUBICSPLINE). */
+static int pack_refusal(const sinew_clip *clip, const char **why, int *other)
+{
+    int first = -1;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        *why = t->interpolation == SINEW_INTERP_CUBICSPLINE ? "CUBICSPLINE interpolation"
+               : t->key_count > 1 && t->interpolation == SINEW_INTERP_STEP ? "STEP interpolation"
+               : t->key_count > 1 && first >= 0 && !same_times(t, &clip->tracks[first]) ? "other key times"
+                                                                                         : NULL;
+        if (*why) {
+            *other = first;
+            return i;
+        }
+        if (t->key_count > 1 && first < 0) first = i;
+    }
+    return -1;
+}
+
+/* The quantization of one lane of a packed vector: the step (a power of
+ * two, at least 2^-149 so that q step stays exact) that covers [lo, hi] in
+ * 65,535 steps, 0 where lo == hi; false where offset + 65535 step would
+ * overflow. */
+static bool pack_step(float lo, float hi, float *step)
+{
+    double range = (double)hi - (double)lo;
+    if (range == 0.0) {
+        *step = 0.0f;
+        return true;
+    }
+    int e;
+    frexp(range / 65535.0, &e); /* 2^e >= range / 65535 */
+    if (e < -149) e = -149;
+    double st = ldexp(1.0, e);
+    if (fabs((double)lo) + 65535.0 * st > (double)FLT_MAX) return false;
+    *step = (float)st;
+    return true;
+}
+
+/* The furthest lane values x (of the 10 of sinew_transform) lie from y:
+ * translation distance, rotation angle (x normalized), scale component. */
+static void pack_errors(const float *x, const float *y, float err[3])
+{
+    double t = 0.0, r = 0.0, sc = 0.0, dot = 0.0, len = 0.0;
+    for (int c = 0; c < 3; ++c) t += ((double)x[c] - y[c]) * ((double)x[c] - y[c]);
+    for (int c = 3; c < 7; ++c) dot += (double)x[c] * y[c], len += (double)x[c] * x[c];
+    double sign = dot < 0.0 ? -1.0 : 1.0, inv = len > 0.0 ? 1.0 / sqrt(len) : 0.0;
+    for (int c = 3; c < 7; ++c) r += ((double)x[c] * inv - sign * y[c]) * ((double)x[c] * inv - sign * y[c]);
+    for (int c = 7; c < 10; ++c) sc = fmax(sc, fabs((double)x[c] - y[c]));
+    /* the angle between unit quaternions a and b: 4 asin(|a - b| / 2) */
+    double values[3] = {sqrt(t), 4.0 * asin(fmin(1.0, sqrt(r) / 2.0)), sc};
+    for (int i = 0; i < 3; ++i)
+        if (values[i] > err[i]) err[i] = (float)values[i];
+}
+
+/* Writes entry e's values (its block's lane) of a packed layout at key k
+ * into x: the stored floats as unpacked, a constant block's as stored. */
+static void packed_lane(const sinew__blocks *p, int e, size_t k, float x[10])
+{
+    int block = e / 8, lane = e % 8;
+    if (block >= p->animated) {
+        const float *c = p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS;
+        for (int f = 0; f < 10; ++f) x[f] = c[8 * f + lane];
+        return;
+    }
+    const sinew__packed_keys *q = p->packed;
+    size_t v = (size_t)q->first[block];
+    for (int f = 0; f < 10; ++f) {
+        if (!(q->varying[block] >> f & 1)) {
+            x[f] = q->fixed[(size_t)block * SINEW__BLOCK_FLOATS + 8 * f + lane];
+            continue;
+        }
+        uint16_t n = q->keys[(k * (size_t)q->stored + v) * 8 + lane];
+        x[f] = q->offset[8 * v + lane] + (float)n * q->step[8 * v + lane];
+        ++v;
+    }
+}
+
+sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
+                                    const sinew_allocator *alloc, int simd, sinew__pack_result *res)
+{
+    *res = (sinew__pack_result){.refused_track = -1, .wide_joint = -1};
+    res->refused_track = pack_refusal(clip, &res->why, &res->other_track);
+    if (res->refused_track >= 0) return NULL;
+    for (int i = 0; i < clip->track_count; ++i)
+        if (clip->tracks[i].target != SINEW_TARGET_WEIGHTS)
+            res->key_counts[clip->tracks[i].target] += clip->tracks[i].key_count;
+    sinew__sampler *plain = blocks_create(clip, sk, alloc, simd);
+    if (!plain) return NULL;
+    const sinew__blocks *fp = plain->blocks;
+    int count = fp->length / 8, animated = fp->animated, partial_count = 0;
+    size_t keys = (size_t)fp->key_count, frame = (size_t)animated * SINEW__BLOCK_FLOATS;
+    for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
+    /* which vectors vary over the keys, bit for bit */
+    uint16_t varying[SINEW_MAX_JOINTS / 8 + 1];
+    int stored = 0;
+    for (int b = 0; b < animated; ++b) {
+        varying[b] = 0;
+        for (int f = 0; f < 10; ++f) {
+            const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
+            for (size_t k = 1; k < keys; ++k)
+                if (memcmp(v0 + k * frame, v0, sizeof(float) * 8) != 0) {
+                    varying[b] |= (uint16_t)(1u << f);
+                    ++stored;
+                    break;
+                }
+        }
+    }
+    sinew__layout lay = {sizeof(sinew__sampler), false};
+    size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
+    size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
+    size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
+    size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
+    size_t off_constants =
+        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
+    size_t off_under_slot = sinew__layout_add(&lay, (size_t)count, sizeof(int32_t), 4);
+    size_t off_settled = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
+    size_t off_under =
+        sinew__layout_add(&lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
+    size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
+    size_t off_fixed = sinew__layout_add(&lay, frame, sizeof(float), 32);
+    size_t off_step = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
+    size_t off_offset = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
+    size_t off_keys = sinew__layout_add(&lay, keys * 8 * (size_t)stored, sizeof(uint16_t), 16);
+    unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
+    if (!block) {
+        sinew__free_aligned(alloc, plain);
+        return NULL;
+    }
+    memset(block, 0, lay.total);
+    sinew__sampler *sm = (sinew__sampler *)block;
+    sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
+    sinew__packed_keys *q = (sinew__packed_keys *)(block + off_packed);
+    int16_t *schedule = (int16_t *)(block + off_schedule);
+    float *times = (float *)(block + off_times), *constants = (float *)(block + off_constants);
+    int8_t *mask = (int8_t *)(block + off_mask);
+    int32_t *under_slot = (int32_t *)(block + off_under_slot), *first = (int32_t *)(block + off_first);
+    uint8_t *settled = block + off_settled;
+    float *under = (float *)(block + off_under), *fixed = (float *)(block + off_fixed);
+    float *step = (float *)(block + off_step), *offset = (float *)(block + off_offset);
+    uint16_t *packed_keys = (uint16_t *)(block + off_keys), *varying_out = (uint16_t *)(block + off_varying);
+    memcpy(schedule, fp->schedule, sizeof(int16_t) * (size_t)fp->length);
+    memcpy(times, fp->times, sizeof(float) * keys);
+    memcpy(constants, fp->constants, sizeof(float) * (size_t)(count - animated) * SINEW__BLOCK_FLOATS);
+    memcpy(mask, fp->mask, (size_t)count * SINEW__BLOCK_FLOATS);
+    memcpy(under_slot, fp->under_slot, sizeof(int32_t) * (size_t)count);
+    memcpy(settled, fp->settled, (size_t)count);
+    memcpy(under, fp->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
+    memcpy(varying_out, varying, sizeof(uint16_t) * (size_t)animated);
+    bool fits = true;
+    for (int b = 0, v = 0; b < animated; ++b) {
+        first[b] = v;
+        for (int f = 0; f < 10; ++f) {
+            const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
+            if (!(varying[b] >> f & 1)) {
+                /* plus 0: the kernel's lerp on a key gives a -0 as +0 */
+                for (int lane = 0; lane < 8; ++lane)
+                    fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane] = v0[lane] + 0.0f;
+                continue;
+            }
+            for (int lane = 0; lane < 8; ++lane) {
+                float lo = v0[lane], hi = v0[lane];
+                for (size_t k = 1; k < keys; ++k) lo = fminf(lo, v0[k * frame + lane]), hi = fmaxf(hi, v0[k * frame + lane]);
+                float st;
+                if (!pack_step(lo, hi, &st)) {
+                    fits = false;
+                    if (res->wide_joint < 0) res->wide_joint = fp->schedule[8 * b + lane];
+                    st = 0.0f;
+                }
+                step[8 * v + lane] = st, offset[8 * v + lane] = lo;
+                for (size_t k = 0; k < keys; ++k) {
+                    double n = st > 0.0f ? nearbyint(((double)v0[k * frame + lane] - lo) / st) : 0.0;
+                    packed_keys[(k * (size_t)stored + (size_t)v) * 8 + lane] = (uint16_t)(n > 65535.0 ? 65535.0 : n);
+                }
+            }
+            ++v;
+        }
+    }
+    if (!fits) {
+        sinew__free_aligned(alloc, plain);
+        sinew__free_aligned(alloc, block);
+        return NULL;
+    }
+    *q = (sinew__packed_keys){.varying = varying_out, .first = first, .stored = stored, .fixed = fixed,
+                              .step = step, .offset = offset, .keys = packed_keys};
+    *p = *fp;
+    p->times = times, p->hint_track = hint_slot, p->schedule = schedule, p->frames = NULL, p->packed = q;
+    p->constants = constants, p->mask = mask, p->under_slot = under_slot, p->settled = settled, p->under = under;
+    *sm = *plain;
+    sm->blocks = p, sm->bytes = lay.total;
+    /* how far the packed keys lie from the clip's, where tracks write */
+    for (int e = 0; e < animated * 8; ++e)
+        for (size_t k = 0; k < keys; ++k) {
+            float x[10], y[10];
+            packed_lane(p, e, k, x);
+            for (int f = 0; f < 10; ++f) {
+                bool written = mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
+                y[f] = fp->frames[k * frame + (size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8];
+                if (!written) x[f] = y[f];
+            }
+            pack_errors(x, y, res->errors);
+        }
+    res->varying_floats = 8 * stored;
+    sinew__free_aligned(alloc, plain);
+    return sm;
+}
+
+/* A packed layout sampled by the reference's formulas at key ka, or
+ * between ka and kb at factor s: vectors x + (y - x) s (on a key too, as
+ * the AVX2 kernel), rotations slerp or nlerp (sinew__rotation_reference)
+ * between keys, then normalized; a constant block's values as stored on a
+ * key, its translations and scales plus 0 between keys and its rotations
+ * as stored. The floats no track writes come from the rest pose (the
+ * identity for an additive clip: `under`, its joint's). Entry e of the
+ * schedule into `out`, its joint's transform. */
+static void packed_entry(const sinew__blocks *p, int e, size_t ka, size_t kb, float s, bool nlerp,
+                         const sinew_transform *under, sinew_transform *out)
+{
+    float x[10], y[10], o[10];
+    bool animated = e / 8 < p->animated;
+    packed_lane(p, e, ka, x);
+    if (kb != ka) packed_lane(p, e, kb, y);
+    else memcpy(y, x, sizeof x);
+    bool on_key = s == 0.0f;
+    for (int f = 0; f < 10; ++f) o[f] = (on_key && !animated) ? x[f] : x[f] + (y[f] - x[f]) * s;
+    if (!animated) {
+        memcpy(o + 3, x + 3, sizeof(float) * 4);
+    } else {
+        /* normalized: the unpacked keys are unit length only to their
+         * rounding, which the reference's slerp would keep (the AVX2
+         * kernel normalizes) */
+        if (!on_key) sinew__rotation_reference(x + 3, y + 3, s, nlerp, o + 3);
+        sinew_quat r = sinew__q_normalize(sinew__q(o[3], o[4], o[5], o[6]));
+        memcpy(o + 3, &r, sizeof r);
+    }
+    const float *u = &under->translation.x;
+    for (int f = 0; f < 10; ++f)
+        if (!p->mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8]) o[f] = u[f];
+    memcpy(out, o, sizeof o);
+}
+
+/* The pose under a packed layout's joint: sk's rest pose, the identity for
+ * an additive clip. */
+static const sinew_transform *packed_under(const sinew__sampler *sm, const sinew_skeleton *sk, int joint)
+{
+    return sm->additive ? &identity_transform : &sk->rest_pose[joint];
 }
 
 sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
@@ -492,22 +750,30 @@ static void rotations_reference(const sinew__timeline *x, const sinew__rotation_
 /* The block layout at time t into `local` and, with `model`, on to model
  * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
  * pose (the layout's copy where that pose hashes as the copy's; an additive
- * clip's copy is of the identity, so it is always used). */
+ * clip's copy is of the identity, so it is always used). A packed layout
+ * below the AVX2 level goes entry by entry (packed_entry), into `local`
+ * only. */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
-#if defined(SINEW_X86_SIMD)
     const sinew__blocks *p = sm->blocks;
     int ka;
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
-    size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
-    const float *a = p->frames + (size_t)ka * frame;
-    bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
-    sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
-                           sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
-#else
-    (void)sm, (void)t, (void)flags, (void)hints, (void)sk, (void)root, (void)local, (void)model;
+    size_t kb = s != 0.0f ? (size_t)ka + 1 : (size_t)ka;
+    bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
+#if defined(SINEW_X86_SIMD)
+    if (sm->simd >= SINEW_SIMD_AVX2) {
+        bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
+        sinew__blocks_run_avx2(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied,
+                               sk->parents, root, local, model);
+        return;
+    }
 #endif
+    (void)root, (void)model; /* only packed layouts run here, and only into local (sinew__sampler_run_model) */
+    for (int e = 0; e < p->length; ++e) {
+        int joint = p->schedule[e];
+        packed_entry(p, e, (size_t)ka, kb, s, nlerp, packed_under(sm, sk, joint), &local[joint]);
+    }
 }
 
 bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
@@ -515,11 +781,26 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    if (!p || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 || sk->joint_count != p->joint_count ||
-        sk->parents_hash_ != p->parents_hash)
+    if (!p || sm->simd < SINEW_SIMD_AVX2 || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 ||
+        sk->joint_count != p->joint_count || sk->parents_hash_ != p->parents_hash)
         return false;
     blocks_run(sm, t, flags, hints, sk, root, local, model);
     return true;
+}
+
+void sinew__sampler_joint(const sinew__sampler *sm, float t, unsigned flags, const sinew_skeleton *sk, int joint,
+                          sinew_transform *out)
+{
+    const sinew__blocks *p = sm->blocks;
+    int ka;
+    float s = locate(p->times, p->key_count, t, NULL, &ka);
+    size_t kb = s != 0.0f ? (size_t)ka + 1 : (size_t)ka;
+    for (int e = 0; e < p->length; ++e) {
+        if (p->schedule[e] != joint) continue;
+        packed_entry(p, e, (size_t)ka, kb, s, (flags & SINEW_SAMPLE_NLERP) != 0, packed_under(sm, sk, joint), out);
+        return;
+    }
+    *out = *packed_under(sm, sk, joint);
 }
 
 void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,

@@ -86,6 +86,21 @@ typedef struct sinew__keys {
  * all with the copy (its `settled` flag). */
 enum { SINEW__BLOCK_FLOATS = 80 }; /* a block: 8 lanes of the 10 floats of sinew_transform */
 
+/* A packed block layout's keys (sinew_clip_pack): of each animated block,
+ * the float vectors (float f of its eight lanes) whose values vary over the
+ * keys are stored per key as 16-bit integers q, each lane's value being
+ * offset + q step, step a power of two (so that the product is exact and a
+ * fused multiply-add gives the separate multiply and add's result); the
+ * others are stored once, in `fixed`. */
+typedef struct sinew__packed_keys {
+    const uint16_t *varying; /* per animated block: bit f set where vector f is stored per key */
+    const int32_t *first;    /* per animated block: its first stored vector */
+    int stored;              /* stored vectors per key, over all animated blocks */
+    const float *fixed;      /* [animated][SINEW__BLOCK_FLOATS]: the vectors that do not vary (0 elsewhere) */
+    const float *step, *offset; /* [stored][8] */
+    const uint16_t *keys;    /* [key][stored][8] */
+} sinew__packed_keys;
+
 typedef struct sinew__blocks {
     const float *times;
     int key_count;
@@ -95,7 +110,8 @@ typedef struct sinew__blocks {
     int joint_count;
     uint64_t parents_hash;    /* of the skeleton the plan was made for (the schedule serves any with its parents) */
     int animated;             /* blocks with values per key: the first ones */
-    const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines */
+    const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines; NULL when packed */
+    const sinew__packed_keys *packed; /* the animated blocks' keys of a packed layout, else NULL */
     const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */
     const int8_t *mask;       /* [length / 8][SINEW__BLOCK_FLOATS]: -1 where a track writes the float */
     const int32_t *under_slot; /* per block: its copy in `under`, -1 for a block that is not partial */
@@ -104,17 +120,37 @@ typedef struct sinew__blocks {
     uint64_t under_hash;      /* the rest pose `under` copies: its skeleton's rest_hash_ */
 } sinew__blocks;
 
-/* Samples the block layout between frames a and b at factor 0 <= s < 1
- * (s == 0: frame a's values as stored; the constant blocks' values as
- * stored, between keys their translations and scales plus 0 as the lerp
- * would give) with 256-bit vectors (run only where the CPU runs AVX2), the
+/* Block `block` (animated) of a packed layout at key k, its 80 floats
+ * unpacked into `out` (each lane's value offset + q step, or the fixed one). */
+static inline void sinew__unpack_block(const sinew__blocks *p, int block, size_t k, float *out)
+{
+    const sinew__packed_keys *q = p->packed;
+    const float *fixed = q->fixed + (size_t)block * SINEW__BLOCK_FLOATS;
+    size_t v = (size_t)q->first[block];
+    for (int f = 0; f < 10; ++f) {
+        if (!(q->varying[block] >> f & 1)) {
+            memcpy(out + 8 * f, fixed + 8 * f, sizeof(float) * 8);
+            continue;
+        }
+        const uint16_t *key = q->keys + (k * (size_t)q->stored + v) * 8;
+        for (int lane = 0; lane < 8; ++lane)
+            out[8 * f + lane] = q->offset[8 * v + lane] + (float)key[lane] * q->step[8 * v + lane];
+        ++v;
+    }
+}
+
+/* Samples the block layout between keys ka and kb at factor 0 <= s < 1
+ * (s == 0: key ka's values as stored, or for a packed layout as unpacked
+ * with its rotations normalized; the constant blocks' values as stored,
+ * between keys their translations and scales plus 0 as the lerp would
+ * give) with 256-bit vectors (run only where the CPU runs AVX2), the
  * floats no track writes taken from `under` (from the layout's copy of it
  * where `copied`: `under` is then the pose the copy was made from, and is
  * not read: NULL for an additive clip), into
  * `local` (optional) and, when `model` is not NULL, on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */
-void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
+void sinew__blocks_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
 

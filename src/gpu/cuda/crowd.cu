@@ -894,6 +894,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         if (!d->clips[k] || d->clips[k]->joint_count != nj)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                                "cuda character: clip %d does not animate this skeleton of %d joints", k, nj);
+    for (int k = 0; k < d->clip_count; ++k)
+        if (d->clips[k]->packed)
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "cuda character: clip %d (\"%s\") is packed (sinew_clip_pack) and holds no tracks to "
+                               "upload: give the clip it was packed from", k, d->clips[k]->name);
     for (int k = 0; k < skin->joint_count; ++k)
         if (skin->joints[k] >= nj)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
