@@ -449,9 +449,10 @@ static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, i
 {
     *hints = NULL;
     if (!cursor || !cursor->keys) return SINEW_OK;
-    if (cursor->count < sinew_clip_cursor_size(clip))
+    int size = clip->track_count + clip->packed; /* sinew_clip_cursor_size */
+    if (cursor->count < size)
         return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys of the %d it takes",
-                           clip->name, cursor->count, sinew_clip_cursor_size(clip));
+                           clip->name, cursor->count, size);
     *hints = cursor->keys;
     return SINEW_OK;
 }

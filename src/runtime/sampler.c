@@ -747,13 +747,11 @@ static void rotations_reference(const sinew__timeline *x, const sinew__rotation_
     }
 }
 
-/* The block layout at time t into `local` and, with `model`, on to model
- * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
- * pose (the layout's copy where that pose hashes as the copy's; an additive
- * clip's copy is of the identity, so it is always used). A packed layout
- * below the AVX2 level goes entry by entry (packed_entry), into `local`
- * only. */
-static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
+/* A packed layout at time t (as blocks_run): with the AVX2 kernel where
+ * the plan runs at that level, else entry by entry by the reference's
+ * formulas (packed_entry) into `local` alone (sinew__sampler_run_model
+ * refuses the plan below AVX2). */
+static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
@@ -764,16 +762,42 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
 #if defined(SINEW_X86_SIMD)
     if (sm->simd >= SINEW_SIMD_AVX2) {
         bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
-        sinew__blocks_run_avx2(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied,
-                               sk->parents, root, local, model);
+        sinew__packed_run_avx2(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
+                               root, local, model);
         return;
     }
 #endif
-    (void)root, (void)model; /* only packed layouts run here, and only into local (sinew__sampler_run_model) */
+    (void)root, (void)model;
     for (int e = 0; e < p->length; ++e) {
         int joint = p->schedule[e];
         packed_entry(p, e, (size_t)ka, kb, s, nlerp, packed_under(sm, sk, joint), &local[joint]);
     }
+}
+
+/* The block layout at time t into `local` and, with `model`, on to model
+ * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
+ * pose (the layout's copy where that pose hashes as the copy's; an additive
+ * clip's copy is of the identity, so it is always used); a packed layout
+ * through packed_run. */
+static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
+                       const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+{
+    const sinew__blocks *p = sm->blocks;
+    if (p->packed) {
+        packed_run(sm, t, flags, hints, sk, root, local, model);
+        return;
+    }
+#if defined(SINEW_X86_SIMD)
+    int ka;
+    float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
+    size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
+    const float *a = p->frames + (size_t)ka * frame;
+    bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
+    sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
+                           sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
+#else
+    (void)t, (void)flags, (void)hints, (void)sk, (void)root, (void)local, (void)model;
+#endif
 }
 
 bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,

@@ -156,7 +156,7 @@ static inline void stored_block(const float *a, __m256 v[10])
  * where `normalize` (a packed layout's keys, not unit length as unpacked)
  * through the interpolation at 0, which normalizes the rotations and keeps
  * the rest (a packed key holds no -0). */
-static inline __attribute__((always_inline)) void sample_block(const float *a, const float *b, float s, const sinew__rotation_factors *f,
+static inline void sample_block(const float *a, const float *b, float s, const sinew__rotation_factors *f,
                                 bool normalize, __m256 v[10])
 {
     if (s == 0.0f && !normalize) { /* on a key: its values as stored (a + (a - a) 0 would turn -0 into +0) */
@@ -245,11 +245,12 @@ static inline void unpack_block(const sinew__blocks *p, int block, size_t k, flo
     }
 }
 
-/* The kernel, for the float frames or (`packed`, a constant where it is
- * inlined) the packed keys, each block unpacked onto the stack before it is
- * sampled. */
-static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks *p, size_t ka, size_t kb, float s,
-                                                             bool nlerp, const sinew_transform *under, bool copied,
+/* The kernel, for the float frames a and b or (`packed`, a constant where
+ * it is inlined) the packed keys ka and kb, each block unpacked onto the
+ * stack before it is sampled. */
+static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks *p, const float *a, const float *b,
+                                                             size_t ka, size_t kb, float s, bool nlerp,
+                                                             const sinew_transform *under, bool copied,
                                                              const int16_t *parents, const sinew_mat4 *root,
                                                              sinew_transform *local, sinew_mat4 *model, bool packed)
 {
@@ -263,21 +264,21 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
     const sinew_mat4 *top = root ? root : &sinew__identity_mat4;
     sinew__rotation_factors f = sinew__rotation_factors_for(_mm256_set1_ps(s), nlerp);
     int count = p->length / 8;
-    size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
-    const float *a = packed ? NULL : p->frames + ka * frame, *b = packed ? NULL : p->frames + kb * frame;
     __m256 v[CHUNK][10];
     for (int c0 = 0; c0 < count; c0 += CHUNK) {
         int chunk = count - c0 < CHUNK ? count - c0 : CHUNK;
         for (int g = 0; g < chunk; ++g) {
             int block = c0 + g;
-            if (block < p->animated && !packed) {
-                sample_block(a + (size_t)block * SINEW__BLOCK_FLOATS, b + (size_t)block * SINEW__BLOCK_FLOATS, s,
-                             &f, false, v[g]);
-            } else if (block < p->animated) {
-                alignas(32) float pa[SINEW__BLOCK_FLOATS], pb[SINEW__BLOCK_FLOATS];
-                unpack_block(p, block, ka, pa);
-                if (kb != ka) unpack_block(p, block, kb, pb);
-                sample_block(pa, kb != ka ? pb : pa, s, &f, true, v[g]);
+            if (block < p->animated) {
+                if (packed) {
+                    alignas(32) float pa[SINEW__BLOCK_FLOATS], pb[SINEW__BLOCK_FLOATS];
+                    unpack_block(p, block, ka, pa);
+                    if (kb != ka) unpack_block(p, block, kb, pb);
+                    sample_block(pa, kb != ka ? pb : pa, s, &f, true, v[g]);
+                } else {
+                    sample_block(a + (size_t)block * SINEW__BLOCK_FLOATS, b + (size_t)block * SINEW__BLOCK_FLOATS,
+                                 s, &f, false, v[g]);
+                }
             } else {
                 constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS, s, v[g]);
             }
@@ -286,21 +287,16 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
     }
 }
 
-/* The packed kernel in a function of its own: sharing one with the float
- * frames' kernel measured 3-7% slower on the float frames. */
-static __attribute__((noinline)) void run_packed(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
-                                                 const sinew_transform *under, bool copied, const int16_t *parents,
-                                                 const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
-{
-    run_blocks(p, ka, kb, s, nlerp, under, copied, parents, root, local, model, true);
-}
-
-void sinew__blocks_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
+void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
-    if (p->packed)
-        run_packed(p, ka, kb, s, nlerp, under, copied, parents, root, local, model);
-    else
-        run_blocks(p, ka, kb, s, nlerp, under, copied, parents, root, local, model, false);
+    run_blocks(p, a, b, 0, 0, s, nlerp, under, copied, parents, root, local, model, false);
+}
+
+void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
+                            const sinew_transform *under, bool copied, const int16_t *parents,
+                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+{
+    run_blocks(p, NULL, NULL, ka, kb, s, nlerp, under, copied, parents, root, local, model, true);
 }

@@ -111,13 +111,13 @@ typedef struct sinew__blocks {
     uint64_t parents_hash;    /* of the skeleton the plan was made for (the schedule serves any with its parents) */
     int animated;             /* blocks with values per key: the first ones */
     const float *frames;      /* [key][animated][SINEW__BLOCK_FLOATS], on cache lines; NULL when packed */
-    const sinew__packed_keys *packed; /* the animated blocks' keys of a packed layout, else NULL */
     const float *constants;   /* [length / 8 - animated][SINEW__BLOCK_FLOATS]: the constant blocks, once */
     const int8_t *mask;       /* [length / 8][SINEW__BLOCK_FLOATS]: -1 where a track writes the float */
     const int32_t *under_slot; /* per block: its copy in `under`, -1 for a block that is not partial */
     const uint8_t *settled;   /* per block: 1 for a partial constant block that holds the copy's values as sampled */
     const float *under;       /* [partial blocks][SINEW__BLOCK_FLOATS]: the pose under them, on cache lines */
     uint64_t under_hash;      /* the rest pose `under` copies: its skeleton's rest_hash_ */
+    const sinew__packed_keys *packed; /* the animated blocks' keys of a packed layout, else NULL */
 } sinew__blocks;
 
 /* Block `block` (animated) of a packed layout at key k, its 80 floats
@@ -139,18 +139,25 @@ static inline void sinew__unpack_block(const sinew__blocks *p, int block, size_t
     }
 }
 
-/* Samples the block layout between keys ka and kb at factor 0 <= s < 1
- * (s == 0: key ka's values as stored, or for a packed layout as unpacked
- * with its rotations normalized; the constant blocks' values as stored,
- * between keys their translations and scales plus 0 as the lerp would
- * give) with 256-bit vectors (run only where the CPU runs AVX2), the
+/* Samples the block layout between frames a and b at factor 0 <= s < 1
+ * (s == 0: frame a's values as stored; the constant blocks' values as
+ * stored, between keys their translations and scales plus 0 as the lerp
+ * would give) with 256-bit vectors (run only where the CPU runs AVX2), the
  * floats no track writes taken from `under` (from the layout's copy of it
  * where `copied`: `under` is then the pose the copy was made from, and is
  * not read: NULL for an additive clip), into
  * `local` (optional) and, when `model` is not NULL, on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */
-void sinew__blocks_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
+void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
+                            const sinew_transform *under, bool copied, const int16_t *parents,
+                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
+
+/* sinew__blocks_run_avx2() on a packed layout between keys ka and kb (kb
+ * == ka where s == 0), each animated block unpacked as
+ * sinew__unpack_block() gives it; on a key the rotations go through the
+ * interpolation at 0, which normalizes them. */
+void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
 
