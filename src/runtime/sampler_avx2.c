@@ -152,14 +152,11 @@ static inline void stored_block(const float *a, __m256 v[10])
 }
 
 /* One block between frames a and b at factor s into v (float f of
- * sinew_transform in v[f]). On a key (s == 0) its values as stored, or
- * where `normalize` (a packed layout's keys, not unit length as unpacked)
- * through the interpolation at 0, which normalizes the rotations and keeps
- * the rest (a packed key holds no -0). */
+ * sinew_transform in v[f]). */
 static inline void sample_block(const float *a, const float *b, float s, const sinew__rotation_factors *f,
-                                bool normalize, __m256 v[10])
+                                __m256 v[10])
 {
-    if (s == 0.0f && !normalize) { /* on a key: its values as stored (a + (a - a) 0 would turn -0 into +0) */
+    if (s == 0.0f) { /* on a key: its values as stored (a + (a - a) 0 would turn -0 into +0) */
         stored_block(a, v);
         return;
     }
@@ -222,32 +219,70 @@ static inline __attribute__((always_inline)) void finish_block(const sinew__bloc
     if (model) sinew__model_block(v, joint, parents, top, model);
 }
 
-/* Block `block` (animated) of a packed layout at key k into `out`, as
- * sinew__unpack_block() gives it (the step's product is exact, so the fused
- * multiply-add rounds as the separate multiply and add). */
-static inline void unpack_block(const sinew__blocks *p, int block, size_t k, float *out)
+/* Eight packed values: offset + q step, as sinew__unpack_block() gives
+ * them (the step's product is exact, so the fused multiply-add rounds as
+ * the separate multiply and add). */
+static inline __m256 unpack8(const uint16_t *q, __m256 step, __m256 offset)
+{
+    __m256 n = _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_load_si128((const __m128i *)q)));
+    return _mm256_fmadd_ps(n, step, offset);
+}
+
+/* Block `block` (animated) of a packed layout between keys ka and kb at
+ * factor s into v, unpacked into registers: vectors x + (y - x) s (on a key
+ * too: a packed key holds no -0), rotations interpolated (on a key at 0,
+ * which normalizes them: unpacked, they are unit length only to their
+ * rounding). Lanes whose keys lie far apart go through the reference's
+ * formulas on the unpacked keys, normalized as the reference sampler of
+ * packed layouts does. */
+static inline __attribute__((always_inline)) void sample_packed_block(const sinew__blocks *p, int block, size_t ka,
+                                                                      size_t kb, float s,
+                                                                      const sinew__rotation_factors *f, __m256 v[10])
 {
     const sinew__packed_keys *q = p->packed;
     const float *fixed = q->fixed + (size_t)block * SINEW__BLOCK_FLOATS;
-    size_t v = (size_t)q->first[block];
+    size_t at = (size_t)q->first[block];
     unsigned varying = q->varying[block];
-    const uint16_t *key = q->keys + k * (size_t)q->stored * 8;
-    for (int f = 0; f < 10; ++f) {
-        __m256 x;
-        if (varying >> f & 1) {
-            __m256 n = _mm256_cvtepi32_ps(_mm256_cvtepu16_epi32(_mm_load_si128((const __m128i *)(key + 8 * v))));
-            x = _mm256_fmadd_ps(n, _mm256_load_ps(q->step + 8 * v), _mm256_load_ps(q->offset + 8 * v));
-            ++v;
+    const uint16_t *key_a = q->keys + ka * (size_t)q->stored * 8, *key_b = q->keys + kb * (size_t)q->stored * 8;
+    __m256 s8 = _mm256_set1_ps(s), qa[1][4], qb[1][4], r[1][4];
+    for (int c = 0; c < 10; ++c) {
+        __m256 va, vb;
+        if (varying >> c & 1) {
+            __m256 step = _mm256_load_ps(q->step + 8 * at), offset = _mm256_load_ps(q->offset + 8 * at);
+            va = unpack8(key_a + 8 * at, step, offset), vb = unpack8(key_b + 8 * at, step, offset);
+            ++at;
         } else {
-            x = _mm256_load_ps(fixed + 8 * f);
+            va = vb = _mm256_load_ps(fixed + 8 * c);
         }
-        _mm256_store_ps(out + 8 * f, x);
+        if (c >= 3 && c < 7)
+            qa[0][c - 3] = va, qb[0][c - 3] = vb;
+        else
+            v[c] = _mm256_add_ps(va, _mm256_mul_ps(_mm256_sub_ps(vb, va), s8));
+    }
+    int far = sinew__rotations(1, (const __m256(*)[4])qa, (const __m256(*)[4])qb, f, 0, r);
+    for (int c = 0; c < 4; ++c) v[3 + c] = r[0][c];
+    if (!far) return;
+    alignas(32) float a[SINEW__BLOCK_FLOATS], b[SINEW__BLOCK_FLOATS], column[8];
+    sinew__unpack_block(p, block, ka, a);
+    sinew__unpack_block(p, block, kb, b);
+    for (int i = 0; far; ++i, far >>= 1) {
+        if (!(far & 1)) continue;
+        float ra[4], rb[4], x[4];
+        lane_rotation(a, i, ra), lane_rotation(b, i, rb);
+        sinew__rotation_reference(ra, rb, s, f->nlerp, x);
+        sinew_quat n = sinew__q_normalize(sinew__q(x[0], x[1], x[2], x[3]));
+        const float *rn = &n.x;
+        for (int c = 0; c < 4; ++c) {
+            _mm256_store_ps(column, v[3 + c]);
+            column[i] = rn[c];
+            v[3 + c] = _mm256_load_ps(column);
+        }
     }
 }
 
 /* The kernel, for the float frames a and b or (`packed`, a constant where
- * it is inlined) the packed keys ka and kb, each block unpacked onto the
- * stack before it is sampled. */
+ * it is inlined) the packed keys ka and kb, each block unpacked into
+ * registers as it is sampled. */
 static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks *p, const float *a, const float *b,
                                                              size_t ka, size_t kb, float s, bool nlerp,
                                                              const sinew_transform *under, bool copied,
@@ -270,15 +305,11 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
         for (int g = 0; g < chunk; ++g) {
             int block = c0 + g;
             if (block < p->animated) {
-                if (packed) {
-                    alignas(32) float pa[SINEW__BLOCK_FLOATS], pb[SINEW__BLOCK_FLOATS];
-                    unpack_block(p, block, ka, pa);
-                    if (kb != ka) unpack_block(p, block, kb, pb);
-                    sample_block(pa, kb != ka ? pb : pa, s, &f, true, v[g]);
-                } else {
+                if (packed)
+                    sample_packed_block(p, block, ka, kb, s, &f, v[g]);
+                else
                     sample_block(a + (size_t)block * SINEW__BLOCK_FLOATS, b + (size_t)block * SINEW__BLOCK_FLOATS,
-                                 s, &f, false, v[g]);
-                }
+                                 s, &f, v[g]);
             } else {
                 constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS, s, v[g]);
             }
