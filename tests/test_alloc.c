@@ -7,6 +7,7 @@
 #include "sinew/sinew_asset.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
+#include "count_alloc.h"
 
 #if SINEW_HAVE_ASSIMP
 #include <assimp/cimport.h>
@@ -16,26 +17,6 @@
 #include <stdio.h>
 
 #include <stdlib.h>
-
-typedef struct counter {
-    long live, total, fail_at; /* fail_at: the 1-based allocation to refuse, 0 none */
-} counter;
-
-static void *count_alloc(void *user, size_t size)
-{
-    counter *c = user;
-    if (++c->total == c->fail_at) return NULL;
-    void *p = malloc(size);
-    if (p) c->live++;
-    return p;
-}
-
-static void count_free(void *user, void *ptr)
-{
-    counter *c = user;
-    if (ptr) c->live--;
-    free(ptr);
-}
 
 /* What a sweep makes: an asset from options (the allocator to count), or
  * NULL with err. */

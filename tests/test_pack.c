@@ -15,6 +15,7 @@
 #include <sinew/sinew_import.h>
 
 #include "check.h"
+#include "count_alloc.h"
 #include "pose_check.h"
 #include "shared_asset.h"
 
@@ -297,27 +298,6 @@ static void small_clip_init(small_clip *c)
                                  .key_count = 3, .times = c->times, .values = c->rotations};
     c->tracks[2] = (sinew_track){.joint = 0, .target = SINEW_TARGET_WEIGHTS, .interpolation = SINEW_INTERP_LINEAR,
                                  .key_count = 3, .width = 2, .times = c->times, .values = c->weights};
-}
-
-/* A counting allocator that refuses its fail_at-th allocation (0: none). */
-typedef struct counter {
-    long live, total, fail_at;
-} counter;
-
-static void *count_alloc(void *user, size_t size)
-{
-    counter *c = user;
-    if (++c->total == c->fail_at) return NULL;
-    void *p = malloc(size);
-    if (p) c->live++;
-    return p;
-}
-
-static void count_free(void *user, void *ptr)
-{
-    counter *c = user;
-    if (ptr) c->live--;
-    free(ptr);
 }
 
 /* Packing allocates through the caller's allocator, frees what it
