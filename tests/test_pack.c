@@ -454,6 +454,52 @@ done:
     sinew_skeleton_free(sk);
 }
 
+/* A chain of 20,000 joints, each rotating: its schedule pairs each joint
+ * with itself, 5,000 animated blocks, more than a joint count's eighth. */
+static void test_long_chain(void)
+{
+    enum { N = 20000 };
+    int *parents = malloc(sizeof *parents * N);
+    sinew_transform *rest = malloc(sizeof *rest * N), *a = malloc(sizeof *a * N), *b = malloc(sizeof *b * N);
+    sinew_track *tracks = malloc(sizeof *tracks * N);
+    float *values = malloc(sizeof *values * 8 * N), times[2] = {0.0f, 1.0f};
+    CHECK(parents && rest && a && b && tracks && values, "memory");
+    if (!parents || !rest || !a || !b || !tracks || !values) goto done;
+    for (int j = 0; j < N; ++j) {
+        parents[j] = j - 1;
+        rest[j] = (sinew_transform){{0, 0.01f, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+        float angle = 0.001f * (float)(j % 100);
+        float q[8] = {0, 0, 0, 1, sinf(angle), 0, 0, cosf(angle)};
+        memcpy(values + 8 * j, q, sizeof q);
+        tracks[j] = (sinew_track){.joint = j, .target = SINEW_TARGET_ROTATION, .interpolation = SINEW_INTERP_LINEAR,
+                                  .key_count = 2, .times = times, .values = values + 8 * j};
+    }
+    sinew_error err;
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){N, parents, NULL, rest}, NULL, NULL, &err);
+    CHECK(sk != NULL, "long chain: %s", err.description);
+    sinew_clip *clip = sk ? sinew_clip_create(&(sinew_clip_desc){.name = "chain", .joint_count = N, .track_count = N,
+                                                                  .tracks = tracks, .skeleton = sk},
+                                              NULL, &err)
+                          : NULL;
+    CHECK(!sk || clip, "long chain clip: %s", err.description);
+    sinew_pack_report rep;
+    sinew_clip *p = clip ? sinew_clip_pack(clip, sk, NULL, &rep, &err) : NULL;
+    CHECK(!clip || p, "long chain packed: %s", err.description);
+    for (int i = 0; p && i < 3; ++i) {
+        float t = 0.4f * (float)i;
+        double w[3] = {0, 0, 0};
+        sinew_clip_sample(clip, sk, t, 0, NULL, a, N, NULL);
+        CHECK(sinew_clip_sample(p, sk, t, 0, NULL, b, N, &err) == SINEW_OK, "long chain: %s", err.description);
+        pose_diff_parts(a, b, N, w);
+        CHECK(w[1] <= rep.rotation_error + 2e-6 && w[0] == 0.0, "long chain at %g: %g rad, %g from the clip's",
+              (double)t, w[1], w[0]);
+    }
+    sinew_clip_free(p), sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+done:
+    free(parents), free(rest), free(a), free(b), free(tracks), free(values);
+}
+
 static void test_file(const char *path, const char *anim, const char *label)
 {
     sinew_asset *a = test_load_shared(path);
@@ -495,6 +541,7 @@ static void test_file(const char *path, const char *anim, const char *label)
 int main(void)
 {
     test_small();
+    test_long_chain();
     sinew_error err;
     sinew_asset *demo = sinew_demo_create(NULL, &err);
     CHECK(demo != NULL, "demo: %s", err.description);

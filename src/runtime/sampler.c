@@ -385,6 +385,20 @@ static void packed_lane(const sinew__blocks *p, int e, size_t k, float x[10])
     }
 }
 
+/* Bit f set where float vector f of animated block b of a float block
+ * layout varies over the keys, bit for bit. */
+static unsigned varying_vectors(const sinew__blocks *fp, int b)
+{
+    size_t frame = (size_t)fp->animated * SINEW__BLOCK_FLOATS;
+    unsigned bits = 0;
+    for (int f = 0; f < 10; ++f) {
+        const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
+        for (size_t k = 1; k < (size_t)fp->key_count && !(bits >> f & 1); ++k)
+            if (memcmp(v0 + k * frame, v0, sizeof(float) * 8) != 0) bits |= 1u << f;
+    }
+    return bits;
+}
+
 sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
                                     const sinew_allocator *alloc, int simd, sinew__pack_result *res)
 {
@@ -400,21 +414,9 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     int count = fp->length / 8, animated = fp->animated, partial_count = 0;
     size_t keys = (size_t)fp->key_count, frame = (size_t)animated * SINEW__BLOCK_FLOATS;
     for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
-    /* which vectors vary over the keys, bit for bit */
-    uint16_t varying[SINEW_MAX_JOINTS / 8 + 1];
-    int stored = 0;
-    for (int b = 0; b < animated; ++b) {
-        varying[b] = 0;
-        for (int f = 0; f < 10; ++f) {
-            const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
-            for (size_t k = 1; k < keys; ++k)
-                if (memcmp(v0 + k * frame, v0, sizeof(float) * 8) != 0) {
-                    varying[b] |= (uint16_t)(1u << f);
-                    ++stored;
-                    break;
-                }
-        }
-    }
+    int stored = 0; /* vectors stored per key */
+    for (int b = 0; b < animated; ++b)
+        for (unsigned bits = varying_vectors(fp, b); bits; bits &= bits - 1) ++stored;
     sinew__layout lay = {sizeof(sinew__sampler), false};
     size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
     size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
@@ -457,9 +459,10 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     memcpy(under_slot, fp->under_slot, sizeof(int32_t) * (size_t)count);
     memcpy(settled, fp->settled, (size_t)count);
     memcpy(under, fp->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
-    memcpy(varying_out, varying, sizeof(uint16_t) * (size_t)animated);
+    uint16_t *varying = varying_out;
     bool fits = true;
     for (int b = 0, v = 0; b < animated; ++b) {
+        varying[b] = (uint16_t)varying_vectors(fp, b);
         first[b] = v;
         for (int f = 0; f < 10; ++f) {
             const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
