@@ -362,29 +362,6 @@ static void pack_errors(const float *x, const float *y, float err[3])
         if (values[i] > err[i]) err[i] = (float)values[i];
 }
 
-/* Writes entry e's values (its block's lane) of a packed layout at key k
- * into x: the stored floats as unpacked, a constant block's as stored. */
-static void packed_lane(const sinew__blocks *p, int e, size_t k, float x[10])
-{
-    int block = e / 8, lane = e % 8;
-    if (block >= p->animated) {
-        const float *c = p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS;
-        for (int f = 0; f < 10; ++f) x[f] = c[8 * f + lane];
-        return;
-    }
-    const sinew__packed_keys *q = p->packed;
-    size_t v = (size_t)q->first[block];
-    for (int f = 0; f < 10; ++f) {
-        if (!(q->varying[block] >> f & 1)) {
-            x[f] = q->fixed[(size_t)block * SINEW__BLOCK_FLOATS + 8 * f + lane];
-            continue;
-        }
-        uint16_t n = q->keys[(k * (size_t)q->stored + v) * 8 + lane];
-        x[f] = q->offset[8 * v + lane] + (float)n * q->step[8 * v + lane];
-        ++v;
-    }
-}
-
 /* Bit f set where float vector f of animated block b of a float block
  * layout varies over the keys, bit for bit. */
 static unsigned varying_vectors(const sinew__blocks *fp, int b)
@@ -506,7 +483,7 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     for (int e = 0; e < animated * 8; ++e)
         for (size_t k = 0; k < keys; ++k) {
             float x[10], y[10];
-            packed_lane(p, e, k, x);
+            sinew__packed_lane(p, e, k, x);
             for (int f = 0; f < 10; ++f) {
                 bool written = mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
                 y[f] = fp->frames[k * frame + (size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8];
@@ -532,8 +509,8 @@ static void packed_entry(const sinew__blocks *p, int e, size_t ka, size_t kb, fl
 {
     float x[10], y[10], o[10];
     bool animated = e / 8 < p->animated;
-    packed_lane(p, e, ka, x);
-    if (kb != ka) packed_lane(p, e, kb, y);
+    sinew__packed_lane(p, e, ka, x);
+    if (kb != ka) sinew__packed_lane(p, e, kb, y);
     else memcpy(y, x, sizeof x);
     bool on_key = s == 0.0f;
     for (int f = 0; f < 10; ++f) o[f] = (on_key && !animated) ? x[f] : x[f] + (y[f] - x[f]) * s;

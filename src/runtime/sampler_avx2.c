@@ -219,7 +219,7 @@ static inline __attribute__((always_inline)) void finish_block(const sinew__bloc
     if (model) sinew__model_block(v, joint, parents, top, model);
 }
 
-/* Eight packed values: offset + q step, as sinew__unpack_block() gives
+/* Eight packed values: offset + q step, as sinew__packed_lane() gives
  * them (the step's product is exact, so the fused multiply-add rounds as
  * the separate multiply and add). */
 static inline __m256 unpack8(const uint16_t *q, __m256 step, __m256 offset)
@@ -261,15 +261,12 @@ static inline __attribute__((always_inline)) void sample_packed_block(const sine
     }
     int far = sinew__rotations(1, (const __m256(*)[4])qa, (const __m256(*)[4])qb, f, 0, r);
     for (int c = 0; c < 4; ++c) v[3 + c] = r[0][c];
-    if (!far) return;
-    alignas(32) float a[SINEW__BLOCK_FLOATS], b[SINEW__BLOCK_FLOATS], column[8];
-    sinew__unpack_block(p, block, ka, a);
-    sinew__unpack_block(p, block, kb, b);
     for (int i = 0; far; ++i, far >>= 1) {
         if (!(far & 1)) continue;
-        float ra[4], rb[4], x[4];
-        lane_rotation(a, i, ra), lane_rotation(b, i, rb);
-        sinew__rotation_reference(ra, rb, s, f->nlerp, x);
+        float ra[10], rb[10], x[4];
+        alignas(32) float column[8];
+        sinew__packed_lane(p, 8 * block + i, ka, ra), sinew__packed_lane(p, 8 * block + i, kb, rb);
+        sinew__rotation_reference(ra + 3, rb + 3, s, f->nlerp, x);
         sinew_quat n = sinew__q_normalize(sinew__q(x[0], x[1], x[2], x[3]));
         const float *rn = &n.x;
         for (int c = 0; c < 4; ++c) {

@@ -120,21 +120,26 @@ typedef struct sinew__blocks {
     const sinew__packed_keys *packed; /* the animated blocks' keys of a packed layout, else NULL */
 } sinew__blocks;
 
-/* Block `block` (animated) of a packed layout at key k, its 80 floats
- * unpacked into `out` (each lane's value offset + q step, or the fixed one). */
-static inline void sinew__unpack_block(const sinew__blocks *p, int block, size_t k, float *out)
+/* Entry e's values (its block's lane, float f of sinew_transform in x[f])
+ * of a packed layout at key k: offset + q step where the value varies, the
+ * fixed one elsewhere, a constant block's as stored. */
+static inline void sinew__packed_lane(const sinew__blocks *p, int e, size_t k, float x[10])
 {
+    int block = e / 8, lane = e % 8;
+    if (block >= p->animated) {
+        const float *c = p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS;
+        for (int f = 0; f < 10; ++f) x[f] = c[8 * f + lane];
+        return;
+    }
     const sinew__packed_keys *q = p->packed;
-    const float *fixed = q->fixed + (size_t)block * SINEW__BLOCK_FLOATS;
     size_t v = (size_t)q->first[block];
     for (int f = 0; f < 10; ++f) {
         if (!(q->varying[block] >> f & 1)) {
-            memcpy(out + 8 * f, fixed + 8 * f, sizeof(float) * 8);
+            x[f] = q->fixed[(size_t)block * SINEW__BLOCK_FLOATS + 8 * f + lane];
             continue;
         }
-        const uint16_t *key = q->keys + (k * (size_t)q->stored + v) * 8;
-        for (int lane = 0; lane < 8; ++lane)
-            out[8 * f + lane] = q->offset[8 * v + lane] + (float)key[lane] * q->step[8 * v + lane];
+        uint16_t n = q->keys[(k * (size_t)q->stored + v) * 8 + lane];
+        x[f] = q->offset[8 * v + lane] + (float)n * q->step[8 * v + lane];
         ++v;
     }
 }
@@ -154,9 +159,9 @@ void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float 
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
 
 /* sinew__blocks_run_avx2() on a packed layout between keys ka and kb (kb
- * == ka where s == 0), each animated block unpacked as
- * sinew__unpack_block() gives it; on a key the rotations go through the
- * interpolation at 0, which normalizes them. */
+ * == ka where s == 0), each animated block unpacked as sinew__packed_lane()
+ * gives its lanes; on a key the rotations go through the interpolation at
+ * 0, which normalizes them. */
 void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
