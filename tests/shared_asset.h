@@ -27,6 +27,21 @@ static inline sinew_asset *test_load_shared(const char *path)
     return a;
 }
 
+/* The character at `path` into *a and, where `anim` is given, the file
+ * whose first clip it plays into *b (else NULL): false, nothing left
+ * loaded, where either is missing or does not load (test_load_shared). */
+static inline bool test_load_with_anim(const char *path, const char *anim, sinew_asset **a, sinew_asset **b)
+{
+    *a = test_load_shared(path), *b = NULL;
+    if (!*a) return false;
+    if (!anim) return true;
+    *b = test_load_shared(anim);
+    if (*b) return true;
+    sinew_asset_free(*a);
+    *a = NULL;
+    return false;
+}
+
 /* Every vertex stream of every mesh starts on a 64-byte boundary, as
  * sinew_mesh promises. */
 static inline void check_streams_aligned(const sinew_asset *a, const char *name)

@@ -502,13 +502,8 @@ done:
 
 static void test_file(const char *path, const char *anim, const char *label)
 {
-    sinew_asset *a = test_load_shared(path);
-    if (!a) return;
-    sinew_asset *b = anim ? test_load_shared(anim) : NULL;
-    if (anim && !b) {
-        sinew_asset_free(a);
-        return;
-    }
+    sinew_asset *a, *b;
+    if (!test_load_with_anim(path, anim, &a, &b)) return;
     char what[512];
     if (b) {
         sinew_error err;

@@ -430,13 +430,8 @@ static void check_optimized(const sinew_clip *clip, const sinew_skeleton *sk, co
 
 static void test_file(const char *path, const char *anim)
 {
-    sinew_asset *a = test_load_shared(path);
-    if (!a) return;
-    sinew_asset *b = anim ? test_load_shared(anim) : NULL;
-    if (anim && !b) {
-        sinew_asset_free(a);
-        return;
-    }
+    sinew_asset *a, *b;
+    if (!test_load_with_anim(path, anim, &a, &b)) return;
     if (b) {
         sinew_error err;
         sinew_clip *c = sinew_clip_retarget(b->clips[0], b->skeleton, a->skeleton, NULL, NULL, &err);
