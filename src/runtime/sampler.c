@@ -82,22 +82,45 @@ typedef struct building {
     size_t frames, vec_src, vec_dst, mask;
 } building;
 
-/* A one-key track (a constant) the block layout takes whatever its key
- * times: not CUBICSPLINE (whose value is not the first float), and a
- * translation or scale without a -0, which the layout's lerp between equal
- * values turns into +0 where the reference keeps the key as stored. */
-static bool constant_fits(const sinew_track *t)
+/* The first of the clip's translation, rotation and scale tracks that the
+ * block layout cannot take, with the reason in *why (and in *other the
+ * track whose key times it does not share); -1 where it takes them all:
+ * LINEAR on one set of key times, or a single key (not CUBICSPLINE, whose
+ * value is not the first float). Packing takes what the layout takes. */
+static int layout_refusal(const sinew_clip *clip, const char **why, int *other)
 {
-    if (t->interpolation == SINEW_INTERP_CUBICSPLINE) return false;
-    if (t->target == SINEW_TARGET_ROTATION) return true;
+    int first = -1;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        *why = t->interpolation == SINEW_INTERP_CUBICSPLINE ? "CUBICSPLINE interpolation"
+               : t->key_count > 1 && t->interpolation == SINEW_INTERP_STEP ? "STEP interpolation"
+               : t->key_count > 1 && first >= 0 && !same_times(t, &clip->tracks[first]) ? "other key times"
+                                                                                         : NULL;
+        if (*why) {
+            *other = first;
+            return i;
+        }
+        if (t->key_count > 1 && first < 0) first = i;
+    }
+    return -1;
+}
+
+/* Whether a one-key translation or scale holds a -0, which the float
+ * layout's lerp between equal values turns into +0 where the reference
+ * keeps the key as stored (a packed layout gives +0 by its own rule). */
+static bool negative_zero_constant(const sinew_track *t)
+{
+    if (t->target == SINEW_TARGET_ROTATION || t->key_count != 1) return false;
     for (int c = 0; c < 3; ++c)
-        if (t->values[c] == 0.0f && signbit(t->values[c])) return false;
-    return true;
+        if (t->values[c] == 0.0f && signbit(t->values[c])) return true;
+    return false;
 }
 
 /* The block layout serves a clip made for `sk` whose translation, rotation
  * and scale tracks (one with more than one key at least) are all LINEAR on
- * the same key times or constant (constant_fits), and fill at least a third
+ * the same key times or constant (layout_refusal; no constant translation
+ * or scale with a -0), and fill at least a third
  * of the layout's floats (so that it holds at most three times the clip's
  * values: a few tracks on a large skeleton stay with the timelines; a fully
  * animated chain of joints, which the schedule pairs with themselves, fills
@@ -106,21 +129,21 @@ static bool constant_fits(const sinew_track *t)
 static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int simd)
 {
 #if defined(SINEW_X86_SIMD)
-    if (!sk || sk->joint_count != clip->joint_count || simd < SINEW_SIMD_AVX2) return false;
-    const sinew_track *first = NULL;
+    const char *why;
+    int other;
+    if (!sk || sk->joint_count != clip->joint_count || simd < SINEW_SIMD_AVX2 ||
+        layout_refusal(clip, &why, &other) >= 0)
+        return false;
+    bool animated = false;
     size_t filled = 0;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
         if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        if (negative_zero_constant(t)) return false;
         filled += (size_t)sinew_track_components(t);
-        if (t->key_count == 1) {
-            if (!constant_fits(t)) return false;
-            continue;
-        }
-        if (!fast_track(t) || (first && !same_times(t, first))) return false;
-        if (!first) first = t;
+        animated = animated || t->key_count > 1;
     }
-    return first != NULL && 3 * filled >= (size_t)sk->schedule_length_ * 10;
+    return animated && 3 * filled >= (size_t)sk->schedule_length_ * 10;
 #else
     (void)clip, (void)sk, (void)simd;
     return false;
@@ -303,29 +326,6 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     return sm;
 }
 
-/* The first of the clip's translation, rotation and scale tracks that a
- * packed layout cannot take, with the reason in *why (and in *other the
- * track whose key times it does not share); -1 where it takes them all:
- * LINEAR on one set of key times, or a single key (not CUBICSPLINE). */
-static int pack_refusal(const sinew_clip *clip, const char **why, int *other)
-{
-    int first = -1;
-    for (int i = 0; i < clip->track_count; ++i) {
-        const sinew_track *t = &clip->tracks[i];
-        if (t->target == SINEW_TARGET_WEIGHTS) continue;
-        *why = t->interpolation == SINEW_INTERP_CUBICSPLINE ? "CUBICSPLINE interpolation"
-               : t->key_count > 1 && t->interpolation == SINEW_INTERP_STEP ? "STEP interpolation"
-               : t->key_count > 1 && first >= 0 && !same_times(t, &clip->tracks[first]) ? "other key times"
-                                                                                         : NULL;
-        if (*why) {
-            *other = first;
-            return i;
-        }
-        if (t->key_count > 1 && first < 0) first = i;
-    }
-    return -1;
-}
-
 /* The quantization of one lane of a packed vector: the step (a power of
  * two, at least 2^-149 so that q step stays exact) that covers [lo, hi] in
  * 65,535 steps, 0 where lo == hi; false where offset + 65535 step would
@@ -380,7 +380,7 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
                                     const sinew_allocator *alloc, int simd, sinew__pack_result *res)
 {
     *res = (sinew__pack_result){.refused_track = -1, .wide_joint = -1};
-    res->refused_track = pack_refusal(clip, &res->why, &res->other_track);
+    res->refused_track = layout_refusal(clip, &res->why, &res->other_track);
     if (res->refused_track >= 0) return NULL;
     for (int i = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target != SINEW_TARGET_WEIGHTS)

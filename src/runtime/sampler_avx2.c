@@ -145,6 +145,18 @@ static void lane_rotation(const float *f, int i, float q[4])
     for (int c = 0; c < 4; ++c) q[c] = f[8 * (3 + c) + i];
 }
 
+/* Lane i of the four rotation vectors q replaced by r (a lane the
+ * reference computes). */
+static void put_rotation_lane(__m256 q[4], int i, const float r[4])
+{
+    alignas(32) float column[8];
+    for (int c = 0; c < 4; ++c) {
+        _mm256_store_ps(column, q[c]);
+        column[i] = r[c];
+        q[c] = _mm256_load_ps(column);
+    }
+}
+
 /* A block's values as stored at a (float f of sinew_transform in v[f]). */
 static inline void stored_block(const float *a, __m256 v[10])
 {
@@ -173,14 +185,9 @@ static inline void sample_block(const float *a, const float *b, float s, const s
     for (int i = 0; far; ++i, far >>= 1) {
         if (!(far & 1)) continue;
         float ra[4], rb[4], r[4];
-        alignas(32) float column[8];
         lane_rotation(a, i, ra), lane_rotation(b, i, rb);
         sinew__rotation_reference(ra, rb, s, f->nlerp, r);
-        for (int c = 0; c < 4; ++c) {
-            _mm256_store_ps(column, v[3 + c]);
-            column[i] = r[c];
-            v[3 + c] = _mm256_load_ps(column);
-        }
+        put_rotation_lane(v + 3, i, r);
     }
 }
 
@@ -264,16 +271,11 @@ static inline __attribute__((always_inline)) void sample_packed_block(const sine
     for (int i = 0; far; ++i, far >>= 1) {
         if (!(far & 1)) continue;
         float ra[10], rb[10], x[4];
-        alignas(32) float column[8];
         sinew__packed_lane(p, 8 * block + i, ka, ra), sinew__packed_lane(p, 8 * block + i, kb, rb);
         sinew__rotation_reference(ra + 3, rb + 3, s, f->nlerp, x);
         sinew_quat n = sinew__q_normalize(sinew__q(x[0], x[1], x[2], x[3]));
-        const float *rn = &n.x;
-        for (int c = 0; c < 4; ++c) {
-            _mm256_store_ps(column, v[3 + c]);
-            column[i] = rn[c];
-            v[3 + c] = _mm256_load_ps(column);
-        }
+        memcpy(x, &n, sizeof x);
+        put_rotation_lane(v + 3, i, x);
     }
 }
 
