@@ -15,8 +15,9 @@
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
  * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
  * memory); those with _packed the optimized clip after sinew_clip_pack
- * ("clip_bytes_packed"). skin_lbs_pos_nrm_one_joint skins the mesh with every vertex bound
- * to its skin's first joint, weight 1: the LBS kernel without its blend.
+ * ("clip_bytes_packed"). skin_lbs_pos_nrm_one_joint skins the mesh with
+ * every vertex bound to its skin's first joint, weight 1: the LBS kernel
+ * without its blend.
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
  * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does; the
  * rows ending in _prepared read the mesh from sinew_skin_inputs; those
