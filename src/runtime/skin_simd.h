@@ -27,6 +27,39 @@ typedef struct v3x8 {
     __m256 x, y, z;
 } v3x8;
 
+#if defined(__AVX512F__)
+/* x, y, z of 8 packed xyz triples: the 24 floats in a 512-bit and a 256-bit
+ * register, each vector picked from both by one two-source permute (its
+ * indices are the floats' places). Five instructions where the AVX2 way
+ * below takes fourteen: LBS of positions and normals 8% faster on arnaud.fbx.
+ * Loading the 512 bits from a cache line boundary instead (the 256 first
+ * where the block starts halfway into a line) measured slower: the
+ * indices then depend on the address. */
+SIMD_INLINE v3x8 load3_packed(const float *p)
+{
+    __m512 lo = _mm512_loadu_ps(p), hi = _mm512_castps256_ps512(_mm256_loadu_ps(p + 16));
+    v3x8 r;
+    r.x = _mm512_castps512_ps256(
+        _mm512_permutex2var_ps(lo, _mm512_setr_epi32(0, 3, 6, 9, 12, 15, 18, 21, 0, 0, 0, 0, 0, 0, 0, 0), hi));
+    r.y = _mm512_castps512_ps256(
+        _mm512_permutex2var_ps(lo, _mm512_setr_epi32(1, 4, 7, 10, 13, 16, 19, 22, 0, 0, 0, 0, 0, 0, 0, 0), hi));
+    r.z = _mm512_castps512_ps256(
+        _mm512_permutex2var_ps(lo, _mm512_setr_epi32(2, 5, 8, 11, 14, 17, 20, 23, 0, 0, 0, 0, 0, 0, 0, 0), hi));
+    return r;
+}
+
+/* The inverse: x and y in one 512-bit register (y the high half), z in
+ * another, floats 0-15 and 16-23 of the triples each one permute. */
+SIMD_INLINE void store3_packed(float *p, v3x8 v)
+{
+    __m512 xy = _mm512_insertf32x8(_mm512_castps256_ps512(v.x), v.y, 1), z = _mm512_castps256_ps512(v.z);
+    __m512 lo = _mm512_permutex2var_ps(xy, _mm512_setr_epi32(0, 8, 16, 1, 9, 17, 2, 10, 18, 3, 11, 19, 4, 12, 20, 5),
+                                       z);
+    __m512 hi = _mm512_permutex2var_ps(xy, _mm512_setr_epi32(13, 21, 6, 14, 22, 7, 15, 23, 0, 0, 0, 0, 0, 0, 0, 0), z);
+    _mm512_storeu_ps(p, lo);
+    _mm256_storeu_ps(p + 16, _mm512_castps512_ps256(hi));
+}
+#else
 /* x, y, z of 8 packed xyz triples. Four vertices per 128-bit half (0-3 low,
  * 4-7 high), so in-lane shuffles do the work: 128-bit loads, then five
  * shuffles, where a whole-vector permute and blends took three permutes and
@@ -64,6 +97,7 @@ SIMD_INLINE void store3_packed(float *p, v3x8 v)
     _mm_storeu_ps(p + 16, _mm256_extractf128_ps(m14, 1));
     _mm_storeu_ps(p + 20, _mm256_extractf128_ps(m25, 1));
 }
+#endif
 
 /* The 8 vertices from `first` of a strided stream, lanes [lo, hi) read,
  * the others 0; `w` (when not NULL) receives each lane's fourth float. */
