@@ -182,7 +182,10 @@ static sinew_result skin_parallel(const sinew_skin_job *job, sinew_pool *pool, b
     int per_task = (count + tasks - 1) / tasks;
     per_task = (per_task + SINEW__BLOCK - 1) / SINEW__BLOCK * SINEW__BLOCK;
     if (per_task < 1024) per_task = 1024; /* below that the hand-over costs more than it saves */
-    range_task t = {job, st.begin, count, per_task, dqs};
+    /* LBS's automatic normal mode decided once for all ranges, not by each */
+    sinew_skin_job decided = *job;
+    if (!dqs) decided.normal_mode = sinew__lbs_normal_mode(job, &st);
+    range_task t = {&decided, st.begin, count, per_task, dqs};
     sinew_pool_run(pool, (count + per_task - 1) / per_task, skin_range, &t);
     return SINEW_OK;
 }

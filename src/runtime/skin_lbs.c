@@ -2,6 +2,13 @@
  * kernels (skin_simd.h). */
 #include "skin_internal.h"
 
+sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew__job_streams *st)
+{
+    if (job->normal_mode != SINEW_NORMALS_AUTO || !st->normals) return job->normal_mode;
+    return sinew_palette_is_conformal(job->palette, job->skin->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
+                                                                                   : SINEW_NORMALS_INVERSE_TRANSPOSE;
+}
+
 sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
 {
     sinew_result r = sinew_skin_job_validate(job, false, err);
@@ -10,10 +17,7 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
     const sinew_mat4 *pal = job->palette;
     sinew__job_streams st = sinew__job_resolve(job);
 
-    sinew_normal_mode mode = job->normal_mode;
-    if (mode == SINEW_NORMALS_AUTO && st.normals)
-        mode = sinew_palette_is_conformal(pal, s->joint_count, 1e-4f) ? SINEW_NORMALS_FAST
-                                                                       : SINEW_NORMALS_INVERSE_TRANSPOSE;
+    sinew_normal_mode mode = sinew__lbs_normal_mode(job, &st);
 #if defined(SINEW_X86_SIMD)
     switch (sinew__skin_job_level(job)) {
     case SINEW_SIMD_AVX512: sinew__skin_lbs_avx512(job, &st, mode); return SINEW_OK;
