@@ -379,6 +379,15 @@ SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_stream
     *lo_out = lo, *end_out = end;
 }
 
+/* Whether any block of group g meets the job's range: the groups a small
+ * range (a thread's share, a few blocks) does not touch are skipped before
+ * their function is called. */
+SIMD_INLINE bool group_meets(const sinew__block_group *g, const sinew__job_streams *st)
+{
+    return g->count && g->block[0] <= (uint32_t)((st->end - 1) / SINEW__BLOCK) &&
+           g->block[g->count - 1] >= (uint32_t)(st->begin / SINEW__BLOCK);
+}
+
 /* The blocks of group k that meet the job's range. */
 SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
                            bool renormalize)
@@ -454,7 +463,7 @@ void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, si
     bool renormalize = !job->skip_renormalize || (!st->normals && !job->tangents);
     const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
-        if (!bl->group[k].count) continue;
+        if (!group_meets(&bl->group[k], st)) continue;
         if (k <= 4)
             functions[renormalize][fast_normals][k](job, st);
         else
@@ -595,7 +604,7 @@ SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st
 {
     const sinew__skin_blocks *bl = job->skin->blocks_;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
-        if (!bl->group[k].count) continue;
+        if (!group_meets(&bl->group[k], st)) continue;
         switch (k) {
         case SINEW__UNIT_GROUP:
         case 1: dqs_group(job, st, k, 1, rigid, uniform); break;
