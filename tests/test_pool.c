@@ -84,6 +84,24 @@ static void test_skinning(void)
                   "%s [%d, +%d): parallel from prepared inputs differs from one thread", dqs ? "dqs" : "lbs", first,
                   count);
         }
+    /* a palette stretched along one axis: the automatic normal mode, which the
+     * parallel call decides once for all its ranges, takes the inverse
+     * transpose, as the one-thread call does, and not M itself */
+    for (int j = 0; j < s->joint_count; ++j)
+        for (int r = 0; r < 3; ++r) pal[j].m[r] *= 1.5f;
+    float *fast = malloc(sizeof(float) * 3 * (size_t)nv);
+    sinew_skin_job job = {.skin = s, .palette = pal, .palette_count = s->joint_count, .positions = m->positions,
+                          .out_positions = one, .normals = m->normals, .out_normals = one + 3 * nv};
+    CHECK(sinew_skin_lbs_parallel(&job, pool, NULL) == SINEW_OK, "stretched palette, parallel");
+    job.out_positions = many, job.out_normals = many + 3 * nv, job.normal_mode = SINEW_NORMALS_INVERSE_TRANSPOSE;
+    CHECK(sinew_skin_lbs(&job, NULL) == SINEW_OK, "stretched palette, inverse transpose");
+    CHECK(memcmp(one, many, sizeof(float) * 6 * (size_t)nv) == 0,
+          "stretched palette: the parallel automatic mode differs from the inverse transpose");
+    job.out_normals = fast, job.normal_mode = SINEW_NORMALS_FAST;
+    CHECK(sinew_skin_lbs(&job, NULL) == SINEW_OK, "stretched palette, fast normals");
+    CHECK(memcmp(one + 3 * nv, fast, sizeof(float) * 3 * (size_t)nv) != 0,
+          "stretched palette: fast normals equal the inverse transpose's, so the check above proves nothing");
+    free(fast);
     sinew_skin_inputs_free(inputs);
     /* errors come back as from the one-thread call */
     sinew_error err = {0};
