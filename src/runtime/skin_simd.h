@@ -31,7 +31,7 @@ typedef struct v3x8 {
 /* x, y, z of 8 packed xyz triples: the 24 floats in a 512-bit and a 256-bit
  * register, each vector picked from both by one two-source permute (its
  * indices are the floats' places). Five instructions where the AVX2 way
- * below takes fourteen: LBS of positions and normals 8% faster on arnaud.fbx.
+ * below takes fourteen: LBS of positions and normals 7% faster on arnaud.fbx.
  * Loading the 512 bits from a cache line boundary instead (the 256 first
  * where the block starts halfway into a line) measured slower: the
  * indices then depend on the address. */
