@@ -259,6 +259,19 @@ static bool refuse_packed(const sinew_clip *clip, const char *what, sinew_error 
     return true;
 }
 
+/* Refuses (true, `err` filled) a clip whose tracks cannot be read for a
+ * skeleton of `joints` joints: a packed clip, or one animating another
+ * joint count (`whose` names the skeleton in the message). */
+static bool refuse_clip_for(const sinew_clip *clip, int joints, const char *who, const char *whose,
+                            sinew_error *err)
+{
+    if (refuse_packed(clip, who, err)) return true;
+    if (clip->joint_count == joints) return false;
+    sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: clip \"%s\" animates %d joints, %s has %d", who, clip->name,
+                clip->joint_count, whose, joints);
+    return true;
+}
+
 sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_options *options,
                             sinew_pack_report *report, sinew_error *err)
 {
@@ -267,12 +280,7 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "pack: a clip and its skeleton are required");
         return NULL;
     }
-    if (refuse_packed(clip, "pack", err)) return NULL;
-    if (clip->joint_count != sk->joint_count) {
-        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "pack: clip \"%s\" animates %d joints, the skeleton has %d",
-                    clip->name, clip->joint_count, sk->joint_count);
-        return NULL;
-    }
+    if (refuse_clip_for(clip, sk->joint_count, "pack", "the skeleton", err)) return NULL;
     sinew_allocator alloc = sinew__allocator(options);
     /* the weights tracks stay tracks; the packed keys' hint follows theirs */
     int weights = 0;
@@ -565,12 +573,7 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "retarget: clip and both skeletons are required");
         return NULL;
     }
-    if (refuse_packed(clip, "retarget", err)) return NULL;
-    if (clip->joint_count != from->joint_count) {
-        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "retarget: clip \"%s\" animates %d joints, `from` has %d",
-                    clip->name, clip->joint_count, from->joint_count);
-        return NULL;
-    }
+    if (refuse_clip_for(clip, from->joint_count, "retarget", "`from`", err)) return NULL;
     sinew_allocator alloc = sinew__allocator(options);
     sinew_track *tracks = sinew__alloc(&alloc, sizeof *tracks * ((size_t)clip->track_count + 1));
     int *dropped = sinew__alloc(&alloc, sizeof *dropped * ((size_t)clip->track_count + 1));
@@ -650,14 +653,9 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: a clip, its skeleton and a known reference");
         return NULL;
     }
-    if (refuse_packed(clip, "additive clip", err)) return NULL;
+    if (refuse_clip_for(clip, sk->joint_count, "additive clip", "the skeleton", err)) return NULL;
     if (clip->additive) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: \"%s\" is additive already", clip->name);
-        return NULL;
-    }
-    if (clip->joint_count != sk->joint_count) {
-        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "additive clip: \"%s\" animates %d joints, the skeleton has %d",
-                    clip->name, clip->joint_count, sk->joint_count);
         return NULL;
     }
     sinew_allocator alloc = sinew__allocator(options);
