@@ -64,23 +64,29 @@ static inline void sinew__load_block(const sinew_transform *pose, const int16_t 
     sinew__load_rows(rows, v);
 }
 
-/* The inverse of sinew__load_rows: transforms v written to rows[0 .. 7],
- * the columns turned into rows of four, four and two floats (a row listed
- * twice is written twice, the same). */
+/* The inverse of sinew__load_rows: transforms v written to rows[0 .. 7]
+ * (a row listed twice is written twice, the same). Floats 0 to 7 of each
+ * transform are one 256-bit store: the two 4 x 4 transposes give joint k's
+ * floats 0-3 and 4-7 in the low halves and joint k + 4's in the high ones,
+ * one cross-half permute each joint joins them; the scale's y and z follow
+ * as 64-bit stores from one interleave of v[8] and v[9]. */
 static inline void sinew__store_rows(const __m256 v[10], float *const rows[8])
 {
-    __m256 r[3][4], zero = _mm256_setzero_ps();
+    __m256 r[2][4];
     sinew__transpose_halves(v[0], v[1], v[2], v[3], r[0]);
     sinew__transpose_halves(v[4], v[5], v[6], v[7], r[1]);
-    sinew__transpose_halves(v[8], v[9], zero, zero, r[2]);
+    /* scale y, z of joints 0, 1 (4, 5 high) and of joints 2, 3 (6, 7 high) */
+    __m256 yz[2] = {_mm256_unpacklo_ps(v[8], v[9]), _mm256_unpackhi_ps(v[8], v[9])};
     for (int k = 0; k < 4; ++k) {
-        float *lo = rows[k], *hi = rows[k + 4];
-        _mm_storeu_ps(lo, _mm256_castps256_ps128(r[0][k]));
-        _mm_storeu_ps(lo + 4, _mm256_castps256_ps128(r[1][k]));
-        _mm_storel_pi((__m64 *)(lo + 8), _mm256_castps256_ps128(r[2][k]));
-        _mm_storeu_ps(hi, _mm256_extractf128_ps(r[0][k], 1));
-        _mm_storeu_ps(hi + 4, _mm256_extractf128_ps(r[1][k], 1));
-        _mm_storel_pi((__m64 *)(hi + 8), _mm256_extractf128_ps(r[2][k], 1));
+        _mm256_storeu_ps(rows[k], _mm256_permute2f128_ps(r[0][k], r[1][k], 0x20));
+        _mm256_storeu_ps(rows[k + 4], _mm256_permute2f128_ps(r[0][k], r[1][k], 0x31));
+    }
+    for (int h = 0; h < 2; ++h) {
+        __m128 lo = _mm256_castps256_ps128(yz[h]), hi = _mm256_extractf128_ps(yz[h], 1);
+        _mm_storel_pi((__m64 *)(rows[2 * h] + 8), lo);
+        _mm_storeh_pi((__m64 *)(rows[2 * h + 1] + 8), lo);
+        _mm_storel_pi((__m64 *)(rows[2 * h + 4] + 8), hi);
+        _mm_storeh_pi((__m64 *)(rows[2 * h + 5] + 8), hi);
     }
 }
 
