@@ -308,10 +308,12 @@ static void test_eight_influences(void)
     sinew_skeleton_free(sk);
 }
 
-/* sinew_skin_vertex_order: a permutation sorted by the set of weighted
- * joints (a joint listed twice counts once, zero weights not at all, the
- * order of an influence list does not matter), ties in vertex order; NULL
- * arguments refused. */
+/* sinew_skin_vertex_order: vertices by the set of weighted joints (a joint
+ * listed twice counts once, zero weights not at all, the order of an
+ * influence list does not matter): each set's whole blocks of 8 first, sets
+ * ascending, then the rest, each block begun with the first left in that
+ * order and filled with the vertex adding the fewest joints to it (the
+ * earliest among equals); NULL arguments refused. */
 static void test_vertex_order(void)
 {
     int parents[8];
@@ -319,7 +321,7 @@ static void test_vertex_order(void)
     sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){8, parents, NULL, NULL}, NULL, NULL, NULL);
     int joints[8] = {0, 1, 2, 3, 4, 5, 6, 7};
     /* 3 influences per vertex; expected sets in comments */
-    enum { V = 7 };
+    enum { V = 16 };
     uint8_t idx[V * 3] = {5, 2, 0, /* {2, 5} */
                           3, 0, 0, /* {3} */
                           2, 5, 7, /* {2, 5}: the 7 has weight 0 */
@@ -329,18 +331,25 @@ static void test_vertex_order(void)
                           2, 5, 0 /* {2, 5} */};
     float w[V * 3] = {0.5f, 0.5f, 0, 1, 0, 0, 0.3f, 0.7f, 0, 0.25f, 0.25f, 0.5f, 0.6f, 0.4f, 0,
                       0.2f, 0.3f, 0.5f, 0.9f, 0.1f, 0};
+    for (int v = 7; v < V; ++v) idx[3 * v] = 7, w[3 * v] = 1; /* vertices 7 to 15: {7} */
     sinew_skin *s = sinew_skin_create(
         sk, &(sinew_skin_desc){8, joints, NULL, NULL, V, 3, SINEW_INDEX_U8, idx, SINEW_WEIGHT_F32, w, false}, NULL, NULL,
         NULL);
     CHECK(s != NULL, "vertex order: the skin is made");
     if (s) {
-        int order[V], want[V] = {4, 3, 0, 2, 6, 1, 5}; /* {0,4} {1,6} {2,5} x3 {3} x2 */
+        /* sorted: {0,4} 4, {1,6} 3, {2,5} 0 2 6, {3} 1 5, {7} 7-15; {7}'s first 8 make a whole block; the
+         * rest's block begins with 4, then takes 1 and 5 (one joint more, then none), 15 (one more), and 3,
+         * 0, 2, 6 (two more each, then none) */
+        int order[V], want[V] = {7, 8, 9, 10, 11, 12, 13, 14, 4, 1, 5, 15, 3, 0, 2, 6};
         sinew_error err = {0};
         CHECK(sinew_skin_vertex_order(s, order, &err) == SINEW_OK, "vertex order: %s", err.description);
         bool same = true;
-        for (int i = 0; i < V; ++i) same &= order[i] == want[i];
-        CHECK(same, "vertex order: by joint set, ties in vertex order (got %d %d %d %d %d %d %d)", order[0], order[1],
-              order[2], order[3], order[4], order[5], order[6]);
+        char got[128] = "";
+        for (int i = 0; i < V; ++i) {
+            same &= order[i] == want[i];
+            snprintf(got + strlen(got), sizeof got - strlen(got), " %d", order[i]);
+        }
+        CHECK(same, "vertex order: whole blocks of a set first, then the rest by fewest joints added (got%s)", got);
         CHECK(sinew_skin_vertex_order(s, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "order"),
               "vertex order: NULL order refused (%s)", err.description);
     }

@@ -345,6 +345,61 @@ static int compare_vertex_keys(const void *pa, const void *pb)
     return (a->vertex > b->vertex) - (a->vertex < b->vertex);
 }
 
+static bool same_joints(const vertex_key *a, const vertex_key *b)
+{
+    return memcmp(a->joints, b->joints, sizeof a->joints) == 0;
+}
+
+/* How many of key k's joints are not marked in `in_block`. */
+static int joints_added(const vertex_key *k, const uint8_t *in_block)
+{
+    int added = 0;
+    for (int i = 0; i < SINEW_MAX_INFLUENCES && k->joints[i] != UINT16_MAX; ++i) added += !in_block[k->joints[i]];
+    return added;
+}
+
+/* How far ahead a block of the rest looks for its vertices: arnaud.fbx
+ * welded blends 2.19 joints a block with 64, 2.17 with 512. */
+enum { PLACE_WINDOW = 64 };
+
+/* The sorted keys into `order`: each set of joints's vertices in whole
+ * blocks of 8 first (blocks that blend that set alone), then the rest,
+ * each block begun with the first of them in sorted order and filled from
+ * the next PLACE_WINDOW with the vertex that adds the fewest joints to it
+ * (the earliest among equals: vertices of one set keep their order, so an
+ * ordered skin is placed as it is). `in_block` (a byte per skin joint, all
+ * 0) marks the block's joints. */
+static void place_vertices(vertex_key *keys, int n, uint8_t *in_block, int *order)
+{
+    int placed = 0, rest = 0;
+    for (int i = 0; i < n;) {
+        int end = i + 1;
+        while (end < n && same_joints(&keys[end], &keys[i])) ++end;
+        int whole = (end - i) / SINEW__BLOCK * SINEW__BLOCK;
+        for (int k = i; k < i + whole; ++k) order[placed++] = keys[k].vertex;
+        for (int k = i + whole; k < end; ++k) keys[rest++] = keys[k]; /* rest <= k: towards the front */
+        i = end;
+    }
+    int next = 0; /* keys[next .. rest) not placed yet, in sorted order */
+    while (next < rest) {
+        int first = next;
+        for (int lane = 0; lane < SINEW__BLOCK && next < rest; ++lane) {
+            int best = next, fewest = SINEW_MAX_INFLUENCES + 1;
+            for (int k = next; lane > 0 && k < rest && k < next + PLACE_WINDOW && fewest > 0; ++k) {
+                int added = joints_added(&keys[k], in_block);
+                if (added < fewest) fewest = added, best = k;
+            }
+            vertex_key chosen = keys[best];
+            memmove(keys + next + 1, keys + next, sizeof *keys * (size_t)(best - next));
+            keys[next++] = chosen;
+            for (int i = 0; i < SINEW_MAX_INFLUENCES && chosen.joints[i] != UINT16_MAX; ++i) in_block[chosen.joints[i]] = 1;
+            order[placed++] = chosen.vertex;
+        }
+        for (int k = first; k < next; ++k)
+            for (int i = 0; i < SINEW_MAX_INFLUENCES && keys[k].joints[i] != UINT16_MAX; ++i) in_block[keys[k].joints[i]] = 0;
+    }
+}
+
 sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_error *err)
 {
     sinew__ok(err);
@@ -352,8 +407,12 @@ sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_e
                                             skin ? "order" : "skin");
     int n = skin->vertex_count;
     vertex_key *keys = sinew__alloc(&skin->allocator_, sizeof *keys * ((size_t)n + 1));
-    if (!keys)
+    uint8_t *in_block = sinew__alloc(&skin->allocator_, (size_t)skin->joint_count + 1);
+    if (!keys || !in_block) {
+        sinew__free(&skin->allocator_, keys), sinew__free(&skin->allocator_, in_block);
         return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin vertex order: out of memory for %d vertices", n);
+    }
+    memset(in_block, 0, (size_t)skin->joint_count + 1);
     for (int v = 0; v < n; ++v) {
         int idx[SINEW_MAX_INFLUENCES], count = 0;
         float w[SINEW_MAX_INFLUENCES];
@@ -373,8 +432,8 @@ sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_e
         k->vertex = v;
     }
     qsort(keys, (size_t)n, sizeof *keys, compare_vertex_keys);
-    for (int i = 0; i < n; ++i) order[i] = keys[i].vertex;
-    sinew__free(&skin->allocator_, keys);
+    place_vertices(keys, n, in_block, order);
+    sinew__free(&skin->allocator_, keys), sinew__free(&skin->allocator_, in_block);
     return SINEW_OK;
 }
 
