@@ -345,6 +345,45 @@ static void test_streams(void)
     sinew_asset_free(a);
 }
 
+/* sinew_palette_is_conformal takes four matrices at a time (SSE2) and the
+ * rest one by one: the answer for a palette is the AND of the answers for
+ * its matrices one at a time (a palette of one takes the one-by-one path),
+ * whichever matrix holds the defect: a scale off by more or less than the
+ * tolerance, a shear, a NaN, an infinity; and clear cases come out right. */
+static void test_conformal_check(void)
+{
+    enum { N = 13, TRIALS = 400 };
+    unsigned seed = 5;
+    int checked = 0, mismatched = 0, wrong = 0;
+    for (int trial = 0; trial < TRIALS; ++trial) {
+        sinew_mat4 p[N];
+        for (int j = 0; j < N; ++j) {
+            float s = 0.5f + 2.0f * check_rand(&seed);
+            sinew_vec3 axis = sinew_vec3_make(check_rand(&seed) - 0.5f, check_rand(&seed) - 0.5f, 0.3f);
+            p[j] = trs(check_rand(&seed), 2, 3, axis, 6.0f * check_rand(&seed), s, s, s);
+        }
+        int k = trial % N, kind = trial / N % 6;
+        float e = 1e-4f * (0.5f + check_rand(&seed)); /* around the tolerance */
+        switch (kind) {
+        case 0: break;                                                      /* conformal */
+        case 1: for (int r = 0; r < 3; ++r) p[k].m[4 + r] *= 1.0f + e; break; /* column 1 longer */
+        case 2: for (int r = 0; r < 3; ++r) p[k].m[8 + r] *= 2.0f; break;     /* clearly not */
+        case 3: p[k].m[4] += e * 3.0f * p[k].m[0]; break;                    /* a shear near the tolerance */
+        case 4: p[k].m[9] = NAN; break;
+        case 5: p[k].m[2] = INFINITY; break;
+        }
+        bool each = true;
+        for (int j = 0; j < N; ++j) each &= sinew_palette_is_conformal(&p[j], 1, 1e-4f);
+        bool all = sinew_palette_is_conformal(p, N, 1e-4f);
+        ++checked;
+        mismatched += all != each;
+        wrong += (kind == 0 && !all) || ((kind == 2 || kind >= 4) && all); /* 1 and 3: near the tolerance */
+    }
+    CHECK(mismatched == 0, "conformal check: four at a time agrees with one at a time in %d of %d palettes",
+          checked - mismatched, checked);
+    CHECK(wrong == 0, "conformal check: %d clear cases (conformal, twice as long, NaN, infinite) wrong", wrong);
+}
+
 int main(void)
 {
     test_normals_non_uniform_scale();
@@ -352,5 +391,6 @@ int main(void)
     test_dqs_single_influence();
     test_antipodal();
     test_streams();
+    test_conformal_check();
     return check_finish("test_skinning");
 }
