@@ -350,6 +350,18 @@ static void test_vertex_order(void)
             snprintf(got + strlen(got), sizeof got - strlen(got), " %d", order[i]);
         }
         CHECK(same, "vertex order: whole blocks of a set first, then the rest by fewest joints added (got%s)", got);
+        /* the skin in that order keeps it: its order is the identity */
+        uint8_t idx2[V * 3];
+        float w2[V * 3];
+        for (int i = 0; i < V; ++i)
+            for (int k = 0; k < 3; ++k) idx2[3 * i + k] = idx[3 * order[i] + k], w2[3 * i + k] = w[3 * order[i] + k];
+        sinew_skin *ordered = sinew_skin_create(
+            sk, &(sinew_skin_desc){8, joints, NULL, NULL, V, 3, SINEW_INDEX_U8, idx2, SINEW_WEIGHT_F32, w2, false},
+            NULL, NULL, NULL);
+        bool identity = ordered && sinew_skin_vertex_order(ordered, order, &err) == SINEW_OK;
+        for (int i = 0; identity && i < V; ++i) identity = order[i] == i;
+        CHECK(identity, "vertex order: an ordered skin's order is the identity");
+        sinew_skin_free(ordered);
         CHECK(sinew_skin_vertex_order(s, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "order"),
               "vertex order: NULL order refused (%s)", err.description);
     }
