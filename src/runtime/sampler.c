@@ -200,6 +200,57 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
     return false;
 }
 
+/* A block layout's tables kept whatever its keys hold (sinew__blocks's
+ * fields of these names): the constant blocks, the masks, and the pose
+ * under the partial blocks. */
+typedef struct block_tables {
+    float *constants;
+    int8_t *mask;
+    int32_t *under_slot;
+    uint8_t *settled;
+    float *under;
+} block_tables;
+
+/* Their places in a layout (byte offsets from its start). */
+typedef struct block_tables_at {
+    size_t constants, mask, under_slot, settled, under;
+} block_tables_at;
+
+static block_tables_at lay_out_tables(sinew__layout *lay, int count, int animated, int partial_count)
+{
+    block_tables_at at;
+    at.constants = sinew__layout_add(lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    at.mask = sinew__layout_add(lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
+    at.under_slot = sinew__layout_add(lay, (size_t)count, sizeof(int32_t), 4);
+    at.settled = sinew__layout_add(lay, (size_t)count, sizeof(uint8_t), 1);
+    at.under = sinew__layout_add(lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    return at;
+}
+
+static block_tables tables_in(unsigned char *base, const block_tables_at *at)
+{
+    return (block_tables){(float *)(base + at->constants), (int8_t *)(base + at->mask),
+                          (int32_t *)(base + at->under_slot), base + at->settled, (float *)(base + at->under)};
+}
+
+/* p's tables pointed at t. */
+static void use_tables(sinew__blocks *p, const block_tables *t)
+{
+    p->constants = t->constants, p->mask = t->mask, p->under_slot = t->under_slot, p->settled = t->settled;
+    p->under = t->under;
+}
+
+/* from's tables copied into t (laid out for the same counts). */
+static void copy_tables(const block_tables *t, const sinew__blocks *from, int partial_count)
+{
+    int count = from->length / 8;
+    memcpy(t->constants, from->constants, sizeof(float) * (size_t)(count - from->animated) * SINEW__BLOCK_FLOATS);
+    memcpy(t->mask, from->mask, (size_t)count * SINEW__BLOCK_FLOATS);
+    memcpy(t->under_slot, from->under_slot, sizeof(int32_t) * (size_t)count);
+    memcpy(t->settled, from->settled, (size_t)count);
+    memcpy(t->under, from->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
+}
+
 /* The plan in the block layout (sampler_internal.h) in one allocation: the
  * sampler, the layout, the schedule, the frames, the constant blocks, the
  * mask, and for the partial blocks their slots, settled flags and the pose
@@ -244,15 +295,9 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     size_t off_schedule = sinew__layout_add(&lay, (size_t)length, sizeof(int16_t), 2);
     size_t off_frames =
         sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
-    size_t off_constants =
-        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
-    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
-    size_t off_under_slot = sinew__layout_add(&lay, (size_t)count, sizeof(int32_t), 4);
-    size_t off_settled = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
     int partial_count = 0;
     for (int b = 0; b < count; ++b) partial_count += block_partial(order, b, track_of);
-    size_t off_under =
-        sinew__layout_add(&lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    block_tables_at tables_at = lay_out_tables(&lay, count, animated, partial_count);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
         sinew__free(alloc, scratch);
@@ -262,11 +307,10 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     sinew__sampler *sm = (sinew__sampler *)block;
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
     int16_t *schedule = (int16_t *)(block + off_schedule);
-    float *frames = (float *)(block + off_frames), *constants = (float *)(block + off_constants);
-    int8_t *mask = (int8_t *)(block + off_mask);
-    int32_t *under_slot = (int32_t *)(block + off_under_slot);
-    uint8_t *settled = block + off_settled;
-    float *under = (float *)(block + off_under);
+    float *frames = (float *)(block + off_frames);
+    block_tables tables = tables_in(block, &tables_at);
+    float *constants = tables.constants, *under = tables.under;
+    int8_t *mask = tables.mask;
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
     const float *none = &identity_transform.translation.x;
     size_t frame = (size_t)animated * SINEW__BLOCK_FLOATS;
@@ -296,9 +340,9 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
      * floats given those values too */
     const sinew_transform *base = clip->additive ? NULL : sk->rest_pose;
     for (int b = 0, slot = 0; b < count; ++b) {
-        under_slot[b] = -1;
+        tables.under_slot[b] = -1;
         if (!block_partial(schedule, b, track_of)) continue;
-        under_slot[b] = slot;
+        tables.under_slot[b] = slot;
         float *u = under + (size_t)slot++ * SINEW__BLOCK_FLOATS;
         bool constant = b >= animated, exact = true;
         for (int lane = 0; lane < 8; ++lane) {
@@ -313,13 +357,13 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                 if ((f < 3 || f >= 7) && x[f] == 0.0f && signbit(x[f])) exact = false;
             }
         }
-        settled[b] = constant && exact;
+        tables.settled[b] = constant && exact;
     }
     *p = (sinew__blocks){.times = times, .key_count = (int)keys, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n,
                          .parents_hash = sk->parents_hash_, .animated = animated, .frames = frames,
-                         .constants = constants, .mask = mask, .under_slot = under_slot, .settled = settled,
-                         .under = under, .under_hash = sk->rest_hash_};
+                         .under_hash = sk->rest_hash_};
+    use_tables(p, &tables);
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .simd = simd, .bytes = lay.total};
     sinew__free(alloc, scratch);
@@ -399,13 +443,7 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
     size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
-    size_t off_constants =
-        sinew__layout_add(&lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
-    size_t off_mask = sinew__layout_add(&lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
-    size_t off_under_slot = sinew__layout_add(&lay, (size_t)count, sizeof(int32_t), 4);
-    size_t off_settled = sinew__layout_add(&lay, (size_t)count, sizeof(uint8_t), 1);
-    size_t off_under =
-        sinew__layout_add(&lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    block_tables_at tables_at = lay_out_tables(&lay, count, animated, partial_count);
     size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
     size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
     size_t off_fixed = sinew__layout_add(&lay, frame, sizeof(float), 32);
@@ -422,20 +460,14 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
     sinew__packed_keys *q = (sinew__packed_keys *)(block + off_packed);
     int16_t *schedule = (int16_t *)(block + off_schedule);
-    float *times = (float *)(block + off_times), *constants = (float *)(block + off_constants);
-    int8_t *mask = (int8_t *)(block + off_mask);
-    int32_t *under_slot = (int32_t *)(block + off_under_slot), *first = (int32_t *)(block + off_first);
-    uint8_t *settled = block + off_settled;
-    float *under = (float *)(block + off_under), *fixed = (float *)(block + off_fixed);
+    float *times = (float *)(block + off_times), *fixed = (float *)(block + off_fixed);
+    block_tables tables = tables_in(block, &tables_at);
+    int32_t *first = (int32_t *)(block + off_first);
     float *step = (float *)(block + off_step), *offset = (float *)(block + off_offset);
     uint16_t *packed_keys = (uint16_t *)(block + off_keys), *varying_out = (uint16_t *)(block + off_varying);
     memcpy(schedule, fp->schedule, sizeof(int16_t) * (size_t)fp->length);
     memcpy(times, fp->times, sizeof(float) * keys);
-    memcpy(constants, fp->constants, sizeof(float) * (size_t)(count - animated) * SINEW__BLOCK_FLOATS);
-    memcpy(mask, fp->mask, (size_t)count * SINEW__BLOCK_FLOATS);
-    memcpy(under_slot, fp->under_slot, sizeof(int32_t) * (size_t)count);
-    memcpy(settled, fp->settled, (size_t)count);
-    memcpy(under, fp->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
+    copy_tables(&tables, fp, partial_count);
     uint16_t *varying = varying_out;
     bool fits = true;
     for (int b = 0, v = 0; b < animated; ++b) {
@@ -476,7 +508,7 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
                               .step = step, .offset = offset, .keys = packed_keys};
     *p = *fp;
     p->times = times, p->hint_track = hint_slot, p->schedule = schedule, p->frames = NULL, p->packed = q;
-    p->constants = constants, p->mask = mask, p->under_slot = under_slot, p->settled = settled, p->under = under;
+    use_tables(p, &tables);
     *sm = *plain;
     sm->blocks = p, sm->bytes = lay.total;
     /* how far the packed keys lie from the clip's, where tracks write */
@@ -485,7 +517,7 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
             float x[10], y[10];
             sinew__packed_lane(p, e, k, x);
             for (int f = 0; f < 10; ++f) {
-                bool written = mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
+                bool written = tables.mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
                 y[f] = fp->frames[k * frame + (size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8];
                 if (!written) x[f] = y[f];
             }
