@@ -1,6 +1,7 @@
 /* The thread pool: every index of a run once, runs after runs, a NULL
  * pool, bad thread counts; parallel skinning bit for bit the one-thread
- * result, ranges that cut blocks included. */
+ * result, ranges that cut blocks included, on the demo mesh and on one big
+ * enough for each thread's share to be cut in pieces. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 
@@ -112,6 +113,76 @@ static void test_skinning(void)
     sinew_asset_free(a);
 }
 
+/* A mesh big enough for every share to be cut in pieces (60,013 random
+ * vertices, four influences each, on the demo skeleton): parallel LBS and
+ * DQS bit for bit the one-thread call on pools of 2, 3 and 7 threads, over
+ * the whole mesh, ranges that start and end inside blocks, and one too small
+ * to split. */
+static void test_large_skinning(void)
+{
+    enum { NV = 60013, NI = 4 };
+    sinew_asset *a = sinew_demo_create(NULL, NULL);
+    const sinew_skeleton *sk = a->skeleton;
+    int nj = sk->joint_count;
+    uint16_t *idx = malloc(sizeof *idx * NV * NI);
+    float *w = malloc(sizeof *w * NV * NI), *pos = malloc(sizeof *pos * 3 * NV), *nrm = malloc(sizeof *nrm * 3 * NV);
+    float *one = malloc(sizeof *one * 6 * NV), *many = malloc(sizeof *many * 6 * NV);
+    unsigned seed = 99;
+    for (int i = 0; i < NV * NI; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        idx[i] = (uint16_t)((seed >> 8) % (unsigned)nj);
+        w[i] = (float)((seed >> 16) & 255) + 1.0f;
+    }
+    for (int i = 0; i < 3 * NV; ++i) {
+        seed = seed * 1664525u + 1013904223u;
+        pos[i] = (float)(seed >> 8) / 16777216.0f - 0.5f;
+        nrm[i] = (float)((seed >> 4) & 1023) / 1024.0f - 0.5f;
+    }
+    sinew_skin_desc d = {.joint_count = nj, .joints = NULL, .vertex_count = NV, .influence_count = NI,
+                         .index_type = SINEW_INDEX_U16, .indices = idx, .weight_type = SINEW_WEIGHT_F32, .weights = w};
+    int *joints = malloc(sizeof *joints * (size_t)nj);
+    for (int j = 0; j < nj; ++j) joints[j] = j;
+    d.joints = joints;
+    sinew_skin_report report;
+    sinew_error err = {0};
+    sinew_skin *s = sinew_skin_create(sk, &d, NULL, &report, &err);
+    CHECK(s != NULL, "large skin: %s", err.description);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)nj), *pal = malloc(sizeof *pal * (size_t)nj);
+    sinew_transform *local = malloc(sizeof *local * (size_t)nj);
+    sinew_dq_transform *dq = malloc(sizeof *dq * (size_t)nj);
+    sinew_clip_sample(a->clips[0], sk, 0.7f, SINEW_SAMPLE_LOOP, NULL, local, nj, NULL);
+    sinew_local_to_model(sk, local, NULL, model, nj, NULL);
+    if (s) sinew_skin_palette(s, model, nj, NULL, pal, nj, NULL);
+    sinew_dq_palette(pal, nj, dq, NULL);
+    static const int threads[] = {2, 3, 7};
+    static const int ranges[][2] = {{0, NV}, {5, NV - 13}, {1, 50000}, {3, 2000}};
+    for (size_t t = 0; t < sizeof threads / sizeof *threads && s; ++t) {
+        sinew_pool *pool = sinew_pool_create(threads[t], NULL, NULL);
+        for (int dqs = 0; dqs < 2; ++dqs)
+            for (size_t r = 0; r < sizeof ranges / sizeof *ranges; ++r) {
+                for (int i = 0; i < 6 * NV; ++i) one[i] = many[i] = -7.0f;
+                sinew_skin_job job = {.skin = s, .palette = pal, .dq_palette = dq, .palette_count = nj,
+                                      .first_vertex = ranges[r][0], .vertex_count = ranges[r][1],
+                                      .positions = pos, .out_positions = one, .normals = nrm,
+                                      .out_normals = one + 3 * NV};
+                CHECK((dqs ? sinew_skin_dqs(&job, &err) : sinew_skin_lbs(&job, &err)) == SINEW_OK, "%s",
+                      err.description);
+                job.out_positions = many, job.out_normals = many + 3 * NV;
+                CHECK((dqs ? sinew_skin_dqs_parallel(&job, pool, &err) : sinew_skin_lbs_parallel(&job, pool, &err)) ==
+                          SINEW_OK,
+                      "%s", err.description);
+                CHECK(memcmp(one, many, sizeof(float) * 6 * NV) == 0,
+                      "%d threads, %s [%d, +%d) of %d vertices: parallel differs from one thread", threads[t],
+                      dqs ? "dqs" : "lbs", ranges[r][0], ranges[r][1], NV);
+            }
+        sinew_pool_free(pool);
+    }
+    sinew_skin_free(s);
+    free(idx), free(w), free(pos), free(nrm), free(one), free(many), free(joints), free(model), free(pal);
+    free(local), free(dq);
+    sinew_asset_free(a);
+}
+
 int main(void)
 {
     test_runs(1);
@@ -124,5 +195,6 @@ int main(void)
     CHECK(sinew_pool_create(SINEW_MAX_THREADS + 1, NULL, &err) == NULL, "too many threads");
     sinew_pool_free(NULL);
     test_skinning();
+    test_large_skinning();
     return check_finish("test_pool");
 }

@@ -1306,17 +1306,26 @@ SINEW_API void sinew_pool_free(sinew_pool *pool);
 SINEW_API int sinew_pool_threads(const sinew_pool *pool);
 
 /* Runs fn(user, i) for i in 0 .. count - 1 on the workers and the calling
- * thread, each index once, handed out as threads come free; returns when
- * all are done. A NULL pool runs them in order on the calling thread.
+ * thread, each index once; returns when all are done. Of n threads, thread
+ * t (the workers first, the caller last) takes the indices from
+ * count * t / n up to count * (t + 1) / n first, in order, the same share
+ * in every run, so that a run that gives each index the same data as the
+ * last finds it in the caches of the thread that touched it; a thread done
+ * with its share takes what is left of the others'. A NULL pool runs them
+ * in order on the calling thread.
  * After a run the workers spin for a short while (about 20,000 pause
  * instructions) before they sleep, so that the next frame's run starts at
  * once; a sleeping worker takes tens of microseconds to wake. */
 SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
 
 /* sinew_skin_lbs and sinew_skin_dqs over the pool's threads: the job's
- * range split into ranges of whole 8-vertex blocks (at least 1024 vertices
- * each, a few per thread). Same results and errors as the one-thread calls;
- * validates first. */
+ * range split into one share a thread (cut on 8-vertex blocks; fewer
+ * threads where a share would have under 1024 vertices), each share in
+ * pieces of halving size (a half, a quarter, ... down to 1024 vertices), so
+ * that each thread skins the same vertices in every call, still in its
+ * caches from the last frame, and a thread done early takes the small
+ * pieces left at the end of another's. Same results and errors as the
+ * one-thread calls; validates first. */
 SINEW_API sinew_result sinew_skin_lbs_parallel(const sinew_skin_job *job, sinew_pool *pool, sinew_error *err);
 /* The same for dual quaternion skinning. */
 SINEW_API sinew_result sinew_skin_dqs_parallel(const sinew_skin_job *job, sinew_pool *pool, sinew_error *err);

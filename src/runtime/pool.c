@@ -1,22 +1,34 @@
-/* A small pool of worker threads: each sinew_pool_run hands out task
- * indices from an atomic counter to the workers and the calling thread, and
- * returns when all are done. The pool is the only state; the library keeps
- * none of its own. */
+/* A small pool of worker threads. Each sinew_pool_run gives every thread
+ * its own share of the task indices, the same share in every run (thread t
+ * of n: the t-th of n contiguous parts), so that a thread meets the data it
+ * touched in the last run still in its own caches; a thread done with its
+ * share takes what is left of the others'. The pool is the only state; the
+ * library keeps none of its own. */
 #include "skin_internal.h"
 
 #include <pthread.h>
+#include <stdalign.h>
 #include <stdatomic.h>
+
+/* A thread's share of the current run: indices next .. end - 1 still to
+ * take. On a cache line of its own, since the others read it only at the
+ * end of their shares. */
+typedef struct thread_share {
+    alignas(64) atomic_int next;
+    int end;
+    sinew_pool *pool;
+    int index; /* the workers are 0 .. workers - 1, the caller is workers */
+} thread_share;
 
 struct sinew_pool {
     int workers; /* threads besides the caller */
     pthread_t *threads;
+    thread_share *shares; /* workers + 1, on cache lines */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
     /* the current run, published by `generation` */
     sinew_task_fn fn;
     void *user;
-    int count;
-    atomic_int next;
     atomic_long generation;
     atomic_int busy; /* workers still in the current run */
     atomic_bool quit;
@@ -34,19 +46,25 @@ static inline void relax(void)
 #endif
 }
 
-/* Takes tasks until none is left. */
-static void drain(sinew_pool *p, sinew_task_fn fn, void *user, int count)
+/* Takes the tasks of the thread's own share, then of the others' until
+ * none is left. */
+static void drain(sinew_pool *p, int self)
 {
-    for (;;) {
-        int i = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed);
-        if (i >= count) return;
-        fn(user, i);
+    int n = p->workers + 1;
+    for (int k = 0; k < n; ++k) {
+        thread_share *s = &p->shares[(self + k) % n];
+        while (atomic_load_explicit(&s->next, memory_order_relaxed) < s->end) {
+            int i = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
+            if (i >= s->end) break;
+            p->fn(p->user, i);
+        }
     }
 }
 
 static void *worker_main(void *arg)
 {
-    sinew_pool *p = arg;
+    thread_share *mine = arg;
+    sinew_pool *p = mine->pool;
     long seen = 0;
     for (;;) {
         long g = seen;
@@ -61,7 +79,7 @@ static void *worker_main(void *arg)
         }
         if (atomic_load(&p->quit)) return NULL;
         seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-        drain(p, p->fn, p->user, p->count);
+        drain(p, mine->index);
         if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1) {
             pthread_mutex_lock(&p->lock);
             pthread_cond_signal(&p->done);
@@ -81,16 +99,22 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     sinew_allocator alloc = sinew__allocator(options);
     sinew_pool *p = sinew__alloc(&alloc, sizeof *p);
     pthread_t *t = threads > 1 ? sinew__alloc(&alloc, sizeof *t * (size_t)(threads - 1)) : NULL;
-    if (!p || (threads > 1 && !t)) {
+    thread_share *shares = sinew__alloc_aligned(&alloc, sizeof *shares * (size_t)threads);
+    if (!p || (threads > 1 && !t) || !shares) {
         sinew__free(&alloc, p);
         sinew__free(&alloc, t);
+        sinew__free_aligned(&alloc, shares);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pool: out of memory");
         return NULL;
     }
     memset(p, 0, sizeof *p);
     p->threads = t;
+    p->shares = shares;
     p->allocator = alloc;
-    atomic_init(&p->next, 0);
+    for (int i = 0; i < threads; ++i) {
+        atomic_init(&shares[i].next, 0);
+        shares[i].end = 0, shares[i].pool = p, shares[i].index = i;
+    }
     atomic_init(&p->generation, 0);
     atomic_init(&p->busy, 0);
     atomic_init(&p->quit, false);
@@ -98,7 +122,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     pthread_cond_init(&p->start, NULL);
     pthread_cond_init(&p->done, NULL);
     for (int i = 0; i < threads - 1; ++i) {
-        if (pthread_create(&p->threads[i], NULL, worker_main, p) != 0) {
+        if (pthread_create(&p->threads[i], NULL, worker_main, &shares[i]) != 0) {
             sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pool: cannot start thread %d of %d", i + 2, threads);
             sinew_pool_free(p);
             return NULL;
@@ -121,6 +145,7 @@ void sinew_pool_free(sinew_pool *p)
     pthread_cond_destroy(&p->done);
     sinew_allocator a = p->allocator;
     sinew__free(&a, p->threads);
+    sinew__free_aligned(&a, p->shares);
     sinew__free(&a, p);
 }
 
@@ -133,14 +158,18 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
         for (int i = 0; i < count; ++i) fn(user, i);
         return;
     }
+    int n = p->workers + 1;
     pthread_mutex_lock(&p->lock);
-    p->fn = fn, p->user = user, p->count = count;
-    atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+    p->fn = fn, p->user = user;
+    for (int t = 0; t < n; ++t) {
+        atomic_store_explicit(&p->shares[t].next, (int)((long long)count * t / n), memory_order_relaxed);
+        p->shares[t].end = (int)((long long)count * (t + 1) / n);
+    }
     atomic_store_explicit(&p->busy, p->workers, memory_order_relaxed);
     atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->lock);
-    drain(p, fn, user, count);
+    drain(p, p->workers);
     for (int i = 0; i < SPIN && atomic_load_explicit(&p->busy, memory_order_acquire) > 0; ++i) relax();
     if (atomic_load_explicit(&p->busy, memory_order_acquire) > 0) {
         pthread_mutex_lock(&p->lock);
@@ -151,42 +180,80 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
 
 /* ---- skinning over vertex ranges ------------------------------------------ */
 
+/* The fewest vertices a range is given: below that the hand-over costs more
+ * than it saves. */
+enum { MIN_RANGE = 1024, MAX_PIECES = 8 };
+
+/* How a job is split: share t of `shares` is the t-th of equal parts of
+ * the job's vertices (cut on the skin's 8-vertex blocks), given to the pool
+ * as `pieces` consecutive tasks, the pool's thread t taking them first in
+ * every run, so that each thread skins the same vertices from one frame to
+ * the next (still in its caches). The pieces halve: the first is half the
+ * share, the next a quarter, and so on down to MIN_RANGE, the last what is
+ * left; a thread done with its share early takes the small pieces left at
+ * the end of another's, so that a thread slower than the others (a core
+ * shared with another virtual machine) costs the run at most a small piece.
+ * Some pieces are empty where a share is small. */
 typedef struct range_task {
     const sinew_skin_job *job;
-    int first, count, per_task;
+    int first, count, shares, pieces;
     bool dqs;
 } range_task;
+
+/* Where share `share`'s vertices begin: a multiple of the block size
+ * (counted from vertex 0) within the job's range. */
+static int share_begin(const range_task *t, int share)
+{
+    if (share == 0) return t->first;
+    if (share == t->shares) return t->first + t->count;
+    long long at = t->first + (long long)t->count * share / t->shares;
+    at = (at + SINEW__BLOCK - 1) / SINEW__BLOCK * SINEW__BLOCK;
+    return (int)(at < t->first + t->count ? at : t->first + t->count);
+}
+
+/* The vertices of the next piece of a share with `left` to go: half of them
+ * (whole blocks, at least MIN_RANGE), or all where halving would leave less
+ * than MIN_RANGE. */
+static int piece_size(int left)
+{
+    if (left < 2 * MIN_RANGE) return left;
+    return (left / 2 + SINEW__BLOCK - 1) / SINEW__BLOCK * SINEW__BLOCK;
+}
 
 static void skin_range(void *user, int index)
 {
     const range_task *t = user;
+    int share = index / t->pieces, piece = index % t->pieces;
+    int begin = share_begin(t, share), end = share_begin(t, share + 1);
+    for (int p = 0; p < piece; ++p) begin += piece_size(end - begin);
+    int size = piece == t->pieces - 1 ? end - begin : piece_size(end - begin);
+    if (size <= 0) return;
     sinew_skin_job job = *t->job;
-    job.first_vertex = t->first + index * t->per_task;
-    int left = t->first + t->count - job.first_vertex;
-    job.vertex_count = left < t->per_task ? left : t->per_task;
+    job.first_vertex = begin, job.vertex_count = size;
     if (t->dqs)
         sinew_skin_dqs(&job, NULL);
     else
         sinew_skin_lbs(&job, NULL);
 }
 
-/* Splits the job into ranges of whole 8-vertex blocks, a few per thread so
- * that uneven blocks even out. */
 static sinew_result skin_parallel(const sinew_skin_job *job, sinew_pool *pool, bool dqs, sinew_error *err)
 {
     sinew_result r = sinew_skin_job_validate(job, dqs, err);
     if (r != SINEW_OK) return r;
     sinew__job_streams st = sinew__job_resolve(job);
     int count = st.end - st.begin, threads = sinew_pool_threads(pool);
-    int tasks = threads == 1 ? 1 : 4 * threads;
-    int per_task = (count + tasks - 1) / tasks;
-    per_task = (per_task + SINEW__BLOCK - 1) / SINEW__BLOCK * SINEW__BLOCK;
-    if (per_task < 1024) per_task = 1024; /* below that the hand-over costs more than it saves */
     /* LBS's automatic normal mode decided once for all ranges, not by each */
     sinew_skin_job decided = *job;
     if (!dqs) decided.normal_mode = sinew__lbs_normal_mode(job, &st);
-    range_task t = {&decided, st.begin, count, per_task, dqs};
-    sinew_pool_run(pool, (count + per_task - 1) / per_task, skin_range, &t);
+    range_task t = {&decided, st.begin, count, count / MIN_RANGE < threads ? count / MIN_RANGE : threads, 1, dqs};
+    if (t.shares < 2) {
+        t.shares = 1;
+        skin_range(&t, 0);
+        return SINEW_OK;
+    }
+    for (int left = count / t.shares; left >= 2 * MIN_RANGE && t.pieces < MAX_PIECES; left -= piece_size(left))
+        ++t.pieces;
+    sinew_pool_run(pool, t.shares * t.pieces, skin_range, &t);
     return SINEW_OK;
 }
 
