@@ -8,8 +8,8 @@
  *
  * Skinning entries add "vertices" and "mvertex_per_s"; "clip_bytes" is the
  * memory of the runtime clip. With --threads N the skinning kernels run
- * over a sinew_pool of N threads (sinew_skin_lbs_parallel: vertex ranges of
- * whole blocks; the library holds no state, so ranges need no locking),
+ * over a sinew_pool of N threads (sinew_skin_lbs_parallel: a share of the
+ * vertices a thread; the library holds no state, so ranges need no locking),
  * their batches alternating with one-thread batches of the same job, whose
  * median ("one_thread_median_ns") and the median of the pairs' ratios
  * ("speedup") the rows add.
@@ -296,11 +296,9 @@ static void run_kernel(bench *b, const kernel *k)
 
 typedef struct result {
     double median, min, max; /* ns per call */
-    /* threaded skinning rows: the one-thread median (ns per call), the
-     * median of the pairs' speed-ups over one thread, the control's, and the
-     * median speed-up over the pairs the control found both cores free for */
-    double one_thread, speedup, control_speedup, free_speedup;
-    int free_pairs;
+    /* threaded skinning rows: the one-thread median (ns per call) and the
+     * median of the batch pairs' speed-ups over one thread */
+    double one_thread, speedup;
 } result;
 
 /* ns per call over `calls` calls of k. */
@@ -319,68 +317,24 @@ static int calibrate(bench *b, const kernel *k)
     return calls;
 }
 
-/* ---- the machine's own scaling ---------------------------------------------- */
-
-/* The control of the threaded rows: arithmetic alone, no memory, the same
- * in every task, so that its speed-up over one thread is what the machine
- * gives the pool at that moment. On a virtual machine whose cores are
- * shared with others it falls towards 1 while a core is taken away (the CI
- * machine kind: for seconds at a time). */
-enum { CONTROL_STEPS = 40000, CONTROL_TASKS = 4 * SINEW_MAX_THREADS };
-
-static void control_task(void *user, int index)
-{
-    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, sum = 0;
-    for (int i = 0; i < CONTROL_STEPS; ++i)
-        for (int l = 0; l < 8; ++l) x[l] = x[l] * 0.999f + 1e-3f;
-    for (int l = 0; l < 8; ++l) sum += x[l];
-    ((volatile float *)user)[index] = sum;
-}
-
-/* ns per call of the control's tasks (four a thread) on `pool` (NULL: one
- * thread). */
-static double control_batch(sinew_pool *pool, int tasks, int calls)
-{
-    static float sink[CONTROL_TASKS];
-    double t0 = bench_now();
-    for (int i = 0; i < calls; ++i) sinew_pool_run(pool, tasks, control_task, sink);
-    return 1e9 * (bench_now() - t0) / calls;
-}
-
-/* The control's speed-up over one thread, from one batch of each (each
- * after a call untimed, as the rows' batches). */
-static double control_speedup(sinew_pool *pool)
-{
-    int tasks = 4 * sinew_pool_threads(pool);
-    control_batch(NULL, tasks, 1);
-    double alone = control_batch(NULL, tasks, 2);
-    control_batch(pool, tasks, 1);
-    return alone / control_batch(pool, tasks, 4);
-}
-
 /* Warm-up, then BATCHES batches. A skinning row run on several threads
  * alternates its batches with batches of the same calls on one thread (the
  * job without the pool), so that its speed-up is a ratio from one run, each
- * pair of batches taken under the same conditions of the machine, and
- * measures the control before and after each pair: a pair counts as having
- * the cores free where both controls scale at least 0.9x the thread count.
- * Each of those batches follows one call untimed, so that the pool's
- * workers, asleep after the other batch, are awake (as back-to-back
- * batches find them). */
+ * pair of batches taken under the same conditions of the machine: the
+ * median of the pairs' ratios. Each of those batches follows one call
+ * untimed, so that the pool's workers, asleep after the other batch, are
+ * awake and its data in their caches (as back-to-back batches find them). */
 static result measure(bench *b, const kernel *k)
 {
-    double per_call[BATCHES], alone[BATCHES], ratio[BATCHES], control[BATCHES + 1], free_ratio[BATCHES];
+    double per_call[BATCHES], alone[BATCHES], ratio[BATCHES];
     sinew_pool *pool = b->pool;
-    int threads = sinew_pool_threads(pool);
-    bool pair = skinning(k->op) && threads > 1;
+    bool pair = skinning(k->op) && sinew_pool_threads(pool) > 1;
     int calls = calibrate(b, k), alone_calls = 0;
     if (pair) {
         b->pool = NULL;
         alone_calls = calibrate(b, k);
         b->pool = pool;
-        control[0] = control_speedup(pool);
     }
-    result out = {0};
     for (int r = 0; r < BATCHES; ++r) {
         if (pair) run_kernel(b, k);
         per_call[r] = batch(b, k, calls);
@@ -390,15 +344,9 @@ static result measure(bench *b, const kernel *k)
         alone[r] = batch(b, k, alone_calls);
         b->pool = pool;
         ratio[r] = alone[r] / per_call[r];
-        control[r + 1] = control_speedup(pool);
-        if (control[r] >= 0.9 * threads && control[r + 1] >= 0.9 * threads) free_ratio[out.free_pairs++] = ratio[r];
     }
-    if (pair) {
-        out.one_thread = bench_median(alone, BATCHES);
-        out.speedup = bench_median(ratio, BATCHES);
-        out.control_speedup = bench_median(control, BATCHES + 1);
-        if (out.free_pairs) out.free_speedup = bench_median(free_ratio, out.free_pairs);
-    }
+    result out = {0};
+    if (pair) out.one_thread = bench_median(alone, BATCHES), out.speedup = bench_median(ratio, BATCHES);
     qsort(per_call, BATCHES, sizeof *per_call, bench_compare);
     out.median = per_call[BATCHES / 2], out.min = per_call[0], out.max = per_call[BATCHES - 1];
     return out;
@@ -621,23 +569,15 @@ int cli_bench(int argc, char **argv)
         printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
-        if (r.speedup > 0) {
-            printf(", %.2fx one thread (%.0f); control %.2fx; cores free in %d of %d pairs", r.speedup,
-                   1e3 * nv / r.one_thread, r.control_speedup, r.free_pairs, BATCHES);
-            if (r.free_pairs) printf(": %.2fx", r.free_speedup);
-        }
+        if (r.speedup > 0) printf(", %.2fx one thread (%.0f)", r.speedup, 1e3 * nv / r.one_thread);
         printf("\n");
         if (f) {
             fprintf(f, "%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"count\": %d, \"median_ns\": %.1f, "
                        "\"min_ns\": %.1f, \"max_ns\": %.1f",
                     first ? "" : ",", k->name, unit, count, r.median, r.min, r.max);
             if (skin) fprintf(f, ", \"vertices\": %d, \"mvertex_per_s\": %.1f", nv, 1e3 * nv / r.median);
-            if (r.speedup > 0) {
-                fprintf(f, ", \"one_thread_median_ns\": %.1f, \"speedup\": %.3f, \"control_speedup\": %.3f, "
-                           "\"pairs_cores_free\": %d",
-                        r.one_thread, r.speedup, r.control_speedup, r.free_pairs);
-                if (r.free_pairs) fprintf(f, ", \"speedup_cores_free\": %.3f", r.free_speedup);
-            }
+            if (r.speedup > 0)
+                fprintf(f, ", \"one_thread_median_ns\": %.1f, \"speedup\": %.3f", r.one_thread, r.speedup);
             fputc('}', f);
         }
         first = false;
