@@ -1,7 +1,9 @@
-/* The thread pool: every index of a run once, runs after runs, a NULL
+/* The thread pool: every index of a run once, runs after runs (some after
+ * pauses that let the workers sleep), a NULL
  * pool, bad thread counts; parallel skinning bit for bit the one-thread
  * result, ranges that cut blocks included, on the demo mesh and on one big
  * enough for each thread's share to be cut in pieces. */
+#define _POSIX_C_SOURCE 200809L
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 
@@ -9,6 +11,7 @@
 
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 
 typedef struct counts {
     atomic_int hits[5000];
@@ -31,6 +34,10 @@ static void test_runs(int threads)
     static const int sizes[] = {0, 1, 2, 3, 17, 5000};
     for (int round = 0; round < 50; ++round)
         for (size_t s = 0; s < sizeof sizes / sizeof *sizes; ++s) {
+            /* now and then a pause long enough for the workers to sleep, so
+             * that runs start while they wake, and a run can end (by the
+             * others' work) before a late worker has come */
+            if (round % 10 == 9) nanosleep(&(struct timespec){0, 2000000}, NULL);
             for (int i = 0; i < 5000; ++i) atomic_store(&c->hits[i], 0);
             sinew_pool_run(pool, sizes[s], hit, c);
             int bad = 0;

@@ -1311,11 +1311,15 @@ SINEW_API int sinew_pool_threads(const sinew_pool *pool);
  * count * t / n up to count * (t + 1) / n first, in order, the same share
  * in every run, so that a run that gives each index the same data as the
  * last finds it in the caches of the thread that touched it; a thread done
- * with its share takes what is left of the others'. A NULL pool runs them
- * in order on the calling thread.
+ * with its share takes what is left of the others'. The run ends when its
+ * tasks are done: a worker asleep when it starts does not hold it up (the
+ * others take its share). A NULL pool runs them in order on the calling
+ * thread.
  * After a run the workers spin for a short while (about 20,000 pause
  * instructions) before they sleep, so that the next frame's run starts at
- * once; a sleeping worker takes tens of microseconds to wake. */
+ * once; a sleeping worker takes tens of microseconds to wake (on a
+ * virtual machine up to a millisecond), and waking it costs the caller a
+ * system call. */
 SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
 
 /* sinew_skin_lbs and sinew_skin_dqs over the pool's threads: the job's

@@ -2,8 +2,11 @@
  * its own share of the task indices, the same share in every run (thread t
  * of n: the t-th of n contiguous parts), so that a thread meets the data it
  * touched in the last run still in its own caches; a thread done with its
- * share takes what is left of the others'. The pool is the only state; the
- * library keeps none of its own. */
+ * share takes what is left of the others'. A run ends when its tasks are
+ * done, not when every worker has come: a worker still asleep when a run
+ * starts (waking takes tens of microseconds, on a virtual machine up to a
+ * millisecond) leaves its share to the others instead of holding the run.
+ * The pool is the only state; the library keeps none of its own. */
 #include "skin_internal.h"
 
 #include <pthread.h>
@@ -26,11 +29,13 @@ struct sinew_pool {
     thread_share *shares; /* workers + 1, on cache lines */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
-    /* the current run, published by `generation` */
+    /* the current run (fn, user, the shares), published by `generation`:
+     * even once published, odd while the caller rewrites it */
     sinew_task_fn fn;
     void *user;
     atomic_long generation;
-    atomic_int busy; /* workers still in the current run */
+    atomic_int active;  /* workers reading the run (taking tasks) */
+    atomic_int pending; /* tasks of the run not yet done */
     atomic_bool quit;
     sinew_allocator allocator;
 };
@@ -47,7 +52,8 @@ static inline void relax(void)
 }
 
 /* Takes the tasks of the thread's own share, then of the others' until
- * none is left. */
+ * none is left; the one that finishes the run's last task wakes the caller
+ * if it sleeps. */
 static void drain(sinew_pool *p, int self)
 {
     int n = p->workers + 1;
@@ -57,9 +63,17 @@ static void drain(sinew_pool *p, int self)
             int i = atomic_fetch_add_explicit(&s->next, 1, memory_order_relaxed);
             if (i >= s->end) break;
             p->fn(p->user, i);
+            if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && self != p->workers) {
+                pthread_mutex_lock(&p->lock);
+                pthread_cond_signal(&p->done);
+                pthread_mutex_unlock(&p->lock);
+            }
         }
     }
 }
+
+/* A run the worker has not taken part in yet: published, newer than `seen`. */
+static bool new_run(long generation, long seen) { return generation != seen && generation % 2 == 0; }
 
 static void *worker_main(void *arg)
 {
@@ -67,24 +81,27 @@ static void *worker_main(void *arg)
     sinew_pool *p = mine->pool;
     long seen = 0;
     for (;;) {
-        long g = seen;
-        for (int i = 0; i < SPIN && g == seen && !atomic_load(&p->quit); ++i) {
+        long g = atomic_load_explicit(&p->generation, memory_order_acquire);
+        for (int i = 0; i < SPIN && !new_run(g, seen) && !atomic_load(&p->quit); ++i) {
             relax();
             g = atomic_load_explicit(&p->generation, memory_order_acquire);
         }
-        if (g == seen) {
+        if (!new_run(g, seen)) {
             pthread_mutex_lock(&p->lock);
-            while (!atomic_load(&p->quit) && atomic_load(&p->generation) == seen) pthread_cond_wait(&p->start, &p->lock);
+            while (!atomic_load(&p->quit) && !new_run(g = atomic_load(&p->generation), seen))
+                pthread_cond_wait(&p->start, &p->lock);
             pthread_mutex_unlock(&p->lock);
         }
         if (atomic_load(&p->quit)) return NULL;
-        seen = atomic_load_explicit(&p->generation, memory_order_acquire);
-        drain(p, mine->index);
-        if (atomic_fetch_sub_explicit(&p->busy, 1, memory_order_acq_rel) == 1) {
-            pthread_mutex_lock(&p->lock);
-            pthread_cond_signal(&p->done);
-            pthread_mutex_unlock(&p->lock);
+        /* entering the run: the caller rewrites it only once no worker is
+         * in it, and a worker enters only a run still published (both
+         * sequentially consistent, so one of the two sees the other) */
+        atomic_fetch_add(&p->active, 1);
+        if (atomic_load(&p->generation) == g) {
+            drain(p, mine->index);
+            seen = g;
         }
+        atomic_fetch_sub_explicit(&p->active, 1, memory_order_release);
     }
 }
 
@@ -116,7 +133,8 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
         shares[i].end = 0, shares[i].pool = p, shares[i].index = i;
     }
     atomic_init(&p->generation, 0);
-    atomic_init(&p->busy, 0);
+    atomic_init(&p->active, 0);
+    atomic_init(&p->pending, 0);
     atomic_init(&p->quit, false);
     pthread_mutex_init(&p->lock, NULL);
     pthread_cond_init(&p->start, NULL);
@@ -159,21 +177,27 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
         return;
     }
     int n = p->workers + 1;
-    pthread_mutex_lock(&p->lock);
+    /* withdraw the last run, then wait for any worker still reading it (one
+     * that woke after it ended and found nothing left) */
+    long g = atomic_load_explicit(&p->generation, memory_order_relaxed);
+    atomic_store(&p->generation, g + 1);
+    while (atomic_load(&p->active) > 0) relax();
     p->fn = fn, p->user = user;
     for (int t = 0; t < n; ++t) {
         atomic_store_explicit(&p->shares[t].next, (int)((long long)count * t / n), memory_order_relaxed);
         p->shares[t].end = (int)((long long)count * (t + 1) / n);
     }
-    atomic_store_explicit(&p->busy, p->workers, memory_order_relaxed);
-    atomic_fetch_add_explicit(&p->generation, 1, memory_order_release);
+    atomic_store_explicit(&p->pending, count, memory_order_relaxed);
+    atomic_store_explicit(&p->generation, g + 2, memory_order_release);
+    pthread_mutex_lock(&p->lock);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->lock);
     drain(p, p->workers);
-    for (int i = 0; i < SPIN && atomic_load_explicit(&p->busy, memory_order_acquire) > 0; ++i) relax();
-    if (atomic_load_explicit(&p->busy, memory_order_acquire) > 0) {
+    /* the tasks the workers took, done */
+    for (int i = 0; i < SPIN && atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++i) relax();
+    if (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) {
         pthread_mutex_lock(&p->lock);
-        while (atomic_load_explicit(&p->busy, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->lock);
+        while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->lock);
         pthread_mutex_unlock(&p->lock);
     }
 }
