@@ -24,7 +24,10 @@
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
  * (sinew_skin_job.skip_renormalize), the work ozz's SkinningJob does; the
  * rows ending in _prepared read the mesh from sinew_skin_inputs; those
- * ending in _no_local call sinew_clip_sample_model without a local pose. */
+ * ending in _no_local call sinew_clip_sample_model without a local pose;
+ * skin_lbs_pos_nrm_frame makes each call 2 ms after the last, as an
+ * engine's frames do (its median is of 15 single calls): the pool's workers
+ * have gone to sleep and must be woken, and the caches have cooled. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -147,8 +150,13 @@ enum {
     RAW = 16,      /* normals not renormalized (skip_renormalize), as ozz's skinning leaves them */
     PREPARED = 32, /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
     NO_LOCAL = 64, /* sinew_clip_sample_model writes the model matrices only */
-    PACKED = 128   /* the optimized clip after sinew_clip_pack */
+    PACKED = 128,  /* the optimized clip after sinew_clip_pack */
+    FRAME = 256    /* each call FRAME_GAP_NS after the last, as an engine's frames: the pool's workers asleep */
 };
+
+/* The pause before each call of a FRAME row: longer than the pool's workers
+ * spin (about 20,000 pause instructions), shorter than a 60 Hz frame. */
+enum { FRAME_GAP_NS = 2000000 };
 
 typedef struct kernel {
     const char *name;
@@ -175,7 +183,7 @@ static const kernel kernels[] = {
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
-    {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}};
+    {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}, {"skin_lbs_pos_nrm_frame", OP_LBS_PN, FRAME}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -301,19 +309,26 @@ typedef struct result {
     double one_thread, speedup;
 } result;
 
-/* ns per call over `calls` calls of k. */
+/* ns per call over `calls` calls of k; a FRAME row's batch is one call,
+ * after a pause of FRAME_GAP_NS (not timed). */
 static double batch(bench *b, const kernel *k, int calls)
 {
+    if (k->is & FRAME) {
+        nanosleep(&(struct timespec){0, FRAME_GAP_NS}, NULL);
+        calls = 1;
+    }
     double t0 = bench_now();
     for (int i = 0; i < calls; ++i) run_kernel(b, k);
     return 1e9 * (bench_now() - t0) / calls;
 }
 
-/* The warm-up: calls per batch, enough to last about 2 ms. */
+/* The warm-up: calls per batch, enough to last about 2 ms (a FRAME row:
+ * one). */
 static int calibrate(bench *b, const kernel *k)
 {
     int calls = 1;
-    while (batch(b, k, calls) * calls < 2e6 && calls < (1 << 24)) calls *= 2;
+    while (!(k->is & FRAME) && batch(b, k, calls) * calls < 2e6 && calls < (1 << 24)) calls *= 2;
+    run_kernel(b, k);
     return calls;
 }
 
@@ -335,12 +350,13 @@ static result measure(bench *b, const kernel *k)
         alone_calls = calibrate(b, k);
         b->pool = pool;
     }
+    bool warm = pair && !(k->is & FRAME); /* a FRAME row's workers are meant to be asleep */
     for (int r = 0; r < BATCHES; ++r) {
-        if (pair) run_kernel(b, k);
+        if (warm) run_kernel(b, k);
         per_call[r] = batch(b, k, calls);
         if (!pair) continue;
         b->pool = NULL;
-        run_kernel(b, k);
+        if (warm) run_kernel(b, k);
         alone[r] = batch(b, k, alone_calls);
         b->pool = pool;
         ratio[r] = alone[r] / per_call[r];
