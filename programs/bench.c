@@ -309,26 +309,26 @@ typedef struct result {
     double one_thread, speedup;
 } result;
 
-/* ns per call over `calls` calls of k; a FRAME row's batch is one call,
- * after a pause of FRAME_GAP_NS (not timed). */
+/* ns per call over `calls` calls of k; a FRAME row's batch (one call)
+ * after a pause of FRAME_GAP_NS, not timed. */
 static double batch(bench *b, const kernel *k, int calls)
 {
-    if (k->is & FRAME) {
-        nanosleep(&(struct timespec){0, FRAME_GAP_NS}, NULL);
-        calls = 1;
-    }
+    if (k->is & FRAME) nanosleep(&(struct timespec){0, FRAME_GAP_NS}, NULL);
     double t0 = bench_now();
     for (int i = 0; i < calls; ++i) run_kernel(b, k);
     return 1e9 * (bench_now() - t0) / calls;
 }
 
 /* The warm-up: calls per batch, enough to last about 2 ms (a FRAME row:
- * one). */
+ * one call, after one call of warm-up). */
 static int calibrate(bench *b, const kernel *k)
 {
+    if (k->is & FRAME) {
+        run_kernel(b, k);
+        return 1;
+    }
     int calls = 1;
-    while (!(k->is & FRAME) && batch(b, k, calls) * calls < 2e6 && calls < (1 << 24)) calls *= 2;
-    run_kernel(b, k);
+    while (batch(b, k, calls) * calls < 2e6 && calls < (1 << 24)) calls *= 2;
     return calls;
 }
 

@@ -20,13 +20,12 @@ typedef struct thread_share {
     alignas(64) atomic_int next;
     int end;
     sinew_pool *pool;
-    int index; /* the workers are 0 .. workers - 1, the caller is workers */
 } thread_share;
 
 struct sinew_pool {
     int workers; /* threads besides the caller */
     pthread_t *threads;
-    thread_share *shares; /* workers + 1, on cache lines */
+    thread_share *shares; /* workers + 1, on cache lines: the workers', then the caller's */
     pthread_mutex_t lock;
     pthread_cond_t start, done;
     /* the current run (fn, user, the shares), published by `generation`:
@@ -98,7 +97,7 @@ static void *worker_main(void *arg)
          * sequentially consistent, so one of the two sees the other) */
         atomic_fetch_add(&p->active, 1);
         if (atomic_load(&p->generation) == g) {
-            drain(p, mine->index);
+            drain(p, (int)(mine - p->shares));
             seen = g;
         }
         atomic_fetch_sub_explicit(&p->active, 1, memory_order_release);
@@ -130,7 +129,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     p->allocator = alloc;
     for (int i = 0; i < threads; ++i) {
         atomic_init(&shares[i].next, 0);
-        shares[i].end = 0, shares[i].pool = p, shares[i].index = i;
+        shares[i].end = 0, shares[i].pool = p;
     }
     atomic_init(&p->generation, 0);
     atomic_init(&p->active, 0);
