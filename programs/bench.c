@@ -27,7 +27,10 @@
  * ending in _no_local call sinew_clip_sample_model without a local pose;
  * skin_lbs_pos_nrm_frame makes each call 2 ms after the last, as an
  * engine's frames do (its median is of 15 single calls): the pool's workers
- * have gone to sleep and must be woken, and the caches have cooled. */
+ * have gone to sleep and must be woken, and the caches have cooled;
+ * skin_lbs_pos_nrm_frame_woken wakes them (sinew_pool_wake, waiting) after
+ * the pause and before the call, as an engine that wakes them early in its
+ * frame: the caches cooled alone. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -151,7 +154,8 @@ enum {
     PREPARED = 32, /* positions and normals from sinew_skin_inputs instead of the mesh's streams */
     NO_LOCAL = 64, /* sinew_clip_sample_model writes the model matrices only */
     PACKED = 128,  /* the optimized clip after sinew_clip_pack */
-    FRAME = 256    /* each call FRAME_GAP_NS after the last, as an engine's frames: the pool's workers asleep */
+    FRAME = 256,   /* each call FRAME_GAP_NS after the last, as an engine's frames: the pool's workers asleep */
+    WOKEN = 512    /* a FRAME row whose workers are woken (sinew_pool_wake) after the pause, before the call */
 };
 
 /* The pause before each call of a FRAME row: longer than the pool's workers
@@ -161,7 +165,7 @@ enum { FRAME_GAP_NS = 2000000 };
 typedef struct kernel {
     const char *name;
     operation op;
-    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED, NO_LOCAL, PACKED */
+    unsigned is; /* SCALAR, NLERP, OPTIMIZED, ONE_JOINT, RAW, PREPARED, NO_LOCAL, PACKED, FRAME, WOKEN */
 } kernel;
 
 /* The rows, in the order printed. */
@@ -183,7 +187,8 @@ static const kernel kernels[] = {
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
-    {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}, {"skin_lbs_pos_nrm_frame", OP_LBS_PN, FRAME}};
+    {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}, {"skin_lbs_pos_nrm_frame", OP_LBS_PN, FRAME},
+    {"skin_lbs_pos_nrm_frame_woken", OP_LBS_PN, FRAME | WOKEN}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -310,10 +315,11 @@ typedef struct result {
 } result;
 
 /* ns per call over `calls` calls of k; a FRAME row's batch (one call)
- * after a pause of FRAME_GAP_NS, not timed. */
+ * after a pause of FRAME_GAP_NS (and a WOKEN row's wake), not timed. */
 static double batch(bench *b, const kernel *k, int calls)
 {
     if (k->is & FRAME) nanosleep(&(struct timespec){0, FRAME_GAP_NS}, NULL);
+    if (k->is & WOKEN) sinew_pool_wake(b->pool, true);
     double t0 = bench_now();
     for (int i = 0; i < calls; ++i) run_kernel(b, k);
     return 1e9 * (bench_now() - t0) / calls;
@@ -336,9 +342,11 @@ static int calibrate(bench *b, const kernel *k)
  * alternates its batches with batches of the same calls on one thread (the
  * job without the pool), so that its speed-up is a ratio from one run, each
  * pair of batches taken under the same conditions of the machine: the
- * median of the pairs' ratios. Each of those batches follows one call
- * untimed, so that the pool's workers, asleep after the other batch, are
- * awake and its data in their caches (as back-to-back batches find them). */
+ * median of the pairs' ratios. Each of those batches follows the pool's
+ * workers woken (they sleep during the one-thread batch, and a call no
+ * longer waits for them: without this, on a machine slow to wake them, the
+ * first millisecond of a batch ran on one thread) and one call untimed, so
+ * that its data are in their caches, as back-to-back batches find them. */
 static result measure(bench *b, const kernel *k)
 {
     double per_call[BATCHES], alone[BATCHES], ratio[BATCHES];
@@ -352,7 +360,7 @@ static result measure(bench *b, const kernel *k)
     }
     bool warm = pair && !(k->is & FRAME); /* a FRAME row's workers are meant to be asleep */
     for (int r = 0; r < BATCHES; ++r) {
-        if (warm) run_kernel(b, k);
+        if (warm) sinew_pool_wake(b->pool, true), run_kernel(b, k);
         per_call[r] = batch(b, k, calls);
         if (!pair) continue;
         b->pool = NULL;

@@ -63,7 +63,7 @@ static void check_run(const char *bin, const char *work, int threads)
                                            "skin_lbs_pos_nrm_raw", "skin_lbs_pos_nrm_raw_scalar",
                                            "skin_lbs_pos_nrm_prepared", "skin_lbs_pos_nrm_raw_prepared",
                                            "skin_lbs_pos_prepared", "skin_dqs_pos_nrm_prepared",
-                                           "skin_lbs_pos_nrm_frame",
+                                           "skin_lbs_pos_nrm_frame", "skin_lbs_pos_nrm_frame_woken",
                                            "sample_local_to_model_optimized_nlerp", "sample_local_to_model_no_local",
                                            "sample_local_to_model_optimized_nlerp_no_local"};
     double bytes = cJSON_GetNumberValue(cJSON_GetObjectItem(json, "clip_bytes"));

@@ -1,5 +1,5 @@
 /* The thread pool: every index of a run once, runs after runs (some after
- * pauses that let the workers sleep), a NULL
+ * pauses that let the workers sleep, some after sinew_pool_wake), a NULL
  * pool, bad thread counts; parallel skinning bit for bit the one-thread
  * result, ranges that cut blocks included, on the demo mesh and on one big
  * enough for each thread's share to be cut in pieces. */
@@ -38,6 +38,10 @@ static void test_runs(int threads)
              * that runs start while they wake, and a run can end (by the
              * others' work) before a late worker has come */
             if (round % 10 == 9) nanosleep(&(struct timespec){0, 2000000}, NULL);
+            /* and now and then the workers woken first: a run of no tasks,
+             * waited for (it returns only once each worker has entered it)
+             * or not (the next run then replaces it while workers wake) */
+            if (round % 5 == 4) sinew_pool_wake(pool, round % 10 == 9);
             for (int i = 0; i < 5000; ++i) atomic_store(&c->hits[i], 0);
             sinew_pool_run(pool, sizes[s], hit, c);
             int bad = 0;
@@ -196,6 +200,7 @@ int main(void)
     test_runs(2);
     test_runs(7);
     sinew_pool_run(NULL, 3, hit, &(counts){0}); /* a NULL pool runs in order */
+    sinew_pool_wake(NULL, true);                  /* and has no workers to wake */
     sinew_error err = {0};
     CHECK(sinew_pool_create(0, NULL, &err) == NULL && err.result == SINEW_ERROR_INVALID_ARGUMENT, "0 threads: %s",
           err.description);

@@ -1322,6 +1322,16 @@ SINEW_API int sinew_pool_threads(const sinew_pool *pool);
  * system call. */
 SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
 
+/* Wakes the pool's sleeping workers without giving them work, so that a run
+ * started within their spinning time (about 20,000 pause instructions, half
+ * a millisecond on a 3.6 GHz AMD Zen 4) finds every thread working from its
+ * start: an engine calls it early in a frame, some time before the frame's
+ * skinning, to take the wake-up (and its system call) off that run. With
+ * `wait`, returns once every worker is awake; without, at once. It counts
+ * as a run: not while another sinew_pool_run of the pool is in progress.
+ * A NULL or one-thread pool: nothing to do. */
+SINEW_API void sinew_pool_wake(sinew_pool *pool, bool wait);
+
 /* sinew_skin_lbs and sinew_skin_dqs over the pool's threads: the job's
  * range split into one share a thread (cut on 8-vertex blocks; fewer
  * threads where a share would have under 1024 vertices), each share in

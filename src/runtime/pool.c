@@ -20,6 +20,7 @@ typedef struct thread_share {
     alignas(64) atomic_int next;
     int end;
     sinew_pool *pool;
+    atomic_long seen; /* a worker's: the last run it entered (sinew_pool_wake waits on it) */
 } thread_share;
 
 struct sinew_pool {
@@ -99,6 +100,7 @@ static void *worker_main(void *arg)
         if (atomic_load(&p->generation) == g) {
             drain(p, (int)(mine - p->shares));
             seen = g;
+            atomic_store_explicit(&mine->seen, g, memory_order_release);
         }
         atomic_fetch_sub_explicit(&p->active, 1, memory_order_release);
     }
@@ -129,6 +131,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     p->allocator = alloc;
     for (int i = 0; i < threads; ++i) {
         atomic_init(&shares[i].next, 0);
+        atomic_init(&shares[i].seen, 0);
         shares[i].end = 0, shares[i].pool = p;
     }
     atomic_init(&p->generation, 0);
@@ -168,13 +171,10 @@ void sinew_pool_free(sinew_pool *p)
 
 int sinew_pool_threads(const sinew_pool *p) { return p ? p->workers + 1 : 1; }
 
-void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
+/* Publishes a run of `count` tasks (the shares laid out) and wakes the
+ * sleeping workers; returns its generation. */
+static long publish(sinew_pool *p, int count, sinew_task_fn fn, void *user)
 {
-    if (count <= 0 || !fn) return;
-    if (!p || p->workers == 0 || count == 1) {
-        for (int i = 0; i < count; ++i) fn(user, i);
-        return;
-    }
     int n = p->workers + 1;
     /* withdraw the last run, then wait for any worker still reading it (one
      * that woke after it ended and found nothing left) */
@@ -191,6 +191,17 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
     pthread_mutex_lock(&p->lock);
     pthread_cond_broadcast(&p->start);
     pthread_mutex_unlock(&p->lock);
+    return g + 2;
+}
+
+void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
+{
+    if (count <= 0 || !fn) return;
+    if (!p || p->workers == 0 || count == 1) {
+        for (int i = 0; i < count; ++i) fn(user, i);
+        return;
+    }
+    publish(p, count, fn, user);
     drain(p, p->workers);
     /* the tasks the workers took, done */
     for (int i = 0; i < SPIN && atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++i) relax();
@@ -199,6 +210,17 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
         while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->lock);
         pthread_mutex_unlock(&p->lock);
     }
+}
+
+/* A run of no tasks: each worker enters it (and so is awake), then spins
+ * for the next as after any run. */
+void sinew_pool_wake(sinew_pool *p, bool wait)
+{
+    if (!p || p->workers == 0) return;
+    long g = publish(p, 0, NULL, NULL);
+    if (!wait) return;
+    for (int t = 0; t < p->workers; ++t)
+        while (atomic_load_explicit(&p->shares[t].seen, memory_order_acquire) != g) relax();
 }
 
 /* ---- skinning over vertex ranges ------------------------------------------ */
