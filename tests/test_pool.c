@@ -3,13 +3,16 @@
  * pool, bad thread counts; parallel skinning bit for bit the one-thread
  * result, ranges that cut blocks included, on the demo mesh and on one big
  * enough for each thread's share to be cut in pieces. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getcpu, pthread_getaffinity_np */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 
 #include "check.h"
 
+#include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -52,6 +55,60 @@ static void test_runs(int threads)
     free(c);
     sinew_pool_free(pool);
 }
+
+#if defined(__linux__)
+/* What each task of a run saw: its thread's CPU affinity, whether it ran on
+ * a worker, and on which CPU. */
+typedef struct affinity_run {
+    pthread_t caller;
+    cpu_set_t mask[64];
+    bool worker[64];
+    int cpu[64];
+} affinity_run;
+
+static void note_affinity(void *user, int i)
+{
+    affinity_run *r = user;
+    pthread_getaffinity_np(pthread_self(), sizeof r->mask[i], &r->mask[i]);
+    r->worker[i] = !pthread_equal(pthread_self(), r->caller);
+    r->cpu[i] = sched_getcpu();
+    for (volatile int spin = 0; spin < 20000; ++spin) {
+    }
+}
+
+/* A worker woken onto the CPU its run was started from moves off it by
+ * changing its affinity for a moment (pool.c, leave_cpu): every worker's
+ * affinity is still the process's when its tasks run, over runs started
+ * while the workers spin, sleep or have just been woken. */
+static void test_affinity(void)
+{
+    cpu_set_t mine;
+    CHECK(pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) == 0, "the test thread's affinity");
+    sinew_pool *pool = sinew_pool_create(3, NULL, NULL);
+    affinity_run *r = calloc(1, sizeof *r);
+    r->caller = pthread_self();
+    int changed = 0, worker_tasks = 0, on_caller_cpu = 0;
+    for (int round = 0; round < 60; ++round) {
+        if (round % 3 != 0) nanosleep(&(struct timespec){0, 2000000}, NULL);
+        if (round % 3 == 2) sinew_pool_wake(pool, true);
+        int cpu = sched_getcpu();
+        sinew_pool_run(pool, 64, note_affinity, r);
+        for (int i = 0; i < 64; ++i) {
+            if (!r->worker[i]) continue;
+            ++worker_tasks;
+            changed += !CPU_EQUAL(&r->mask[i], &mine);
+            on_caller_cpu += r->cpu[i] == cpu;
+        }
+    }
+    CHECK(changed == 0, "%d of %d worker tasks ran with an affinity other than the process's", changed, worker_tasks);
+    /* where the tasks ran is the scheduler's to say: printed, not checked */
+    printf("test_pool: %d worker tasks, %d on the CPU their run was started from\n", worker_tasks, on_caller_cpu);
+    free(r);
+    sinew_pool_free(pool);
+}
+#else
+static void test_affinity(void) { printf("test_pool: skip: affinity is checked on Linux only\n"); }
+#endif
 
 static void test_skinning(void)
 {
@@ -206,6 +263,7 @@ int main(void)
           err.description);
     CHECK(sinew_pool_create(SINEW_MAX_THREADS + 1, NULL, &err) == NULL, "too many threads");
     sinew_pool_free(NULL);
+    test_affinity();
     test_skinning();
     test_large_skinning();
     return check_finish("test_pool");

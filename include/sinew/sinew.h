@@ -1319,7 +1319,10 @@ SINEW_API int sinew_pool_threads(const sinew_pool *pool);
  * instructions) before they sleep, so that the next frame's run starts at
  * once; a sleeping worker takes tens of microseconds to wake (on a
  * virtual machine up to a millisecond), and waking it costs the caller a
- * system call. */
+ * system call. On Linux a worker that finds itself on the CPU the run was
+ * started from moves off it (its affinity briefly without that CPU): some
+ * kernels put a woken thread on its waker's CPU, so that the two take
+ * turns there while another CPU idles. */
 SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
 
 /* Wakes the pool's sleeping workers without giving them work, so that a run
@@ -1327,7 +1330,8 @@ SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, voi
  * a millisecond on a 3.6 GHz AMD Zen 4) finds every thread working from its
  * start: an engine calls it early in a frame, some time before the frame's
  * skinning, to take the wake-up (and its system call) off that run. With
- * `wait`, returns once every worker is awake; without, at once. It counts
+ * `wait`, returns once every worker is awake (yielding the CPU meanwhile);
+ * without, at once. It counts
  * as a run: not while another sinew_pool_run of the pool is in progress.
  * A NULL or one-thread pool: nothing to do. */
 SINEW_API void sinew_pool_wake(sinew_pool *pool, bool wait);
