@@ -86,6 +86,12 @@ static void test_affinity(void)
     CHECK(pthread_getaffinity_np(pthread_self(), sizeof mine, &mine) == 0, "the test thread's affinity");
     sinew_pool *pool = sinew_pool_create(3, NULL, NULL);
     affinity_run *r = calloc(1, sizeof *r);
+    CHECK(pool && r, "a pool of 3 threads");
+    if (!pool || !r) {
+        free(r);
+        sinew_pool_free(pool);
+        return;
+    }
     r->caller = pthread_self();
     int changed = 0, worker_tasks = 0, on_caller_cpu = 0;
     for (int round = 0; round < 60; ++round) {

@@ -1331,9 +1331,8 @@ SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, voi
  * start: an engine calls it early in a frame, some time before the frame's
  * skinning, to take the wake-up (and its system call) off that run. With
  * `wait`, returns once every worker is awake (yielding the CPU meanwhile);
- * without, at once. It counts
- * as a run: not while another sinew_pool_run of the pool is in progress.
- * A NULL or one-thread pool: nothing to do. */
+ * without, at once. It counts as a run: not while another sinew_pool_run
+ * of the pool is in progress. A NULL or one-thread pool: nothing to do. */
 SINEW_API void sinew_pool_wake(sinew_pool *pool, bool wait);
 
 /* sinew_skin_lbs and sinew_skin_dqs over the pool's threads: the job's
