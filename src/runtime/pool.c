@@ -26,7 +26,7 @@ typedef struct thread_share {
     alignas(64) atomic_int next;
     int end;
     sinew_pool *pool;
-    atomic_long seen; /* a worker's: the last run it entered (sinew_pool_wake waits on it) */
+    atomic_long seen; /* a worker's: the last run it entered (its own loop and sinew_pool_wake read it) */
 } thread_share;
 
 struct sinew_pool {
@@ -79,6 +79,16 @@ static void drain(sinew_pool *p, int self)
     }
 }
 
+/* The CPU the calling thread runs on, -1 where unknown. */
+static int current_cpu(void)
+{
+#if defined(__linux__)
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
 /* Some kernels place a thread they wake on the CPU of the thread that woke
  * it, so as to keep other virtual CPUs idle (this machine kind's guest
  * kernel does): a worker woken by a run's caller then shares the caller's
@@ -91,27 +101,16 @@ static void drain(sinew_pool *p, int self)
  * is unknown or the worker may run on one CPU only. */
 static void leave_cpu(int caller)
 {
+    int here = current_cpu();
+    if (here < 0 || here != caller) return;
 #if defined(__linux__)
-    int here = sched_getcpu();
-    if (here < 0 || here != caller || here >= CPU_SETSIZE) return;
+    if (here >= CPU_SETSIZE) return;
     cpu_set_t was, off;
     if (pthread_getaffinity_np(pthread_self(), sizeof was, &was) != 0 || CPU_COUNT(&was) < 2) return;
     off = was;
     CPU_CLR(here, &off);
     if (pthread_setaffinity_np(pthread_self(), sizeof off, &off) == 0)
         pthread_setaffinity_np(pthread_self(), sizeof was, &was);
-#else
-    (void)caller;
-#endif
-}
-
-/* The CPU the calling thread runs on, -1 where unknown. */
-static int current_cpu(void)
-{
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
 #endif
 }
 
@@ -122,8 +121,8 @@ static void *worker_main(void *arg)
 {
     thread_share *mine = arg;
     sinew_pool *p = mine->pool;
-    long seen = 0;
     for (;;) {
+        long seen = atomic_load_explicit(&mine->seen, memory_order_relaxed); /* only this thread writes it */
         long g = atomic_load_explicit(&p->generation, memory_order_acquire);
         for (int i = 0; i < SPIN && !new_run(g, seen) && !atomic_load(&p->quit); ++i) {
             relax();
@@ -144,7 +143,6 @@ static void *worker_main(void *arg)
         atomic_fetch_add(&p->active, 1);
         if (atomic_load(&p->generation) == g) {
             drain(p, (int)(mine - p->shares));
-            seen = g;
             atomic_store_explicit(&mine->seen, g, memory_order_release);
         }
         atomic_fetch_sub_explicit(&p->active, 1, memory_order_release);
