@@ -1,4 +1,4 @@
-/* sinew_clip_sample (the sampling plan of src/runtime/sampler.c) against the
+/* sinew_clip_sample (the sampling plan of src/clip/plan.c) against the
  * reference: every track through sinew_track_sample over the rest pose, for
  * clips made with and without their skeleton (the block layout and the
  * timelines), which must agree bit for bit; sinew_clip_sample_model against
@@ -13,7 +13,7 @@
 #include <sinew/sinew_import.h>
 
 #include "check.h"
-#include "internal.h" /* sinew__sampler_run_model: whether the one-pass path is taken */
+#include "clip/clip_internal.h" /* sinew__sampler_run_model: whether the one-pass path is taken */
 
 #include "pose_check.h"
 #include "product_error.h"

@@ -2,7 +2,7 @@
  * to model's schedule (with and without late joints) on random forests. */
 #include "sinew/sinew.h"
 #include "check.h"
-#include "internal.h" /* sinew__make_schedule */
+#include "skeleton/skeleton_internal.h" /* sinew__make_schedule */
 
 #include <stdlib.h>
 

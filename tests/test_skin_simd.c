@@ -19,7 +19,7 @@
 #include "shared_asset.h"
 #include "implied_twin.h"
 #include "product_error.h"
-#include "runtime/skin_internal.h" /* the block groups: which ones a skin fills */
+#include "skin/skin_internal.h" /* the block groups: which ones a skin fills */
 
 #include <float.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #define SINEW_ASSET_INTERNAL_H
 
 #include "sinew/sinew_asset.h"
-#include "../internal.h"
+#include "layer/layer_internal.h"
 
 /* A new empty asset (name copied), or NULL when out of memory. */
 SINEW__SHARED sinew_asset *sinew__asset_new(const char *name, const sinew_options *options);

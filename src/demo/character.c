@@ -1,7 +1,7 @@
 /* The built-in demo character, made in code: a 22-joint humanoid whose body
  * is a set of tubes swept along its bones, smooth-weighted, with a walk and
  * an idle clip. Deterministic, no files. */
-#include "../asset/asset_internal.h"
+#include "asset/asset_internal.h"
 
 #define PI_F 3.14159265358979f
 #define DEG (PI_F / 180.0f)

@@ -2,7 +2,7 @@
  * every call says so. */
 #include "sinew/sinew_gpu.h"
 
-#include "../internal.h"
+#include "math/math_internal.h"
 
 static sinew_result no_cuda(sinew_error *err)
 {

@@ -3,7 +3,7 @@
  * with the CUDA kernels: octahedral.h). */
 #include "sinew/sinew_gpu.h"
 
-#include "octahedral.h"
+#include "gpu_internal.h"
 
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * skinning shader, meshes and palettes in buffers. GL entry points come from
  * libepoxy; built without it, every function says what to install. */
 #include "sinew/sinew_gpu.h"
-#include "../internal.h"
+#include "math/math_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>

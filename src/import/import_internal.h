@@ -2,7 +2,7 @@
 #ifndef SINEW_IMPORT_INTERNAL_H
 #define SINEW_IMPORT_INTERNAL_H
 
-#include "../asset/asset_internal.h"
+#include "asset/asset_internal.h"
 #include "sinew/sinew_import.h"
 
 /* Zeroed memory for count * size bytes, or NULL (overflow included). */

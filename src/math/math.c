@@ -1,6 +1,6 @@
 /* Vector, quaternion and matrix math: the public wrappers over internal.h's
  * inline helpers, and the heavier routines (inverse, decomposition, slerp). */
-#include "../internal.h"
+#include "math/math_internal.h"
 
 sinew_vec3 sinew_vec3_make(float x, float y, float z) { return sinew__v3(x, y, z); }
 sinew_vec3 sinew_vec3_add(sinew_vec3 a, sinew_vec3 b) { return sinew__v3_add(a, b); }

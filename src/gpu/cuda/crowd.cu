@@ -16,13 +16,14 @@
  * moves little more than its outputs: floats (staged per warp into 16-byte
  * stores) or the compact halves and octahedral words.
  *
- * The math mirrors the CPU reference (src/runtime/clip.c, blend.c, pose.c,
- * skin_lbs.c, skin_dqs.c) operation for operation; nvcc contracts some
+ * The math mirrors the CPU reference (src/clip/sample.c, src/layer/blend.c,
+ * src/skeleton/local_to_model.c, src/skin/lbs.c and dqs.c) operation for
+ * operation; nvcc contracts some
  * multiply-adds, so results agree to rounding (tests/test_cuda.c: 1e-5
  * relative), not bit for bit. */
 #include "sinew/sinew_gpu.h"
 
-#include "../octahedral.h"
+#include "../gpu_internal.h"
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>

@@ -1,0 +1,81 @@
+/* The base room's interface to every other room: results and errors,
+ * warnings, allocation, the SIMD level of an object, hashing. Not installed. */
+#ifndef SINEW_BASE_INTERNAL_H
+#define SINEW_BASE_INTERNAL_H
+
+#include "sinew/sinew.h"
+
+#include <string.h>
+
+#if defined(__GNUC__)
+#define SINEW__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define SINEW__PRINTF(fmt, args)
+#endif
+
+/* Internal functions the other sinew libraries (libsinew_import,
+ * libsinew_gpu) call: exported from the shared libsinew, named sinew__ and
+ * declared in no public header. */
+#if defined(__GNUC__) && !defined(_WIN32)
+#define SINEW__SHARED __attribute__((visibility("default")))
+#else
+#define SINEW__SHARED
+#endif
+
+/* ---- errors and warnings ------------------------------------------------ */
+
+/* Fills `err` (when not NULL) and returns `result`. */
+SINEW__SHARED sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt, ...)
+    SINEW__PRINTF(3, 4);
+
+/* Sends a formatted warning to the options' logger, if any. */
+SINEW__SHARED void sinew__warn(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
+
+/* Clears `err` to SINEW_OK. */
+static inline void sinew__ok(sinew_error *err)
+{
+    if (err) {
+        err->result = SINEW_OK;
+        err->description[0] = '\0';
+    }
+}
+
+/* ---- allocation ---------------------------------------------------------- */
+
+SINEW__SHARED sinew_allocator sinew__allocator(const sinew_options *options);
+SINEW__SHARED void *sinew__alloc(const sinew_allocator *a, size_t size);
+SINEW__SHARED void sinew__free(const sinew_allocator *a, void *ptr);
+/* `size` bytes starting on a cache line (SINEW__ALIGN bytes), whatever the
+ * allocator's own alignment: for arrays the kernels read in vectors, so
+ * that their speed does not depend on where the allocator put them. Free
+ * with sinew__free_aligned. */
+enum { SINEW__ALIGN = 64 };
+SINEW__SHARED void *sinew__alloc_aligned(const sinew_allocator *a, size_t size);
+SINEW__SHARED void sinew__free_aligned(const sinew_allocator *a, void *ptr);
+
+/* Lays out several arrays in one allocation: call sinew__layout_add for each
+ * (returns its offset), then allocate `total` bytes. */
+typedef struct sinew__layout {
+    size_t total;
+    bool overflow;
+} sinew__layout;
+size_t sinew__layout_add(sinew__layout *l, size_t count, size_t elem_size, size_t align);
+
+/* ---- SIMD levels ---------------------------------------------------------- */
+
+/* The level `want` asks for (a sinew_simd; AUTO: the best) capped by `cap`. */
+static inline int sinew__simd_cap(int want, int cap) { return want <= SINEW_SIMD_AUTO || want > cap ? cap : want; }
+
+/* The SIMD level an object made with these options runs (a sinew_simd):
+ * options->simd capped by sinew_simd_supported(). */
+int sinew__simd_level(const sinew_options *options);
+/* ---- hashing -------------------------------------------------------------- */
+
+/* A 64-bit hash of `size` bytes (sinew_skeleton.rest_hash_ and
+ * parents_hash_): a clip made for a skeleton keeps a copy of its rest pose
+ * in its block layout, and uses the copy when the skeleton it plays on has
+ * the same rest hash; its schedule serves skeletons of the same parents
+ * hash. */
+uint64_t sinew__hash_bytes(const void *data, size_t size);
+
+#endif /* SINEW_BASE_INTERNAL_H */

@@ -1,0 +1,54 @@
+/* Results, error reporting, logging and allocation shared by the library. */
+#include "base/base_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+const char *sinew_version(void) { return SINEW_VERSION_STRING; }
+
+const char *sinew_result_name(sinew_result result)
+{
+    static const char *const names[] = {
+#define SINEW__RESULT_NAME(name, text) #name,
+        SINEW_RESULT_LIST(SINEW__RESULT_NAME)
+#undef SINEW__RESULT_NAME
+    };
+    if ((unsigned)result >= SINEW_RESULT_COUNT) return "SINEW_UNKNOWN";
+    return names[result];
+}
+
+const char *sinew_result_text(sinew_result result)
+{
+    static const char *const texts[] = {
+#define SINEW__RESULT_TEXT(name, text) text,
+        SINEW_RESULT_LIST(SINEW__RESULT_TEXT)
+#undef SINEW__RESULT_TEXT
+    };
+    if ((unsigned)result >= SINEW_RESULT_COUNT) return "unknown result";
+    return texts[result];
+}
+
+sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt, ...)
+{
+    if (err) {
+        err->result = result;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err->description, sizeof err->description, fmt, ap);
+        va_end(ap);
+    }
+    return result;
+}
+
+void sinew__warn(const sinew_options *options, const char *fmt, ...)
+{
+    if (!options || !options->logger.log) return;
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    options->logger.log(options->logger.user, SINEW_LOG_WARNING, message);
+}
+

@@ -1,0 +1,83 @@
+/* The clip room's interface to the rooms above it (layer, build, asset):
+ * key search and the clip's sampling plan. Not installed. */
+#ifndef SINEW_CLIP_INTERNAL_H
+#define SINEW_CLIP_INTERNAL_H
+
+#include "skeleton/skeleton_internal.h"
+
+/* Each sinew_track_target's name in messages. */
+extern const char *const sinew__target_names[4];
+
+/* The floats a track's `values` holds: its components per key (three times
+ * that for CUBICSPLINE: in-tangent, value, out-tangent) times its keys. */
+static inline size_t sinew__track_floats(const sinew_track *t)
+{
+    size_t per_key = (size_t)sinew_track_components(t) * (t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+    return (size_t)t->key_count * per_key;
+}
+
+/* Returns k with times[k] <= t < times[k + 1], given n >= 2 and
+ * times[0] <= t < times[n - 1]; `hint` (optional) is tried first and updated. */
+int sinew__find_key(const float *times, int n, float t, int32_t *hint);
+
+typedef struct sinew__sampler sinew__sampler;
+
+/* A clip's sampling plan (src/clip/plan.c): its LINEAR tracks laid out
+ * per shared timeline for sampling many at once, or, for a clip made for
+ * `skeleton` (optional) whose tracks allow it, in that skeleton's blocks
+ * (plan.h). NULL when out of memory; lives in the clip's
+ * allocation scheme and is freed with sinew__free_aligned. `simd`: the
+ * sinew_simd level its kernel runs. */
+sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                      const sinew_allocator *alloc, int simd);
+
+/* What sinew__sampler_pack() found. */
+typedef struct sinew__pack_result {
+    int refused_track; /* the first track a packed layout cannot take (-1: none) */
+    const char *why;   /* why it cannot */
+    int other_track;   /* for "other key times": the track whose key times the layout took (-1: none) */
+    int wide_joint;    /* a joint whose values span too much for 16 bits (-1: none) */
+    float errors[3];   /* translation distance, rotation angle, scale component: furthest a packed key lies from the clip's */
+    int varying_floats; /* floats stored per key */
+    int key_counts[3]; /* of the clip's translation, rotation and scale tracks */
+} sinew__pack_result;
+
+/* The plan of sinew_clip_pack(): the clip's translation, rotation and
+ * scale tracks in sk's block layout, its animated blocks' values quantized
+ * (plan.h), sampled at any SIMD level and read through no
+ * track (its key hint at cursor entry `hint_slot`). NULL when the layout
+ * cannot take the clip (res->refused_track, res->wide_joint) or out of
+ * memory (neither). */
+sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
+                                    const sinew_allocator *alloc, int simd, sinew__pack_result *res);
+
+/* Joint `joint`'s local transform in a packed plan at clip time t (wrapped
+ * already), by the reference's formulas, what the plan leaves out from sk's
+ * rest pose (the identity for an additive clip). */
+void sinew__sampler_joint(const sinew__sampler *sampler, float t, unsigned flags, const sinew_skeleton *sk,
+                          int joint, sinew_transform *out);
+
+/* Bytes the plan holds. */
+size_t sinew__sampler_bytes(const sinew__sampler *sampler);
+
+/* The blocks of the plan's block layout stored once, not per key (its
+ * constant blocks; 0 without the block layout). */
+int sinew__sampler_constant_blocks(const sinew__sampler *sampler);
+
+/* Writes the pose of `clip` at clip time t (wrapped already): every
+ * translation, rotation and scale track, and from sk's rest pose what they
+ * leave out (for additive clips: from the identity). `hints`: the cursor's
+ * keys or NULL. */
+void sinew__sampler_run(const sinew__sampler *sampler, const sinew_clip *clip, float t, unsigned flags,
+                        int32_t *hints, const sinew_skeleton *sk, sinew_transform *pose);
+
+/* As sinew__sampler_run() into `local`, and on into model space as
+ * sinew_local_to_model(sk, local, root, model) computes it, when the plan
+ * can do both in one pass: it is in the block layout of a skeleton with
+ * sk's parents, both run at the AVX2 level or above and `root` is affine
+ * (or NULL). Returns false, having written nothing, otherwise. */
+bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
+                              const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
+                              sinew_mat4 *model);
+
+#endif /* SINEW_CLIP_INTERNAL_H */

@@ -1,0 +1,14 @@
+/* The layer room's private declarations: its SIMD kernels. Not installed. */
+#ifndef SINEW_LAYER_INTERNAL_H
+#define SINEW_LAYER_INTERNAL_H
+
+#include "clip/clip_internal.h"
+
+/* sinew_blend's loop over the joints with AVX (src/layer/simd/blend_avx2.c;
+ * only where the CPU runs AVX2), its arguments checked: the scalar loop's
+ * result bit for bit. Returns the joints it did: all of them, or none for
+ * fewer than eight. */
+int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
+                      float threshold, sinew_transform *out, int count);
+
+#endif /* SINEW_LAYER_INTERNAL_H */

@@ -1,0 +1,157 @@
+/* Skinning jobs: their checks, their streams resolved once per call, and
+ * the prepared inputs (streams copied into the kernels' block order). */
+#include "skin/skin_internal.h"
+
+/* A stream's stride in bytes: 0 (packed), or at least `elem` and a
+ * multiple of 4. `who` starts the message. */
+static sinew_result check_stride(const char *who, const char *name, size_t stride, size_t elem, sinew_error *err)
+{
+    if (stride && stride < elem)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s stride is below %zu bytes", who, name, elem);
+    if (stride % sizeof(float))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s stride is not a multiple of 4 bytes", who,
+                           name);
+    return SINEW_OK;
+}
+
+static sinew_result check_stream(const void *in, size_t in_stride, const void *out, size_t out_stride, size_t elem,
+                                 const char *name, sinew_error *err)
+{
+    if (!in && !out) return SINEW_OK;
+    if (!in || !out)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s has %s but no %s", name,
+                           in ? "an input" : "an output", in ? "output" : "input");
+    sinew_result r = check_stride("skin job", name, in_stride, elem, err);
+    return r != SINEW_OK ? r : check_stride("skin job", name, out_stride, elem, err);
+}
+
+/* One stream of `in` (3 floats a vertex, `stride` bytes apart) in the
+ * prepared layout, the blocks at their slots. */
+static void prepare_stream(const sinew_skin *s, const uint32_t *slot, const float *in, size_t stride, float *out)
+{
+    stride = stride ? stride : 3 * sizeof(float);
+    int blocks = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    for (int b = 0; b < blocks; ++b) {
+        float *o = out + (size_t)slot[b] * SINEW__PREPARED_FLOATS;
+        for (int lane = 0; lane < SINEW__BLOCK; ++lane) {
+            int v = b * SINEW__BLOCK + lane;
+            const float *p = v < s->vertex_count ? sinew__in(in, stride, v) : NULL;
+            for (int c = 0; c < 3; ++c) o[c * SINEW__BLOCK + lane] = p ? p[c] : 0.0f;
+        }
+    }
+}
+
+sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float *positions, size_t positions_stride,
+                                            const float *normals, size_t normals_stride, sinew_error *err)
+{
+    sinew__ok(err);
+    if (!skin || (!positions && !normals)) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin inputs: %s", skin ? "no positions and no normals given"
+                                                                               : "NULL skin");
+        return NULL;
+    }
+    if (check_stride("skin inputs", "positions", positions_stride, 12, err) != SINEW_OK ||
+        check_stride("skin inputs", "normals", normals_stride, 12, err) != SINEW_OK)
+        return NULL;
+    size_t blocks = ((size_t)skin->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    sinew__layout l = {sizeof(sinew_skin_inputs), false};
+    size_t off_slot = sinew__layout_add(&l, blocks, sizeof(uint32_t), 8);
+    size_t off_pos = sinew__layout_add(&l, positions ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
+    size_t off_nrm = sinew__layout_add(&l, normals ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
+    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(&skin->allocator_, l.total);
+    if (!base) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin inputs: out of memory for %d vertices", skin->vertex_count);
+        return NULL;
+    }
+    sinew_skin_inputs *in = (sinew_skin_inputs *)base;
+    memset(in, 0, sizeof *in);
+    in->skin = skin;
+    in->allocator = skin->allocator_;
+    in->slot = (uint32_t *)(base + off_slot);
+    uint32_t next = 0;
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        const sinew__block_group *g = &skin->blocks_->group[k];
+        in->group_first[k] = next;
+        for (int i = 0; i < g->count; ++i) in->slot[g->block[i]] = next++;
+    }
+    if (positions) prepare_stream(skin, in->slot, positions, positions_stride, in->positions = (float *)(base + off_pos));
+    if (normals) prepare_stream(skin, in->slot, normals, normals_stride, in->normals = (float *)(base + off_nrm));
+    return in;
+}
+
+void sinew_skin_inputs_free(sinew_skin_inputs *inputs)
+{
+    if (inputs) sinew__free_aligned(&inputs->allocator, inputs);
+}
+
+/* Where a job's positions (or normals) come from: with prepared inputs,
+ * their copy where the job gives that stream's output (NULL otherwise);
+ * without, the job's stream. */
+static const float *job_source(const sinew_skin_job *job, bool normals)
+{
+    const sinew_skin_inputs *in = job->inputs;
+    if (!in) return normals ? job->normals : job->positions;
+    if (normals) return job->out_normals ? in->normals : NULL;
+    return job->out_positions ? in->positions : NULL;
+}
+
+sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
+{
+    if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: job and skin are required");
+    const sinew_skin *s = job->skin;
+    const sinew_skin_inputs *in = job->inputs;
+    if (in && in->skin != s)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: its inputs were prepared for another skin");
+    if (in && (job->positions || job->normals))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "skin job: %s given beside prepared inputs (leave them NULL: the inputs hold them)",
+                           job->positions ? "positions" : "normals");
+    if (dqs ? !job->dq_palette : !job->palette)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s is required",
+                           dqs ? "dq_palette" : "palette");
+    if (job->palette_count < s->joint_count)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin job: palette_count %d is below the skin's %d joints",
+                           job->palette_count, s->joint_count);
+    if (job->first_vertex < 0 || job->vertex_count < 0 || job->first_vertex > s->vertex_count ||
+        job->vertex_count > s->vertex_count - job->first_vertex)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "skin job: vertices [%d, +%d) are outside the skin's %d vertices", job->first_vertex,
+                           job->vertex_count, s->vertex_count);
+    if ((unsigned)job->simd > SINEW_SIMD_AVX512)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown simd level %d", (int)job->simd);
+    if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
+    sinew_result r;
+    const float *positions = job_source(job, false), *normals = job_source(job, true);
+    if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
+                          "positions", err)) != SINEW_OK ||
+        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
+                          err)) != SINEW_OK ||
+        (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, 16,
+                          "tangents", err)) != SINEW_OK)
+        return r;
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
+{
+    sinew__job_streams r;
+    r.begin = job->first_vertex;
+    r.end = job->vertex_count ? job->first_vertex + job->vertex_count : job->skin->vertex_count;
+    r.ps = job->positions_stride ? job->positions_stride : 12;
+    r.ns = job->normals_stride ? job->normals_stride : 12;
+    r.ts = job->tangents_stride ? job->tangents_stride : 16;
+    r.ops = job->out_positions_stride ? job->out_positions_stride : 12;
+    r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
+    r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
+    const sinew_skin_inputs *in = job->inputs;
+    const float *positions = job_source(job, false), *normals = job_source(job, true);
+    r.prepared_positions = in ? positions : NULL;
+    r.prepared_normals = in ? normals : NULL;
+    r.slot = in ? in->slot : NULL;
+    r.group_first = in ? in->group_first : NULL;
+    r.positions = positions != NULL;
+    r.normals = normals != NULL;
+    return r;
+}

@@ -1,0 +1,344 @@
+/* Skins: creation (validation, weight normalization, the SIMD blocks) and
+ * reading a vertex's influences. The palette, jobs and kernels have files
+ * of their own. */
+#include "skin/skin_internal.h"
+
+#include <float.h>
+
+static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
+
+static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
+{
+    if (!sk || !d) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: skeleton and description are required");
+    if (d->joint_count < 1 || d->joint_count > SINEW_MAX_JOINTS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: joint_count %d is outside 1..%d", d->joint_count,
+                           SINEW_MAX_JOINTS);
+    if (!d->joints && !d->joint_names)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: neither joints nor joint_names is given");
+    if (d->vertex_count < 0)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: vertex_count %d is negative", d->vertex_count);
+    if (d->influence_count < 1 || d->influence_count > SINEW_MAX_INFLUENCES)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: influence_count %d is outside 1..%d",
+                           d->influence_count, SINEW_MAX_INFLUENCES);
+    if ((unsigned)d->index_type > SINEW_INDEX_U16 || (unsigned)d->weight_type > SINEW_WEIGHT_UNORM16)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: unknown index or weight type");
+    if (d->index_type == SINEW_INDEX_U8 && d->joint_count > 256)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u8 indices cannot address %d joints",
+                           d->joint_count);
+    if (d->index_type == SINEW_INDEX_U16 && d->joint_count > 65536)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u16 indices cannot address %d joints",
+                           d->joint_count);
+    bool no_weights = d->influence_count == 1 && d->last_weight_implied;
+    if (d->vertex_count > 0 && (!d->indices || (!d->weights && !no_weights)))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: indices and weights are required for %d vertices",
+                           d->vertex_count);
+    if (d->inverse_bind) {
+        for (int j = 0; j < d->joint_count; ++j)
+            if (!sinew__finite_n(d->inverse_bind[j].m, 16))
+                return sinew__fail(err, SINEW_ERROR_NOT_FINITE,
+                                   "skin joint %d: inverse bind matrix has a NaN or infinite value", j);
+    }
+    return SINEW_OK;
+}
+
+/* Rescales unorm weights to sum exactly to `full`: round each, then give the
+ * rounding remainder to the largest. */
+static void normalize_unorm(uint32_t *w, int n, uint32_t sum, uint32_t full)
+{
+    uint32_t total = 0;
+    int largest = 0;
+    for (int i = 0; i < n; ++i) {
+        w[i] = (uint32_t)(((uint64_t)w[i] * full + sum / 2) / sum);
+        total += w[i];
+        if (w[i] > w[largest]) largest = i;
+    }
+    w[largest] = w[largest] + full - total; /* |full - total| <= n / 2 */
+}
+
+/* Validates and normalizes the copied influences in place: the stored
+ * weights, so that with an implied last weight it is the one that gives. */
+static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sinew_error *err)
+{
+    int n = s->influence_count, k = sinew__skin_stored_weights(s);
+    for (int v = 0; v < s->vertex_count; ++v) {
+        size_t base = (size_t)v * (size_t)n, wbase = (size_t)v * (size_t)k;
+        uint32_t iw[SINEW_MAX_INFLUENCES];
+        float fw[SINEW_MAX_INFLUENCES];
+        int idx[SINEW_MAX_INFLUENCES];
+        sinew__skin_fetch(s, v, idx, fw);
+        double sum = 0.0;
+        uint32_t isum = 0; /* of the stored unorm weights */
+        for (int i = 0; i < n; ++i) {
+            float w = fw[i];
+            if (i >= k) {
+                /* implied: never negative, and not stored */
+            } else if (s->weight_type == SINEW_WEIGHT_F32) {
+                if (!isfinite(w))
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight is %s", v, i,
+                                       isnan(w) ? "NaN" : "infinite");
+                if (w < 0.0f)
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight %g is negative",
+                                       v, i, (double)w);
+            } else {
+                iw[i] = s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[wbase + i]
+                                                              : ((const uint16_t *)s->weights)[wbase + i];
+                isum += iw[i];
+            }
+            if (idx[i] >= s->joint_count) {
+                if (w > 0.0f)
+                    return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                                       "vertex %d: influence %d uses skin joint %d, the skin has %d joints", v, i,
+                                       idx[i], s->joint_count);
+                /* Zero weight: harmless, but later passes may read the palette
+                 * at this index, so it must be in range. */
+                if (s->index_type == SINEW_INDEX_U8)
+                    ((uint8_t *)s->indices)[base + i] = 0;
+                else
+                    ((uint16_t *)s->indices)[base + i] = 0;
+                rep->cleared_indices++;
+            }
+            sum += w;
+        }
+        if (sum == 0.0)
+            return sinew__fail(err, SINEW_ERROR_ZERO_WEIGHT, "vertex %d: all %d weights are 0", v, n);
+
+        bool off;
+        if (s->weight_type == SINEW_WEIGHT_F32) {
+            off = fabs(sum - 1.0) > 1e-5;
+            if (off) { /* an implied weight is 0 here: the stored ones make the sum */
+                float *w = (float *)s->weights + wbase;
+                for (int i = 0; i < k; ++i) w[i] = (float)(w[i] / sum);
+            }
+        } else {
+            uint32_t full = s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u;
+            off = k < n ? isum > full : isum != full;
+            if (off) {
+                normalize_unorm(iw, k, isum, full);
+                for (int i = 0; i < k; ++i) {
+                    if (s->weight_type == SINEW_WEIGHT_UNORM8)
+                        ((uint8_t *)s->weights)[wbase + i] = (uint8_t)iw[i];
+                    else
+                        ((uint16_t *)s->weights)[wbase + i] = (uint16_t)iw[i];
+                }
+            }
+        }
+        if (off) {
+            if (rep->worst_vertex < 0 || fabs(sum - 1.0) > fabs((double)rep->worst_sum - 1.0)) {
+                rep->worst_vertex = v;
+                rep->worst_sum = (float)sum;
+            }
+            rep->normalized_vertices++;
+        }
+    }
+    return SINEW_OK;
+}
+
+/* The distinct joints of block b's nonzero influences, in order of first
+ * use, with each one's weight row and each vertex's pivot row (see
+ * sinew__block_group) when `weights` is not NULL. */
+static int block_joints(const sinew_skin *s, int b, uint16_t *joints, float *weights, uint8_t *pivot)
+{
+    int n = 0, first = b * SINEW__BLOCK;
+    int count = s->vertex_count - first < SINEW__BLOCK ? s->vertex_count - first : SINEW__BLOCK;
+    if (pivot) memset(pivot, 0, SINEW__BLOCK);
+    for (int i = 0; i < count; ++i) {
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        int k = sinew__skin_fetch(s, first + i, idx, w);
+        bool first_weighted = true;
+        for (int j = 0; j < k; ++j) {
+            if (w[j] == 0.0f) continue;
+            int at = 0;
+            while (at < n && joints[at] != idx[j]) ++at;
+            if (at == n) {
+                joints[n++] = (uint16_t)idx[j];
+                if (weights) memset(weights + at * SINEW__BLOCK, 0, SINEW__BLOCK * sizeof(float));
+            }
+            if (weights) weights[at * SINEW__BLOCK + i] += w[j];
+            if (pivot && first_weighted) pivot[i] = (uint8_t)at;
+            first_weighted = false;
+        }
+    }
+    return n;
+}
+
+/* The group of a block of n joints with weight rows `rows`: n, or
+ * SINEW__UNIT_GROUP for one joint weighing exactly 1 in every lane. */
+static int block_group(int n, const float *rows)
+{
+    if (n != 1) return n;
+    for (int i = 0; i < SINEW__BLOCK; ++i)
+        if (rows[i] != 1.0f) return n;
+    return SINEW__UNIT_GROUP;
+}
+
+/* Regroups the (validated) influences by block for the SIMD kernels. */
+static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocator *alloc)
+{
+    int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    int per_group[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
+    uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
+    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
+    for (int b = 0; b < count; ++b) per_group[block_group(block_joints(s, b, scratch, rows, NULL), rows)]++;
+    sinew__layout l = {sizeof(sinew__skin_blocks), false};
+    size_t off[SINEW__BLOCK_MAX_JOINTS + 1][4];
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        size_t c = (size_t)per_group[k], n = (size_t)sinew__group_joints(k);
+        off[k][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
+        off[k][1] = sinew__layout_add(&l, c * n, sizeof(uint16_t), 8);
+        off[k][2] = sinew__layout_add(&l, c * n * SINEW__BLOCK, sizeof(float), 32);
+        off[k][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
+    }
+    size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
+    /* the weight rows are loaded as aligned vectors */
+    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(alloc, l.total);
+    if (!base) return NULL;
+    sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
+    memset(bl, 0, sizeof *bl);
+    for (int b = 0; b < count; ++b) {
+        uint8_t pivot[SINEW__BLOCK];
+        int n = block_joints(s, b, scratch, rows, pivot), k = block_group(n, rows);
+        sinew__block_group *g = &bl->group[k];
+        size_t at = (size_t)g->count * (size_t)n;
+        memcpy((uint8_t *)(base + off[k][3]) + (size_t)g->count * SINEW__BLOCK, pivot, SINEW__BLOCK);
+        memcpy((uint16_t *)(base + off[k][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
+        memcpy((float *)(base + off[k][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
+        ((uint32_t *)(base + off[k][0]))[g->count++] = (uint32_t)b;
+    }
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        bl->group[k].block = (const uint32_t *)(base + off[k][0]);
+        bl->group[k].joints = (const uint16_t *)(base + off[k][1]);
+        bl->group[k].weights = (const float *)(base + off[k][2]);
+        bl->group[k].pivot = (const uint8_t *)(base + off[k][3]);
+    }
+    float *lanes = (float *)(base + off_lanes);
+    for (int j = 0; j < s->joint_count; ++j)
+        for (int i = 0; i < 4; ++i)
+            for (int lane = 0; lane < 8; ++lane) lanes[32 * j + 8 * i + lane] = s->inverse_bind[j].m[4 * (lane / 4) + i];
+    bl->inverse_bind_lanes = lanes;
+    for (int j = 0; j < s->joint_count; ++j)
+        if (s->joints[j] >= bl->joint_end) bl->joint_end = s->joints[j] + 1;
+    return bl;
+}
+
+sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d, const sinew_options *options,
+                              sinew_skin_report *report, sinew_error *err)
+{
+    sinew__ok(err);
+    sinew_skin_report rep = {0, -1, 1.0f, 0};
+    if (report) *report = rep;
+    if (check_desc(sk, d, err) != SINEW_OK) return NULL;
+
+    size_t entries = (size_t)d->vertex_count * (size_t)d->influence_count;
+    size_t weight_entries =
+        (size_t)d->vertex_count * (size_t)sinew__stored_weights(d->influence_count, d->last_weight_implied);
+    size_t index_size = sinew__index_bytes(d->index_type), weight_size = sinew__weight_bytes(d->weight_type);
+    sinew__layout l = {sizeof(sinew_skin), false};
+    size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
+    size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
+    size_t off_idx = sinew__layout_add(&l, entries, index_size, 8);
+    size_t off_w = sinew__layout_add(&l, weight_entries, weight_size, 8);
+    sinew_allocator alloc = sinew__allocator(options);
+    unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
+    if (!block) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for %d vertices", d->vertex_count);
+        return NULL;
+    }
+    sinew_skin *s = (sinew_skin *)block;
+    int16_t *joints = (int16_t *)(block + off_joints);
+    sinew_mat4 *ibm = (sinew_mat4 *)(block + off_ibm);
+    for (int j = 0; j < d->joint_count; ++j) {
+        int k;
+        if (d->joints) {
+            k = d->joints[j];
+            if (k < 0 || k >= sk->joint_count) {
+                sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                            "skin joint %d: skeleton joint %d is out of range (%d joints)", j, k, sk->joint_count);
+                goto fail;
+            }
+        } else {
+            const char *name = d->joint_names[j] ? d->joint_names[j] : "";
+            k = sinew_skeleton_find_joint(sk, name);
+            if (k < 0) {
+                sinew__fail(err, SINEW_ERROR_UNKNOWN_JOINT, "skin joint %d: no joint named \"%s\" in the skeleton", j,
+                            name);
+                goto fail;
+            }
+        }
+        joints[j] = (int16_t)k;
+        ibm[j] = d->inverse_bind ? d->inverse_bind[j] : sinew_mat4_identity();
+    }
+    if (entries) memcpy(block + off_idx, d->indices, entries * index_size);
+    if (weight_entries) memcpy(block + off_w, d->weights, weight_entries * weight_size);
+    s->joint_count = d->joint_count;
+    s->joints = joints;
+    s->inverse_bind = ibm;
+    s->vertex_count = d->vertex_count;
+    s->influence_count = d->influence_count;
+    s->index_type = d->index_type;
+    s->indices = block + off_idx;
+    s->weight_type = d->weight_type;
+    s->weights = block + off_w;
+    s->last_weight_implied = d->last_weight_implied;
+    s->allocator_ = alloc;
+
+    if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
+    s->simd_ = sinew__simd_level(options);
+    s->blocks_ = build_blocks(s, &alloc);
+    if (!s->blocks_) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",
+                    d->vertex_count);
+        goto fail;
+    }
+    if (rep.normalized_vertices)
+        sinew__warn(options,
+                    "skin: %d of %d vertices had %s weights not summing to 1 and were normalized (worst: vertex %d, "
+                    "sum %g)",
+                    rep.normalized_vertices, s->vertex_count, weight_type_names[s->weight_type], rep.worst_vertex,
+                    (double)rep.worst_sum);
+    if (rep.cleared_indices)
+        sinew__warn(options, "skin: %d zero-weight influences had out-of-range joint indices, set to 0",
+                    rep.cleared_indices);
+    if (report) *report = rep;
+    return s;
+fail:
+    sinew__free(&alloc, block);
+    return NULL;
+}
+
+void sinew_skin_free(sinew_skin *skin)
+{
+    if (!skin) return;
+    sinew_allocator a = skin->allocator_;
+    sinew__free_aligned(&a, skin->blocks_);
+    sinew__free(&a, skin);
+}
+
+void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *indices, void *weights)
+{
+    int n = skin->influence_count, k = sinew__skin_stored_weights(skin);
+    size_t isize = sinew__index_bytes(skin->index_type), wsize = sinew__weight_bytes(skin->weight_type);
+    memcpy(indices, (const char *)skin->indices + (size_t)v * (size_t)n * isize, (size_t)n * isize);
+    memcpy(weights, (const char *)skin->weights + (size_t)v * (size_t)k * wsize, (size_t)k * wsize);
+    if (k == n) return;
+    double rest = sinew__skin_implied_weight(skin, v);
+    char *last = (char *)weights + (size_t)k * wsize;
+    if (skin->weight_type == SINEW_WEIGHT_F32) {
+        float f = (float)rest;
+        memcpy(last, &f, sizeof f);
+    } else if (skin->weight_type == SINEW_WEIGHT_UNORM8) {
+        *(uint8_t *)last = (uint8_t)rest;
+    } else {
+        uint16_t u = (uint16_t)rest;
+        memcpy(last, &u, sizeof u);
+    }
+}
+
+int sinew_skin_vertex(const sinew_skin *skin, int v, int *joints, float *weights)
+{
+    int n = sinew__skin_fetch(skin, v, joints, weights);
+    int nonzero = 0;
+    for (int i = 0; i < n; ++i) nonzero += weights[i] > 0.0f;
+    return nonzero;
+}
+

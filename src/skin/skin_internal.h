@@ -1,0 +1,209 @@
+/* Shared by the skin sources: reading a vertex's influences and addressing
+ * strided streams. */
+#ifndef SINEW_SKIN_INTERNAL_H
+#define SINEW_SKIN_INTERNAL_H
+
+#include "skeleton/skeleton_internal.h"
+
+/* Bytes of one stored joint index and of one stored weight. */
+static inline size_t sinew__index_bytes(sinew_index_type t) { return t == SINEW_INDEX_U8 ? 1 : 2; }
+static inline size_t sinew__weight_bytes(sinew_weight_type t)
+{
+    return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2;
+}
+
+/* Weights stored per vertex: the influence count, one less when the last
+ * is implied; of a skin, and of a description before its skin is made. */
+static inline int sinew__stored_weights(int influence_count, bool last_weight_implied)
+{
+    return influence_count - (last_weight_implied ? 1 : 0);
+}
+static inline int sinew__skin_stored_weights(const sinew_skin *s)
+{
+    return sinew__stored_weights(s->influence_count, s->last_weight_implied);
+}
+
+/* Vertex v's implied last weight in the units the skin stores weights in
+ * (1 for float, 255 or 65535 for unorm): what its stored weights leave of
+ * the full sum, 0 where they reach past it. */
+static inline double sinew__skin_implied_weight(const sinew_skin *s, int v)
+{
+    int k = sinew__skin_stored_weights(s);
+    size_t base = (size_t)v * (size_t)k;
+    double rest;
+    switch (s->weight_type) {
+    case SINEW_WEIGHT_F32: {
+        const float *p = (const float *)s->weights + base;
+        rest = 1.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    case SINEW_WEIGHT_UNORM8: {
+        const uint8_t *p = (const uint8_t *)s->weights + base;
+        rest = 255.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    default: {
+        const uint16_t *p = (const uint16_t *)s->weights + base;
+        rest = 65535.0;
+        for (int i = 0; i < k; ++i) rest -= p[i];
+        break;
+    }
+    }
+    return rest > 0.0 ? rest : 0.0;
+}
+
+/* Decodes vertex v's influences, an implied last weight written out;
+ * returns the influence count (zero weights included: callers skip them). */
+static inline int sinew__skin_fetch(const sinew_skin *s, int v, int *idx, float *w)
+{
+    int n = s->influence_count, k = sinew__skin_stored_weights(s);
+    size_t base = (size_t)v * (size_t)n, wbase = (size_t)v * (size_t)k;
+    if (s->index_type == SINEW_INDEX_U8) {
+        const uint8_t *p = (const uint8_t *)s->indices + base;
+        for (int i = 0; i < n; ++i) idx[i] = p[i];
+    } else {
+        const uint16_t *p = (const uint16_t *)s->indices + base;
+        for (int i = 0; i < n; ++i) idx[i] = p[i];
+    }
+    float unit;
+    switch (s->weight_type) {
+    case SINEW_WEIGHT_F32: {
+        const float *p = (const float *)s->weights + wbase;
+        for (int i = 0; i < k; ++i) w[i] = p[i];
+        unit = 1.0f;
+        break;
+    }
+    case SINEW_WEIGHT_UNORM8: {
+        const uint8_t *p = (const uint8_t *)s->weights + wbase;
+        unit = 1.0f / 255.0f;
+        for (int i = 0; i < k; ++i) w[i] = (float)p[i] * unit;
+        break;
+    }
+    default: {
+        const uint16_t *p = (const uint16_t *)s->weights + wbase;
+        unit = 1.0f / 65535.0f;
+        for (int i = 0; i < k; ++i) w[i] = (float)p[i] * unit;
+        break;
+    }
+    }
+    if (k < n) w[n - 1] = (float)sinew__skin_implied_weight(s, v) * unit;
+    return n;
+}
+
+static inline const float *sinew__in(const float *base, size_t stride, int v)
+{
+    return (const float *)((const char *)base + (size_t)v * stride);
+}
+
+static inline float *sinew__out(float *base, size_t stride, int v)
+{
+    return (float *)((char *)base + (size_t)v * stride);
+}
+
+/* The influences of SINEW__BLOCK consecutive vertices regrouped by joint:
+ * block b holds vertices [b * SINEW__BLOCK, (b + 1) * SINEW__BLOCK), acted on
+ * by n distinct skin joints, joint k of them with one weight per vertex (0
+ * where it does not act, the sum where a vertex lists it twice). Blended
+ * this way the palette is read once per joint and block and nothing needs
+ * transposing: each weight row is one vector. Blocks are grouped by n, each
+ * group stored in the order the kernels visit it (ascending block index),
+ * so a group runs an unrolled loop the branch predictor learns over records
+ * that follow one another in memory. Built by sinew_skin_create. */
+enum { SINEW__BLOCK = 8, SINEW__BLOCK_MAX_JOINTS = SINEW__BLOCK * SINEW_MAX_INFLUENCES };
+
+typedef struct sinew__block_group {
+    int count;               /* blocks with this many joints */
+    const uint32_t *block;   /* their indices, ascending */
+    const uint16_t *joints;  /* n skin joints per block */
+    const float *weights;    /* n rows of SINEW__BLOCK per block, 32-byte aligned */
+    /* per block, per vertex: the row of its first weighted influence, the
+     * one DQS aligns the others' rotations with (0 past the last vertex) */
+    const uint8_t *pivot;
+} sinew__block_group;
+
+/* group[k] holds the blocks of k joints, but for k = 0 (SINEW__UNIT_GROUP):
+ * blocks whose every vertex follows one joint with weight exactly 1 (a
+ * hand, a prop), stored as one-joint blocks, their weight rows all 1. LBS
+ * takes that joint's palette matrix as the blend, without multiplying; the
+ * other kernels run them as one-joint blocks. */
+enum { SINEW__UNIT_GROUP = 0 };
+
+/* The joints per block of group k. */
+static inline int sinew__group_joints(int k) { return k == SINEW__UNIT_GROUP ? 1 : k; }
+
+typedef struct sinew__skin_blocks {
+    sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count, see SINEW__UNIT_GROUP */
+    /* columns 0 and 1 of the inverse bind matrices spread for the palette
+     * kernel, 32 floats per joint, 32-byte aligned: vector i
+     * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */
+    const float *inverse_bind_lanes;
+    int joint_end;  /* 1 + the highest skeleton joint the skin uses */
+} sinew__skin_blocks;
+
+/* sinew_skin_inputs: a block's positions (or normals) are 24 floats, x of
+ * its 8 vertices, then y, then z (0 past the skin's last vertex), 32-byte
+ * aligned; the blocks in the kernels' order, group by group (group k's
+ * entry i at slot group_first[k] + i). */
+enum { SINEW__PREPARED_FLOATS = 3 * SINEW__BLOCK };
+
+struct sinew_skin_inputs {
+    const sinew_skin *skin;
+    sinew_allocator allocator;  /* the skin's, kept: the inputs may outlive it */
+    float *positions, *normals; /* NULL where not given */
+    uint32_t *slot;             /* each block's slot, by block index */
+    uint32_t group_first[SINEW__BLOCK_MAX_JOINTS + 1];
+};
+
+/* The level a job runs: what it asks for, capped by the skin's level. */
+static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
+{
+    return (sinew_simd)sinew__simd_cap((int)job->simd, job->skin->simd_);
+}
+
+/* The range [*begin, *end) of a validated job, strides with 0 resolved,
+ * and where its positions and normals come from. */
+typedef struct sinew__job_streams {
+    int begin, end;
+    size_t ps, ns, ts, ops, ons, ots;
+    bool positions, normals; /* skinned, from the job's streams or its inputs */
+    /* the job's sinew_skin_inputs, NULL without: */
+    const float *prepared_positions, *prepared_normals;
+    const uint32_t *slot, *group_first;
+} sinew__job_streams;
+
+/* Vertex v's position or normal: from its block's prepared copy when
+ * `prepared`, else from the stream. */
+static inline sinew_vec3 sinew__read_input(const float *prepared, const uint32_t *slot, const float *stream,
+                                           size_t stride, int v)
+{
+    if (prepared) {
+        const float *p = prepared + (size_t)slot[v / SINEW__BLOCK] * SINEW__PREPARED_FLOATS + v % SINEW__BLOCK;
+        return sinew__v3(p[0], p[SINEW__BLOCK], p[2 * SINEW__BLOCK]);
+    }
+    const float *p = sinew__in(stream, stride, v);
+    return sinew__v3(p[0], p[1], p[2]);
+}
+
+sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
+
+/* The normal mode an LBS job runs: SINEW_NORMALS_AUTO decided by the
+ * palette (sinew_palette_is_conformal, about 2 ns a matrix), else the job's. */
+sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew__job_streams *st);
+
+/* The SIMD kernels of sinew_skin_lbs (validated job, normal mode decided). */
+void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+/* The SIMD kernels of sinew_skin_dqs (validated job; `rigid`: every stretch
+ * is the identity; `uniform`: normals skip the stretch). */
+void sinew__skin_dqs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
+void sinew__skin_dqs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
+
+/* palette[j] = model[skin->joints[j]] * inverse_bind[j] for every skin joint,
+ * sinew__mat4_mul's sums with fused multiply-adds (checked joints, no left
+ * matrix), from
+ * skin->blocks_->inverse_bind_lanes. */
+void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette);
+
+#endif
