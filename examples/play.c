@@ -1,7 +1,7 @@
 /* The smallest complete use of sinew: build the demo character, play its walk
- * clip for one second and skin its mesh with linear blend skinning. This is
- * the example in the README; it is compiled with the project so it stays
- * correct. */
+ * clip for one second and skin its mesh with linear blend skinning. The
+ * README shows the same steps; this program is compiled with the project so
+ * it stays correct. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 
@@ -22,8 +22,9 @@ int main(void)
     const sinew_skin *skin = mesh->skin;
 
     /* Per character: caller-owned state and buffers. Nothing below allocates. */
-    int32_t *keys = calloc((size_t)walk->track_count, sizeof *keys);
-    sinew_cursor cursor = {keys, walk->track_count};
+    int key_count = sinew_clip_cursor_size(walk);
+    int32_t *keys = calloc((size_t)key_count, sizeof *keys);
+    sinew_cursor cursor = {keys, key_count};
     sinew_transform *local = malloc(sizeof *local * (size_t)sk->joint_count);
     sinew_mat4 *model = malloc(sizeof *model * (size_t)sk->joint_count);
     sinew_mat4 *palette = malloc(sizeof *palette * (size_t)skin->joint_count);
