@@ -22,8 +22,9 @@ static const char *const usage[] = {
     "                print what it did and how long each stage took\n"
     "  info [FILE] [--scene N]\n"
     "                print the skeleton tree, the clips and the meshes of FILE\n"
-    "                (.gltf or .glb; the meshes of scenes[N], else of the default\n"
-    "                scene); without FILE, of the built-in character\n"
+    "                (.gltf or .glb, or .fbx, .dae, .bvh and the other formats\n"
+    "                Assimp reads; for glTF the meshes of scenes[N], else of the\n"
+    "                default scene); without FILE, of the built-in character\n"
     "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
     "       [--method lbs|dqs] [--scene N] [--weld] [--json OUT] [--up y|z]\n"
     CLI_LAYER_USAGE
