@@ -227,6 +227,18 @@ int main(void)
     test_matrices();
     CHECK(strcmp(sinew_result_name(SINEW_ERROR_CYCLE), "SINEW_ERROR_CYCLE") == 0, "result names");
     CHECK(strcmp(sinew_result_name((sinew_result)999), "SINEW_UNKNOWN") == 0, "unknown result name");
+    /* results keep their numbers across versions: a few pinned, and the
+     * list dense from 0 with a name and a text for each */
+    CHECK(SINEW_OK == 0 && SINEW_ERROR_CYCLE == 7 && SINEW_ERROR_PARSE == 19 && SINEW_ERROR_GPU == 25,
+          "pinned result numbers");
+    int results = 0;
+#define COUNT_RESULT(name, number, text) CHECK((int)name == results++, "%s is %d", #name, (int)name);
+    SINEW_RESULT_LIST(COUNT_RESULT)
+#undef COUNT_RESULT
+    for (int r = 0; r < results; ++r)
+        CHECK(strcmp(sinew_result_name((sinew_result)r), "SINEW_UNKNOWN") != 0 &&
+                  strcmp(sinew_result_text((sinew_result)r), "unknown result") != 0,
+              "result %d has a name and a text", r);
     CHECK(strcmp(sinew_version(), SINEW_VERSION_STRING) == 0, "version");
     return check_finish("test_math");
 }

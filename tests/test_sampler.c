@@ -213,7 +213,7 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
             return false;
         if (!first) first = t;
     }
-    return first != NULL && 3 * filled >= sk->schedule_length_ * 10;
+    return first != NULL && 3 * filled >= sinew__skeleton_of(sk)->schedule_length * 10;
 }
 
 /* sinew_clip_sample_model against sinew_clip_sample then
@@ -286,7 +286,7 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
             compare(local, want, n, false, &twin_worst, what, t);
         }
         if (root != &projective) {
-            bool fused = sinew__sampler_run_model(clip->sampler_, sinew_clip_time(clip, t, flags), flags, NULL, sk,
+            bool fused = sinew__sampler_run_model(sinew__clip_of(clip)->sampler, sinew_clip_time(clip, t, flags), flags, NULL, sk,
                                                   root, local, model);
             paths += fused != one_pass;
         }
@@ -414,8 +414,8 @@ static void check_optimized(const sinew_clip *clip, const sinew_skeleton *sk, co
     /* rotations: the tolerance and the two samplings' roundings */
     CHECK(moved[0] <= tol.translation && moved[1] <= tol.rotation + 1e-6 && moved[2] <= tol.scale,
           "%s optimized: samples %g, %g rad, %g from the clip's", what, moved[0], moved[1], moved[2]);
-    bool blocks = sk->simd_ >= SINEW_SIMD_AVX2 && baked(o, sk);
-    int constant = sinew__sampler_constant_blocks(o->sampler_);
+    bool blocks = sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2 && baked(o, sk);
+    int constant = sinew__sampler_constant_blocks(sinew__clip_of(o)->sampler);
     CHECK(rep.constant_tracks > 0 && (!blocks || constant > 0), "%s optimized: %d constant tracks, %d constant blocks",
           what, rep.constant_tracks, constant);
     printf("%s optimized: %d of %d tracks constant, %d constant blocks, %zu -> %zu bytes, samples within %g, %g rad, %g\n",
@@ -575,9 +575,9 @@ static void test_synthetic(void)
                                                     .tracks = tracks, .skeleton = sk}, NULL, &err);
         CHECK(clip != NULL, "%s: %s", name, err.description);
         if (!clip) continue;
-        bool blocks = sk->simd_ >= SINEW_SIMD_AVX2;
+        bool blocks = sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2;
         CHECK(baked(clip, sk) == !negative_zero, "%s: the block layout's rule", name);
-        int constant = sinew__sampler_constant_blocks(clip->sampler_);
+        int constant = sinew__sampler_constant_blocks(sinew__clip_of(clip)->sampler);
         CHECK(constant == (blocks && !negative_zero ? 1 : 0), "%s: %d constant blocks", name, constant);
         check_with_additive(clip, sk, name);
         sinew_clip_free(clip);

@@ -658,9 +658,9 @@ static void test_one_joint_blocks(const sinew_skeleton *sk, sinew_simd level)
                                       NULL, NULL, &err);
     CHECK(s != NULL, "one-joint skin: %s", err.description);
     if (!s) return;
-    CHECK(s->blocks_->group[SINEW__UNIT_GROUP].count == 1 && s->blocks_->group[1].count == 2,
+    CHECK(sinew__skin_of(s)->blocks->group[SINEW__UNIT_GROUP].count == 1 && sinew__skin_of(s)->blocks->group[1].count == 2,
           "one-joint skin: %d unit block(s), %d one-joint block(s); want 1 and 2",
-          s->blocks_->group[SINEW__UNIT_GROUP].count, s->blocks_->group[1].count);
+          sinew__skin_of(s)->blocks->group[SINEW__UNIT_GROUP].count, sinew__skin_of(s)->blocks->group[1].count);
     mesh m = random_mesh(V);
     sinew_mat4 pal[J];
     sinew_dq_transform dq[J];

@@ -80,40 +80,41 @@ SINEW_API const char *sinew_version(void);
 /* Results, errors, logging, allocation                                      */
 /* ======================================================================== */
 
-/* One list makes both the enum and sinew_result_name(). */
+/* One list makes the enum, sinew_result_name() and sinew_result_text().
+ * Each result keeps its number in every version: a new result takes the
+ * next number, and none is ever renumbered or reused. */
 #define SINEW_RESULT_LIST(X)                                                   \
-    X(SINEW_OK, "ok")                                                          \
-    X(SINEW_ERROR_INVALID_ARGUMENT, "invalid argument")                        \
-    X(SINEW_ERROR_OUT_OF_MEMORY, "out of memory")                              \
-    X(SINEW_ERROR_BUFFER_TOO_SMALL, "buffer too small")                        \
-    X(SINEW_ERROR_SIZE_MISMATCH, "sizes do not match")                         \
-    X(SINEW_ERROR_TOO_MANY_JOINTS, "too many joints")                          \
-    X(SINEW_ERROR_BAD_PARENT, "parent index out of range")                     \
-    X(SINEW_ERROR_CYCLE, "joint hierarchy has a cycle")                        \
-    X(SINEW_ERROR_UNKNOWN_JOINT, "joint name not found")                       \
-    X(SINEW_ERROR_BAD_JOINT_INDEX, "joint index out of range")                 \
-    X(SINEW_ERROR_BAD_WEIGHT, "negative or NaN weight")                        \
-    X(SINEW_ERROR_ZERO_WEIGHT, "vertex weights sum to zero")                   \
-    X(SINEW_ERROR_NOT_FINITE, "NaN or infinite value")                         \
-    X(SINEW_ERROR_BAD_ROTATION, "rotation quaternion of zero length")          \
-    X(SINEW_ERROR_KEYS_NOT_INCREASING, "key times not strictly increasing")    \
-    X(SINEW_ERROR_DUPLICATE_TRACK, "two tracks animate the same joint value")  \
-    X(SINEW_ERROR_SHEAR, "matrix has shear or projection")                     \
-    X(SINEW_ERROR_SINGULAR, "matrix is not invertible")                        \
-    X(SINEW_ERROR_IO, "file could not be read")                                \
-    X(SINEW_ERROR_PARSE, "malformed file")                                     \
-    X(SINEW_ERROR_TRUNCATED, "data shorter than declared")                     \
-    X(SINEW_ERROR_OUT_OF_BOUNDS, "range outside its container")                \
-    X(SINEW_ERROR_BAD_REFERENCE, "index refers to nothing")                    \
-    X(SINEW_ERROR_BAD_URI, "URI refused or malformed")                         \
-    X(SINEW_ERROR_UNSUPPORTED, "feature not supported")                        \
-    X(SINEW_ERROR_GPU, "graphics driver failed")
+    X(SINEW_OK, 0, "ok")                                                       \
+    X(SINEW_ERROR_INVALID_ARGUMENT, 1, "invalid argument")                     \
+    X(SINEW_ERROR_OUT_OF_MEMORY, 2, "out of memory")                           \
+    X(SINEW_ERROR_BUFFER_TOO_SMALL, 3, "buffer too small")                     \
+    X(SINEW_ERROR_SIZE_MISMATCH, 4, "sizes do not match")                      \
+    X(SINEW_ERROR_TOO_MANY_JOINTS, 5, "too many joints")                       \
+    X(SINEW_ERROR_BAD_PARENT, 6, "parent index out of range")                  \
+    X(SINEW_ERROR_CYCLE, 7, "joint hierarchy has a cycle")                     \
+    X(SINEW_ERROR_UNKNOWN_JOINT, 8, "joint name not found")                    \
+    X(SINEW_ERROR_BAD_JOINT_INDEX, 9, "joint index out of range")              \
+    X(SINEW_ERROR_BAD_WEIGHT, 10, "negative or NaN weight")                    \
+    X(SINEW_ERROR_ZERO_WEIGHT, 11, "vertex weights sum to zero")               \
+    X(SINEW_ERROR_NOT_FINITE, 12, "NaN or infinite value")                     \
+    X(SINEW_ERROR_BAD_ROTATION, 13, "rotation quaternion of zero length")      \
+    X(SINEW_ERROR_KEYS_NOT_INCREASING, 14, "key times not strictly increasing") \
+    X(SINEW_ERROR_DUPLICATE_TRACK, 15, "two tracks animate the same joint value") \
+    X(SINEW_ERROR_SHEAR, 16, "matrix has shear or projection")                 \
+    X(SINEW_ERROR_SINGULAR, 17, "matrix is not invertible")                    \
+    X(SINEW_ERROR_IO, 18, "file could not be read")                            \
+    X(SINEW_ERROR_PARSE, 19, "malformed file")                                 \
+    X(SINEW_ERROR_TRUNCATED, 20, "data shorter than declared")                 \
+    X(SINEW_ERROR_OUT_OF_BOUNDS, 21, "range outside its container")            \
+    X(SINEW_ERROR_BAD_REFERENCE, 22, "index refers to nothing")                \
+    X(SINEW_ERROR_BAD_URI, 23, "URI refused or malformed")                     \
+    X(SINEW_ERROR_UNSUPPORTED, 24, "feature not supported")                    \
+    X(SINEW_ERROR_GPU, 25, "graphics driver failed")
 
 typedef enum sinew_result {
-#define SINEW__RESULT_ENUM(name, text) name,
+#define SINEW__RESULT_ENUM(name, number, text) name = number,
     SINEW_RESULT_LIST(SINEW__RESULT_ENUM)
 #undef SINEW__RESULT_ENUM
-    SINEW_RESULT_COUNT
 } sinew_result;
 
 /* Returns the enumerator's name ("SINEW_ERROR_CYCLE"), or "SINEW_UNKNOWN"
@@ -295,15 +296,6 @@ typedef struct sinew_skeleton {
     const char *const *names;        /* one per joint */
     const uint32_t *name_hashes;     /* sinew_name_hash(names[j]) */
     const sinew_transform *rest_pose; /* local TRS per joint */
-    /* private */
-    const int32_t *lookup_;
-    uint32_t lookup_mask_;
-    const int16_t *schedule_;    /* local to model's order (pairs of joints) */
-    int schedule_length_;
-    int simd_;                   /* the sinew_simd it runs */
-    uint64_t rest_hash_;         /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
-    uint64_t parents_hash_;      /* of parents' bytes: clips made for the skeleton are laid out in its order */
-    sinew_allocator allocator_;
 } sinew_skeleton;
 
 /* What sinew_skeleton_create() reads. Joints may come in any order. */
@@ -388,11 +380,6 @@ typedef struct sinew_clip {
     bool packed;            /* made by sinew_clip_pack(): its translation, rotation and scale keys
                                are held quantized for sampling alone, and `tracks` lists its
                                weights tracks only */
-    /* private */
-    sinew_allocator allocator_;
-    size_t bytes_;                   /* of the clip's allocation: the tracks (equal key times stored once) */
-    int packed_keys_[3];             /* a packed clip's translation, rotation and scale keys before packing */
-    struct sinew__sampler *sampler_; /* the tracks laid out for sampling */
 } sinew_clip;
 
 typedef struct sinew_clip_desc {
@@ -1034,10 +1021,6 @@ typedef struct sinew_skin {
     sinew_weight_type weight_type;
     const void *weights;
     bool last_weight_implied;        /* `weights` leaves out each vertex's last */
-    /* private: the influences regrouped for the SIMD kernels (skin.c) */
-    struct sinew__skin_blocks *blocks_;
-    int simd_;               /* sinew_simd_supported() when the skin was made */
-    sinew_allocator allocator_;
 } sinew_skin;
 
 typedef struct sinew_skin_desc {

@@ -55,9 +55,6 @@ typedef struct sinew_asset {
     const sinew_clip *const *clips;   /* each animates `skeleton` */
     int mesh_count;
     const sinew_mesh *meshes;
-    /* private */
-    sinew_allocator allocator_;
-    void *blocks_;
 } sinew_asset;
 
 /* Frees the asset and everything it holds: skeleton, clips, meshes and their

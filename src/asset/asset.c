@@ -12,10 +12,11 @@ typedef struct block {
 sinew_asset *sinew__asset_new(const char *name, const sinew_options *options)
 {
     sinew_allocator alloc = sinew__allocator(options);
-    sinew_asset *a = sinew__alloc(&alloc, sizeof *a);
-    if (!a) return NULL;
-    memset(a, 0, sizeof *a);
-    a->allocator_ = alloc;
+    sinew__asset *made = sinew__alloc(&alloc, sizeof *made);
+    if (!made) return NULL;
+    memset(made, 0, sizeof *made);
+    made->allocator = alloc;
+    sinew_asset *a = &made->base;
     a->name = sinew__asset_strdup(a, name ? name : "");
     if (!a->name) {
         sinew__free(&alloc, a);
@@ -28,10 +29,10 @@ void *sinew__asset_alloc(sinew_asset *a, size_t count, size_t size)
 {
     if (size && count > (SIZE_MAX - SINEW__ALIGN) / size) return NULL;
     size_t bytes = count * size;
-    block *b = sinew__alloc_aligned(&a->allocator_, SINEW__ALIGN + bytes);
+    block *b = sinew__alloc_aligned(&sinew__asset_of(a)->allocator, SINEW__ALIGN + bytes);
     if (!b) return NULL;
-    b->next = a->blocks_;
-    a->blocks_ = b;
+    b->next = sinew__asset_of(a)->blocks;
+    sinew__asset_of(a)->blocks = b;
     unsigned char *payload = (unsigned char *)b + SINEW__ALIGN;
     memset(payload, 0, bytes);
     return payload;
@@ -51,8 +52,8 @@ void sinew_asset_free(sinew_asset *a)
     for (int i = 0; i < a->mesh_count; ++i) sinew_skin_free((sinew_skin *)a->meshes[i].skin);
     for (int i = 0; i < a->clip_count; ++i) sinew_clip_free((sinew_clip *)a->clips[i]);
     sinew_skeleton_free((sinew_skeleton *)a->skeleton);
-    sinew_allocator alloc = a->allocator_;
-    for (block *b = a->blocks_; b;) {
+    sinew_allocator alloc = sinew__asset_of(a)->allocator;
+    for (block *b = sinew__asset_of(a)->blocks; b;) {
         block *next = b->next;
         sinew__free_aligned(&alloc, b);
         b = next;
@@ -62,11 +63,11 @@ void sinew_asset_free(sinew_asset *a)
 
 void sinew__asset_set_allocator(sinew_asset *a, sinew_allocator alloc)
 {
-    a->allocator_ = alloc;
-    if (a->skeleton) ((sinew_skeleton *)a->skeleton)->allocator_ = alloc;
-    for (int i = 0; i < a->clip_count; ++i) ((sinew_clip *)a->clips[i])->allocator_ = alloc;
+    sinew__asset_of(a)->allocator = alloc;
+    if (a->skeleton) sinew__skeleton_of(a->skeleton)->allocator = alloc;
+    for (int i = 0; i < a->clip_count; ++i) sinew__clip_of(a->clips[i])->allocator = alloc;
     for (int i = 0; i < a->mesh_count; ++i)
-        if (a->meshes[i].skin) ((sinew_skin *)a->meshes[i].skin)->allocator_ = alloc;
+        if (a->meshes[i].skin) sinew__skin_of(a->meshes[i].skin)->allocator = alloc;
 }
 
 const sinew_clip *sinew_asset_find_clip(const sinew_asset *a, const char *name)

@@ -5,8 +5,20 @@
 
 #include "sinew/sinew_asset.h"
 #include "layer/layer_internal.h"
+#include "skin/skin_internal.h"
 
 /* A new empty asset (name copied), or NULL when out of memory. */
+/* An asset as the loaders and the built-in character make it: the public
+ * struct first, then its allocator and the blocks it owns. */
+typedef struct sinew__asset {
+    sinew_asset base;
+    sinew_allocator allocator;
+    void *blocks; /* allocations freed with the asset (a list) */
+} sinew__asset;
+
+/* The library's view of an asset it made. */
+static inline sinew__asset *sinew__asset_of(const sinew_asset *asset) { return (sinew__asset *)(uintptr_t)asset; }
+
 SINEW__SHARED sinew_asset *sinew__asset_new(const char *name, const sinew_options *options);
 
 /* Zeroed memory that lives as long as the asset, or NULL (count * size

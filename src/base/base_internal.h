@@ -71,8 +71,8 @@ static inline int sinew__simd_cap(int want, int cap) { return want <= SINEW_SIMD
 int sinew__simd_level(const sinew_options *options);
 /* ---- hashing -------------------------------------------------------------- */
 
-/* A 64-bit hash of `size` bytes (sinew_skeleton.rest_hash_ and
- * parents_hash_): a clip made for a skeleton keeps a copy of its rest pose
+/* A 64-bit hash of `size` bytes (a skeleton's rest_hash and
+ * parents_hash): a clip made for a skeleton keeps a copy of its rest pose
  * in its block layout, and uses the copy when the skeleton it plays on has
  * the same rest hash; its schedule serves skeletons of the same parents
  * hash. */

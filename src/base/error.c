@@ -1,4 +1,4 @@
-/* Results, error reporting, logging and allocation shared by the library. */
+/* The version, result names, error sentences and warnings. */
 #include "base/base_internal.h"
 
 #include <stdarg.h>
@@ -9,24 +9,24 @@ const char *sinew_version(void) { return SINEW_VERSION_STRING; }
 
 const char *sinew_result_name(sinew_result result)
 {
-    static const char *const names[] = {
-#define SINEW__RESULT_NAME(name, text) #name,
+    switch (result) {
+#define SINEW__RESULT_NAME(name, number, text) \
+    case name: return #name;
         SINEW_RESULT_LIST(SINEW__RESULT_NAME)
 #undef SINEW__RESULT_NAME
-    };
-    if ((unsigned)result >= SINEW_RESULT_COUNT) return "SINEW_UNKNOWN";
-    return names[result];
+    }
+    return "SINEW_UNKNOWN";
 }
 
 const char *sinew_result_text(sinew_result result)
 {
-    static const char *const texts[] = {
-#define SINEW__RESULT_TEXT(name, text) text,
+    switch (result) {
+#define SINEW__RESULT_TEXT(name, number, text) \
+    case name: return text;
         SINEW_RESULT_LIST(SINEW__RESULT_TEXT)
 #undef SINEW__RESULT_TEXT
-    };
-    if ((unsigned)result >= SINEW_RESULT_COUNT) return "unknown result";
-    return texts[result];
+    }
+    return "unknown result";
 }
 
 sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt, ...)

@@ -55,10 +55,10 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
         return NULL;
     }
     /* the weights tracks' own plan gives way to the packed one */
-    sinew__free_aligned(&alloc, out->sampler_);
-    out->sampler_ = sm;
+    sinew__free_aligned(&alloc, sinew__clip_of(out)->sampler);
+    sinew__clip_of(out)->sampler = sm;
     out->packed = true;
-    for (int target = 0; target < 3; ++target) out->packed_keys_[target] = res.key_counts[target];
+    for (int target = 0; target < 3; ++target) sinew__clip_of(out)->packed_keys[target] = res.key_counts[target];
     if (report)
         *report = (sinew_pack_report){res.varying_floats, res.errors[0], res.errors[1], res.errors[2]};
     return out;

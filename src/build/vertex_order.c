@@ -85,10 +85,10 @@ sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_e
     if (!skin || !order) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin vertex order: NULL %s",
                                             skin ? "order" : "skin");
     int n = skin->vertex_count;
-    vertex_key *keys = sinew__alloc(&skin->allocator_, sizeof *keys * ((size_t)n + 1));
-    uint8_t *in_block = sinew__alloc(&skin->allocator_, (size_t)skin->joint_count + 1);
+    vertex_key *keys = sinew__alloc(&sinew__skin_of(skin)->allocator, sizeof *keys * ((size_t)n + 1));
+    uint8_t *in_block = sinew__alloc(&sinew__skin_of(skin)->allocator, (size_t)skin->joint_count + 1);
     if (!keys || !in_block) {
-        sinew__free(&skin->allocator_, keys), sinew__free(&skin->allocator_, in_block);
+        sinew__free(&sinew__skin_of(skin)->allocator, keys), sinew__free(&sinew__skin_of(skin)->allocator, in_block);
         return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin vertex order: out of memory for %d vertices", n);
     }
     memset(in_block, 0, (size_t)skin->joint_count + 1);
@@ -112,7 +112,7 @@ sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_e
     }
     qsort(keys, (size_t)n, sizeof *keys, compare_vertex_keys);
     place_vertices(keys, n, in_block, order);
-    sinew__free(&skin->allocator_, keys), sinew__free(&skin->allocator_, in_block);
+    sinew__free(&sinew__skin_of(skin)->allocator, keys), sinew__free(&sinew__skin_of(skin)->allocator, in_block);
     return SINEW_OK;
 }
 

@@ -160,7 +160,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     }
     share_times(d->tracks, d->track_count, times_of, times_of + d->track_count, cap);
 
-    sinew__layout l = {sizeof(sinew_clip), false};
+    sinew__layout l = {sizeof(sinew__clip), false};
     size_t off_tracks = sinew__layout_add(&l, (size_t)d->track_count, sizeof(sinew_track), 8);
     /* Per track: its times (unless shared) then values. The same sequence of
      * layout_add calls runs again below to place the pointers. */
@@ -221,11 +221,11 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->packed = false;
-    memset(clip->packed_keys_, 0, sizeof clip->packed_keys_);
-    clip->allocator_ = alloc;
-    clip->bytes_ = l.total;
-    clip->sampler_ = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
-    if (!clip->sampler_) {
+    memset(sinew__clip_of(clip)->packed_keys, 0, sizeof sinew__clip_of(clip)->packed_keys);
+    sinew__clip_of(clip)->allocator = alloc;
+    sinew__clip_of(clip)->bytes = l.total;
+    sinew__clip_of(clip)->sampler = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
+    if (!sinew__clip_of(clip)->sampler) {
         sinew__free(&alloc, block);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
         return NULL;
@@ -236,22 +236,22 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
 void sinew_clip_free(sinew_clip *clip)
 {
     if (!clip) return;
-    sinew_allocator a = clip->allocator_;
-    sinew__free_aligned(&a, clip->sampler_);
+    sinew_allocator a = sinew__clip_of(clip)->allocator;
+    sinew__free_aligned(&a, sinew__clip_of(clip)->sampler);
     sinew__free(&a, clip);
 }
 
 size_t sinew_clip_bytes(const sinew_clip *c)
 {
     if (!c) return 0;
-    return c->bytes_ + sinew__sampler_bytes(c->sampler_);
+    return sinew__clip_of(c)->bytes + sinew__sampler_bytes(sinew__clip_of(c)->sampler);
 }
 
 int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
 {
     int n = 0;
     if (!clip) return 0;
-    if (clip->packed && (unsigned)target < 3) n = clip->packed_keys_[target];
+    if (clip->packed && (unsigned)target < 3) n = sinew__clip_of(clip)->packed_keys[target];
     for (int i = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target == target) n += clip->tracks[i].key_count;
     return n;

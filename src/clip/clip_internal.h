@@ -22,6 +22,20 @@ int sinew__find_key(const float *times, int n, float t, int32_t *hint);
 
 typedef struct sinew__sampler sinew__sampler;
 
+/* A clip as sinew_clip_create (or a build operation) makes it: the public
+ * struct first, then what only the library reads, so that the public
+ * struct's layout does not change with it. */
+typedef struct sinew__clip {
+    sinew_clip base;
+    sinew_allocator allocator;
+    size_t bytes;              /* of the clip's allocation: the tracks (equal key times stored once) */
+    int packed_keys[3];        /* a packed clip's translation, rotation and scale keys before packing */
+    sinew__sampler *sampler;   /* the tracks laid out for sampling */
+} sinew__clip;
+
+/* The library's view of a clip it made (written only while it is made). */
+static inline sinew__clip *sinew__clip_of(const sinew_clip *clip) { return (sinew__clip *)(uintptr_t)clip; }
+
 /* A clip's sampling plan (src/clip/plan.c): its LINEAR tracks laid out
  * per shared timeline for sampling many at once, or, for a clip made for
  * `skeleton` (optional) whose tracks allow it, in that skeleton's blocks

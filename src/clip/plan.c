@@ -143,7 +143,7 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
         filled += (size_t)sinew_track_components(t);
         animated = animated || t->key_count > 1;
     }
-    return animated && 3 * filled >= (size_t)sk->schedule_length_ * 10;
+    return animated && 3 * filled >= (size_t)sinew__skeleton_of(sk)->schedule_length * 10;
 #else
     (void)clip, (void)sk, (void)simd;
     return false;
@@ -361,8 +361,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     }
     *p = (sinew__blocks){.times = times, .key_count = (int)keys, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n,
-                         .parents_hash = sk->parents_hash_, .animated = animated, .frames = frames,
-                         .under_hash = sk->rest_hash_};
+                         .parents_hash = sinew__skeleton_of(sk)->parents_hash, .animated = animated, .frames = frames,
+                         .under_hash = sinew__skeleton_of(sk)->rest_hash};
     use_tables(p, &tables);
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .simd = simd, .bytes = lay.total};
@@ -773,7 +773,7 @@ static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
 #if defined(SINEW_X86_SIMD)
     if (sm->simd >= SINEW_SIMD_AVX2) {
-        bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
+        bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
         sinew__packed_run_avx2(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
                                root, local, model);
         return;
@@ -804,7 +804,7 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
     size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
     const float *a = p->frames + (size_t)ka * frame;
-    bool copied = sm->additive || sk->rest_hash_ == p->under_hash;
+    bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
     sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
                            sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
 #else
@@ -817,8 +817,8 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    if (!p || sm->simd < SINEW_SIMD_AVX2 || !sinew__affine_root(root) || sk->simd_ < SINEW_SIMD_AVX2 ||
-        sk->joint_count != p->joint_count || sk->parents_hash_ != p->parents_hash)
+    if (!p || sm->simd < SINEW_SIMD_AVX2 || !sinew__affine_root(root) || sinew__skeleton_of(sk)->simd < SINEW_SIMD_AVX2 ||
+        sk->joint_count != p->joint_count || sinew__skeleton_of(sk)->parents_hash != p->parents_hash)
         return false;
     blocks_run(sm, t, flags, hints, sk, root, local, model);
     return true;

@@ -78,7 +78,7 @@ typedef struct sinew__keys {
  * (the identity for an additive clip). The layout keeps a copy of that
  * pose's floats under each partial block, in the block's layout, from the
  * skeleton it was made for, and uses it on a skeleton whose rest pose hashes
- * the same (sinew_skeleton.rest_hash_); otherwise the eight joints'
+ * the same (sinew__skeleton.rest_hash); otherwise the eight joints'
  * transforms are gathered from the skeleton's rest pose and transposed
  * (about 9 ns a block). A constant block also holds those floats, so that
  * where they come out of its sampling unchanged (no -0 translation or scale

@@ -145,7 +145,7 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
     sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, out);
+    sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, out);
     sinew__ok(err);
     return SINEW_OK;
 }
@@ -158,7 +158,7 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     sinew_result r = check_sample(clip, sk, time, cursor, model, count, &hints, err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    if (sinew__sampler_run_model(clip->sampler_, t, flags, hints, sk, root, local, model)) {
+    if (sinew__sampler_run_model(sinew__clip_of(clip)->sampler, t, flags, hints, sk, root, local, model)) {
         sinew__ok(err);
         return SINEW_OK;
     }
@@ -169,14 +169,14 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     alignas(64) sinew_transform stack_pose[SINEW_SAMPLE_STACK_JOINTS];
     if (!local && count <= SINEW_SAMPLE_STACK_JOINTS) local = stack_pose;
     if (local) {
-        sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, local);
+        sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, local);
         return sinew_local_to_model(sk, local, root, model, count, err);
     }
     /* larger skeletons: sampled into model's last 40 bytes per joint, each
      * transform read before its matrix is written over it */
     _Static_assert(sizeof(sinew_mat4) == 64 && sizeof(sinew_transform) == 40, "the in-place layout's sizes");
     sinew_transform *in_place = (sinew_transform *)((unsigned char *)model + 24 * (size_t)count);
-    sinew__sampler_run(clip->sampler_, clip, t, flags, hints, sk, in_place);
+    sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, in_place);
     sinew__local_to_model_in_order(sk, in_place, root, model, count);
     sinew__ok(err);
     return SINEW_OK;

@@ -24,7 +24,7 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
     if (threshold == 0.0f) threshold = 0.1f;
     int done = 0;
 #if defined(SINEW_X86_SIMD)
-    if (sk->simd_ >= SINEW_SIMD_AVX2) /* the loop below, eight joints a step */
+    if (sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2) /* the loop below, eight joints a step */
         done = sinew__blend_avx2(sk->rest_pose, layers, layer_count, threshold, out, count);
 #endif
     for (int j = done; j < count; ++j) {

@@ -66,7 +66,7 @@ static sinew_transform sample_joint(const sinew_clip *clip, const sinew_skeleton
 {
     sinew_transform x = sk->rest_pose[joint];
     if (clip->packed) {
-        sinew__sampler_joint(clip->sampler_, t, 0, sk, joint, &x);
+        sinew__sampler_joint(sinew__clip_of(clip)->sampler, t, 0, sk, joint, &x);
         return x;
     }
     for (int i = 0; i < clip->track_count; ++i) {

@@ -85,8 +85,8 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     sinew_result r = check_pose_args(sk, local, model, count, "local_to_model", err);
     if (r != SINEW_OK) return r;
 #if defined(SINEW_X86_SIMD)
-    if (sinew__affine_root(root) && sk->simd_ >= SINEW_SIMD_AVX2)
-        sinew__local_to_model_avx2(sk->schedule_, sk->schedule_length_, sk->parents, local, root, model);
+    if (sinew__affine_root(root) && sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2)
+        sinew__local_to_model_avx2(sinew__skeleton_of(sk)->schedule, sinew__skeleton_of(sk)->schedule_length, sk->parents, local, root, model);
     else
 #endif
         sinew__local_to_model_in_order(sk, local, root, model, count);

@@ -186,7 +186,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t string_bytes = 0;
     for (int j = 0; j < n; ++j) string_bytes += strlen(desc_name(d, j)) + 1;
 
-    sinew__layout l = {sizeof(sinew_skeleton), false};
+    sinew__layout l = {sizeof(sinew__skeleton), false};
     size_t off_parents = sinew__layout_add(&l, (size_t)n, sizeof(int16_t), 8);
     size_t off_names = sinew__layout_add(&l, (size_t)n, sizeof(char *), 8);
     size_t off_hashes = sinew__layout_add(&l, (size_t)n, sizeof(uint32_t), 8);
@@ -262,14 +262,14 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->names = names;
     sk->name_hashes = hashes;
     sk->rest_pose = rest;
-    sk->lookup_ = lookup;
-    sk->lookup_mask_ = cap - 1;
-    sk->schedule_ = schedule;
-    sk->schedule_length_ = schedule_length;
-    sk->simd_ = simd;
-    sk->rest_hash_ = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
-    sk->parents_hash_ = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
-    sk->allocator_ = alloc;
+    sinew__skeleton_of(sk)->lookup = lookup;
+    sinew__skeleton_of(sk)->lookup_mask = cap - 1;
+    sinew__skeleton_of(sk)->schedule = schedule;
+    sinew__skeleton_of(sk)->schedule_length = schedule_length;
+    sinew__skeleton_of(sk)->simd = simd;
+    sinew__skeleton_of(sk)->rest_hash = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
+    sinew__skeleton_of(sk)->parents_hash = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
+    sinew__skeleton_of(sk)->allocator = alloc;
     if (remap)
         for (int j = 0; j < n; ++j) remap[j] = new_index[j];
     sinew__free(&alloc, scratch);
@@ -279,7 +279,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
 void sinew_skeleton_free(sinew_skeleton *sk)
 {
     if (!sk) return;
-    sinew_allocator a = sk->allocator_;
+    sinew_allocator a = sinew__skeleton_of(sk)->allocator;
     sinew__free(&a, sk);
 }
 
@@ -287,8 +287,8 @@ int sinew_skeleton_find_joint(const sinew_skeleton *sk, const char *name)
 {
     if (!sk || !name || sk->joint_count == 0) return -1;
     uint32_t h = sinew_name_hash(name);
-    for (uint32_t slot = h & sk->lookup_mask_;; slot = (slot + 1) & sk->lookup_mask_) {
-        int j = sk->lookup_[slot];
+    for (uint32_t slot = h & sinew__skeleton_of(sk)->lookup_mask;; slot = (slot + 1) & sinew__skeleton_of(sk)->lookup_mask) {
+        int j = sinew__skeleton_of(sk)->lookup[slot];
         if (j < 0) return -1;
         if (sk->name_hashes[j] == h && strcmp(sk->names[j], name) == 0) return j;
     }

@@ -5,6 +5,27 @@
 
 #include "math/math_internal.h"
 
+/* A skeleton as sinew_skeleton_create makes it: the public struct first,
+ * then what only the library reads, so that the public struct's layout does
+ * not change with it. */
+typedef struct sinew__skeleton {
+    sinew_skeleton base;
+    const int32_t *lookup;     /* name hash table: joint indices, -1 empty */
+    uint32_t lookup_mask;
+    const int16_t *schedule;   /* local to model's order (sinew__make_schedule) */
+    int schedule_length;
+    int simd;                  /* the sinew_simd it runs */
+    uint64_t rest_hash;        /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
+    uint64_t parents_hash;     /* of parents' bytes: clips made for the skeleton are laid out in its order */
+    sinew_allocator allocator;
+} sinew__skeleton;
+
+/* The library's view of a skeleton it made (written only while it is made). */
+static inline sinew__skeleton *sinew__skeleton_of(const sinew_skeleton *sk)
+{
+    return (sinew__skeleton *)(uintptr_t)sk;
+}
+
 /* Entries local to model's schedule (sinew__make_schedule) can take for n
  * joints: a pair per joint at most, in whole blocks of four pairs. */
 size_t sinew__schedule_capacity(int n);
@@ -44,7 +65,7 @@ static inline bool sinew__affine_root(const sinew_mat4 *root)
 }
 /* Local to model space for an affine root (or none) with AVX
  * (src/skeleton/simd/local_to_model_avx2.c; only where the CPU runs AVX2), in the order of
- * `schedule` (sinew_skeleton.schedule_, `length` entries). */
+ * `schedule` (sinew__skeleton.schedule, `length` entries). */
 void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
                                 const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model);
 

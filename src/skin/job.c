@@ -58,7 +58,7 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
     size_t off_slot = sinew__layout_add(&l, blocks, sizeof(uint32_t), 8);
     size_t off_pos = sinew__layout_add(&l, positions ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
     size_t off_nrm = sinew__layout_add(&l, normals ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
-    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(&skin->allocator_, l.total);
+    unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(&sinew__skin_of(skin)->allocator, l.total);
     if (!base) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin inputs: out of memory for %d vertices", skin->vertex_count);
         return NULL;
@@ -66,11 +66,11 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
     sinew_skin_inputs *in = (sinew_skin_inputs *)base;
     memset(in, 0, sizeof *in);
     in->skin = skin;
-    in->allocator = skin->allocator_;
+    in->allocator = sinew__skin_of(skin)->allocator;
     in->slot = (uint32_t *)(base + off_slot);
     uint32_t next = 0;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
-        const sinew__block_group *g = &skin->blocks_->group[k];
+        const sinew__block_group *g = &sinew__skin_of(skin)->blocks->group[k];
         in->group_first[k] = next;
         for (int i = 0; i < g->count; ++i) in->slot[g->block[i]] = next++;
     }

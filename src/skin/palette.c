@@ -12,13 +12,13 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
     if (palette_count < skin->joint_count)
         return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin_palette: palette holds %d matrices, skin has %d joints",
                            palette_count, skin->joint_count);
-    for (int j = 0; skin->blocks_->joint_end > model_count && j < skin->joint_count; ++j)
+    for (int j = 0; sinew__skin_of(skin)->blocks->joint_end > model_count && j < skin->joint_count; ++j)
         if (skin->joints[j] >= model_count)
             return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
                                "skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j, skin->joints[j],
                                model_count);
 #if defined(SINEW_X86_SIMD)
-    if (!left && skin->simd_ >= SINEW_SIMD_AVX2) {
+    if (!left && sinew__skin_of(skin)->simd >= SINEW_SIMD_AVX2) {
         sinew__skin_palette_avx2(skin, model, palette);
         sinew__ok(err);
         return SINEW_OK;

@@ -233,7 +233,7 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     size_t weight_entries =
         (size_t)d->vertex_count * (size_t)sinew__stored_weights(d->influence_count, d->last_weight_implied);
     size_t index_size = sinew__index_bytes(d->index_type), weight_size = sinew__weight_bytes(d->weight_type);
-    sinew__layout l = {sizeof(sinew_skin), false};
+    sinew__layout l = {sizeof(sinew__skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
     size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
     size_t off_idx = sinew__layout_add(&l, entries, index_size, 8);
@@ -280,12 +280,12 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     s->weight_type = d->weight_type;
     s->weights = block + off_w;
     s->last_weight_implied = d->last_weight_implied;
-    s->allocator_ = alloc;
+    sinew__skin_of(s)->allocator = alloc;
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
-    s->simd_ = sinew__simd_level(options);
-    s->blocks_ = build_blocks(s, &alloc);
-    if (!s->blocks_) {
+    sinew__skin_of(s)->simd = sinew__simd_level(options);
+    sinew__skin_of(s)->blocks = build_blocks(s, &alloc);
+    if (!sinew__skin_of(s)->blocks) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",
                     d->vertex_count);
         goto fail;
@@ -309,8 +309,8 @@ fail:
 void sinew_skin_free(sinew_skin *skin)
 {
     if (!skin) return;
-    sinew_allocator a = skin->allocator_;
-    sinew__free_aligned(&a, skin->blocks_);
+    sinew_allocator a = sinew__skin_of(skin)->allocator;
+    sinew__free_aligned(&a, sinew__skin_of(skin)->blocks);
     sinew__free(&a, skin);
 }
 

@@ -142,6 +142,19 @@ typedef struct sinew__skin_blocks {
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
 } sinew__skin_blocks;
 
+/* A skin as sinew_skin_create makes it: the public struct first, then what
+ * only the library reads, so that the public struct's layout does not
+ * change with it. */
+typedef struct sinew__skin {
+    sinew_skin base;
+    sinew__skin_blocks *blocks; /* the influences regrouped for the SIMD kernels */
+    int simd;                   /* the sinew_simd the skin's kernels run */
+    sinew_allocator allocator;
+} sinew__skin;
+
+/* The library's view of a skin it made (written only while it is made). */
+static inline sinew__skin *sinew__skin_of(const sinew_skin *skin) { return (sinew__skin *)(uintptr_t)skin; }
+
 /* sinew_skin_inputs: a block's positions (or normals) are 24 floats, x of
  * its 8 vertices, then y, then z (0 past the skin's last vertex), 32-byte
  * aligned; the blocks in the kernels' order, group by group (group k's
@@ -159,7 +172,7 @@ struct sinew_skin_inputs {
 /* The level a job runs: what it asks for, capped by the skin's level. */
 static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
 {
-    return (sinew_simd)sinew__simd_cap((int)job->simd, job->skin->simd_);
+    return (sinew_simd)sinew__simd_cap((int)job->simd, sinew__skin_of(job->skin)->simd);
 }
 
 /* The range [*begin, *end) of a validated job, strides with 0 resolved,
@@ -203,7 +216,7 @@ void sinew__skin_dqs_avx512(const sinew_skin_job *job, const sinew__job_streams 
 /* palette[j] = model[skin->joints[j]] * inverse_bind[j] for every skin joint,
  * sinew__mat4_mul's sums with fused multiply-adds (checked joints, no left
  * matrix), from
- * skin->blocks_->inverse_bind_lanes. */
+ * sinew__skin_of(skin)->blocks->inverse_bind_lanes. */
 void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette);
 
 #endif

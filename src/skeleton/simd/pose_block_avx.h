@@ -4,7 +4,7 @@
  * stores of eight transforms as columns (also blend_avx2.c's); include
  * only from files compiled for AVX2 and FMA.
  *
- * A block is eight joints of the schedule (sinew_skeleton.schedule_, made in
+ * A block is eight joints of the schedule (sinew__skeleton.schedule, made in
  * skeleton.c), four pairs: joints i and i + 4 of the block are computed side
  * by side, one per 128-bit half, and each one's parent belongs to an earlier
  * pair, mostly long before, so consecutive pairs do not wait on each other.

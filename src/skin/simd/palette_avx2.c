@@ -17,7 +17,7 @@
 void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette)
 {
     const int16_t *joints = skin->joints;
-    const float *lanes = skin->blocks_->inverse_bind_lanes;
+    const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
     int count = skin->joint_count;
 #pragma GCC unroll 2
     for (int j = 0; j < count; ++j, lanes += 32) {

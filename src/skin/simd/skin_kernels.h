@@ -392,7 +392,7 @@ SIMD_INLINE bool group_meets(const sinew__block_group *g, const sinew__job_strea
 SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
                            bool renormalize)
 {
-    const sinew__block_group *g = &job->skin->blocks_->group[k];
+    const sinew__block_group *g = &sinew__skin_of(job->skin)->blocks->group[k];
     size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK, slot = group_slot(st, k);
     group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) pipelined when packed */
@@ -461,7 +461,7 @@ void SINEW__LBS_NAME(const sinew_skin_job *job, const sinew__job_streams *st, si
     bool fast_normals = mode == SINEW_NORMALS_FAST || !st->normals;
     /* renormalization only changes normals and tangents */
     bool renormalize = !job->skip_renormalize || (!st->normals && !job->tangents);
-    const sinew__skin_blocks *bl = job->skin->blocks_;
+    const sinew__skin_blocks *bl = sinew__skin_of(job->skin)->blocks;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         if (!group_meets(&bl->group[k], st)) continue;
         if (k <= 4)
@@ -591,7 +591,7 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
 SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *st,
                             int k, int n, bool rigid, bool uniform)
 {
-    const sinew__block_group *g = &job->skin->blocks_->group[k];
+    const sinew__block_group *g = &sinew__skin_of(job->skin)->blocks->group[k];
     size_t lo, end, row = (size_t)n * SINEW__BLOCK, slot = group_slot(st, k);
     group_span(g, st, &lo, &end);
     for (size_t i = lo; i < end; ++i)
@@ -602,7 +602,7 @@ SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *
 SIMD_INLINE void dqs_all(const sinew_skin_job *job, const sinew__job_streams *st,
                             bool rigid, bool uniform)
 {
-    const sinew__skin_blocks *bl = job->skin->blocks_;
+    const sinew__skin_blocks *bl = sinew__skin_of(job->skin)->blocks;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         if (!group_meets(&bl->group[k], st)) continue;
         switch (k) {
