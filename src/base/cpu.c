@@ -1,8 +1,10 @@
 /* Which SIMD level this CPU and its operating system run, from CPUID and
- * XGETBV (the OS must save the wider registers across context switches). */
+ * XGETBV (the OS must save the wider registers across context switches).
+ * Where the x86 kernels are not built (SINEW_X86_SIMD, set by the build for
+ * x86-64 with GCC or Clang), the scalar level is all there is. */
 #include "base/base_internal.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(SINEW_X86_SIMD)
 #include <cpuid.h>
 
 static uint64_t xgetbv0(void)

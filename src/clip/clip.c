@@ -175,7 +175,8 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
         return NULL;
     }
-    sinew_clip *clip = (sinew_clip *)block;
+    sinew__clip *made = (sinew__clip *)block;
+    sinew_clip *clip = &made->base;
     sinew_track *tracks = (sinew_track *)(block + off_tracks);
     sinew__layout l2 = {off_tracks + (size_t)d->track_count * sizeof(sinew_track), false};
     int renormalized = 0;
@@ -221,11 +222,11 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->packed = false;
-    memset(sinew__clip_of(clip)->packed_keys, 0, sizeof sinew__clip_of(clip)->packed_keys);
-    sinew__clip_of(clip)->allocator = alloc;
-    sinew__clip_of(clip)->bytes = l.total;
-    sinew__clip_of(clip)->sampler = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
-    if (!sinew__clip_of(clip)->sampler) {
+    memset(made->packed_keys, 0, sizeof made->packed_keys);
+    made->allocator = alloc;
+    made->bytes = l.total;
+    made->sampler = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
+    if (!made->sampler) {
         sinew__free(&alloc, block);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
         return NULL;

@@ -43,7 +43,7 @@ struct sinew__sampler {
     const sinew_transform *identity;  /* the pose additive clips start from (the timelines' only) */
     int other_count;
     const int *other_tracks; /* tracks the reference sampler takes */
-    int simd;                /* a sinew_simd: the kernel */
+    const sinew__plan_kernels *kernels; /* NULL: the reference's formulas */
     size_t bytes;
 };
 
@@ -128,10 +128,9 @@ static bool negative_zero_constant(const sinew_track *t)
  * here. */
 static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int simd)
 {
-#if defined(SINEW_X86_SIMD)
     const char *why;
     int other;
-    if (!sk || sk->joint_count != clip->joint_count || simd < SINEW_SIMD_AVX2 ||
+    if (!sk || sk->joint_count != clip->joint_count || !sinew__plan_kernels_for(simd) ||
         layout_refusal(clip, &why, &other) >= 0)
         return false;
     bool animated = false;
@@ -144,10 +143,6 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
         animated = animated || t->key_count > 1;
     }
     return animated && 3 * filled >= (size_t)sinew__skeleton_of(sk)->schedule_length * 10;
-#else
-    (void)clip, (void)sk, (void)simd;
-    return false;
-#endif
 }
 
 /* The pose additive clips start from (per joint), and the block layout's
@@ -365,7 +360,8 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                          .under_hash = sinew__skeleton_of(sk)->rest_hash};
     use_tables(p, &tables);
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
-                           .additive = clip->additive, .simd = simd, .bytes = lay.total};
+                           .additive = clip->additive, .kernels = sinew__plan_kernels_for(simd),
+                           .bytes = lay.total};
     sinew__free(alloc, scratch);
     return sm;
 }
@@ -698,7 +694,8 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
                           .primary = primary >= 0, .additive = clip->additive, .identity = identity,
                           .other_count = others,
-                          .other_tracks = other, .simd = simd, .bytes = lay.total};
+                          .other_tracks = other, .kernels = sinew__plan_kernels_for(simd),
+                          .bytes = lay.total};
 done:
     sinew__free(alloc, line), sinew__free(alloc, tl), sinew__free(alloc, bd);
     return s;
@@ -771,14 +768,12 @@ static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
     size_t kb = s != 0.0f ? (size_t)ka + 1 : (size_t)ka;
     bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
-#if defined(SINEW_X86_SIMD)
-    if (sm->simd >= SINEW_SIMD_AVX2) {
+    if (sm->kernels) {
         bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
-        sinew__packed_run_avx2(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
+        sm->kernels->packed_run(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
                                root, local, model);
         return;
     }
-#endif
     (void)root, (void)model;
     for (int e = 0; e < p->length; ++e) {
         int joint = p->schedule[e];
@@ -799,17 +794,14 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
         packed_run(sm, t, flags, hints, sk, root, local, model);
         return;
     }
-#if defined(SINEW_X86_SIMD)
+    /* an unpacked block layout exists only where its kernel runs (blocks_fit) */
     int ka;
     float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
     size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
     const float *a = p->frames + (size_t)ka * frame;
     bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
-    sinew__blocks_run_avx2(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
+    sm->kernels->blocks_run(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
                            sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
-#else
-    (void)t, (void)flags, (void)hints, (void)sk, (void)root, (void)local, (void)model;
-#endif
 }
 
 bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
@@ -817,7 +809,7 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    if (!p || sm->simd < SINEW_SIMD_AVX2 || !sinew__affine_root(root) || sinew__skeleton_of(sk)->simd < SINEW_SIMD_AVX2 ||
+    if (!p || !sm->kernels || !sinew__affine_root(root) || !sinew__skeleton_of(sk)->local_to_model ||
         sk->joint_count != p->joint_count || sinew__skeleton_of(sk)->parents_hash != p->parents_hash)
         return false;
     blocks_run(sm, t, flags, hints, sk, root, local, model);
@@ -856,10 +848,7 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
     uint32_t at = sm->primary ? sm->timelines[0].image_at : 0, len = sm->primary ? sm->timelines[0].image_floats : 0;
     memcpy(out, under, sizeof(float) * at);
     memcpy(out + at + len, under + at + len, sizeof(float) * ((size_t)sm->pose_floats - at - len));
-    bool avx2 = false; /* the AVX2 kernels */
-#if defined(SINEW_X86_SIMD)
-    avx2 = sm->simd >= SINEW_SIMD_AVX2;
-#endif
+    const sinew__plan_kernels *kernels = sm->kernels;
     /* timelines in chunks: each one's keys found and its vector tracks
      * written, then the chunk's rotations (sixteen at a time across
      * timelines with the AVX2 kernel) */
@@ -874,25 +863,21 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
             float s = locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
             const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats, *b = s != 0.0f ? a + x->frame_floats : a;
             keys[l - l0] = (sinew__keys){a, b, s};
-#if defined(SINEW_X86_SIMD)
-            if (avx2 && s != 0.0f) {
-                sinew__timeline_vectors_avx2(x, a, b, s, fills ? under : out, out);
+            if (kernels && s != 0.0f) {
+                kernels->timeline_vectors(x, a, b, s, fills ? under : out, out);
                 continue;
             }
-#endif
             if (fills) memcpy(out + at, under + at, sizeof(float) * len);
             if (s == 0.0f)
                 copy_vectors(x, a, out);
             else
                 lerp_vectors(x, a, b, s, out);
-            if (!avx2) rotations_reference(x, &sm->rotations, &keys[l - l0], nlerp, out);
+            if (!kernels) rotations_reference(x, &sm->rotations, &keys[l - l0], nlerp, out);
         }
-#if defined(SINEW_X86_SIMD)
         const sinew__timeline *last = &sm->timelines[l1 - 1];
-        if (avx2)
-            sinew__rotations_avx2(&sm->rotations, sm->timelines[l0].rot_first, last->rot_first + last->rot_count, keys,
+        if (kernels)
+            kernels->rotations(&sm->rotations, sm->timelines[l0].rot_first, last->rot_first + last->rot_count, keys,
                                   l0, nlerp, out);
-#endif
     }
     for (int i = 0; i < sm->other_count; ++i) {
         const sinew_track *tr = &clip->tracks[sm->other_tracks[i]];

@@ -166,6 +166,26 @@ void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float 
                             const sinew_transform *under, bool copied, const int16_t *parents,
                             const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
 
+/* The plan's kernels of one SIMD level (described with the AVX2 ones
+ * below). */
+typedef struct sinew__plan_kernels {
+    void (*blocks_run)(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
+                       const sinew_transform *under, bool copied, const int16_t *parents, const sinew_mat4 *root,
+                       sinew_transform *local, sinew_mat4 *model);
+    void (*packed_run)(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
+                       const sinew_transform *under, bool copied, const int16_t *parents, const sinew_mat4 *root,
+                       sinew_transform *local, sinew_mat4 *model);
+    void (*timeline_vectors)(const sinew__timeline *x, const float *a, const float *b, float s, const float *under,
+                             float *out);
+    void (*rotations)(const sinew__rotation_list *list, int first, int end, const sinew__keys *keys, int line0,
+                      bool nlerp, float *out);
+} sinew__plan_kernels;
+
+/* The kernels of a SIMD level (a sinew_simd), or NULL where the reference
+ * formulas run (clip/simd/dispatch.c: the only place that knows which
+ * kernels were built). */
+const sinew__plan_kernels *sinew__plan_kernels_for(int level);
+
 /* One rotation track between keys a and b at factor s, as the reference
  * sampler (sinew_track_sample) computes it. */
 static inline void sinew__rotation_reference(const float *a, const float *b, float s, bool nlerp, float *out)

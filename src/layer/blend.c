@@ -23,10 +23,9 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
     }
     if (threshold == 0.0f) threshold = 0.1f;
     int done = 0;
-#if defined(SINEW_X86_SIMD)
-    if (sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2) /* the loop below, eight joints a step */
-        done = sinew__blend_avx2(sk->rest_pose, layers, layer_count, threshold, out, count);
-#endif
+    sinew__blend_kernel kernel = sinew__blend_kernel_for(sinew__skeleton_of(sk)->simd);
+    if (kernel) /* the loop below, vectorized; it may leave a tail of joints */
+        done = kernel(sk->rest_pose, layers, layer_count, threshold, out, count);
     for (int j = done; j < count; ++j) {
         const sinew_transform *rest = &sk->rest_pose[j];
         float total = 0.0f;

@@ -84,11 +84,10 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
 {
     sinew_result r = check_pose_args(sk, local, model, count, "local_to_model", err);
     if (r != SINEW_OK) return r;
-#if defined(SINEW_X86_SIMD)
-    if (sinew__affine_root(root) && sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2)
-        sinew__local_to_model_avx2(sinew__skeleton_of(sk)->schedule, sinew__skeleton_of(sk)->schedule_length, sk->parents, local, root, model);
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    if (s->local_to_model && sinew__affine_root(root))
+        s->local_to_model(s->schedule, s->schedule_length, sk->parents, local, root, model);
     else
-#endif
         sinew__local_to_model_in_order(sk, local, root, model, count);
     sinew__ok(err);
     return SINEW_OK;

@@ -202,7 +202,8 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
         return NULL;
     }
 
-    sinew_skeleton *sk = (sinew_skeleton *)block;
+    sinew__skeleton *made = (sinew__skeleton *)block;
+    sinew_skeleton *sk = &made->base;
     int16_t *parents = (int16_t *)(block + off_parents);
     const char **names = (const char **)(block + off_names);
     uint32_t *hashes = (uint32_t *)(block + off_hashes);
@@ -262,14 +263,15 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sk->names = names;
     sk->name_hashes = hashes;
     sk->rest_pose = rest;
-    sinew__skeleton_of(sk)->lookup = lookup;
-    sinew__skeleton_of(sk)->lookup_mask = cap - 1;
-    sinew__skeleton_of(sk)->schedule = schedule;
-    sinew__skeleton_of(sk)->schedule_length = schedule_length;
-    sinew__skeleton_of(sk)->simd = simd;
-    sinew__skeleton_of(sk)->rest_hash = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
-    sinew__skeleton_of(sk)->parents_hash = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
-    sinew__skeleton_of(sk)->allocator = alloc;
+    made->lookup = lookup;
+    made->lookup_mask = cap - 1;
+    made->schedule = schedule;
+    made->schedule_length = schedule_length;
+    made->simd = simd;
+    made->local_to_model = sinew__local_to_model_kernel_for(simd);
+    made->rest_hash = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
+    made->parents_hash = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
+    made->allocator = alloc;
     if (remap)
         for (int j = 0; j < n; ++j) remap[j] = new_index[j];
     sinew__free(&alloc, scratch);
@@ -287,8 +289,9 @@ int sinew_skeleton_find_joint(const sinew_skeleton *sk, const char *name)
 {
     if (!sk || !name || sk->joint_count == 0) return -1;
     uint32_t h = sinew_name_hash(name);
-    for (uint32_t slot = h & sinew__skeleton_of(sk)->lookup_mask;; slot = (slot + 1) & sinew__skeleton_of(sk)->lookup_mask) {
-        int j = sinew__skeleton_of(sk)->lookup[slot];
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    for (uint32_t slot = h & s->lookup_mask;; slot = (slot + 1) & s->lookup_mask) {
+        int j = s->lookup[slot];
         if (j < 0) return -1;
         if (sk->name_hashes[j] == h && strcmp(sk->names[j], name) == 0) return j;
     }

@@ -5,6 +5,18 @@
 
 #include "math/math_internal.h"
 
+/* A local-to-model kernel: local to model space for an affine root (or
+ * none), in the order of `schedule` (sinew__skeleton.schedule, `length`
+ * entries). */
+typedef void (*sinew__local_to_model_kernel)(const int16_t *schedule, int length, const int16_t *parents,
+                                             const sinew_transform *local, const sinew_mat4 *root,
+                                             sinew_mat4 *model);
+
+/* The local-to-model kernel of a SIMD level (a sinew_simd), or NULL where
+ * the scalar reference runs (skeleton/simd/dispatch.c: the only place that
+ * knows which kernels were built). */
+sinew__local_to_model_kernel sinew__local_to_model_kernel_for(int level);
+
 /* A skeleton as sinew_skeleton_create makes it: the public struct first,
  * then what only the library reads, so that the public struct's layout does
  * not change with it. */
@@ -15,6 +27,7 @@ typedef struct sinew__skeleton {
     const int16_t *schedule;   /* local to model's order (sinew__make_schedule) */
     int schedule_length;
     int simd;                  /* the sinew_simd it runs */
+    sinew__local_to_model_kernel local_to_model; /* its kernel, NULL for the scalar reference */
     uint64_t rest_hash;        /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
     uint64_t parents_hash;     /* of parents' bytes: clips made for the skeleton are laid out in its order */
     sinew_allocator allocator;
@@ -63,6 +76,7 @@ static inline bool sinew__affine_root(const sinew_mat4 *root)
 {
     return !root || (root->m[3] == 0.0f && root->m[7] == 0.0f && root->m[11] == 0.0f && root->m[15] == 1.0f);
 }
+
 /* Local to model space for an affine root (or none) with AVX
  * (src/skeleton/simd/local_to_model_avx2.c; only where the CPU runs AVX2), in the order of
  * `schedule` (sinew__skeleton.schedule, `length` entries). */

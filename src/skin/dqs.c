@@ -77,13 +77,11 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
     }
     if (job->normal_mode == SINEW_NORMALS_FAST) uniform = true;
     if (job->normal_mode == SINEW_NORMALS_INVERSE_TRANSPOSE) uniform = false;
-#if defined(SINEW_X86_SIMD)
-    switch (sinew__skin_job_level(job)) {
-    case SINEW_SIMD_AVX512: sinew__skin_dqs_avx512(job, &st, rigid, uniform); return SINEW_OK;
-    case SINEW_SIMD_AVX2: sinew__skin_dqs_avx2(job, &st, rigid, uniform); return SINEW_OK;
-    default: break;
+    const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_job_level(job));
+    if (kernels) {
+        kernels->dqs(job, &st, rigid, uniform);
+        return SINEW_OK;
     }
-#endif
 
     for (int v = st.begin; v < st.end; ++v) {
         int idx[SINEW_MAX_INFLUENCES];

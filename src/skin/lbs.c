@@ -18,13 +18,11 @@ sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
     sinew__job_streams st = sinew__job_resolve(job);
 
     sinew_normal_mode mode = sinew__lbs_normal_mode(job, &st);
-#if defined(SINEW_X86_SIMD)
-    switch (sinew__skin_job_level(job)) {
-    case SINEW_SIMD_AVX512: sinew__skin_lbs_avx512(job, &st, mode); return SINEW_OK;
-    case SINEW_SIMD_AVX2: sinew__skin_lbs_avx2(job, &st, mode); return SINEW_OK;
-    default: break;
+    const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_job_level(job));
+    if (kernels) {
+        kernels->lbs(job, &st, mode);
+        return SINEW_OK;
     }
-#endif
 
     for (int v = st.begin; v < st.end; ++v) {
         int idx[SINEW_MAX_INFLUENCES];

@@ -17,13 +17,12 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
             return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
                                "skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j, skin->joints[j],
                                model_count);
-#if defined(SINEW_X86_SIMD)
-    if (!left && sinew__skin_of(skin)->simd >= SINEW_SIMD_AVX2) {
-        sinew__skin_palette_avx2(skin, model, palette);
+    const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_of(skin)->simd);
+    if (kernels && !left) {
+        kernels->palette(skin, model, palette);
         sinew__ok(err);
         return SINEW_OK;
     }
-#endif
     for (int j = 0; j < skin->joint_count; ++j) {
         sinew__mat4_mul(&palette[j], &model[skin->joints[j]], &skin->inverse_bind[j]);
         if (left) sinew__mat4_mul(&palette[j], left, &palette[j]);

@@ -244,7 +244,8 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for %d vertices", d->vertex_count);
         return NULL;
     }
-    sinew_skin *s = (sinew_skin *)block;
+    sinew__skin *made = (sinew__skin *)block;
+    sinew_skin *s = &made->base;
     int16_t *joints = (int16_t *)(block + off_joints);
     sinew_mat4 *ibm = (sinew_mat4 *)(block + off_ibm);
     for (int j = 0; j < d->joint_count; ++j) {
@@ -280,12 +281,12 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     s->weight_type = d->weight_type;
     s->weights = block + off_w;
     s->last_weight_implied = d->last_weight_implied;
-    sinew__skin_of(s)->allocator = alloc;
+    made->allocator = alloc;
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
-    sinew__skin_of(s)->simd = sinew__simd_level(options);
-    sinew__skin_of(s)->blocks = build_blocks(s, &alloc);
-    if (!sinew__skin_of(s)->blocks) {
+    made->simd = sinew__simd_level(options);
+    made->blocks = build_blocks(s, &alloc);
+    if (!made->blocks) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",
                     d->vertex_count);
         goto fail;

@@ -205,7 +205,22 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
  * palette (sinew_palette_is_conformal, about 2 ns a matrix), else the job's. */
 sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew__job_streams *st);
 
-/* The SIMD kernels of sinew_skin_lbs (validated job, normal mode decided). */
+/* The kernels of one SIMD level: LBS (validated job, normal mode decided),
+ * DQS (validated job; `rigid`: every stretch is the identity; `uniform`:
+ * normals skip the stretch) and the palette (checked joints, no left
+ * matrix). */
+typedef struct sinew__skin_kernels {
+    void (*lbs)(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
+    void (*dqs)(const sinew_skin_job *job, const sinew__job_streams *st, bool rigid, bool uniform);
+    void (*palette)(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette);
+} sinew__skin_kernels;
+
+/* The kernels of a SIMD level (a sinew_simd), or NULL where the scalar
+ * reference runs (skin/simd/dispatch.c: the only place that knows which
+ * kernels were built). */
+const sinew__skin_kernels *sinew__skin_kernels_for(int level);
+
+/* The SIMD kernels of sinew_skin_lbs. */
 void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 /* The SIMD kernels of sinew_skin_dqs (validated job; `rigid`: every stretch
