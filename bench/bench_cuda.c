@@ -195,8 +195,8 @@ int main(int argc, char **argv)
         const character *c = &chars[k];
         int nv = c->mesh->vertex_count;
         enum { DISTINCT = 4096 };
-        sinew_cuda_crowd *crowd = NULL;
-        if (sinew_cuda_crowd_create(0, &crowd, &err) != SINEW_OK) {
+        sinew_cuda_crowd *crowd = sinew_cuda_crowd_create(0, &err);
+        if (!crowd) {
             fprintf(stderr, "bench_cuda: %s\n", err.description);
             return 1;
         }

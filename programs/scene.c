@@ -209,7 +209,7 @@ static bool create_programs(scene *s, char *why, int size)
         sinew_gl_program_desc pd = {.vertex = {.method = (sinew_skinning)m, .ssbo = s->ssbo, .influences = 8,
                                                .no_main = true},
                                     .vertex_main = mesh_vertex_main, .fragment = mesh_fragment};
-        if (sinew_gl_program_create(&pd, &s->mesh_program[m], &err) != SINEW_OK)
+        if (!(s->mesh_program[m] = sinew_gl_program_create(&pd, &err)))
             return fail(why, size, "mesh shader", &err);
     }
     /* the floor and the bones: no skinning, the library's helper still compiles them */
@@ -217,7 +217,7 @@ static bool create_programs(scene *s, char *why, int size)
     unsigned *programs[2] = {&s->floor_program, &s->line_program};
     for (int i = 0; i < 2; ++i) {
         sinew_gl_program_desc pd = {.vertex_source = plain_vertex, .fragment = fragments[i]};
-        if (sinew_gl_program_create(&pd, programs[i], &err) != SINEW_OK)
+        if (!(*programs[i] = sinew_gl_program_create(&pd, &err)))
             return fail(why, size, i ? "bone shader" : "floor shader", &err);
     }
     return true;
@@ -253,7 +253,7 @@ static bool upload_mesh(scene *s, scene_mesh *sm, const sinew_mesh *m, char *why
                             .indices = m->indices, .dynamic = m->morph != NULL, .influences = 8};
     if (sinew_gl_mesh_upload(&d, &sm->gl, &err) != SINEW_OK) return fail(why, size, m->name, &err);
     for (int k = 0; k < 2; ++k)
-        if (sinew_gl_palette_create(sm->palette_count, &sm->palette[k], &err) != SINEW_OK)
+        if (!(sm->palette[k] = sinew_gl_palette_create(sm->palette_count, &err)))
             return fail(why, size, m->name, &err);
     size_t need = sinew_mesh_pose_scratch_size(m);
     if (need > s->scratch_size) {

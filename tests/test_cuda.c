@@ -215,8 +215,8 @@ int main(int argc, char **argv)
         printf("skip: no usable CUDA GPU: %s\n", err.description);
         return 77;
     }
-    sinew_cuda_crowd *crowd = NULL;
-    CHECK(sinew_cuda_crowd_create(0, &crowd, &err) == SINEW_OK, "crowd: %s", err.description);
+    sinew_cuda_crowd *crowd = sinew_cuda_crowd_create(0, &err);
+    CHECK(crowd != NULL && err.result == SINEW_OK, "crowd: %s", err.description);
     if (!crowd) return check_finish("test_cuda");
 
     character chars[MAX_CHARACTERS];

@@ -82,12 +82,12 @@ static bool run_gpu(const variant *v, const sinew_mesh *m, const float *tangents
     unsigned program = 0, palette = 0;
     sinew_gl_mesh gm = {0};
     bool ok = true;
-    if (sinew_gl_program_create(&pd, &program, &err) != SINEW_OK ||
+    if (!(program = sinew_gl_program_create(&pd, &err)) ||
         sinew_gl_mesh_upload(&(sinew_gl_mesh_desc){.vertex_count = m->vertex_count, .positions = m->positions,
                                                    .normals = m->normals, .tangents = tangents, .skin = m->skin,
                                                    .influences = v->influences},
                              &gm, &err) != SINEW_OK ||
-        sinew_gl_palette_create(f->joint_count * INSTANCES, &palette, &err) != SINEW_OK ||
+        !(palette = sinew_gl_palette_create(f->joint_count * INSTANCES, &err)) ||
         (v->ssbo && sinew_gl_palette_write(palette, 0, v->method, f->palettes, f->joint_count * INSTANCES,
                                            &err) != SINEW_OK)) {
         CHECK(false, "GL set-up: %s", err.description);
@@ -260,8 +260,8 @@ static void check_errors(const sinew_asset *demo)
                                &gm, &err) == SINEW_ERROR_INVALID_ARGUMENT,
           "an index past the vertices");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "index 2 is");
-    unsigned buffer = 0;
-    CHECK(sinew_gl_palette_create(4, &buffer, &err) == SINEW_OK, "palette: %s", err.description);
+    unsigned buffer = sinew_gl_palette_create(4, &err);
+    CHECK(buffer != 0 && err.result == SINEW_OK, "palette: %s", err.description);
     sinew_mat4 pal[5];
     for (int i = 0; i < 5; ++i) pal[i] = sinew_mat4_identity();
     CHECK(sinew_gl_palette_write(buffer, 254, SINEW_SKINNING_LBS, pal, 4, &err) == SINEW_ERROR_INVALID_ARGUMENT,
@@ -272,13 +272,11 @@ static void check_errors(const sinew_asset *demo)
           "a singular matrix for DQS");
     CHECK_ERROR(err, SINEW_ERROR_SINGULAR, "matrix 2 is singular");
     glDeleteBuffers(1, &buffer);
-    unsigned program = 0;
-    CHECK(sinew_gl_program_create(&(sinew_gl_program_desc){.vertex = {.no_main = true},
-                                                           .vertex_main = "void main() { gl_Position = oops; }"},
-                                  &program, &err) == SINEW_ERROR_GPU,
-          "a vertex shader that does not compile");
-    CHECK_ERROR(err, SINEW_ERROR_GPU, "vertex shader does not compile");
-    CHECK(program == 0, "no program is returned");
+    unsigned program = sinew_gl_program_create(
+        &(sinew_gl_program_desc){.vertex = {.no_main = true}, .vertex_main = "void main() { gl_Position = oops; }"},
+        &err);
+    CHECK(program == 0, "a vertex shader that does not compile gives no program");
+    CHECK_ERROR(err, SINEW_ERROR_GPU, "sinew_gl_program_create: the vertex shader does not compile");
 }
 
 int main(void)

@@ -13,13 +13,12 @@
  *   // once
  *   sinew_gl_program_desc pd = { .vertex = { .method = SINEW_SKINNING_LBS },
  *                                .fragment = my_fragment_source };
- *   unsigned program, palette_buffer;
- *   sinew_gl_program_create(&pd, &program, &err);
+ *   unsigned program = sinew_gl_program_create(&pd, &err);   // 0: see err
  *   sinew_gl_mesh gm;
  *   sinew_gl_mesh_upload(&(sinew_gl_mesh_desc){ .vertex_count = mesh->vertex_count,
  *       .positions = mesh->positions, .normals = mesh->normals, .skin = mesh->skin,
  *       .index_count = mesh->index_count, .indices = mesh->indices }, &gm, &err);
- *   sinew_gl_palette_create(mesh->skin->joint_count, &palette_buffer, &err);
+ *   unsigned palette_buffer = sinew_gl_palette_create(mesh->skin->joint_count, &err);
  *   // per frame: the palette on the CPU (sinew.h), then
  *   sinew_gl_palette_write(palette_buffer, 0, SINEW_SKINNING_LBS, palette, joint_count, &err);
  *   glUseProgram(program);  // and set sinew_view_projection
@@ -127,12 +126,12 @@ typedef struct sinew_gl_program_desc {
 } sinew_gl_program_desc;
 
 /* Compiles and links a program and binds its palette block to
- * SINEW_GL_PALETTE_BINDING. Errors: SINEW_ERROR_UNSUPPORTED (built without
- * GL), SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_OUT_OF_MEMORY,
- * SINEW_ERROR_GPU with the driver's log (the stage and line). Delete with
+ * SINEW_GL_PALETTE_BINDING. Returns the GL program name, or 0 on failure
+ * with `err` filled: SINEW_ERROR_UNSUPPORTED (built without GL),
+ * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_GPU
+ * with the driver's log (the stage and line). Delete with
  * glDeleteProgram(). */
-SINEW_API sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned *program,
-                                               sinew_error *err);
+SINEW_API unsigned sinew_gl_program_create(const sinew_gl_program_desc *desc, sinew_error *err);
 
 /* A mesh on the GPU: one buffer per stream, a vertex array with the
  * shader's attribute locations. */
@@ -188,10 +187,11 @@ SINEW_API void sinew_gl_mesh_free(sinew_gl_mesh *mesh);
 
 /* Creates a palette buffer of `slots` joint slots (SINEW_GPU_SLOT_FLOATS
  * floats each), zeroed; at least SINEW_GLSL_UBO_JOINTS slots, since GL
- * wants a bound uniform block covered whole. Errors: SINEW_ERROR_UNSUPPORTED,
+ * wants a bound uniform block covered whole. Returns the GL buffer name, or
+ * 0 on failure with `err` filled: SINEW_ERROR_UNSUPPORTED,
  * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_GPU (out of GPU memory among
  * them). Delete with glDeleteBuffers(). */
-SINEW_API sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *err);
+SINEW_API unsigned sinew_gl_palette_create(int slots, sinew_error *err);
 
 /* Writes `count` palette matrices (from sinew_skin_palette()) into `buffer`
  * from slot `first` on, as the shader's `method` reads them: the matrices as
@@ -214,8 +214,7 @@ SINEW_API sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_
  * GPUs compile); otherwise every function fails with
  * SINEW_ERROR_UNSUPPORTED naming the option. One frame:
  *
- *   sinew_cuda_crowd *crowd;
- *   sinew_cuda_crowd_create(0, &crowd, &err);            // device 0
+ *   sinew_cuda_crowd *crowd = sinew_cuda_crowd_create(0, &err);   // device 0; NULL: see err
  *   int hero;
  *   sinew_cuda_character_add(crowd, &(sinew_cuda_character_desc){
  *       .skeleton = a->skeleton, .clips = a->clips, .clip_count = a->clip_count,
@@ -246,8 +245,12 @@ typedef struct sinew_cuda_crowd sinew_cuda_crowd;
  * without CUDA, no driver, no device). */
 SINEW_API bool sinew_cuda_available(sinew_error *err);
 
-/* Creates a crowd on CUDA device `device`. Free with sinew_cuda_crowd_free(). */
-SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err);
+/* Creates a crowd on CUDA device `device`. Returns NULL on failure with
+ * `err` filled: SINEW_ERROR_UNSUPPORTED (built without CUDA),
+ * SINEW_ERROR_GPU (no driver or device, or a CUDA call failed: the
+ * description names it), SINEW_ERROR_OUT_OF_MEMORY. Free with
+ * sinew_cuda_crowd_free(). */
+SINEW_API sinew_cuda_crowd *sinew_cuda_crowd_create(int device, sinew_error *err);
 
 /* Frees the crowd and its device memory (NULL is fine). */
 SINEW_API void sinew_cuda_crowd_free(sinew_cuda_crowd *crowd);

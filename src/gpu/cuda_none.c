@@ -4,22 +4,23 @@
 
 #include "math/math_internal.h"
 
-static sinew_result no_cuda(sinew_error *err)
+static sinew_result no_cuda(sinew_error *err, const char *who)
 {
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "CUDA: sinew was built without it (cmake -DSINEW_CUDA=ON)");
+    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: sinew was built without CUDA (cmake -DSINEW_CUDA=ON)",
+                       who);
 }
 
 bool sinew_cuda_available(sinew_error *err)
 {
-    no_cuda(err);
+    no_cuda(err, "sinew_cuda_available");
     return false;
 }
 
-sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err)
+sinew_cuda_crowd *sinew_cuda_crowd_create(int device, sinew_error *err)
 {
     (void)device;
-    if (out) *out = NULL;
-    return no_cuda(err);
+    no_cuda(err, "sinew_cuda_crowd_create");
+    return NULL;
 }
 
 void sinew_cuda_crowd_free(sinew_cuda_crowd *crowd) { (void)crowd; }
@@ -28,14 +29,14 @@ sinew_result sinew_cuda_character_add(sinew_cuda_crowd *crowd, const sinew_cuda_
                                       sinew_error *err)
 {
     (void)crowd, (void)desc, (void)id;
-    return no_cuda(err);
+    return no_cuda(err, "sinew_cuda_character_add");
 }
 
 sinew_result sinew_cuda_frame(sinew_cuda_crowd *crowd, const sinew_cuda_instance *instances, int count,
                               const sinew_cuda_frame_desc *desc, sinew_error *err)
 {
     (void)crowd, (void)instances, (void)count, (void)desc;
-    return no_cuda(err);
+    return no_cuda(err, "sinew_cuda_frame");
 }
 
 void sinew_cuda_output(const sinew_cuda_crowd *crowd, const float **positions, const float **normals)
@@ -62,19 +63,19 @@ sinew_result sinew_cuda_download(const sinew_cuda_crowd *crowd, int instance, fl
                                  sinew_error *err)
 {
     (void)crowd, (void)instance, (void)positions, (void)normals;
-    return no_cuda(err);
+    return no_cuda(err, "sinew_cuda_download");
 }
 
 sinew_result sinew_cuda_download_palette(const sinew_cuda_crowd *crowd, int instance, float *out, sinew_error *err)
 {
     (void)crowd, (void)instance, (void)out;
-    return no_cuda(err);
+    return no_cuda(err, "sinew_cuda_download_palette");
 }
 
 sinew_result sinew_cuda_poison(sinew_cuda_crowd *crowd, int byte, sinew_error *err)
 {
     (void)crowd, (void)byte;
-    return no_cuda(err);
+    return no_cuda(err, "sinew_cuda_poison");
 }
 
 sinew_cuda_timing sinew_cuda_last_timing(const sinew_cuda_crowd *crowd)

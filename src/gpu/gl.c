@@ -110,7 +110,7 @@ sinew_gl_context *sinew_gl_context_create(sinew_error *err)
 {
     sinew_gl_context *c = calloc(1, sizeof *c);
     if (!c) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "GL context: out of memory");
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_gl_context_create: out of memory");
         return NULL;
     }
     EGLDisplay displays[3];
@@ -150,7 +150,7 @@ sinew_gl_context *sinew_gl_context_create(sinew_error *err)
     }
     if (!c->context) {
         sinew__fail(err, SINEW_ERROR_GPU,
-                    "GL context: %s (for Mesa's software driver: apt-get install libegl-mesa0 libgl1-mesa-dri)",
+                    "sinew_gl_context_create: %s (for Mesa's software driver: apt-get install libegl-mesa0 libgl1-mesa-dri)",
                     step);
         free(c);
         return NULL;
@@ -162,7 +162,7 @@ sinew_gl_context *sinew_gl_context_create(sinew_error *err)
     glGenFramebuffers(1, &c->framebuffer);
     glBindFramebuffer(GL_FRAMEBUFFER, c->framebuffer);
     glFramebufferRenderbuffer(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, c->renderbuffer);
-    if (gl_check(err, "GL context: the 1x1 framebuffer") != SINEW_OK) {
+    if (gl_check(err, "sinew_gl_context_create: the 1x1 framebuffer") != SINEW_OK) {
         sinew_gl_context_free(c);
         return NULL;
     }
@@ -186,7 +186,8 @@ void sinew_gl_context_free(sinew_gl_context *c)
 /* Compiles one stage from `count` strings; the driver's log on failure. */
 static GLuint compile(GLenum stage, const char *const *sources, int count, sinew_error *err)
 {
-    const char *name = stage == GL_VERTEX_SHADER ? "vertex shader" : "fragment shader";
+    const char *name = stage == GL_VERTEX_SHADER ? "sinew_gl_program_create: the vertex shader"
+                                                 : "sinew_gl_program_create: the fragment shader";
     GLuint s = glCreateShader(stage);
     if (!s) {
         gl_check(err, name);
@@ -206,10 +207,11 @@ static GLuint compile(GLenum stage, const char *const *sources, int count, sinew
     return s;
 }
 
-sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned *program, sinew_error *err)
+static sinew_result program_create(const sinew_gl_program_desc *desc, unsigned *program, sinew_error *err)
 {
-    if (!desc || !program || desc->feedback_count < 0 || (desc->feedback_count > 0 && !desc->feedback))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL program: a description and an output");
+    if (!desc || desc->feedback_count < 0 || (desc->feedback_count > 0 && !desc->feedback))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_gl_program_create: a description is required, with names for its feedback count");
     *program = 0;
     gl_clear_errors();
     char *text = NULL;
@@ -218,7 +220,8 @@ sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned
         vs = compile(GL_VERTEX_SHADER, &desc->vertex_source, 1, err);
     } else {
         size_t length = sinew_glsl_compose(&desc->vertex, NULL, 0);
-        if (!(text = malloc(length + 1))) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "GL program: out of memory");
+        if (!(text = malloc(length + 1)))
+            return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_gl_program_create: out of memory");
         sinew_glsl_compose(&desc->vertex, text, length + 1);
         const char *vertex_sources[2] = {text, desc->vertex_main ? desc->vertex_main : ""};
         vs = compile(GL_VERTEX_SHADER, vertex_sources, 2, err);
@@ -244,7 +247,7 @@ sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned
         char log[200] = "";
         glGetProgramInfoLog(p, sizeof log, NULL, log);
         glDeleteProgram(p);
-        return sinew__fail(err, SINEW_ERROR_GPU, "GL program does not link: %s", log);
+        return sinew__fail(err, SINEW_ERROR_GPU, "sinew_gl_program_create: the program does not link: %s", log);
     }
     if (desc->vertex.ssbo) {
         GLuint block = glGetProgramResourceIndex(p, GL_SHADER_STORAGE_BLOCK, "SinewPalette");
@@ -253,7 +256,7 @@ sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned
         GLuint block = glGetUniformBlockIndex(p, "SinewPalette");
         if (block != GL_INVALID_INDEX) glUniformBlockBinding(p, block, SINEW_GL_PALETTE_BINDING);
     }
-    sinew_result r = gl_check(err, "GL program: binding the palette block");
+    sinew_result r = gl_check(err, "sinew_gl_program_create: binding the palette block");
     if (r != SINEW_OK) {
         glDeleteProgram(p);
         return r;
@@ -261,6 +264,13 @@ sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned
     *program = p;
     sinew__ok(err);
     return SINEW_OK;
+}
+
+unsigned sinew_gl_program_create(const sinew_gl_program_desc *desc, sinew_error *err)
+{
+    unsigned program = 0;
+    program_create(desc, &program, err);
+    return program;
 }
 
 /* ---- meshes -------------------------------------------------------------- */
@@ -308,7 +318,7 @@ static sinew_result pad_influences(const sinew_gl_mesh_desc *d, int width, void 
     *weights = calloc(1, *weights_size);
     if (!*joints || !*weights) {
         free(*joints), free(*weights);
-        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "GL mesh: out of memory for %d vertices",
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_gl_mesh_upload: out of memory for %d vertices",
                            d->vertex_count);
     }
     if (!s) {
@@ -326,19 +336,19 @@ sinew_result sinew_gl_mesh_upload(const sinew_gl_mesh_desc *d, sinew_gl_mesh *me
     if (!d || !mesh || !d->positions || d->vertex_count <= 0 || d->index_count < 0 || d->index_count % 3 ||
         (d->index_count > 0 && !d->indices))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "GL mesh: positions, a vertex count above 0 and whole triangles are required");
+                           "sinew_gl_mesh_upload: positions, a vertex count above 0 and whole triangles are required");
     if (d->skin && d->skin->vertex_count != d->vertex_count)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL mesh: the skin has %d vertices, the mesh %d",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_mesh_upload: the skin has %d vertices, the mesh %d",
                            d->skin->vertex_count, d->vertex_count);
     if ((size_t)d->vertex_count > (size_t)INT_MAX / (16 * sizeof(float)))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL mesh: %d vertices are too many", d->vertex_count);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_mesh_upload: %d vertices are too many", d->vertex_count);
     for (int i = 0; i < d->index_count; ++i)
         if (d->indices[i] >= (uint32_t)d->vertex_count)
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL mesh: index %d is %u, past vertex %d", i,
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_mesh_upload: index %d is %u, past vertex %d", i,
                                d->indices[i], d->vertex_count - 1);
     int needed = d->skin && d->skin->influence_count > 4 ? 8 : 4;
     if ((d->influences != 0 && d->influences != 4 && d->influences != 8) || (d->influences == 4 && needed == 8))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL mesh: %d influences for a skin of %d",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_mesh_upload: %d influences for a skin of %d",
                            d->influences, d->skin ? d->skin->influence_count : 1);
     int width = d->influences ? d->influences : needed;
     void *joints, *weights;
@@ -384,7 +394,7 @@ sinew_result sinew_gl_mesh_upload(const sinew_gl_mesh_desc *d, sinew_gl_mesh *me
                                 GL_STATIC_DRAW);
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    if ((r = gl_check(err, "GL mesh: upload")) != SINEW_OK) {
+    if ((r = gl_check(err, "sinew_gl_mesh_upload: upload")) != SINEW_OK) {
         sinew_gl_mesh_free(&m);
         return r;
     }
@@ -397,7 +407,7 @@ sinew_result sinew_gl_mesh_update(const sinew_gl_mesh *m, const float *positions
                                   const float *tangents, sinew_error *err)
 {
     if (!m || (positions && !m->positions) || (normals && !m->normals) || (tangents && !m->tangents))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL mesh update: a stream the mesh was uploaded without");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_mesh_update: a stream the mesh was uploaded without");
     gl_clear_errors();
     const float *data[3] = {positions, normals, tangents};
     const unsigned buffers[3] = {m->positions, m->normals, m->tangents};
@@ -409,7 +419,7 @@ sinew_result sinew_gl_mesh_update(const sinew_gl_mesh *m, const float *positions
                         data[i]);
     }
     glBindBuffer(GL_ARRAY_BUFFER, 0);
-    sinew_result r = gl_check(err, "GL mesh update");
+    sinew_result r = gl_check(err, "sinew_gl_mesh_update");
     if (r == SINEW_OK) sinew__ok(err);
     return r;
 }
@@ -436,10 +446,10 @@ void sinew_gl_mesh_free(sinew_gl_mesh *m)
 
 /* ---- palettes ------------------------------------------------------------ */
 
-sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *err)
+static sinew_result palette_create(int slots, unsigned *buffer, sinew_error *err)
 {
-    if (!buffer || slots <= 0 || slots > INT_MAX / SLOT_BYTES)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL palette: %d slots", slots);
+    if (slots <= 0 || slots > INT_MAX / SLOT_BYTES)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_palette_create: %d slots", slots);
     /* a bound uniform block must be covered whole */
     if (slots < SINEW_GLSL_UBO_JOINTS) slots = SINEW_GLSL_UBO_JOINTS;
     gl_clear_errors();
@@ -450,7 +460,7 @@ sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *e
         glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)s * SLOT_BYTES, (GLsizeiptr)n * SLOT_BYTES, zeros);
     }
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    sinew_result r = gl_check(err, "GL palette: buffer");
+    sinew_result r = gl_check(err, "sinew_gl_palette_create: buffer");
     if (r != SINEW_OK) {
         glDeleteBuffers(1, &b);
         return r;
@@ -460,11 +470,18 @@ sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *e
     return SINEW_OK;
 }
 
+unsigned sinew_gl_palette_create(int slots, sinew_error *err)
+{
+    unsigned buffer = 0;
+    palette_create(slots, &buffer, err);
+    return buffer;
+}
+
 sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning method, const sinew_mat4 *palette,
                                     int count, sinew_error *err)
 {
     if (!buffer || first < 0 || count < 0 || (count > 0 && !palette) || (unsigned)method > SINEW_SKINNING_DQS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "GL palette write: a buffer, a palette and a method");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_gl_palette_write: a buffer, a palette and a method");
     gl_clear_errors();
     glBindBuffer(GL_COPY_WRITE_BUFFER, buffer);
     GLint64 size = 0;
@@ -472,7 +489,7 @@ sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning m
     if ((int64_t)(first + (int64_t)count) * SLOT_BYTES > size) {
         glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "GL palette write: slots %d to %d exceed the buffer's %lld", first,
+                           "sinew_gl_palette_write: slots %d to %d exceed the buffer's %lld", first,
                            first + count - 1, (long long)(size / SLOT_BYTES));
     }
     sinew_result result = SINEW_OK;
@@ -487,7 +504,7 @@ sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning m
                 sinew_dq_transform dq;
                 if (sinew_dq_palette(&palette[j0 + j], 1, &dq, NULL) != SINEW_OK && result == SINEW_OK)
                     result = sinew__fail(err, SINEW_ERROR_SINGULAR,
-                                         "GL palette write: matrix %d is singular or not finite", j0 + j);
+                                         "sinew_gl_palette_write: matrix %d is singular or not finite", j0 + j);
                 sinew_gpu_dq_pack(&dq, 1, &packed[j * SINEW_GPU_SLOT_FLOATS]);
             }
             glBufferSubData(GL_COPY_WRITE_BUFFER, (GLintptr)(first + j0) * SLOT_BYTES, (GLsizeiptr)n * SLOT_BYTES,
@@ -495,7 +512,7 @@ sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning m
         }
     }
     glBindBuffer(GL_COPY_WRITE_BUFFER, 0);
-    sinew_result r = gl_check(err, "GL palette write");
+    sinew_result r = gl_check(err, "sinew_gl_palette_write");
     if (r != SINEW_OK) return r;
     if (result == SINEW_OK) sinew__ok(err);
     return result;
@@ -505,46 +522,48 @@ sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning m
 
 sinew_gl_context *sinew_gl_context_create(sinew_error *err)
 {
-    sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL context: " NO_GL_MESSAGE);
+    sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_context_create: " NO_GL_MESSAGE);
     return NULL;
 }
 
 void sinew_gl_context_free(sinew_gl_context *context) { (void)context; }
 
-sinew_result sinew_gl_program_create(const sinew_gl_program_desc *desc, unsigned *program, sinew_error *err)
+unsigned sinew_gl_program_create(const sinew_gl_program_desc *desc, sinew_error *err)
 {
-    (void)desc, (void)program;
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL program: " NO_GL_MESSAGE);
+    (void)desc;
+    sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_program_create: " NO_GL_MESSAGE);
+    return 0;
 }
 
 sinew_result sinew_gl_mesh_upload(const sinew_gl_mesh_desc *desc, sinew_gl_mesh *mesh, sinew_error *err)
 {
     (void)desc, (void)mesh;
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL mesh: " NO_GL_MESSAGE);
+    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_mesh_upload: " NO_GL_MESSAGE);
 }
 
 sinew_result sinew_gl_mesh_update(const sinew_gl_mesh *mesh, const float *positions, const float *normals,
                                   const float *tangents, sinew_error *err)
 {
     (void)mesh, (void)positions, (void)normals, (void)tangents;
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL mesh update: " NO_GL_MESSAGE);
+    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_mesh_update: " NO_GL_MESSAGE);
 }
 
 void sinew_gl_mesh_draw(const sinew_gl_mesh *mesh, int instances) { (void)mesh, (void)instances; }
 
 void sinew_gl_mesh_free(sinew_gl_mesh *mesh) { (void)mesh; }
 
-sinew_result sinew_gl_palette_create(int slots, unsigned *buffer, sinew_error *err)
+unsigned sinew_gl_palette_create(int slots, sinew_error *err)
 {
-    (void)slots, (void)buffer;
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL palette: " NO_GL_MESSAGE);
+    (void)slots;
+    sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_palette_create: " NO_GL_MESSAGE);
+    return 0;
 }
 
 sinew_result sinew_gl_palette_write(unsigned buffer, int first, sinew_skinning method, const sinew_mat4 *palette,
                                     int count, sinew_error *err)
 {
     (void)buffer, (void)first, (void)method, (void)palette, (void)count;
-    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "GL palette write: " NO_GL_MESSAGE);
+    return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_gl_palette_write: " NO_GL_MESSAGE);
 }
 
 #endif

@@ -699,15 +699,19 @@ struct sinew_cuda_crowd {
     sinew_cuda_timing timing;
 };
 
-static sinew_result cuda_fail(sinew_error *err, cudaError_t e, const char *call)
+/* A failed CUDA call as an error: `who` (the public function) and the call. */
+static sinew_result cuda_fail(sinew_error *err, cudaError_t e, const char *who, const char *call)
 {
-    return sinew__fail(err, SINEW_ERROR_GPU, "CUDA: %s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+    return sinew__fail(err, SINEW_ERROR_GPU, "%s: CUDA: %s: %s (%s)", who, call, cudaGetErrorString(e),
+                       cudaGetErrorName(e));
 }
 
-#define CU(call)                                                 \
-    do {                                                         \
-        cudaError_t e_ = (call);                                 \
-        if (e_ != cudaSuccess) return cuda_fail(err, e_, #call); \
+/* Returns from the calling function with its error when a CUDA call fails;
+ * the function names itself in `who`. */
+#define CU(call)                                                      \
+    do {                                                              \
+        cudaError_t e_ = (call);                                      \
+        if (e_ != cudaSuccess) return cuda_fail(err, e_, who, #call); \
     } while (0)
 
 extern "C" SINEW_API bool sinew_cuda_available(sinew_error *err)
@@ -715,11 +719,11 @@ extern "C" SINEW_API bool sinew_cuda_available(sinew_error *err)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {
-        cuda_fail(err, e, "cudaGetDeviceCount");
+        cuda_fail(err, e, "sinew_cuda_available", "cudaGetDeviceCount");
         return false;
     }
     if (n == 0) {
-        sinew__fail(err, SINEW_ERROR_GPU, "CUDA: no device");
+        sinew__fail(err, SINEW_ERROR_GPU, "sinew_cuda_available: CUDA: no device");
         return false;
     }
     ok(err);
@@ -739,14 +743,16 @@ template <typename Kernel> static cudaError_t allow_shared(Kernel kernel, int op
     return e;
 }
 
-extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err)
+static sinew_result crowd_create(int device, sinew_cuda_crowd **out, sinew_error *err)
 {
-    if (!out) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda crowd: an output is required");
+    static const char who[] = "sinew_cuda_crowd_create";
     *out = NULL;
-    if (!sinew_cuda_available(err)) return SINEW_ERROR_GPU;
+    sinew_error why = {SINEW_OK, ""};
+    if (!sinew_cuda_available(&why)) /* its reason, under this function's name */
+        return sinew__fail(err, why.result, "%s:%s", who, strchr(why.description, ':') + 1);
     CU(cudaSetDevice(device));
     sinew_cuda_crowd *c = (sinew_cuda_crowd *)calloc(1, sizeof *c);
-    if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda crowd: out of memory");
+    if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_crowd_create: out of memory");
     c->device = device;
     /* every kernel may take the device's most shared memory a block (each launch asks for what it needs) */
     int optin = 0;
@@ -761,18 +767,25 @@ extern "C" SINEW_API sinew_result sinew_cuda_crowd_create(int device, sinew_cuda
     if (e == cudaSuccess) e = allow_shared(skin_kernel<true, true>, optin, &c->skin_shared);
     if (e != cudaSuccess) {
         sinew_cuda_crowd_free(c);
-        return cuda_fail(err, e, "cudaDeviceGetAttribute/cudaFuncSetAttribute");
+        return cuda_fail(err, e, who, "cudaDeviceGetAttribute/cudaFuncSetAttribute");
     }
     for (int i = 0; i < 4; ++i) {
         cudaError_t e = cudaEventCreate(&c->ev[i]);
         if (e != cudaSuccess) {
             sinew_cuda_crowd_free(c);
-            return cuda_fail(err, e, "cudaEventCreate");
+            return cuda_fail(err, e, who, "cudaEventCreate");
         }
     }
     *out = c;
     ok(err);
     return SINEW_OK;
+}
+
+extern "C" SINEW_API sinew_cuda_crowd *sinew_cuda_crowd_create(int device, sinew_error *err)
+{
+    sinew_cuda_crowd *crowd;
+    crowd_create(device, &crowd, err);
+    return crowd;
 }
 
 extern "C" SINEW_API void sinew_cuda_crowd_free(sinew_cuda_crowd *c)
@@ -880,30 +893,31 @@ static bool compact_influences(const sinew_skin *skin, size_t isize, size_t wsiz
 extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, const sinew_cuda_character_desc *d,
                                                            int *id, sinew_error *err)
 {
+    static const char who[] = "sinew_cuda_character_add";
     if (!c || !d || !d->skeleton || !d->mesh || !d->mesh->skin || (d->clip_count > 0 && !d->clips) ||
         d->clip_count < 1)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "cuda character: a crowd, a skeleton, at least one clip and a skinned mesh");
+                           "sinew_cuda_character_add: a crowd, a skeleton, at least one clip and a skinned mesh");
     const sinew_skeleton *sk = d->skeleton;
     const sinew_mesh *mesh = d->mesh;
     const sinew_skin *skin = mesh->skin;
     int nj = sk->joint_count;
     if (nj > MAX_JOINTS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda character: %d joints, the GPU path takes %d",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_character_add: %d joints, the GPU path takes %d",
                            nj, MAX_JOINTS);
     for (int k = 0; k < d->clip_count; ++k)
         if (!d->clips[k] || d->clips[k]->joint_count != nj)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda character: clip %d does not animate this skeleton of %d joints", k, nj);
+                               "sinew_cuda_character_add: clip %d does not animate this skeleton of %d joints", k, nj);
     for (int k = 0; k < d->clip_count; ++k)
         if (d->clips[k]->packed)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda character: clip %d (\"%s\") is packed (sinew_clip_pack) and holds no tracks to "
+                               "sinew_cuda_character_add: clip %d (\"%s\") is packed (sinew_clip_pack) and holds no tracks to "
                                "upload: give the clip it was packed from", k, d->clips[k]->name);
     for (int k = 0; k < skin->joint_count; ++k)
         if (skin->joints[k] >= nj)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda character: skin joint %d uses joint %d, the skeleton has %d", k, skin->joints[k],
+                               "sinew_cuda_character_add: skin joint %d uses joint %d, the skeleton has %d", k, skin->joints[k],
                                nj);
 
     /* depth order */
@@ -917,7 +931,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
     void *slot_indices = NULL, *slot_weights = NULL;
     sinew_result r = SINEW_OK;
     if (!order || !depth || !level_start || !rest || !tracks || !clips) {
-        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_character_add: out of memory");
         goto done;
     }
     {
@@ -934,7 +948,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         for (int l = 0; l < levels; ++l) level_start[l + 1] += level_start[l];
         int *fill = (int *)malloc(sizeof(int) * (size_t)levels);
         if (!fill) {
-            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_character_add: out of memory");
             goto done;
         }
         memcpy(fill, level_start, sizeof(int) * (size_t)levels);
@@ -972,7 +986,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
             }
         }
         if (pool.size > (size_t)INT32_MAX) {
-            r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda character: clips over 2 GB");
+            r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_character_add: clips over 2 GB");
             goto done;
         }
 
@@ -983,7 +997,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         static_assert(SINEW_MAX_INFLUENCES == 8, "influence slots: 4 or 8");
         size_t entries = (size_t)nv * (size_t)slots;
         if (!compact_influences(skin, isize, wsize, slots, &slot_indices, &slot_weights)) {
-            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_character_add: out of memory");
             goto done;
         }
         size_t o_par = pack(&mem, sk->parents, sizeof(short) * (size_t)nj);
@@ -1000,14 +1014,14 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         size_t o_idx = pack(&mem, slot_indices, isize * entries);
         size_t o_w = pack(&mem, slot_weights, wsize * entries);
         if (pool.failed || mem.failed) {
-            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+            r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_character_add: out of memory");
             goto done;
         }
         if (c->char_count == c->char_capacity) {
             int cap = c->char_capacity ? 2 * c->char_capacity : 8;
             host_character *hc = (host_character *)realloc(c->chars, sizeof *hc * (size_t)cap);
             if (!hc) {
-                r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda character: out of memory");
+                r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_character_add: out of memory");
                 goto done;
             }
             c->chars = hc, c->char_capacity = cap;
@@ -1017,7 +1031,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
         if (e == cudaSuccess) e = cudaMemcpy(dm, mem.data, mem.size, cudaMemcpyHostToDevice);
         if (e != cudaSuccess) {
             cudaFree(dm);
-            r = cuda_fail(err, e, "cudaMalloc/cudaMemcpy of a character");
+            r = cuda_fail(err, e, who, "cudaMalloc/cudaMemcpy of a character");
             goto done;
         }
         host_character *h = &c->chars[c->char_count];
@@ -1051,7 +1065,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
                 c->dev_chars_capacity = 0;
                 c->char_count--;
                 cudaFree(dm);
-                r = cuda_fail(err, e, "cudaMalloc of the character table");
+                r = cuda_fail(err, e, who, "cudaMalloc of the character table");
                 goto done;
             }
             for (int x = 0; x < c->char_count && e == cudaSuccess; ++x)
@@ -1060,7 +1074,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
             e = cudaMemcpy(c->dev_chars + c->char_count - 1, dc, sizeof *dc, cudaMemcpyHostToDevice);
         }
         if (e != cudaSuccess) {
-            r = cuda_fail(err, e, "cudaMemcpy of the character table");
+            r = cuda_fail(err, e, who, "cudaMemcpy of the character table");
             goto done;
         }
         if (id) *id = c->char_count - 1;
@@ -1075,12 +1089,13 @@ done:
 extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const sinew_cuda_instance *inst, int count,
                                                    const sinew_cuda_frame_desc *desc, sinew_error *err)
 {
+    static const char who[] = "sinew_cuda_frame";
     if (!c || !desc || count < 0 || (count > 0 && !inst))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: a crowd, a desc and instances");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: a crowd, a desc and instances");
     if (desc->method != SINEW_SKINNING_LBS && desc->method != SINEW_SKINNING_DQS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: unknown method %d", (int)desc->method);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: unknown method %d", (int)desc->method);
     if (desc->format != SINEW_CUDA_FLOAT && desc->format != SINEW_CUDA_COMPACT)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: unknown output format %d",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: unknown output format %d",
                            (int)desc->format);
     const bool dqs = desc->method == SINEW_SKINNING_DQS;
     /* check every instance, lay out offsets and items */
@@ -1089,25 +1104,25 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     for (int i = 0; i < count; ++i) {
         const sinew_cuda_instance *s = &inst[i];
         if (s->character < 0 || s->character >= c->char_count)
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: instance %d: no character %d", i,
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: instance %d: no character %d", i,
                                s->character);
         const host_character *h = &c->chars[s->character];
         if (s->clips[0] < 0 || s->clips[0] >= h->dev.clip_count || s->clips[1] < -1 || s->clips[1] >= h->dev.clip_count)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda frame: instance %d: clips %d, %d (character %d has %d)", i, s->clips[0],
+                               "sinew_cuda_frame: instance %d: clips %d, %d (character %d has %d)", i, s->clips[0],
                                s->clips[1], s->character, h->dev.clip_count);
         if (!isfinite(s->times[0]) || !isfinite(s->times[1]) || !(s->weight >= 0.0f && s->weight <= 1.0f))
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda frame: instance %d: times must be finite and the weight within 0..1", i);
+                               "sinew_cuda_frame: instance %d: times must be finite and the weight within 0..1", i);
         if (desc->normals && !h->dev.normals)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "cuda frame: instance %d: character %d's mesh has no normals", i, s->character);
+                               "sinew_cuda_frame: instance %d: character %d's mesh has no normals", i, s->character);
         slots += (size_t)h->dev.skin_joints;
         vertices += (size_t)((h->dev.vertices + 3) & ~3);
         if (h->dev.vertices > max_vertices) max_vertices = h->dev.vertices;
     }
     if (slots > (size_t)INT32_MAX)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: %zu palette matrices, over 2^31", slots);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: %zu palette matrices, over 2^31", slots);
     /* a skin block holds its instances' palettes in shared memory: as many
      * instances (up to SKIN_BATCH) as PALETTE_BUDGET bytes take, at least one */
     int most_skin_joints = 1, widest = 0;
@@ -1119,7 +1134,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     size_t skin_shared = sizeof(float) * SKIN_WARPS * STAGE_FLOATS + palette_bytes * (size_t)batch;
     if (skin_shared > (size_t)c->skin_shared)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "cuda frame: character %d's %d skin joints need %zu bytes of shared memory for %s, the "
+                           "sinew_cuda_frame: character %d's %d skin joints need %zu bytes of shared memory for %s, the "
                            "device gives a block %d",
                            widest, most_skin_joints, skin_shared, dqs ? "DQS" : "LBS", c->skin_shared);
     /* staging layout: instances, vertex offsets, palette offsets, sorted, items */
@@ -1145,7 +1160,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     skin_item *items = (skin_item *)(hm + o_items);
     /* counting sort by character */
     int *start = (int *)calloc((size_t)c->char_count + 1, sizeof(int));
-    if (!start) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda frame: out of memory");
+    if (!start) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_frame: out of memory");
     long long v_at = 0;
     int p_at = 0;
     for (int i = 0; i < count; ++i) {
@@ -1172,7 +1187,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
         c->offsets_capacity = count;
         if (!c->vertex_offset_host || !c->palette_offset_host || !c->character_host) {
             c->offsets_capacity = 0;
-            return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda frame: out of memory");
+            return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_frame: out of memory");
         }
     }
     for (int i = 0; i < count; ++i)
@@ -1232,13 +1247,13 @@ extern "C" SINEW_API sinew_result sinew_cuda_frame(sinew_cuda_crowd *c, const si
     size_t shared = sizeof(float) * (12 * (size_t)p.joint_stride + 32 * DQ_FLOATS) * WARPS_PER_BLOCK;
     if (shared > (size_t)c->pose_shared)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "cuda frame: %d joints need %zu bytes of shared memory to pose, the device gives a block %d",
+                           "sinew_cuda_frame: %d joints need %zu bytes of shared memory to pose, the device gives a block %d",
                            p.joint_stride, shared, c->pose_shared);
     pose_kernel<<<(count + WARPS_PER_BLOCK - 1) / WARPS_PER_BLOCK, 32 * WARPS_PER_BLOCK, shared>>>(p);
     CU(cudaGetLastError());
     CU(cudaEventRecord(c->ev[2]));
     long long blocks = (long long)n_items * p.blocks_per_item;
-    if (blocks > 0x7fffffffLL) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda frame: too many blocks");
+    if (blocks > 0x7fffffffLL) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_frame: too many blocks");
     if (blocks > 0) {
         bool compact = desc->format == SINEW_CUDA_COMPACT;
         void (*kernel)(frame_params) = dqs ? (compact ? skin_kernel<true, true> : skin_kernel<true, false>)
@@ -1280,11 +1295,12 @@ extern "C" SINEW_API size_t sinew_cuda_instance_offset(const sinew_cuda_crowd *c
 extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c, int instance, float *positions,
                                                       float *normals, sinew_error *err)
 {
+    static const char who[] = "sinew_cuda_download";
     if (!c || instance < 0 || instance >= c->offsets_count)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: no instance %d in the last frame",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_download: no instance %d in the last frame",
                            instance);
     if (normals && !c->last_normals)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: the last frame skinned no normals");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_download: the last frame skinned no normals");
     size_t first = (size_t)c->vertex_offset_host[instance];
     size_t nv = (size_t)c->chars[c->character_host[instance]].dev.vertices;
     if (c->last_format == SINEW_CUDA_FLOAT) {
@@ -1299,7 +1315,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c,
     uint32_t *words = normals ? (uint32_t *)malloc(sizeof(uint32_t) * nv) : NULL;
     if ((positions && !halves) || (normals && !words)) {
         free(halves), free(words);
-        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "cuda download: out of memory");
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_download: out of memory");
     }
     cudaError_t e = cudaSuccess;
     if (positions)
@@ -1313,7 +1329,7 @@ extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c,
         for (size_t v = 0; normals && v < nv; ++v) sinew_octahedral_decode(words[v], normals + 3 * v);
     }
     free(halves), free(words);
-    if (e != cudaSuccess) return cuda_fail(err, e, "cudaMemcpy of compact outputs");
+    if (e != cudaSuccess) return cuda_fail(err, e, who, "cudaMemcpy of compact outputs");
     ok(err);
     return SINEW_OK;
 }
@@ -1321,8 +1337,9 @@ extern "C" SINEW_API sinew_result sinew_cuda_download(const sinew_cuda_crowd *c,
 extern "C" SINEW_API sinew_result sinew_cuda_download_palette(const sinew_cuda_crowd *c, int instance, float *out,
                                                               sinew_error *err)
 {
+    static const char who[] = "sinew_cuda_download_palette";
     if (!c || !out || instance < 0 || instance >= c->offsets_count)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda download: no instance %d in the last frame",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_download_palette: no instance %d in the last frame",
                            instance);
     size_t first = (size_t)c->palette_offset_host[instance] * 12;
     size_t bytes = sizeof(float) * 12 * (size_t)c->chars[c->character_host[instance]].dev.skin_joints;
@@ -1333,7 +1350,8 @@ extern "C" SINEW_API sinew_result sinew_cuda_download_palette(const sinew_cuda_c
 
 extern "C" SINEW_API sinew_result sinew_cuda_poison(sinew_cuda_crowd *c, int byte, sinew_error *err)
 {
-    if (!c) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "cuda poison: a crowd");
+    static const char who[] = "sinew_cuda_poison";
+    if (!c) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_cuda_poison: a crowd");
     if (c->out_pos) CU(cudaMemset(c->out_pos, byte, sizeof(float) * 3 * c->out_vertices));
     if (c->out_nrm) CU(cudaMemset(c->out_nrm, byte, sizeof(float) * 3 * c->out_vertices));
     if (c->palette) CU(cudaMemset(c->palette, byte, sizeof(float) * 12 * c->palette_slots));
