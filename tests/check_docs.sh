@@ -1,6 +1,8 @@
 #!/bin/sh
 # Every public function (a SINEW_API declaration in include/sinew/) has a
-# comment right above it. Prints each undocumented one and fails.
+# comment right above it, and every one in sinew.h is listed in that
+# header's index (by name, or by a prefix ending in "*" such as
+# sinew_vec3_*). Prints each missing one and fails.
 status=0
 for h in "$@"; do
     awk -v file="$h" '
@@ -12,6 +14,30 @@ for h in "$@"; do
         { prev = $0 }
         END { if (count == 0) { printf "%s: no SINEW_API declarations found\n", file; bad = 1 }
               exit bad }' "$h" || status=1
+    case "$h" in
+    */sinew.h)
+        awk -v file="$h" '
+            /^ \* Index, by pipeline stage:/ { in_index = 1; next }
+            in_index && /^ \* [A-Z][a-z]+:/ { in_index = 0 }
+            in_index && /^ \*\// { in_index = 0 }
+            in_index { for (i = 1; i <= NF; ++i) if ($i ~ /^sinew_/) listed[$i] = 1 }
+            /SINEW_API/ && !/#/ {
+                line = $0
+                sub(/\(.*/, "", line)
+                n = split(line, words, /[ *]+/)
+                name = words[n]
+                names[name] = NR
+            }
+            END {
+                for (name in names) {
+                    found = (name in listed)
+                    for (l in listed) if (l ~ /\*$/ && index(name, substr(l, 1, length(l) - 1)) == 1) found = 1
+                    if (!found) { printf "%s:%d: not in the index: %s\n", file, names[name], name; bad = 1 }
+                }
+                exit bad
+            }' "$h" || status=1
+        ;;
+    esac
 done
 [ $status -eq 0 ] && echo "every public function in $# header(s) is documented"
 exit $status

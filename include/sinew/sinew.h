@@ -1,11 +1,14 @@
 /*
  * sinew: skeletal animation and skinning. The runtime API.
  *
- * The runtime depends on libc and libm only. It never allocates inside a
- * frame: objects are created once (create functions allocate through an
- * optional allocator and validate everything), and every per-frame step
- * writes into buffers the caller owns. Functions hold no global state and
- * are safe to call from several threads on distinct outputs.
+ * The runtime depends on libc, libm and the platform's threads only. It
+ * never allocates inside a frame: objects are created once (create
+ * functions allocate through an optional allocator and validate
+ * everything), and every per-frame step writes into buffers the caller
+ * owns. Functions hold no global state and are safe to call from several
+ * threads on distinct outputs. Loading files is libsinew_import's
+ * (sinew_import.h), the GPU libsinew_gpu's (sinew_gpu.h); both fill or read
+ * the plain objects below.
  *
  * A frame, step by step:
  *
@@ -18,13 +21,42 @@
  *   Steps 1 and 2 in one call, when nothing changes the pose between them:
  *   sinew_clip_sample_model() (one pass for a clip made for its skeleton).
  *
- *   sinew_cursor cur = { keys, clip->track_count };     // keys: caller's int32 array
+ *   sinew_cursor cur = { keys, sinew_clip_cursor_size(clip) };  // keys: caller's int32 array
  *   sinew_clip_sample(clip, skeleton, t, SINEW_SAMPLE_LOOP, &cur, local, n, &err);
  *   sinew_local_to_model(skeleton, local, NULL, model, n, &err);
  *   sinew_skin_palette(skin, model, n, NULL, palette, skin->joint_count, &err);
  *   sinew_skin_lbs(&(sinew_skin_job){ .skin = skin, .palette = palette,
  *                  .palette_count = skin->joint_count,
  *                  .positions = pos, .out_positions = out_pos }, &err);
+ *
+ * Index, by pipeline stage:
+ *
+ *   Results      sinew_version sinew_result_name sinew_result_text
+ *   Math         sinew_vec3_* sinew_quat_* sinew_mat4_* sinew_transform_identity
+ *   Skeleton     sinew_skeleton_create sinew_skeleton_free sinew_skeleton_find_joint
+ *                sinew_skeleton_depth sinew_name_hash
+ *   Clips        sinew_clip_create sinew_clip_free sinew_clip_bytes sinew_clip_key_count
+ *                sinew_track_components
+ *   Sampling     sinew_clip_cursor_size sinew_clip_time sinew_clip_sample
+ *                sinew_clip_sample_model sinew_clip_sample_weights sinew_track_sample
+ *   Offline      sinew_clip_pack sinew_clip_optimize sinew_clip_retarget
+ *   (build once) sinew_clip_make_additive sinew_skin_vertex_order
+ *   Poses        sinew_local_to_model sinew_rest_pose
+ *   Layer        sinew_blend sinew_additive_delta sinew_additive_apply
+ *                sinew_playback_start sinew_playback_advance sinew_playback_phase
+ *                sinew_playback_advance_synced sinew_crossfade_start
+ *                sinew_crossfade_advance sinew_crossfade_weight
+ *                sinew_blend_space_1d sinew_blend_space_2d
+ *                sinew_ik_two_bone sinew_ik_chain sinew_ik_aim sinew_root_motion
+ *   Morphs       sinew_morph_apply
+ *   Skins        sinew_skin_create sinew_skin_free sinew_skin_vertex
+ *                sinew_skin_vertex_stored sinew_skin_palette sinew_dq_palette
+ *                sinew_palette_is_conformal
+ *   Skinning     sinew_simd_supported sinew_simd_name sinew_skin_inputs_create
+ *                sinew_skin_inputs_free sinew_skin_job_validate sinew_skin_lbs
+ *                sinew_skin_dqs
+ *   Threads      sinew_pool_create sinew_pool_free sinew_pool_threads sinew_pool_run
+ *                sinew_pool_wake sinew_skin_lbs_parallel sinew_skin_dqs_parallel
  *
  * Conventions:
  *   - quaternions are (x, y, z, w); matrices are column-major 4x4 as in glTF
@@ -36,6 +68,11 @@
  *     optional `err` is not NULL, fills it with the result and a sentence that
  *     names the place (a joint, a track, a key, a vertex). The library never
  *     prints; warnings (data that was repaired) go to the optional logger.
+ *   - a create function takes its inputs, then `options` where it allocates,
+ *     then `err`; it returns the new object, or NULL with `err` filled, and
+ *     the object is freed by its own sinew_<object>_free (NULL is fine);
+ *   - an error's sentence starts with the public function's name
+ *     ("sinew_clip_create: track 3 (joint 5, rotation): ...");
  *   - zero-initialised option structs mean defaults.
  */
 #ifndef SINEW_H
@@ -443,9 +480,8 @@ typedef struct sinew_pack_report {
     float scale_error;       /* largest component difference */
 } sinew_pack_report;
 
-/* A runtime copy of `clip` for `skeleton`, several times smaller (the pab
- * walk of docs/BENCHMARKS.md on arnaud.fbx: 201,673 bytes, 81,197 after
- * sinew_clip_optimize(), 20,133 optimized then packed): its translation,
+/* A runtime copy of `clip` for `skeleton`, several times smaller
+ * (docs/BENCHMARKS.md gives the sizes of the sample clips): its translation,
  * rotation and scale keys laid out in the skeleton's local-to-model blocks
  * (see sinew_clip_desc.skeleton), the values that vary over the keys
  * quantized to 16 bits over each one's own range, the rest stored once as
@@ -527,11 +563,11 @@ SINEW_API sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_ske
  * sinew_local_to_model(skeleton, local, root, model, count), bit for bit.
  * For a clip made for this skeleton (sinew_clip_desc.skeleton; or one with
  * the same parents), whose keys are laid out for it, both happen in one
- * pass, without reading the local pose back (the walk of docs/BENCHMARKS.md:
- * 10% faster than the two calls); otherwise it makes the two calls. `count`
+ * pass, without reading the local pose back (faster than the two calls:
+ * docs/BENCHMARKS.md); otherwise it makes the two calls. `count`
  * is the joint count of `local` and `model`.
  * `local` may be NULL where only the model matrices are wanted: the one pass
- * then stores no local pose (about 10% faster again); otherwise the local
+ * then stores no local pose (faster again); otherwise the local
  * pose goes on the stack for skeletons of up to SINEW_SAMPLE_STACK_JOINTS
  * joints (the two calls' results), and for larger ones is sampled into
  * `model`'s own memory and turned into matrices in place by the reference's
@@ -626,7 +662,7 @@ typedef struct sinew_optimize_report {
  * lies between two keys). Other tracks (CUBICSPLINE, weights, the rest) are
  * copied as they are. Exported clips often animate every joint on every
  * frame, fingers and other joints that do not move too, with rounding noise
- * (docs/BENCHMARKS.md: the pab walk's finger rotations vary by 1e-7 rad):
+ * (docs/BENCHMARKS.md shows how much of a sample clip is such noise):
  * the result holds less and samples faster, most of all when laid out for
  * `skeleton` (optional; as sinew_clip_desc.skeleton), where joints that stay
  * still with all their descendants are not interpolated at all. `report`
@@ -1087,8 +1123,9 @@ SINEW_API void sinew_skin_vertex_stored(const sinew_skin *skin, int v, void *ind
  * order, and the rest follow, each block begun with the first of them left
  * and filled with the vertex, among the next 64 left, whose joints add the
  * fewest to the block's (the earliest among equals). An ordered skin's
- * order is the identity. arnaud.fbx: 2.58 joints per block as read, 1.98
- * ordered (LBS 13% faster); welded, 3.21 and 2.19.
+ * order is the identity. Fewer joints a block means less work a vertex for
+ * the SIMD kernels (docs/BENCHMARKS.md gives the joints a block and the
+ * speed of the sample meshes, ordered and not).
  * Applying it is the caller's choice: every vertex stream, the morph
  * targets and the skin move with it, and triangle indices map through its
  * inverse; sinew_load_options.order_vertices_for_skinning does all of that
@@ -1131,8 +1168,8 @@ typedef enum sinew_normal_mode {
     /* n' = M n, renormalized: the usual engine path. Exact where one
      * rotation-and-uniform-scale matrix acts; where different rotations
      * blend, M is no rotation and n' leans off the inverse transpose by a
-     * few degrees at strongly bent joints (under 3 degrees measured on the
-     * demo walk). Wrong under non-uniform scale. */
+     * few degrees at strongly bent joints. Wrong under non-uniform
+     * scale. */
     SINEW_NORMALS_FAST = 1,
     /* n' = inverse transpose of M applied to n (through the cofactor
      * matrix), renormalized: exact under non-uniform scale and shear. */
@@ -1163,9 +1200,9 @@ SINEW_API sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count,
  * its skin's SIMD kernels read: x, y and z of 8 consecutive vertices as
  * three vectors, the blocks in the order the kernels visit them, so that no
  * input is transposed or fetched from far away. Named by
- * sinew_skin_job.inputs instead of job.positions and job.normals: LBS of
- * positions and normals at AVX-512 measured 1.2x faster on arnaud.fbx. The
- * outputs are bit for bit those from the streams. For a mesh whose bind
+ * sinew_skin_job.inputs instead of job.positions and job.normals, they
+ * spare the kernels the transposes (docs/BENCHMARKS.md gives the speed-up).
+ * The outputs are bit for bit those from the streams. For a mesh whose bind
  * pose does not change from call to call (morph targets applied on the CPU
  * change it: skin those from their streams); it holds a second copy of the
  * streams, 12 bytes a vertex each. Read-only once made: any number of jobs
@@ -1190,9 +1227,9 @@ SINEW_API void sinew_skin_inputs_free(sinew_skin_inputs *inputs);
  * stride). Vertex v reads element v of each stream, for v in
  * [first_vertex, first_vertex + vertex_count); vertex_count 0 means up to
  * the skin's vertex_count. Threads split a mesh by disjoint ranges. Packed
- * streams starting on 64-byte boundaries run fastest (the SIMD kernels read
- * and write 8 vertices, 96 bytes, at a time; streams only 16-byte aligned
- * measured 5% slower). */
+ * streams starting on 64-byte boundaries run fastest: the SIMD kernels read
+ * and write 8 vertices, 96 bytes, at a time, and a stream only 16-byte
+ * aligned splits more of those accesses across cache lines. */
 typedef struct sinew_skin_job {
     const sinew_skin *skin;
     const sinew_mat4 *palette;             /* LBS: from sinew_skin_palette() */
@@ -1209,8 +1246,7 @@ typedef struct sinew_skin_job {
      * |cofactor(M) n| = |det M| |M^-T n| (inverse transpose), tangents
      * |M t|; DQS |n| where normals are only rotated (SINEW_NORMALS_FAST, or
      * AUTO with every stretch uniform), |cofactor(S) n| otherwise, tangents
-     * |S t|. LBS of positions and normals at AVX-512 measured 1.2x faster
-     * on arnaud.fbx. */
+     * |S t|. It saves a reciprocal square root a vector. */
     bool skip_renormalize;
     /* Prepared positions and normals (sinew_skin_inputs_create) for this
      * skin, read instead of the streams below: `positions` and `normals`
@@ -1300,17 +1336,16 @@ SINEW_API int sinew_pool_threads(const sinew_pool *pool);
  * thread.
  * After a run the workers spin for a short while (about 20,000 pause
  * instructions) before they sleep, so that the next frame's run starts at
- * once; a sleeping worker takes tens of microseconds to wake (on a
- * virtual machine up to a millisecond), and waking it costs the caller a
- * system call. On Linux a worker that finds itself on the CPU the run was
+ * once; a sleeping worker is slow to wake (longer on a virtual machine),
+ * and waking it costs the caller a system call. On Linux a worker that finds itself on the CPU the run was
  * started from moves off it (its affinity briefly without that CPU): some
  * kernels put a woken thread on its waker's CPU, so that the two take
  * turns there while another CPU idles. */
 SINEW_API void sinew_pool_run(sinew_pool *pool, int count, sinew_task_fn fn, void *user);
 
 /* Wakes the pool's sleeping workers without giving them work, so that a run
- * started within their spinning time (about 20,000 pause instructions, half
- * a millisecond on a 3.6 GHz AMD Zen 4) finds every thread working from its
+ * started within their spinning time (about 20,000 pause instructions)
+ * finds every thread working from its
  * start: an engine calls it early in a frame, some time before the frame's
  * skinning, to take the wake-up (and its system call) off that run. With
  * `wait`, returns once every worker is awake (yielding the CPU meanwhile);
@@ -1333,7 +1368,7 @@ SINEW_API sinew_result sinew_skin_dqs_parallel(const sinew_skin_job *job, sinew_
 /* Returns true when every matrix's 3x3 part is a rotation times a uniform
  * scale (columns orthogonal and of equal length within `tolerance`,
  * relative; false where a column's squared length is infinite or NaN).
- * This is the test SINEW_NORMALS_AUTO makes, about 2 ns a matrix. */
+ * This is the test SINEW_NORMALS_AUTO makes, once per skinning call. */
 SINEW_API bool sinew_palette_is_conformal(const sinew_mat4 *palette, int count, float tolerance);
 
 #ifdef __cplusplus

@@ -1,7 +1,8 @@
 /*
  * sinew assets: a skeleton with its clips and meshes, as loaders and the
- * built-in demo character produce them. Part of the core library (libc and
- * libm only). Every field is read-only; sinew_asset_free() releases it all.
+ * built-in demo character produce them. Part of the core library (libc,
+ * libm and the platform's threads). Every field is read-only;
+ * sinew_asset_free() releases it all.
  *
  *   sinew_error err = {0};
  *   sinew_asset *a = sinew_demo_create(NULL, &err);
@@ -78,10 +79,11 @@ SINEW_API size_t sinew_mesh_pose_scratch_size(const sinew_mesh *mesh);
  * first (`morph_weights`, morph->target_count floats, NULL for the mesh's
  * defaults), then for a skinned mesh the skin's palette from `model`
  * (model_count model-space matrices of the asset's skeleton) blended by
- * `method`, normals by the inverse transpose of the blended matrix (exact,
- * as the glTF sample viewer does; the skin jobs offer the cheaper
- * SINEW_NORMALS_FAST); for a rigid mesh its joint's model matrix (normals by its
- * inverse transpose; a mesh with joint -1 stays as it is). Outputs:
+ * `method`, normals by the inverse transpose of the blended matrix (exact
+ * under non-uniform scale and shear, where blending per-joint normal
+ * matrices, as the glTF sample viewer does, is not; the skin jobs offer the
+ * cheaper SINEW_NORMALS_FAST); for a rigid mesh its joint's model matrix
+ * (normals by its inverse transpose; a mesh with joint -1 stays as it is). Outputs:
  * positions and normals 3 floats per vertex, tangents 4, each optional.
  * Normals and tangents come out unit length. `scratch` is caller-owned,
  * at least sinew_mesh_pose_scratch_size() bytes, aligned to 16; nothing is
@@ -95,7 +97,7 @@ SINEW_API sinew_result sinew_mesh_pose(const sinew_mesh *mesh, const sinew_mat4 
 
 /* Builds the built-in demo character in code, with no files: "sinew_demo", a
  * 22-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh
- * of about 4,000 vertices with smooth weights of up to 4 influences (u8 joint
+ * of 5,696 vertices with smooth weights of up to 4 influences (u8 joint
  * indices, float weights), normals, tangents and texture coordinates, and two
  * clips: "walk" (1 s cycle, LINEAR keys at 30 fps, moving forward 1.3 m per
  * cycle on the root joint) and "idle" (3 s, CUBICSPLINE keys at irregular
