@@ -80,7 +80,8 @@ typedef struct sinew__keys {
  * skeleton it was made for, and uses it on a skeleton whose rest pose hashes
  * the same (sinew__skeleton.rest_hash); otherwise the eight joints'
  * transforms are gathered from the skeleton's rest pose and transposed
- * (about 9 ns a block). A constant block also holds those floats, so that
+ * (slower: the copy spares a skeleton of the same rest pose that). A
+ * constant block also holds those floats, so that
  * where they come out of its sampling unchanged (no -0 translation or scale
  * among them: between keys those are given plus 0) it needs no blend at
  * all with the copy (its `settled` flag). */

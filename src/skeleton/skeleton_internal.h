@@ -43,10 +43,10 @@ static inline sinew__skeleton *sinew__skeleton_of(const sinew_skeleton *sk)
  * joints: a pair per joint at most, in whole blocks of four pairs. */
 size_t sinew__schedule_capacity(int n);
 
-/* Local to model's schedule (src/skeleton/simd/local_to_model_avx2.c, which also serves the
- * AVX-512 level: a kernel taking four joints at a time in 512-bit vectors
- * measured 45% slower, for reasons not yet found; and the sampler's block
- * layout): joints in pairs that it computes side by side, each joint's
+/* Local to model's schedule (skeleton/simd/local_to_model_avx2.c, which
+ * also serves the AVX-512 level, where a kernel taking four joints at a
+ * time in 512-bit vectors is slower: docs/BENCHMARKS.md; and the sampler's
+ * block layout): joints in pairs that it computes side by side, each joint's
  * parent in an earlier pair. Joints are taken first in, first out as their
  * parent is scheduled (roots first), so that a joint comes long after its
  * parent wherever the tree allows; joints marked in `late` (optional; a

@@ -202,7 +202,7 @@ static inline sinew_vec3 sinew__read_input(const float *prepared, const uint32_t
 sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
 
 /* The normal mode an LBS job runs: SINEW_NORMALS_AUTO decided by the
- * palette (sinew_palette_is_conformal, about 2 ns a matrix), else the job's. */
+ * palette (sinew_palette_is_conformal, once a call), else the job's. */
 sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew__job_streams *st);
 
 /* The kernels of one SIMD level: LBS (validated job, normal mode decided),

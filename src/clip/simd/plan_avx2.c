@@ -38,8 +38,8 @@ void sinew__timeline_vectors_avx2(const sinew__timeline *x, const float *a, cons
             memcpy(&written, x->image_mask + g, sizeof written);
             /* the blend only where some float of the run is not written;
              * the runs of fully animated joints, the common case, on the
-             * straight path (GCC laid it out with three taken branches a
-             * run: 35% slower on walk.fbx's 95 runs) */
+             * straight path (without the hint GCC lays it out with three
+             * taken branches a run) */
             if (__builtin_expect(written != UINT64_MAX, 0))
                 v = _mm256_blendv_ps(_mm256_loadu_ps(u + g), v, mask_lanes(x->image_mask + g));
             _mm256_storeu_ps(o + g, v);
@@ -56,8 +56,8 @@ void sinew__timeline_vectors_avx2(const sinew__timeline *x, const float *a, cons
     }
 }
 
-/* Sixteen rotation lanes as two groups of eight (one group alone measured
- * 1.4x slower: each step waits on the last). Lane k's keys are at
+/* Sixteen rotation lanes as two groups of eight (one group alone leaves
+ * the CPU waiting: each step waits on the last). Lane k's keys are at
  * a[k * step] + src[k] and b[k * step] + src[k], its factor s[k * step], its
  * sample written to out + dst[k]: step 0, one timeline's keys and factor
  * for all (f[0]), not on a key; step 1, each lane its own (group g's
@@ -243,8 +243,8 @@ static inline __m256 unpack8(const uint16_t *q, __m256 step, __m256 offset)
  * formulas on the unpacked keys, normalized as the reference sampler of
  * packed layouts does. The loop is sample_block's with each value unpacked
  * where it is used: sharing one helper (both keys' ten vectors unpacked
- * first, or handed over one float at a time through a struct) measured
- * sample_packed 10 to 19% slower, registers spilled. */
+ * first, or handed over one float at a time through a struct) spills
+ * registers. */
 static inline __attribute__((always_inline)) void sample_packed_block(const sinew__blocks *p, int block, size_t ka,
                                                                       size_t kb, float s,
                                                                       const sinew__rotation_factors *f, __m256 v[10])
@@ -295,8 +295,8 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
      * independent, so the processor overlaps one's chain of dependent
      * rotation steps with the next), then each is finished (its model
      * matrices wait on its parents', a chain down the skeleton). Finishing
-     * each block as it is sampled measured 20% slower, sampling two blocks
-     * with their steps alternated 5%. */
+     * each block as it is sampled, or sampling two blocks with their steps
+     * alternated, is slower (docs/BENCHMARKS.md). */
     enum { CHUNK = 8 };
     const sinew_mat4 *top = root ? root : &sinew__identity_mat4;
     sinew__rotation_factors f = sinew__rotation_factors_for(_mm256_set1_ps(s), nlerp);

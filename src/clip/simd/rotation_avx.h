@@ -59,11 +59,10 @@ static inline __m256 sinew__dot4(const __m256 a[4], const __m256 b[4])
  * c in qa[g][c] and qb[g][c]) between keys a and b at the factors
  * f[g * f_step] (f_step 0: the same for every group) into r.
  * The groups' steps alternate: each step waits on the one before, so one
- * group alone leaves the CPU idle (inlined with a constant count, two groups
- * measured 15% faster than one after the other). Fused multiply-adds and a
- * reciprocal square root with one Newton step: within 1e-6 of the reference
- * (measured 3e-7), the kernel being bound by its chain of dependent steps,
- * which these shorten. Returns the lanes (bit 8 g + i) the caller must take
+ * group alone leaves the CPU idle (inlined with a constant count). Fused
+ * multiply-adds and a reciprocal square root with one Newton step: within
+ * 1e-6 of the reference (tests/test_sampler.c), the kernel being bound by
+ * its chain of dependent steps, which these shorten. Returns the lanes (bit 8 g + i) the caller must take
  * from the reference slerp instead: keys further apart than the series
  * serves, or a degenerate sum (the reference gives the identity). */
 static inline int sinew__rotations(int groups, const __m256 (*qa)[4], const __m256 (*qb)[4],

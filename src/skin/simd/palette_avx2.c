@@ -4,12 +4,12 @@
  * repeated in both halves. Columns 0 and 1 take the inverse bind matrix's
  * elements from the skin's inverse_bind_lanes (already spread over each
  * half's lanes: a load per step), columns 2 and 3 spread them with in-lane
- * permutes: the mix keeps the load and shuffle units equally busy (either
- * way alone measured 5 to 15% slower). Each entry is summed in
+ * permutes: the mix keeps the load and shuffle units equally busy, where
+ * either way alone leaves one idle. Each entry is summed in
  * sinew__mat4_mul's order, each step one rounding instead of two: within
- * 2e-7 of the size of its terms of the scalar product (tests/test_skin_simd.c
- * allows 1e-6), and 1.4x faster than separate multiplies and adds, whose
- * chain of dependent additions the FMAs shorten. */
+ * 1e-6 of the size of its terms of the scalar product
+ * (tests/test_skin_simd.c), and the FMAs shorten the chain of dependent
+ * additions that bounds the loop. */
 #include "skin/skin_internal.h"
 
 #include <immintrin.h>

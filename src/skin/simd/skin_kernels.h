@@ -20,7 +20,7 @@
 
 /* Everything here inlined whatever the unit's size: GCC's growth limits
  * otherwise leave some helpers as calls once both kernels share the unit,
- * which measured LBS at half speed. */
+ * and a call inside the vertex loop costs more than the loop's work. */
 #define SIMD_INLINE static inline __attribute__((always_inline))
 
 typedef struct v3x8 {
@@ -31,10 +31,9 @@ typedef struct v3x8 {
 /* x, y, z of 8 packed xyz triples: the 24 floats in a 512-bit and a 256-bit
  * register, each vector picked from both by one two-source permute (its
  * indices are the floats' places). Five instructions where the AVX2 way
- * below takes fourteen: LBS of positions and normals 7% faster on arnaud.fbx.
- * Loading the 512 bits from a cache line boundary instead (the 256 first
- * where the block starts halfway into a line) measured slower: the
- * indices then depend on the address. */
+ * below takes fourteen. Loading the 512 bits from a cache line boundary
+ * instead (the 256 first where the block starts halfway into a line) is
+ * slower: the indices then depend on the address. */
 SIMD_INLINE v3x8 load3_packed(const float *p)
 {
     __m512 lo = _mm512_loadu_ps(p), hi = _mm512_castps256_ps512(_mm256_loadu_ps(p + 16));
@@ -62,8 +61,8 @@ SIMD_INLINE void store3_packed(float *p, v3x8 v)
 #else
 /* x, y, z of 8 packed xyz triples. Four vertices per 128-bit half (0-3 low,
  * 4-7 high), so in-lane shuffles do the work: 128-bit loads, then five
- * shuffles, where a whole-vector permute and blends took three permutes and
- * six blends (3% faster whole, the permutes sharing the FMA pipes). */
+ * shuffles, where a whole-vector permute and blends takes three permutes
+ * and six blends, and the permutes share the FMA pipes. */
 SIMD_INLINE v3x8 load3_packed(const float *p)
 {
     /* vertices 0-3 in the low halves, 4-7 in the high ones: m03 = x0 y0 z0 x1,
@@ -321,8 +320,8 @@ SIMD_INLINE void prefetch_block(const float *p)
 /* Whole blocks, positions and normals packed, no tangents: the common
  * case, software pipelined: each block's normals are normalized and stored
  * after the next block is blended, so that the core has independent work
- * while each block's long chain (blend, transform, normalize) runs (5% faster
- * on arnaud.fbx than two blocks interleaved side by side). */
+ * while each block's long chain (blend, transform, normalize) runs (faster
+ * than two blocks interleaved side by side: docs/BENCHMARKS.md). */
 SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *st, int k, bool fast_normals,
                            bool renormalize, bool prepared, const uint32_t *block, size_t slot,
                            const uint16_t *joints, const float *weights, size_t count)
@@ -338,14 +337,14 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *
         __m256 m[12];
         blend(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette, m);
         size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
-        if (!prepared && i + 4 < count) { /* the blocks of a group are apart: 4% faster on arnaud.fbx */
+        if (!prepared && i + 4 < count) { /* the blocks of a group lie apart in the streams */
             size_t ahead = (size_t)block[i + 4] * SINEW__BLOCK * 3;
             if (job->positions) prefetch_block(job->positions + ahead);
             if (job->normals) prefetch_block(job->normals + ahead);
         }
-        /* conditions on the pointers the loop reads anyway: testing st's
-         * flags instead measured 4% slower (the vector stores may alias
-         * them, so they are loaded again for every block) */
+        /* conditions on the pointers the loop reads anyway: st's flags
+         * would be loaded again for every block (the vector stores may
+         * alias them) */
         if (prepared ? pp != NULL : job->positions != NULL)
             store3_packed(job->out_positions + f,
                           transform_point(m, prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
@@ -423,9 +422,9 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
 
 /* Each group up to 4 joints, normal mode and renormalization has its own
  * function: one loop, unrolled for its count, whose registers the compiler
- * allocates alone (all groups inlined into one function, GCC spilled across
- * them: 3.5% slower under AVX-512, 10% under AVX2). DQS, tried the same way,
- * measured no different and stays one function. */
+ * allocates alone (with all groups inlined into one function, GCC spills
+ * registers across them). DQS gains nothing from the split and stays one
+ * function (docs/BENCHMARKS.md). */
 #define LBS_GROUP_FUNCTION(name, k, fast, renormalize)                                                      \
     static __attribute__((noinline)) void name(const sinew_skin_job *job, const sinew__job_streams *st) \
     {                                                                                                   \
