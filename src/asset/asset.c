@@ -110,18 +110,27 @@ static void pose_rigid(const sinew_mesh *m, const sinew_mat4 *x, const float *po
     }
 }
 
+/* `r` from a function sinew_mesh_pose calls, its error sentence started
+ * with sinew_mesh_pose. */
+static sinew_result lead(sinew_error *err, sinew_result r)
+{
+    if (r != SINEW_OK) sinew__error_lead(err, "sinew_mesh_pose");
+    return r;
+}
+
 sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int model_count, const float *morph_weights,
                              sinew_skinning method, void *scratch, size_t scratch_size, float *positions,
                              float *normals, float *tangents, sinew_error *err)
 {
     if (!m || (!model && model_count > 0) || (unsigned)method > SINEW_SKINNING_DQS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "mesh pose: a mesh, model matrices and a method");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_mesh_pose: a mesh, model matrices and a method");
     if (scratch_size < sinew_mesh_pose_scratch_size(m) || (scratch_size && !scratch))
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "mesh \"%s\": scratch of %zu bytes, %zu needed", m->name,
-                           scratch_size, sinew_mesh_pose_scratch_size(m));
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "sinew_mesh_pose: mesh \"%s\": scratch of %zu bytes, %zu needed", m->name, scratch_size,
+                           sinew_mesh_pose_scratch_size(m));
     if (m->joint >= model_count && !m->skin)
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "mesh \"%s\": joint %d, %d model matrices", m->name,
-                           m->joint, model_count);
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "sinew_mesh_pose: mesh \"%s\": joint %d, %d model matrices", m->name, m->joint, model_count);
     /* streams the mesh lacks are not written */
     if (!m->normals) normals = NULL;
     if (!m->tangents) tangents = NULL;
@@ -130,7 +139,7 @@ sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int m
     if (m->morph) {
         const float *w = morph_weights ? morph_weights : m->morph_weights;
         r = sinew_morph_apply(m->morph, w, m->morph->target_count, pos, nrm, tan, positions, normals, tangents, err);
-        if (r != SINEW_OK) return r;
+        if (r != SINEW_OK) return lead(err, r);
         pos = positions, nrm = normals, tan = tangents;
     }
     if (!m->skin) {
@@ -146,16 +155,17 @@ sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int m
     }
     const sinew_skin *skin = m->skin;
     sinew_mat4 *palette = scratch;
-    if ((r = sinew_skin_palette(skin, model, model_count, NULL, palette, skin->joint_count, err)) != SINEW_OK) return r;
+    if ((r = sinew_skin_palette(skin, model, model_count, NULL, palette, skin->joint_count, err)) != SINEW_OK)
+        return lead(err, r);
     sinew_skin_job job = {.skin = skin, .palette = palette, .palette_count = skin->joint_count,
                           .normal_mode = SINEW_NORMALS_INVERSE_TRANSPOSE,
                           .positions = positions ? pos : NULL, .normals = normals ? nrm : NULL,
                           .tangents = tangents ? tan : NULL, .out_positions = positions, .out_normals = normals,
                           .out_tangents = tangents};
-    if (method == SINEW_SKINNING_LBS) return sinew_skin_lbs(&job, err);
+    if (method == SINEW_SKINNING_LBS) return lead(err, sinew_skin_lbs(&job, err));
     sinew_dq_transform *dq = (sinew_dq_transform *)(palette + skin->joint_count);
-    if ((r = sinew_dq_palette(palette, skin->joint_count, dq, err)) != SINEW_OK) return r;
+    if ((r = sinew_dq_palette(palette, skin->joint_count, dq, err)) != SINEW_OK) return lead(err, r);
     job.palette = NULL;
     job.dq_palette = dq;
-    return sinew_skin_dqs(&job, err);
+    return lead(err, sinew_skin_dqs(&job, err));
 }

@@ -31,6 +31,22 @@ SINEW__SHARED sinew_result sinew__fail(sinew_error *err, sinew_result result, co
 /* Sends a formatted warning to the options' logger, if any. */
 SINEW__SHARED void sinew__warn(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
 
+/* An error sentence past its leading public function's name ("sinew_clip_create:
+ * clip ..." gives "clip ..."); the whole sentence where it has none. For a
+ * caller that puts another function's sentence inside its own. */
+static inline const char *sinew__error_sentence(const char *description)
+{
+    const char *p = description;
+    if (strncmp(p, "sinew_", 6) != 0) return description;
+    for (p += 6; (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '_'; ++p) continue;
+    return p[0] == ':' && p[1] == ' ' ? p + 2 : description;
+}
+
+/* After a public function called by the public function `who` failed (a
+ * result other than SINEW_OK in `err`): the sentence starts with `who`
+ * instead of the callee's name. */
+void sinew__error_lead(sinew_error *err, const char *who);
+
 /* Clears `err` to SINEW_OK. */
 static inline void sinew__ok(sinew_error *err)
 {

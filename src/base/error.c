@@ -41,6 +41,14 @@ sinew_result sinew__fail(sinew_error *err, sinew_result result, const char *fmt,
     return result;
 }
 
+void sinew__error_lead(sinew_error *err, const char *who)
+{
+    if (!err || err->result == SINEW_OK) return;
+    char sentence[sizeof err->description];
+    snprintf(sentence, sizeof sentence, "%s", sinew__error_sentence(err->description));
+    sinew__fail(err, err->result, "%s: %s", who, sentence);
+}
+
 void sinew__warn(const sinew_options *options, const char *fmt, ...)
 {
     if (!options || !options->logger.log) return;

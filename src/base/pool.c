@@ -153,7 +153,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
 {
     sinew__ok(err);
     if (threads < 1 || threads > SINEW_MAX_THREADS) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "pool: %d threads is outside 1..%d", threads,
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_pool_create: %d threads is outside 1..%d", threads,
                     SINEW_MAX_THREADS);
         return NULL;
     }
@@ -165,7 +165,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
         sinew__free(&alloc, p);
         sinew__free(&alloc, t);
         sinew__free_aligned(&alloc, shares);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pool: out of memory");
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_pool_create: out of memory");
         return NULL;
     }
     memset(p, 0, sizeof *p);
@@ -187,7 +187,8 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     pthread_cond_init(&p->done, NULL);
     for (int i = 0; i < threads - 1; ++i) {
         if (pthread_create(&p->threads[i], NULL, worker_main, &shares[i]) != 0) {
-            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pool: cannot start thread %d of %d", i + 2, threads);
+            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_pool_create: cannot start thread %d of %d", i + 2,
+                        threads);
             sinew_pool_free(p);
             return NULL;
         }

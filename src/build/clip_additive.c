@@ -31,12 +31,14 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
 {
     sinew__ok(err);
     if (!clip || !sk || (reference != SINEW_ADDITIVE_FIRST_FRAME && reference != SINEW_ADDITIVE_REST_POSE)) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: a clip, its skeleton and a known reference");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                    "sinew_clip_make_additive: a clip, its skeleton and a known reference");
         return NULL;
     }
-    if (sinew__refuse_clip_for(clip, sk->joint_count, "additive clip", "the skeleton", err)) return NULL;
+    if (sinew__refuse_clip_for(clip, sk->joint_count, "sinew_clip_make_additive", "the skeleton", err)) return NULL;
     if (clip->additive) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive clip: \"%s\" is additive already", clip->name);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_make_additive: clip \"%s\" is additive already",
+                    clip->name);
         return NULL;
     }
     sinew_allocator alloc = sinew__allocator(options);
@@ -45,7 +47,7 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
     for (int i = 0; i < clip->track_count; ++i) sinew__layout_add(&l, sinew__track_floats(&clip->tracks[i]), sizeof(float), 4);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total ? l.total : 1);
     if (!block) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "additive clip \"%s\": out of memory", clip->name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_make_additive: clip \"%s\": out of memory", clip->name);
         return NULL;
     }
     sinew_track *tracks = (sinew_track *)(block + off_tracks);
@@ -77,6 +79,7 @@ sinew_clip *sinew_clip_make_additive(const sinew_clip *clip, const sinew_skeleto
         .duration = clip->duration, .track_count = clip->track_count, .tracks = tracks, .additive = true,
         .skeleton = sk};
     sinew_clip *out = sinew_clip_create(&d, options, err);
+    if (!out) sinew__error_lead(err, "sinew_clip_make_additive");
     sinew__free(&alloc, block);
     return out;
 }

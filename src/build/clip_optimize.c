@@ -34,15 +34,16 @@ sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_clip_toleran
 {
     sinew__ok(err);
     if (!clip || !tolerance) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "optimize: a clip and a tolerance are required");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_optimize: a clip and a tolerance are required");
         return NULL;
     }
-    if (sinew__refuse_packed(clip, "optimize", err)) return NULL;
+    if (sinew__refuse_packed(clip, "sinew_clip_optimize", err)) return NULL;
     const float limit[3] = {tolerance->translation, tolerance->rotation, tolerance->scale};
     for (int target = 0; target < 3; ++target)
         if (!(limit[target] >= 0.0f)) {
-            sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "optimize \"%s\": the %s tolerance %g is not >= 0",
-                        clip->name, sinew__target_names[target], (double)limit[target]);
+            sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                        "sinew_clip_optimize: clip \"%s\": the %s tolerance %g is not >= 0", clip->name,
+                        sinew__target_names[target], (double)limit[target]);
             return NULL;
         }
     sinew_allocator alloc = sinew__allocator(options);
@@ -51,7 +52,7 @@ sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_clip_toleran
     float *kept = sinew__alloc(&alloc, sizeof *kept * 4 * (n + 1)); /* the one key of each reduced track */
     if (!tracks || !kept) {
         sinew__free(&alloc, tracks), sinew__free(&alloc, kept);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "optimize \"%s\": out of memory", clip->name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_optimize: clip \"%s\": out of memory", clip->name);
         return NULL;
     }
     sinew_optimize_report r = {0};
@@ -78,6 +79,7 @@ sinew_clip *sinew_clip_optimize(const sinew_clip *clip, const sinew_clip_toleran
                          .track_count = clip->track_count, .tracks = tracks, .additive = clip->additive,
                          .skeleton = skeleton};
     sinew_clip *out = sinew_clip_create(&d, options, err);
+    if (!out) sinew__error_lead(err, "sinew_clip_optimize");
     if (out && report) *report = r;
     sinew__free(&alloc, tracks), sinew__free(&alloc, kept);
     return out;

@@ -10,10 +10,10 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
 {
     sinew__ok(err);
     if (!clip || !sk) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "pack: a clip and its skeleton are required");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_pack: a clip and its skeleton are required");
         return NULL;
     }
-    if (sinew__refuse_clip_for(clip, sk->joint_count, "pack", "the skeleton", err)) return NULL;
+    if (sinew__refuse_clip_for(clip, sk->joint_count, "sinew_clip_pack", "the skeleton", err)) return NULL;
     sinew_allocator alloc = sinew__allocator(options);
     /* the weights tracks stay tracks; the packed keys' hint follows theirs */
     int weights = 0;
@@ -26,22 +26,22 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
             char other[48] = "";
             if (res.other_track >= 0) snprintf(other, sizeof other, " than track %d's", res.other_track);
             sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
-                        "pack: clip \"%s\", track %d (joint %d \"%s\", %s): %s%s; packing takes LINEAR tracks on "
-                        "one set of key times, or single keys", clip->name, res.refused_track, t->joint,
+                        "sinew_clip_pack: clip \"%s\", track %d (joint %d \"%s\", %s): %s%s; packing takes LINEAR "
+                        "tracks on one set of key times, or single keys", clip->name, res.refused_track, t->joint,
                         sk->names[t->joint], sinew__target_names[t->target], res.why, other);
         } else if (res.wide_joint >= 0) {
             sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
-                        "pack: clip \"%s\", joint %d \"%s\": its values span more than 16 bits can cover in floats",
-                        clip->name, res.wide_joint, sk->names[res.wide_joint]);
+                        "sinew_clip_pack: clip \"%s\", joint %d \"%s\": its values span more than 16 bits can "
+                        "cover in floats", clip->name, res.wide_joint, sk->names[res.wide_joint]);
         } else {
-            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pack: clip \"%s\": out of memory", clip->name);
+            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_pack: clip \"%s\": out of memory", clip->name);
         }
         return NULL;
     }
     sinew_track *kept = sinew__alloc(&alloc, sizeof *kept * ((size_t)weights + 1));
     if (!kept) {
         sinew__free_aligned(&alloc, sm);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "pack: clip \"%s\": out of memory", clip->name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_pack: clip \"%s\": out of memory", clip->name);
         return NULL;
     }
     for (int i = 0, w = 0; i < clip->track_count; ++i)
@@ -51,6 +51,7 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
     sinew_clip *out = sinew_clip_create(&d, options, err);
     sinew__free(&alloc, kept);
     if (!out) {
+        sinew__error_lead(err, "sinew_clip_pack");
         sinew__free_aligned(&alloc, sm);
         return NULL;
     }

@@ -23,17 +23,17 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
 {
     sinew__ok(err);
     if (!clip || !from || !to) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "retarget: clip and both skeletons are required");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_retarget: clip and both skeletons are required");
         return NULL;
     }
-    if (sinew__refuse_clip_for(clip, from->joint_count, "retarget", "`from`", err)) return NULL;
+    if (sinew__refuse_clip_for(clip, from->joint_count, "sinew_clip_retarget", "`from`", err)) return NULL;
     sinew_allocator alloc = sinew__allocator(options);
     sinew_track *tracks = sinew__alloc(&alloc, sizeof *tracks * ((size_t)clip->track_count + 1));
     int *dropped = sinew__alloc(&alloc, sizeof *dropped * ((size_t)clip->track_count + 1));
     int *unanimated = sinew__alloc(&alloc, sizeof *unanimated * ((size_t)to->joint_count + 1));
     if (!tracks || !dropped || !unanimated) {
         sinew__free(&alloc, tracks), sinew__free(&alloc, dropped), sinew__free(&alloc, unanimated);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "retarget \"%s\": out of memory", clip->name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_retarget: clip \"%s\": out of memory", clip->name);
         return NULL;
     }
     int kept = 0, lost = 0, bare = 0;
@@ -56,6 +56,7 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
         .duration = clip->duration, .track_count = kept, .tracks = tracks, .additive = clip->additive,
         .skeleton = to};
     sinew_clip *out = sinew_clip_create(&d, options, err);
+    if (!out) sinew__error_lead(err, "sinew_clip_retarget");
     if (out) {
         char names[512];
         if (lost) {

@@ -82,14 +82,15 @@ static void place_vertices(vertex_key *keys, int n, uint8_t *in_block, int *orde
 sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *order, sinew_error *err)
 {
     sinew__ok(err);
-    if (!skin || !order) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin vertex order: NULL %s",
-                                            skin ? "order" : "skin");
+    if (!skin || !order)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_vertex_order: NULL %s",
+                           skin ? "order" : "skin");
     int n = skin->vertex_count;
     vertex_key *keys = sinew__alloc(&sinew__skin_of(skin)->allocator, sizeof *keys * ((size_t)n + 1));
     uint8_t *in_block = sinew__alloc(&sinew__skin_of(skin)->allocator, (size_t)skin->joint_count + 1);
     if (!keys || !in_block) {
         sinew__free(&sinew__skin_of(skin)->allocator, keys), sinew__free(&sinew__skin_of(skin)->allocator, in_block);
-        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin vertex order: out of memory for %d vertices", n);
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skin_vertex_order: out of memory for %d vertices", n);
     }
     memset(in_block, 0, (size_t)skin->joint_count + 1);
     for (int v = 0; v < n; ++v) {

@@ -20,32 +20,38 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
 {
     const sinew_track *t = &d->tracks[i];
     if (t->joint < 0 || t->joint >= d->joint_count)
-        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "track %d: joint %d is out of range (%d joints)", i,
-                           t->joint, d->joint_count);
+        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                           "sinew_clip_create: track %d: joint %d is out of range (%d joints)", i, t->joint,
+                           d->joint_count);
     if ((unsigned)t->target > SINEW_TARGET_WEIGHTS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d): unknown target %d", i, t->joint,
-                           (int)t->target);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_create: track %d (joint %d): unknown target %d", i, t->joint, (int)t->target);
     const char *what = sinew__target_names[t->target];
     if (t->target == SINEW_TARGET_WEIGHTS && (t->width < 1 || t->width > SINEW_MAX_MORPH_TARGETS))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, weights): width %d is not in 1..%d",
-                           i, t->joint, t->width, SINEW_MAX_MORPH_TARGETS);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_create: track %d (joint %d, weights): width %d is not in 1..%d", i, t->joint,
+                           t->width, SINEW_MAX_MORPH_TARGETS);
     if ((unsigned)t->interpolation > SINEW_INTERP_CUBICSPLINE)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, %s): unknown interpolation %d", i,
-                           t->joint, what, (int)t->interpolation);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_create: track %d (joint %d, %s): unknown interpolation %d", i, t->joint, what,
+                           (int)t->interpolation);
     if (t->key_count < 1 || !t->times || !t->values)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "track %d (joint %d, %s): no keys", i, t->joint, what);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: track %d (joint %d, %s): no keys", i,
+                           t->joint, what);
     for (int k = 0; k < t->key_count; ++k) {
         float time = t->times[k];
         if (!isfinite(time))
-            return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "track %d (joint %d, %s): key %d time is not finite", i,
-                               t->joint, what, k);
+            return sinew__fail(err, SINEW_ERROR_NOT_FINITE,
+                               "sinew_clip_create: track %d (joint %d, %s): key %d time is not finite", i, t->joint,
+                               what, k);
         if (k == 0 && time < 0.0f)
             return sinew__fail(err, SINEW_ERROR_KEYS_NOT_INCREASING,
-                               "track %d (joint %d, %s): key 0 time %g is negative", i, t->joint, what, (double)time);
+                               "sinew_clip_create: track %d (joint %d, %s): key 0 time %g is negative", i, t->joint,
+                               what, (double)time);
         if (k > 0 && !(time > t->times[k - 1]))
             return sinew__fail(err, SINEW_ERROR_KEYS_NOT_INCREASING,
-                               "track %d (joint %d, %s): key %d time %g is not after key %d time %g", i, t->joint,
-                               what, k, (double)time, k - 1, (double)t->times[k - 1]);
+                               "sinew_clip_create: track %d (joint %d, %s): key %d time %g is not after key %d time %g",
+                               i, t->joint, what, k, (double)time, k - 1, (double)t->times[k - 1]);
     }
     int c = sinew_track_components(t);
     bool cubic = t->interpolation == SINEW_INTERP_CUBICSPLINE;
@@ -53,8 +59,9 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
     for (size_t v = 0; v < n; ++v) {
         if (!isfinite(t->values[v])) {
             size_t key = v / (size_t)(c * (cubic ? 3 : 1));
-            return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "track %d (joint %d, %s): key %zu %s is not finite", i,
-                               t->joint, what, key,
+            return sinew__fail(err, SINEW_ERROR_NOT_FINITE,
+                               "sinew_clip_create: track %d (joint %d, %s): key %zu %s is not finite", i, t->joint,
+                               what, key,
                                cubic ? (const char *[]){"in-tangent", "value", "out-tangent"}[(v / c) % 3] : "value");
         }
     }
@@ -63,7 +70,8 @@ static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *er
             const float *q = &t->values[(size_t)k * (cubic ? 12 : 4) + (cubic ? 4 : 0)];
             if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
                 return sinew__fail(err, SINEW_ERROR_BAD_ROTATION,
-                                   "track %d (joint %d, rotation): key %d is the zero quaternion", i, t->joint, k);
+                                   "sinew_clip_create: track %d (joint %d, rotation): key %d is the zero quaternion", i,
+                                   t->joint, k);
         }
     }
     return SINEW_OK;
@@ -95,24 +103,25 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
 {
     sinew__ok(err);
     if (!d) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip description is NULL");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: clip description is NULL");
         return NULL;
     }
     const char *name = d->name ? d->name : "";
     if (d->joint_count < 0 || d->joint_count > SINEW_MAX_JOINTS || d->track_count < 0 ||
         (d->track_count > 0 && !d->tracks)) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": bad counts (%d joints, %d tracks)", name,
-                    d->joint_count, d->track_count);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                    "sinew_clip_create: clip \"%s\": bad counts (%d joints, %d tracks)", name, d->joint_count,
+                    d->track_count);
         return NULL;
     }
     if (d->skeleton && d->skeleton->joint_count != d->joint_count) {
-        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "clip \"%s\": %d joints, its skeleton has %d", name,
-                    d->joint_count, d->skeleton->joint_count);
+        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "sinew_clip_create: clip \"%s\": %d joints, its skeleton has %d",
+                    name, d->joint_count, d->skeleton->joint_count);
         return NULL;
     }
     if (!isfinite(d->duration) || d->duration < 0.0f) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": duration %g is negative or not finite", name,
-                    (double)d->duration);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                    "sinew_clip_create: clip \"%s\": duration %g is negative or not finite", name, (double)d->duration);
         return NULL;
     }
     float last_time = 0.0f;
@@ -122,8 +131,9 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
         if (end > last_time) last_time = end;
     }
     if (d->duration > 0.0f && d->duration < last_time) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": duration %g is shorter than the last key at %g",
-                    name, (double)d->duration, (double)last_time);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                    "sinew_clip_create: clip \"%s\": duration %g is shorter than the last key at %g", name,
+                    (double)d->duration, (double)last_time);
         return NULL;
     }
 
@@ -132,7 +142,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     size_t seen_bytes = ((size_t)d->joint_count * 4 + 7) / 8;
     unsigned char *seen = sinew__alloc(&alloc, seen_bytes);
     if (!seen) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;
     }
     memset(seen, 0, seen_bytes);
@@ -141,8 +151,9 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
         size_t bit = (size_t)t->joint * 4 + (size_t)t->target;
         if (seen[bit / 8] & (1u << (bit % 8))) {
             sinew__free(&alloc, seen);
-            sinew__fail(err, SINEW_ERROR_DUPLICATE_TRACK, "clip \"%s\": track %d animates joint %d %s a second time",
-                        name, i, t->joint, sinew__target_names[t->target]);
+            sinew__fail(err, SINEW_ERROR_DUPLICATE_TRACK,
+                        "sinew_clip_create: clip \"%s\": track %d animates joint %d %s a second time", name, i,
+                        t->joint, sinew__target_names[t->target]);
             return NULL;
         }
         seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
@@ -155,7 +166,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     while (cap < 2 * (size_t)d->track_count) cap *= 2;
     int *times_of = sinew__alloc(&alloc, sizeof(int) * ((size_t)d->track_count + cap));
     if (!times_of) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;
     }
     share_times(d->tracks, d->track_count, times_of, times_of + d->track_count, cap);
@@ -172,7 +183,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
         sinew__free(&alloc, times_of);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;
     }
     sinew__clip *made = (sinew__clip *)block;
@@ -228,7 +239,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     made->sampler = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
     if (!made->sampler) {
         sinew__free(&alloc, block);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "clip \"%s\": out of memory", name);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;
     }
     return clip;

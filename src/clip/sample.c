@@ -111,38 +111,41 @@ float sinew_clip_time(const sinew_clip *clip, float time, unsigned flags)
 }
 
 /* The cursor's hints, NULL for none, or an error when it is too small. */
-static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, int32_t **hints, sinew_error *err)
+static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, int32_t **hints, const char *who,
+                                 sinew_error *err)
 {
     *hints = NULL;
     if (!cursor || !cursor->keys) return SINEW_OK;
     int size = clip->track_count + clip->packed; /* sinew_clip_cursor_size */
     if (cursor->count < size)
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "clip \"%s\": cursor holds %d keys of the %d it takes",
-                           clip->name, cursor->count, size);
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "%s: clip \"%s\": cursor holds %d keys of the %d it takes", who, clip->name, cursor->count,
+                           size);
     *hints = cursor->keys;
     return SINEW_OK;
 }
 
 /* The checks of sinew_clip_sample(): the cursor's hints into `hints`. */
 static sinew_result check_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, sinew_cursor *cursor,
-                                 const void *out, int output_count, int32_t **hints, sinew_error *err)
+                                 const void *out, int output_count, int32_t **hints, const char *who, sinew_error *err)
 {
     if (!clip || !sk || !out)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip sample: clip, skeleton and output are required");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: clip, skeleton and output are required", who);
     if (!isfinite(time))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": sample time is not finite", clip->name);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: clip \"%s\": sample time is not finite", who,
+                           clip->name);
     if (clip->joint_count != sk->joint_count || output_count != sk->joint_count)
         return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
-                           "clip \"%s\" animates %d joints, skeleton has %d, output holds %d", clip->name,
+                           "%s: clip \"%s\" animates %d joints, skeleton has %d, output holds %d", who, clip->name,
                            clip->joint_count, sk->joint_count, output_count);
-    return cursor_hints(clip, cursor, hints, err);
+    return cursor_hints(clip, cursor, hints, who, err);
 }
 
 sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
                                sinew_cursor *cursor, sinew_transform *out, int output_count, sinew_error *err)
 {
     int32_t *hints;
-    sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, err);
+    sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, "sinew_clip_sample", err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
     sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, out);
@@ -155,7 +158,7 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
                                      sinew_mat4 *model, int count, sinew_error *err)
 {
     int32_t *hints;
-    sinew_result r = check_sample(clip, sk, time, cursor, model, count, &hints, err);
+    sinew_result r = check_sample(clip, sk, time, cursor, model, count, &hints, "sinew_clip_sample_model", err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
     if (sinew__sampler_run_model(sinew__clip_of(clip)->sampler, t, flags, hints, sk, root, local, model)) {
@@ -186,22 +189,25 @@ sinew_result sinew_clip_sample_weights(const sinew_clip *clip, float time, unsig
                                        int joint, float *weights, int count, sinew_error *err)
 {
     if (!clip || (!weights && count > 0))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "weights sample: clip and output are required");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_sample_weights: clip and output are required");
     if (!isfinite(time))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": sample time is not finite", clip->name);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_sample_weights: clip \"%s\": sample time is not finite", clip->name);
     if (joint < 0 || joint >= clip->joint_count)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "clip \"%s\": joint %d is out of range (%d joints)",
-                           clip->name, joint, clip->joint_count);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_clip_sample_weights: clip \"%s\": joint %d is out of range (%d joints)", clip->name,
+                           joint, clip->joint_count);
     int32_t *hints;
-    sinew_result r = cursor_hints(clip, cursor, &hints, err);
+    sinew_result r = cursor_hints(clip, cursor, &hints, "sinew_clip_sample_weights", err);
     if (r != SINEW_OK) return r;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *tr = &clip->tracks[i];
         if (tr->target != SINEW_TARGET_WEIGHTS || tr->joint != joint) continue;
         if (tr->width != count)
             return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
-                               "clip \"%s\": track %d animates %d weights of joint %d, the output holds %d",
-                               clip->name, i, tr->width, joint, count);
+                               "sinew_clip_sample_weights: clip \"%s\": track %d animates %d weights of joint %d, "
+                               "the output holds %d", clip->name, i, tr->width, joint, count);
         sinew_track_sample(tr, sinew_clip_time(clip, time, flags), flags, hints ? &hints[i] : NULL, weights);
         break;
     }

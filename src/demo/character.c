@@ -412,7 +412,7 @@ static sinew_clip *make_walk(const sinew_options *options, sinew_error *err)
     enum { NROT = sizeof rot_joints / sizeof rot_joints[0] };
     track_data *td = sinew__alloc(&alloc, (NROT + 2) * sizeof *td);
     if (!td) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "demo: out of memory");
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_demo_create: out of memory");
         return NULL;
     }
     track_data *root = &td[0], *hips_t = &td[1];
@@ -464,7 +464,7 @@ static sinew_clip *make_idle(const sinew_options *options, sinew_error *err)
     sinew_allocator alloc = sinew__allocator(options);
     track_data *td = sinew__alloc(&alloc, 6 * sizeof *td);
     if (!td) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "demo: out of memory");
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_demo_create: out of memory");
         return NULL;
     }
     static const float hips[4][3] = {{0, 0.95f, 0}, {0.015f, 0.945f, 0}, {-0.01f, 0.948f, 0}, {0, 0.95f, 0}};
@@ -500,7 +500,16 @@ static sinew_clip *make_idle(const sinew_options *options, sinew_error *err)
 static sinew_asset *fail_oom(sinew_asset *a, sinew_error *err)
 {
     sinew_asset_free(a);
-    sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "demo character: out of memory");
+    sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_demo_create: out of memory");
+    return NULL;
+}
+
+/* A function sinew_demo_create called failed: its sentence started with
+ * sinew_demo_create. */
+static sinew_asset *fail_in(sinew_asset *a, sinew_error *err)
+{
+    sinew_asset_free(a);
+    sinew__error_lead(err, "sinew_demo_create");
     return NULL;
 }
 
@@ -522,20 +531,17 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     }
     sinew_skeleton_desc sd = {JOINT_COUNT, parents, names, rest};
     sinew_skeleton *sk = sinew_skeleton_create(&sd, NULL, options, err);
-    if (!sk) {
-        sinew_asset_free(a);
-        return NULL;
-    }
+    if (!sk) return fail_in(a, err);
     a->skeleton = sk;
 
     sinew_clip **clips = sinew__asset_alloc(a, 2, sizeof *clips);
     if (!clips) return fail_oom(a, err);
     a->clips = (const sinew_clip *const *)clips;
     clips[0] = make_walk(options, err);
-    if (!clips[0]) return sinew_asset_free(a), NULL;
+    if (!clips[0]) return fail_in(a, err);
     a->clip_count = 1;
     clips[1] = make_idle(options, err);
-    if (!clips[1]) return sinew_asset_free(a), NULL;
+    if (!clips[1]) return fail_in(a, err);
     a->clip_count = 2;
 
     /* rest pose in model space places the tubes; it is also the bind pose */
@@ -577,7 +583,7 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     sinew_skin *skin = sinew_skin_create(sk, &kd, options, NULL, err);
     sinew__free(&alloc, mb.idx);
     sinew__free(&alloc, mb.w);
-    if (!skin) return sinew_asset_free(a), NULL;
+    if (!skin) return fail_in(a, err);
 
     sinew_mesh *mesh = sinew__asset_alloc(a, 1, sizeof *mesh);
     const float **uv_sets = sinew__asset_alloc(a, 1, sizeof *uv_sets);

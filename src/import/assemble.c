@@ -30,7 +30,7 @@ sinew_result sinew__import_skin(sinew_asset *asset, const sinew_skin_desc *desc,
     sinew_skin_report rep;
     sinew_error e;
     sinew_skin *skin = sinew_skin_create(asset->skeleton, desc, &quiet, &rep, &e);
-    if (!skin) return sinew__fail(err, e.result, "%s: %s", what, e.description);
+    if (!skin) return sinew__fail(err, e.result, "%s: %s", what, sinew__error_sentence(e.description));
     if (rep.normalized_vertices)
         sinew__warn(options, "%s: %d of %d vertices had weights not summing to 1 and were normalized (worst: "
                              "vertex %d, sum %g)", what, rep.normalized_vertices, desc->vertex_count, rep.worst_vertex,
@@ -92,7 +92,7 @@ sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes
     sinew_error e;
     sinew_skeleton *sk = sinew_skeleton_create(&d, remap, options, &e);
     if (!sk) {
-        r = sinew__fail(err, e.result, "%s: %s", what, e.description);
+        r = sinew__fail(err, e.result, "%s: %s", what, sinew__error_sentence(e.description));
         goto done;
     }
     asset->skeleton = sk;
@@ -200,7 +200,7 @@ sinew_result sinew__import_order_vertices(sinew_asset *asset, const sinew_option
             mesh->skin = skin;
         } else if (err) {
             char what[sizeof err->description];
-            snprintf(what, sizeof what, "%s", err->description);
+            snprintf(what, sizeof what, "%s", sinew__error_sentence(err->description));
             sinew__fail(err, r, "meshes[%d] \"%s\": ordering its vertices: %s", m, mesh->name, what);
         }
         sinew__free(&alloc, order);

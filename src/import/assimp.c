@@ -583,7 +583,7 @@ static sinew_result read_animation(ai_builder *b, unsigned a, sinew_clip **out)
         .duration = duration, .track_count = track_count, .tracks = tracks, .skeleton = b->asset->skeleton};
     sinew_error e;
     *out = sinew_clip_create(&d, b->options, &e);
-    if (!*out) r = FAIL(b, e.result, "%s: %s", what, e.description);
+    if (!*out) r = FAIL(b, e.result, "%s: %s", what, sinew__error_sentence(e.description));
 done:
     for (int i = 0; i < owned_count; ++i) sinew__free(&b->alloc, owned[i]);
     sinew__free(&b->alloc, owned), sinew__free(&b->alloc, tracks);

@@ -775,7 +775,7 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
         .duration = 0.0f, .track_count = track_count, .tracks = tracks, .skeleton = b->asset->skeleton};
     sinew_error err;
     *out = sinew_clip_create(&d, b->options, &err);
-    if (!*out) r = FAIL(b, err.result, "%s: %s", path, err.description);
+    if (!*out) r = FAIL(b, err.result, "%s: %s", path, sinew__error_sentence(err.description));
 done:
     for (int i = 0; i < owned_count; ++i) sinew__free(&b->alloc, owned[i]);
     sinew__free(&b->alloc, owned);

@@ -1,6 +1,6 @@
 /* sinew_load_file and sinew_load_memory: the format by content (glTF to
  * sinew's own reader, everything else to Assimp), one memory budget per
- * load, errors prefixed with the file. */
+ * load, errors prefixed with the function's name and the file. */
 #include "import_internal.h"
 
 #include <stdio.h>
@@ -100,7 +100,7 @@ static bool is_gltf(const uint8_t *d, size_t size)
 }
 
 static sinew_asset *load(const void *data, size_t size, bool owned, const char *path, const char *base_dir,
-                         const char *name, const sinew_load_options *caller, sinew_error *err)
+                         const char *name, const char *who, const sinew_load_options *caller, sinew_error *err)
 {
     static const sinew_load_options defaults;
     if (!caller) caller = &defaults;
@@ -137,6 +137,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
                      " (the load's limit of %zu MiB is reached: see sinew_load_options.max_memory)", limit >> 20);
         }
         prefix_error(err, name);
+        prefix_error(err, who);
         return NULL;
     }
     sinew__asset_set_allocator(asset, bud.real);
@@ -146,13 +147,13 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
 sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir, const sinew_load_options *options,
                                sinew_error *err)
 {
-    return load(data, size, false, NULL, base_dir, "", options, err);
+    return load(data, size, false, NULL, base_dir, "", "sinew_load_memory", options, err);
 }
 
 sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err)
 {
     if (!path) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no path");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_load_file: no path");
         return NULL;
     }
     static const sinew_load_options defaults;
@@ -161,7 +162,8 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
     sinew_result why;
     uint8_t *data = sinew__read_file(path, &alloc, SIZE_MAX, &size, &why);
     if (!data) {
-        sinew__fail(err, why, "%s: cannot read%s", path, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
+        sinew__fail(err, why, "sinew_load_file: %s: cannot read%s", path,
+                    why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
         return NULL;
     }
     /* the folder of the file resolves its relative URIs */
@@ -169,7 +171,7 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
     char *dir = sinew__alloc(&alloc, len + 2);
     if (!dir) {
         sinew__free(&alloc, data);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_load_file: %s: out of memory", path);
         return NULL;
     }
     memcpy(dir, path, len + 1);
@@ -178,7 +180,7 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
         *slash = '\0';
     else
         dir[0] = '\0';
-    sinew_asset *a = load(data, size, true, path, dir, path, options, err);
+    sinew_asset *a = load(data, size, true, path, dir, path, "sinew_load_file", options, err);
     sinew__free(&alloc, dir);
     return a;
 }

@@ -9,17 +9,18 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
 {
     if (!sk || !out || layer_count < 0 || (layer_count > 0 && !layers) || !(threshold >= 0.0f) ||
         !isfinite(threshold))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "blend: a skeleton, layers and an output");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend: a skeleton, layers and an output");
     if (count != sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "blend: %d transforms for %d joints", count,
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "sinew_blend: %d transforms for %d joints", count,
                            sk->joint_count);
     for (int i = 0; i < layer_count; ++i) {
         if (!layers[i].pose || !valid_weight(layers[i].weight))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "blend: layer %d: a pose and a weight >= 0", i);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend: layer %d: a pose and a weight >= 0", i);
         for (int j = 0; layers[i].joint_weights && j < count; ++j)
             if (!valid_weight(layers[i].joint_weights[j]))
-                return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "blend: layer %d: joint %d's mask weight %g",
-                                   i, j, (double)layers[i].joint_weights[j]);
+                return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                                   "sinew_blend: layer %d: joint %d's mask weight %g", i, j,
+                                   (double)layers[i].joint_weights[j]);
     }
     if (threshold == 0.0f) threshold = 0.1f;
     int done = 0;
@@ -69,7 +70,8 @@ sinew_result sinew_additive_delta(const sinew_transform *reference, const sinew_
                                   sinew_transform *out, sinew_error *err)
 {
     if (!reference || !pose || !out || count < 0)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive delta: a reference, a pose and an output");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_additive_delta: a reference, a pose and an output");
     for (int j = 0; j < count; ++j) {
         const sinew_transform *r = &reference[j], *p = &pose[j];
         sinew_quat rc = sinew__q(-r->rotation.x, -r->rotation.y, -r->rotation.z, r->rotation.w);
@@ -89,10 +91,10 @@ sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_trans
                                   const float *joint_weights, sinew_transform *out, sinew_error *err)
 {
     if (!base || !delta || !out || count < 0 || !valid_weight(weight))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive apply: a base, a delta, a weight >= 0");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: a base, a delta, a weight >= 0");
     for (int j = 0; joint_weights && j < count; ++j)
         if (!valid_weight(joint_weights[j]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "additive apply: joint %d's mask weight %g", j,
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: joint %d's mask weight %g", j,
                                (double)joint_weights[j]);
     for (int j = 0; j < count; ++j) {
         float w = weight * (joint_weights ? joint_weights[j] : 1.0f);

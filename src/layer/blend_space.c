@@ -5,14 +5,15 @@
 sinew_result sinew_blend_space_1d(const float *pos, int count, float x, float *weights, sinew_error *err)
 {
     if (!pos || !weights || count < 1 || !isfinite(x))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "1D blend space: positions, weights and a finite x");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_blend_space_1d: positions, weights and a finite x");
     for (int i = 0; i < count; ++i) {
         if (!isfinite(pos[i]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "1D blend space: position %d is not finite", i);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_space_1d: position %d is not finite", i);
         if (i > 0 && !(pos[i] > pos[i - 1]))
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "1D blend space: position %d (%g) is not above position %d (%g)", i, (double)pos[i],
-                               i - 1, (double)pos[i - 1]);
+                               "sinew_blend_space_1d: position %d (%g) is not above position %d (%g)", i,
+                               (double)pos[i], i - 1, (double)pos[i - 1]);
     }
     for (int i = 0; i < count; ++i) weights[i] = 0.0f;
     if (x <= pos[0]) {
@@ -54,14 +55,14 @@ sinew_result sinew_blend_space_2d(const float *pts, int count, float x, float y,
     if (!pts || !weights || count < 1 || !isfinite(x) || !isfinite(y) ||
         (mode != SINEW_BLEND_SPACE_CARTESIAN && mode != SINEW_BLEND_SPACE_DIRECTIONAL))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "2D blend space: points, weights, a finite x and y, a known mode");
+                           "sinew_blend_space_2d: points, weights, a finite x and y, a known mode");
     for (int i = 0; i < count; ++i) {
         if (!isfinite(pts[2 * i]) || !isfinite(pts[2 * i + 1]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "2D blend space: point %d is not finite", i);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_space_2d: point %d is not finite", i);
         for (int j = 0; j < i; ++j)
             if (pts[2 * i] == pts[2 * j] && pts[2 * i + 1] == pts[2 * j + 1])
                 return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                                   "2D blend space: points %d and %d are both (%g, %g)", j, i, (double)pts[2 * i],
+                                   "sinew_blend_space_2d: points %d and %d are both (%g, %g)", j, i, (double)pts[2 * i],
                                    (double)pts[2 * i + 1]);
     }
     double sum = 0.0;

@@ -119,7 +119,7 @@ static sinew_result check_joint(const char *what, const sinew_skeleton *sk, cons
 
 sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
 {
-    static const char what[] = "two-bone IK";
+    static const char what[] = "sinew_ik_two_bone";
     if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
     sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
     if (r != SINEW_OK) return r;
@@ -196,7 +196,7 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
 
 sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
 {
-    static const char what[] = "FABRIK chain";
+    static const char what[] = "sinew_ik_chain";
     if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
     sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
     if (r != SINEW_OK) return r;
@@ -276,7 +276,7 @@ sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
 
 sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
 {
-    static const char what[] = "aim IK";
+    static const char what[] = "sinew_ik_aim";
     if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
     sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
     if (r != SINEW_OK) return r;

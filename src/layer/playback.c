@@ -54,15 +54,17 @@ sinew_result sinew_playback_advance_synced(sinew_playback *ps, const float *weig
                                            sinew_error *err)
 {
     if (!ps || !weights || count < 1 || !isfinite(dt))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "synced playback: playbacks, weights and a finite dt");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_playback_advance_synced: playbacks, weights and a finite dt");
     int leader = -1;
     double cycle = 0.0, total = 0.0;
     for (int i = 0; i < count; ++i) {
         if (!ps[i].clip || !isfinite(ps[i].speed))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "synced playback %d: a clip and a finite speed", i);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "sinew_playback_advance_synced: playback %d: a clip and a finite speed", i);
         if (!(isfinite(weights[i]) && weights[i] >= 0.0f))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "synced playback %d: weight %g", i,
-                               (double)weights[i]);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                               "sinew_playback_advance_synced: playback %d: weight %g", i, (double)weights[i]);
         double d = duration_of(&ps[i]);
         if (!(weights[i] > 0.0f) || !(d > 0.0)) continue;
         if (leader < 0 || weights[i] > weights[leader]) leader = i;

@@ -89,27 +89,28 @@ static frame frame_at(const sinew_clip *clip, const sinew_skeleton *sk, int join
 sinew_result sinew_root_motion(sinew_root_motion_job *job, sinew_error *err)
 {
     if (!job || !job->clip || !job->skeleton)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "root motion: a job with a clip and a skeleton");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_root_motion: a job with a clip and a skeleton");
     const sinew_clip *clip = job->clip;
     const sinew_skeleton *sk = job->skeleton;
     if (clip->joint_count != sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "root motion: clip \"%s\" animates %d joints, skeleton has %d",
-                           clip->name, clip->joint_count, sk->joint_count);
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
+                           "sinew_root_motion: clip \"%s\" animates %d joints, skeleton has %d", clip->name,
+                           clip->joint_count, sk->joint_count);
     if (job->joint < 0 || job->joint >= sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "root motion: joint %d is not in the skeleton's %d",
+        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "sinew_root_motion: joint %d is not in the skeleton's %d",
                            job->joint, sk->joint_count);
     if (!isfinite(job->from) || !isfinite(job->to) || !isfinite(job->up.x) || !isfinite(job->up.y) ||
         !isfinite(job->up.z))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "root motion: times and up must be finite");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_root_motion: times and up must be finite");
     if (job->in_place && (!job->local || job->count != sk->joint_count))
         return sinew__fail(err, job->local ? SINEW_ERROR_SIZE_MISMATCH : SINEW_ERROR_INVALID_ARGUMENT,
-                           "root motion: in place needs the pose (%d transforms for %d joints)", job->count,
+                           "sinew_root_motion: in place needs the pose (%d transforms for %d joints)", job->count,
                            sk->joint_count);
     sinew_vec3 up = job->up;
     if (up.x == 0.0f && up.y == 0.0f && up.z == 0.0f) up = sinew__v3(0, 1, 0);
     up = sinew__v3_normalize(up);
     if (sinew__v3_dot(up, up) == 0.0f)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "root motion: up has no length");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_root_motion: up has no length");
 
     const int joint = job->joint;
     float end = clip->duration;

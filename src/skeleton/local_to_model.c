@@ -82,7 +82,7 @@ void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transf
 sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
                                   sinew_mat4 *model, int count, sinew_error *err)
 {
-    sinew_result r = check_pose_args(sk, local, model, count, "local_to_model", err);
+    sinew_result r = check_pose_args(sk, local, model, count, "sinew_local_to_model", err);
     if (r != SINEW_OK) return r;
     const sinew__skeleton *s = sinew__skeleton_of(sk);
     if (s->local_to_model && sinew__affine_root(root))
@@ -95,7 +95,7 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
 
 sinew_result sinew_rest_pose(const sinew_skeleton *sk, sinew_transform *out, int count, sinew_error *err)
 {
-    sinew_result r = check_pose_args(sk, sk ? sk->rest_pose : NULL, out, count, "rest_pose", err);
+    sinew_result r = check_pose_args(sk, sk ? sk->rest_pose : NULL, out, count, "sinew_rest_pose", err);
     if (r != SINEW_OK) return r;
     memcpy(out, sk->rest_pose, sizeof(sinew_transform) * (size_t)count);
     sinew__ok(err);

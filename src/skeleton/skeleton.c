@@ -46,7 +46,7 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
         int p = d->parents[j];
         if (p < -1 || p >= n)
             return sinew__fail(err, SINEW_ERROR_BAD_PARENT,
-                               "joint %d (\"%s\"): parent %d is out of range (%d joints)", j,
+                               "sinew_skeleton_create: joint %d (\"%s\"): parent %d is out of range (%d joints)", j,
                                desc_name(d, j), p, n);
     }
     /* Cycle check: walk up from each joint; meeting a joint of the current walk
@@ -60,8 +60,8 @@ static sinew_result sort_parents_first(const sinew_skeleton_desc *d, int *order,
         }
         if (k >= 0 && mark[k] == j)
             return sinew__fail(err, SINEW_ERROR_CYCLE,
-                               "joint %d (\"%s\") is its own ancestor: the hierarchy has a cycle", k,
-                               desc_name(d, k));
+                               "sinew_skeleton_create: joint %d (\"%s\") is its own ancestor: "
+                               "the hierarchy has a cycle", k, desc_name(d, k));
     }
     /* Emit: for each joint not yet emitted, emit its not-yet-emitted ancestors
      * top-down, then the joint. mark: 1 = emitted. */
@@ -133,21 +133,21 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
 {
     sinew__ok(err);
     if (!d) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skeleton description is NULL");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skeleton_create: skeleton description is NULL");
         return NULL;
     }
     int n = d->joint_count;
     if (n < 0) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "joint_count %d is negative", n);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skeleton_create: joint_count %d is negative", n);
         return NULL;
     }
     if (n > SINEW_MAX_JOINTS) {
-        sinew__fail(err, SINEW_ERROR_TOO_MANY_JOINTS, "joint_count %d exceeds the limit of %d", n,
-                    SINEW_MAX_JOINTS);
+        sinew__fail(err, SINEW_ERROR_TOO_MANY_JOINTS, "sinew_skeleton_create: joint_count %d exceeds the limit of %d",
+                    n, SINEW_MAX_JOINTS);
         return NULL;
     }
     if (n > 0 && !d->parents) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "parents is NULL for %d joints", n);
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skeleton_create: parents is NULL for %d joints", n);
         return NULL;
     }
     if (d->rest_pose) {
@@ -155,12 +155,14 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
             const sinew_transform *t = &d->rest_pose[j];
             if (!sinew__finite_n(&t->translation.x, 3) || !sinew__finite_n(&t->rotation.x, 4) ||
                 !sinew__finite_n(&t->scale.x, 3)) {
-                sinew__fail(err, SINEW_ERROR_NOT_FINITE, "joint %d (\"%s\"): rest pose has a NaN or infinite value",
-                            j, desc_name(d, j));
+                sinew__fail(err, SINEW_ERROR_NOT_FINITE,
+                            "sinew_skeleton_create: joint %d (\"%s\"): rest pose has a NaN or infinite value", j,
+                            desc_name(d, j));
                 return NULL;
             }
             if (sinew__q_dot(t->rotation, t->rotation) == 0.0f) {
-                sinew__fail(err, SINEW_ERROR_BAD_ROTATION, "joint %d (\"%s\"): rest rotation is (0, 0, 0, 0)", j,
+                sinew__fail(err, SINEW_ERROR_BAD_ROTATION,
+                            "sinew_skeleton_create: joint %d (\"%s\"): rest rotation is (0, 0, 0, 0)", j,
                             desc_name(d, j));
                 return NULL;
             }
@@ -170,7 +172,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sinew_allocator alloc = sinew__allocator(options);
     int *scratch = sinew__alloc(&alloc, sizeof(int) * (4 * (size_t)n + 1));
     if (!scratch) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory for %d joints", n);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skeleton_create: out of memory for %d joints", n);
         return NULL;
     }
     int *order = scratch, *mark = scratch + n;
@@ -198,7 +200,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
         sinew__free(&alloc, scratch);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory for %d joints", n);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skeleton_create: out of memory for %d joints", n);
         return NULL;
     }
 

@@ -6,7 +6,7 @@
 sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count, sinew_dq_transform *out, sinew_error *err)
 {
     if (!palette || !out || count < 0)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "dq_palette: palette and output are required");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_dq_palette: palette and output are required");
     sinew_result result = SINEW_OK;
     sinew__ok(err);
     for (int j = 0; j < count; ++j) {
@@ -25,7 +25,8 @@ sinew_result sinew_dq_palette(const sinew_mat4 *palette, int count, sinew_dq_tra
             d->dual = sinew__q(0.0f, 0.0f, 0.0f, 0.0f);
             memcpy(d->stretch, identity, sizeof identity);
             if (result == SINEW_OK)
-                result = sinew__fail(err, SINEW_ERROR_SINGULAR, "dq_palette: matrix %d is singular or not finite", j);
+                result = sinew__fail(err, SINEW_ERROR_SINGULAR, "sinew_dq_palette: matrix %d is singular or not finite",
+                                     j);
             continue;
         }
         float r[9] = {x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z};
@@ -62,7 +63,7 @@ static bool stretch_is_uniform(const float s[9])
 
 sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
 {
-    sinew_result res = sinew_skin_job_validate(job, true, err);
+    sinew_result res = sinew__skin_job_check(job, true, "sinew_skin_dqs", err);
     if (res != SINEW_OK) return res;
     const sinew_skin *s = job->skin;
     const sinew_dq_transform *pal = job->dq_palette;

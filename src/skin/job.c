@@ -15,14 +15,14 @@ static sinew_result check_stride(const char *who, const char *name, size_t strid
 }
 
 static sinew_result check_stream(const void *in, size_t in_stride, const void *out, size_t out_stride, size_t elem,
-                                 const char *name, sinew_error *err)
+                                 const char *name, const char *who, sinew_error *err)
 {
     if (!in && !out) return SINEW_OK;
     if (!in || !out)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s has %s but no %s", name,
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s has %s but no %s", who, name,
                            in ? "an input" : "an output", in ? "output" : "input");
-    sinew_result r = check_stride("skin job", name, in_stride, elem, err);
-    return r != SINEW_OK ? r : check_stride("skin job", name, out_stride, elem, err);
+    sinew_result r = check_stride(who, name, in_stride, elem, err);
+    return r != SINEW_OK ? r : check_stride(who, name, out_stride, elem, err);
 }
 
 /* One stream of `in` (3 floats a vertex, `stride` bytes apart) in the
@@ -46,12 +46,12 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
 {
     sinew__ok(err);
     if (!skin || (!positions && !normals)) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin inputs: %s", skin ? "no positions and no normals given"
-                                                                               : "NULL skin");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_inputs_create: %s",
+                    skin ? "no positions and no normals given" : "NULL skin");
         return NULL;
     }
-    if (check_stride("skin inputs", "positions", positions_stride, 12, err) != SINEW_OK ||
-        check_stride("skin inputs", "normals", normals_stride, 12, err) != SINEW_OK)
+    if (check_stride("sinew_skin_inputs_create", "positions", positions_stride, 12, err) != SINEW_OK ||
+        check_stride("sinew_skin_inputs_create", "normals", normals_stride, 12, err) != SINEW_OK)
         return NULL;
     size_t blocks = ((size_t)skin->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
     sinew__layout l = {sizeof(sinew_skin_inputs), false};
@@ -60,7 +60,8 @@ sinew_skin_inputs *sinew_skin_inputs_create(const sinew_skin *skin, const float 
     size_t off_nrm = sinew__layout_add(&l, normals ? blocks * SINEW__PREPARED_FLOATS : 0, sizeof(float), 32);
     unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(&sinew__skin_of(skin)->allocator, l.total);
     if (!base) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin inputs: out of memory for %d vertices", skin->vertex_count);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skin_inputs_create: out of memory for %d vertices",
+                    skin->vertex_count);
         return NULL;
     }
     sinew_skin_inputs *in = (sinew_skin_inputs *)base;
@@ -95,40 +96,40 @@ static const float *job_source(const sinew_skin_job *job, bool normals)
     return job->out_positions ? in->positions : NULL;
 }
 
-sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
+sinew_result sinew__skin_job_check(const sinew_skin_job *job, bool dqs, const char *who, sinew_error *err)
 {
-    if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: job and skin are required");
+    if (!job || !job->skin) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job and skin are required", who);
     const sinew_skin *s = job->skin;
     const sinew_skin_inputs *in = job->inputs;
     if (in && in->skin != s)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: its inputs were prepared for another skin");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: its inputs were prepared for another skin", who);
     if (in && (job->positions || job->normals))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "skin job: %s given beside prepared inputs (leave them NULL: the inputs hold them)",
+                           "%s: %s given beside prepared inputs (leave them NULL: the inputs hold them)", who,
                            job->positions ? "positions" : "normals");
     if (dqs ? !job->dq_palette : !job->palette)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: %s is required",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: %s is required", who,
                            dqs ? "dq_palette" : "palette");
     if (job->palette_count < s->joint_count)
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin job: palette_count %d is below the skin's %d joints",
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "%s: palette_count %d is below the skin's %d joints", who,
                            job->palette_count, s->joint_count);
     if (job->first_vertex < 0 || job->vertex_count < 0 || job->first_vertex > s->vertex_count ||
         job->vertex_count > s->vertex_count - job->first_vertex)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "skin job: vertices [%d, +%d) are outside the skin's %d vertices", job->first_vertex,
+                           "%s: vertices [%d, +%d) are outside the skin's %d vertices", who, job->first_vertex,
                            job->vertex_count, s->vertex_count);
     if ((unsigned)job->simd > SINEW_SIMD_AVX512)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown simd level %d", (int)job->simd);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown simd level %d", who, (int)job->simd);
     if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin job: unknown normal_mode %d", (int)job->normal_mode);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown normal_mode %d", who, (int)job->normal_mode);
     sinew_result r;
     const float *positions = job_source(job, false), *normals = job_source(job, true);
     if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
-                          "positions", err)) != SINEW_OK ||
-        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals",
+                          "positions", who, err)) != SINEW_OK ||
+        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals", who,
                           err)) != SINEW_OK ||
         (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, 16,
-                          "tangents", err)) != SINEW_OK)
+                          "tangents", who, err)) != SINEW_OK)
         return r;
     sinew__ok(err);
     return SINEW_OK;
@@ -154,4 +155,9 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     r.positions = positions != NULL;
     r.normals = normals != NULL;
     return r;
+}
+
+sinew_result sinew_skin_job_validate(const sinew_skin_job *job, bool dqs, sinew_error *err)
+{
+    return sinew__skin_job_check(job, dqs, "sinew_skin_job_validate", err);
 }

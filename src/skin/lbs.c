@@ -11,7 +11,7 @@ sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew_
 
 sinew_result sinew_skin_lbs(const sinew_skin_job *job, sinew_error *err)
 {
-    sinew_result r = sinew_skin_job_validate(job, false, err);
+    sinew_result r = sinew__skin_job_check(job, false, "sinew_skin_lbs", err);
     if (r != SINEW_OK) return r;
     const sinew_skin *s = job->skin;
     const sinew_mat4 *pal = job->palette;

@@ -28,9 +28,9 @@ sinew_result sinew_morph_apply(const sinew_morph *m, const float *weights, int w
     if (!m || (!weights && weight_count > 0) || (positions && !base_positions) || (normals && !base_normals) ||
         (tangents && !base_tangents))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                           "morph: the targets, the weights and a base for every output are required");
+                           "sinew_morph_apply: the targets, the weights and a base for every output are required");
     if (weight_count != m->target_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "morph: %d weights for %d targets", weight_count,
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "sinew_morph_apply: %d weights for %d targets", weight_count,
                            m->target_count);
     if (positions) morph_stream(m, weights, base_positions, m->positions, 3, positions);
     if (normals) morph_stream(m, weights, base_normals, m->normals, 3, normals);

@@ -8,15 +8,17 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
                                 const sinew_mat4 *left, sinew_mat4 *palette, int palette_count, sinew_error *err)
 {
     if (!skin || !model || !palette)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin_palette: skin, model and palette are required");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_skin_palette: skin, model and palette are required");
     if (palette_count < skin->joint_count)
-        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin_palette: palette holds %d matrices, skin has %d joints",
-                           palette_count, skin->joint_count);
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "sinew_skin_palette: palette holds %d matrices, skin has %d joints", palette_count,
+                           skin->joint_count);
     for (int j = 0; sinew__skin_of(skin)->blocks->joint_end > model_count && j < skin->joint_count; ++j)
         if (skin->joints[j] >= model_count)
             return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
-                               "skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j, skin->joints[j],
-                               model_count);
+                               "sinew_skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j,
+                               skin->joints[j], model_count);
     const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_of(skin)->simd);
     if (kernels && !left) {
         kernels->palette(skin, model, palette);

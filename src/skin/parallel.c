@@ -60,7 +60,8 @@ static void skin_range(void *user, int index)
 
 static sinew_result skin_parallel(const sinew_skin_job *job, sinew_pool *pool, bool dqs, sinew_error *err)
 {
-    sinew_result r = sinew_skin_job_validate(job, dqs, err);
+    const char *who = dqs ? "sinew_skin_dqs_parallel" : "sinew_skin_lbs_parallel";
+    sinew_result r = sinew__skin_job_check(job, dqs, who, err);
     if (r != SINEW_OK) return r;
     sinew__job_streams st = sinew__job_resolve(job);
     int count = st.end - st.begin, threads = sinew_pool_threads(pool);

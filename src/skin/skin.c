@@ -9,34 +9,39 @@ static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
 static sinew_result check_desc(const sinew_skeleton *sk, const sinew_skin_desc *d, sinew_error *err)
 {
-    if (!sk || !d) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: skeleton and description are required");
+    if (!sk || !d)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_skin_create: skeleton and description are required");
     if (d->joint_count < 1 || d->joint_count > SINEW_MAX_JOINTS)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: joint_count %d is outside 1..%d", d->joint_count,
-                           SINEW_MAX_JOINTS);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: joint_count %d is outside 1..%d",
+                           d->joint_count, SINEW_MAX_JOINTS);
     if (!d->joints && !d->joint_names)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: neither joints nor joint_names is given");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_skin_create: neither joints nor joint_names is given");
     if (d->vertex_count < 0)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: vertex_count %d is negative", d->vertex_count);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: vertex_count %d is negative",
+                           d->vertex_count);
     if (d->influence_count < 1 || d->influence_count > SINEW_MAX_INFLUENCES)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: influence_count %d is outside 1..%d",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: influence_count %d is outside 1..%d",
                            d->influence_count, SINEW_MAX_INFLUENCES);
     if ((unsigned)d->index_type > SINEW_INDEX_U16 || (unsigned)d->weight_type > SINEW_WEIGHT_UNORM16)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: unknown index or weight type");
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: unknown index or weight type");
     if (d->index_type == SINEW_INDEX_U8 && d->joint_count > 256)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u8 indices cannot address %d joints",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: u8 indices cannot address %d joints",
                            d->joint_count);
     if (d->index_type == SINEW_INDEX_U16 && d->joint_count > 65536)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: u16 indices cannot address %d joints",
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_skin_create: u16 indices cannot address %d joints",
                            d->joint_count);
     bool no_weights = d->influence_count == 1 && d->last_weight_implied;
     if (d->vertex_count > 0 && (!d->indices || (!d->weights && !no_weights)))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "skin: indices and weights are required for %d vertices",
-                           d->vertex_count);
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_skin_create: indices and weights are required for %d vertices", d->vertex_count);
     if (d->inverse_bind) {
         for (int j = 0; j < d->joint_count; ++j)
             if (!sinew__finite_n(d->inverse_bind[j].m, 16))
                 return sinew__fail(err, SINEW_ERROR_NOT_FINITE,
-                                   "skin joint %d: inverse bind matrix has a NaN or infinite value", j);
+                                   "sinew_skin_create: skin joint %d: inverse bind matrix has a NaN or infinite value",
+                                   j);
     }
     return SINEW_OK;
 }
@@ -74,11 +79,13 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
                 /* implied: never negative, and not stored */
             } else if (s->weight_type == SINEW_WEIGHT_F32) {
                 if (!isfinite(w))
-                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight is %s", v, i,
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT,
+                                       "sinew_skin_create: vertex %d: influence %d weight is %s", v, i,
                                        isnan(w) ? "NaN" : "infinite");
                 if (w < 0.0f)
-                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT, "vertex %d: influence %d weight %g is negative",
-                                       v, i, (double)w);
+                    return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT,
+                                       "sinew_skin_create: vertex %d: influence %d weight %g is negative", v, i,
+                                       (double)w);
             } else {
                 iw[i] = s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[wbase + i]
                                                               : ((const uint16_t *)s->weights)[wbase + i];
@@ -87,8 +94,8 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
             if (idx[i] >= s->joint_count) {
                 if (w > 0.0f)
                     return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
-                                       "vertex %d: influence %d uses skin joint %d, the skin has %d joints", v, i,
-                                       idx[i], s->joint_count);
+                                       "sinew_skin_create: vertex %d: influence %d uses skin joint %d, "
+                                       "the skin has %d joints", v, i, idx[i], s->joint_count);
                 /* Zero weight: harmless, but later passes may read the palette
                  * at this index, so it must be in range. */
                 if (s->index_type == SINEW_INDEX_U8)
@@ -100,7 +107,8 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
             sum += w;
         }
         if (sum == 0.0)
-            return sinew__fail(err, SINEW_ERROR_ZERO_WEIGHT, "vertex %d: all %d weights are 0", v, n);
+            return sinew__fail(err, SINEW_ERROR_ZERO_WEIGHT, "sinew_skin_create: vertex %d: all %d weights are 0", v,
+                               n);
 
         bool off;
         if (s->weight_type == SINEW_WEIGHT_F32) {
@@ -241,7 +249,8 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     sinew_allocator alloc = sinew__allocator(options);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for %d vertices", d->vertex_count);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skin_create: out of memory for %d vertices",
+                    d->vertex_count);
         return NULL;
     }
     sinew__skin *made = (sinew__skin *)block;
@@ -254,15 +263,16 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
             k = d->joints[j];
             if (k < 0 || k >= sk->joint_count) {
                 sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
-                            "skin joint %d: skeleton joint %d is out of range (%d joints)", j, k, sk->joint_count);
+                            "sinew_skin_create: skin joint %d: skeleton joint %d is out of range (%d joints)", j, k,
+                            sk->joint_count);
                 goto fail;
             }
         } else {
             const char *name = d->joint_names[j] ? d->joint_names[j] : "";
             k = sinew_skeleton_find_joint(sk, name);
             if (k < 0) {
-                sinew__fail(err, SINEW_ERROR_UNKNOWN_JOINT, "skin joint %d: no joint named \"%s\" in the skeleton", j,
-                            name);
+                sinew__fail(err, SINEW_ERROR_UNKNOWN_JOINT,
+                            "sinew_skin_create: skin joint %d: no joint named \"%s\" in the skeleton", j, name);
                 goto fail;
             }
         }
@@ -287,8 +297,8 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
     made->simd = sinew__simd_level(options);
     made->blocks = build_blocks(s, &alloc);
     if (!made->blocks) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "skin: out of memory for the SIMD blocks of %d vertices",
-                    d->vertex_count);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY,
+                    "sinew_skin_create: out of memory for the SIMD blocks of %d vertices", d->vertex_count);
         goto fail;
     }
     if (rep.normalized_vertices)

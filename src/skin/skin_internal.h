@@ -175,6 +175,10 @@ static inline sinew_simd sinew__skin_job_level(const sinew_skin_job *job)
     return (sinew_simd)sinew__simd_cap((int)job->simd, sinew__skin_of(job->skin)->simd);
 }
 
+/* sinew_skin_job_validate for the public function `who`, whose name starts
+ * the error sentence (sinew_skin_lbs, sinew_skin_dqs_parallel, ...). */
+sinew_result sinew__skin_job_check(const sinew_skin_job *job, bool dqs, const char *who, sinew_error *err);
+
 /* The range [*begin, *end) of a validated job, strides with 0 resolved,
  * and where its positions and normals come from. */
 typedef struct sinew__job_streams {
