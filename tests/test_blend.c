@@ -190,6 +190,7 @@ int main(void)
     sinew_blend_layer bad = {pa, -1.0f, NULL};
     CHECK(sinew_blend(sk, &bad, 1, 0.0f, out, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "a negative weight");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "layer 0");
+    CHECK(strncmp(err.description, "sinew_blend: ", 13) == 0, "the caller named: %s", err.description);
     bad.weight = NAN;
     CHECK(sinew_blend(sk, &bad, 1, 0.0f, out, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "a NaN weight");
     CHECK(sinew_blend(sk, &none, 1, 0.0f, out, n - 1, &err) == SINEW_ERROR_SIZE_MISMATCH, "a short output");

@@ -288,6 +288,7 @@ static void test_validation(void)
     sinew_clip_desc d = {.name = "bad", .joint_count = 2, .duration = 0.0f, .track_count = 1, .tracks = &tr};
     CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "equal key times refused");
     CHECK_ERROR(err, SINEW_ERROR_KEYS_NOT_INCREASING, "track 0 (joint 1, translation): key 2 time 0.5 is not after key 1");
+    CHECK(strncmp(err.description, "sinew_clip_create: ", 19) == 0, "the caller named: %s", err.description);
     times[2] = 1.0f;
     times[0] = -0.1f;
     CHECK(sinew_clip_create(&d, NULL, &err) == NULL, "negative time refused");
@@ -540,6 +541,7 @@ static void test_optimize(void)
     /* errors */
     CHECK(!sinew_clip_optimize(NULL, &tol, NULL, NULL, NULL, &err), "no clip");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "tolerance");
+    CHECK(strncmp(err.description, "sinew_clip_optimize: ", 21) == 0, "the caller named: %s", err.description);
     CHECK(!sinew_clip_optimize(clip, NULL, NULL, NULL, NULL, &err), "no tolerance");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "tolerance");
     CHECK(!sinew_clip_optimize(clip, &(sinew_clip_tolerance){-1e-3f, 0, 0}, NULL, NULL, NULL, &err),

@@ -215,6 +215,7 @@ static void test_glb(void)
     a = sinew_load_memory(glb, total - 10, NULL, NULL, &err);
     CHECK(a == NULL, "truncated GLB refused");
     CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "GLB: header length");
+    CHECK(strncmp(err.description, "sinew_load_memory: ", 19) == 0, "the caller named: %s", err.description);
     uint32_t big = 100000;
     memcpy(glb + 12, &big, 4);
     a = sinew_load_memory(glb, total, NULL, NULL, &err);
@@ -256,11 +257,16 @@ static void test_external_file(void)
     a = sinew_load_file(gltf, NULL, &err);
     CHECK(a == NULL && err.result == SINEW_ERROR_IO && strstr(err.description, "scene.gltf: buffers[0]: cannot read"),
           "missing buffer file: %s", err.description);
+    CHECK(strncmp(err.description, "sinew_load_file: ", 17) == 0 &&
+              strstr(err.description, "/scene.gltf: buffers[0]: cannot read"),
+          "the sentence starts with sinew_load_file, then the file and the place in it: %s", err.description);
     remove(gltf);
     rmdir(dir);
     free(json);
     a = sinew_load_file("/nonexistent/x.gltf", NULL, &err);
     CHECK(a == NULL && err.result == SINEW_ERROR_IO, "missing file");
+    CHECK(strncmp(err.description, "sinew_load_file: /nonexistent/x.gltf: cannot read", 49) == 0,
+          "the sentence starts with sinew_load_file and the file: %s", err.description);
 }
 
 /* Memory a file declares without bytes behind it counts against the

@@ -315,6 +315,7 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     job.mid_joint = e, job.end_joint = m;
     CHECK(sinew_ik_two_bone(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: joints out of order refused", rig);
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "not one chain");
+    CHECK(strncmp(err.description, "sinew_ik_two_bone: ", 19) == 0, "the caller named: %s", err.description);
     job.mid_joint = m, job.end_joint = e, job.weight = 1.5f;
     CHECK(sinew_ik_two_bone(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: weight 1.5 refused", rig);
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "weight 1.5");
@@ -490,6 +491,7 @@ static void test_root_motion(const sinew_skeleton *sk, const sinew_clip *walk)
     job.joint = 99;
     CHECK(sinew_root_motion(&job, &err) == SINEW_ERROR_BAD_JOINT_INDEX, "joint out of range refused");
     CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "joint 99");
+    CHECK(strncmp(err.description, "sinew_root_motion: ", 19) == 0, "the caller named: %s", err.description);
 
     /* a turning clip: a quarter turn and 1 m forward per 2 s cycle */
     int parents[2] = {-1, 0};

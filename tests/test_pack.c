@@ -441,6 +441,7 @@ static void test_small(void)
     }
     CHECK(sinew_clip_pack(NULL, sk, NULL, NULL, &err) == NULL, "pack of NULL");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "required");
+    CHECK(strncmp(err.description, "sinew_clip_pack: ", 17) == 0, "the caller named: %s", err.description);
     CHECK(sinew_clip_pack(clip, NULL, NULL, NULL, &err) == NULL, "pack without a skeleton");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "required");
     d = (sinew_clip_desc){.name = "four", .joint_count = 4};

@@ -182,6 +182,7 @@ static void test_skinning(void)
     sinew_error err = {0};
     sinew_skin_job bad = {.skin = s, .palette = pal, .palette_count = 1};
     CHECK(sinew_skin_lbs_parallel(&bad, pool, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "%s", err.description);
+    CHECK(strncmp(err.description, "sinew_skin_lbs_parallel: ", 25) == 0, "the caller named: %s", err.description);
     sinew_pool_free(pool);
     free(one), free(many), free(model), free(pal), free(local), free(dq);
     sinew_asset_free(a);
@@ -267,6 +268,7 @@ int main(void)
     sinew_error err = {0};
     CHECK(sinew_pool_create(0, NULL, &err) == NULL && err.result == SINEW_ERROR_INVALID_ARGUMENT, "0 threads: %s",
           err.description);
+    CHECK(strncmp(err.description, "sinew_pool_create: ", 19) == 0, "the caller named: %s", err.description);
     CHECK(sinew_pool_create(SINEW_MAX_THREADS + 1, NULL, &err) == NULL, "too many threads");
     sinew_pool_free(NULL);
     test_affinity();

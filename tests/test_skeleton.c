@@ -63,6 +63,7 @@ static void test_errors(void)
     sinew_skeleton_desc d = {4, cycle, names, NULL};
     CHECK(sinew_skeleton_create(&d, NULL, NULL, &err) == NULL, "cycle refused");
     CHECK_ERROR(err, SINEW_ERROR_CYCLE, "cycle");
+    CHECK(strncmp(err.description, "sinew_skeleton_create: ", 23) == 0, "the caller named: %s", err.description);
 
     int self[] = {-1, 1};
     d = (sinew_skeleton_desc){2, self, names, NULL};

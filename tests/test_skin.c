@@ -201,6 +201,7 @@ static void test_implied_last_weight(void)
     d.last_weight_implied = false;
     CHECK(sinew_skin_create(sk, &d, NULL, NULL, &err) == NULL, "weights required when none is implied");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "weights are required");
+    CHECK(strncmp(err.description, "sinew_skin_create: ", 19) == 0, "the caller named: %s", err.description);
 
     /* bad given weights are still refused, by vertex */
     float bad[] = {0.5f, -0.25f};
@@ -405,6 +406,7 @@ static void test_palette_and_jobs(void)
     CHECK(sinew_skin_palette(s, model, 1, NULL, palette, 2, &err) == SINEW_ERROR_BUFFER_TOO_SMALL,
           "model too short for the skin's joints");
     CHECK_ERROR(err, SINEW_ERROR_BUFFER_TOO_SMALL, "skin joint 0 uses skeleton joint 1");
+    CHECK(strncmp(err.description, "sinew_skin_palette: ", 20) == 0, "the caller named: %s", err.description);
     CHECK(sinew_skin_palette(s, model, 2, NULL, palette, 1, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "palette short");
 
     float p[6] = {0}, o[6];
@@ -413,6 +415,10 @@ static void test_palette_and_jobs(void)
     sinew_skin_job j = ok;
     j.palette_count = 1;
     CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_BUFFER_TOO_SMALL, "short palette refused");
+    CHECK(strncmp(err.description, "sinew_skin_lbs: ", 16) == 0, "the caller named: %s", err.description);
+    CHECK(sinew_skin_job_validate(&j, false, &err) == SINEW_ERROR_BUFFER_TOO_SMALL &&
+              strncmp(err.description, "sinew_skin_job_validate: palette_count 1", 40) == 0,
+          "validated directly, the sentence starts with sinew_skin_job_validate: %s", err.description);
     j = ok;
     j.first_vertex = 1;
     j.vertex_count = 1;
@@ -431,6 +437,7 @@ static void test_palette_and_jobs(void)
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "normals has an output but no input");
     CHECK(sinew_skin_dqs(&ok, &err) == SINEW_ERROR_INVALID_ARGUMENT, "DQS without a dq palette refused");
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "dq_palette is required");
+    CHECK(strncmp(err.description, "sinew_skin_dqs: ", 16) == 0, "the caller named: %s", err.description);
     j = ok;
     j.normal_mode = (sinew_normal_mode)7;
     CHECK(sinew_skin_lbs(&j, &err) == SINEW_ERROR_INVALID_ARGUMENT, "unknown normal mode refused");
