@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* from libsinew (src/internal.h) */
+/* from libsinew (src/base/base_internal.h) */
 extern "C" sinew_result sinew__fail(sinew_error *err, sinew_result code, const char *fmt, ...);
 
 static void ok(sinew_error *err)
@@ -749,7 +749,7 @@ static sinew_result crowd_create(int device, sinew_cuda_crowd **out, sinew_error
     *out = NULL;
     sinew_error why = {SINEW_OK, ""};
     if (!sinew_cuda_available(&why)) /* its reason, under this function's name */
-        return sinew__fail(err, why.result, "%s:%s", who, strchr(why.description, ':') + 1);
+        return sinew__fail(err, why.result, "%s: %s", who, why.description + strlen("sinew_cuda_available: "));
     CU(cudaSetDevice(device));
     sinew_cuda_crowd *c = (sinew_cuda_crowd *)calloc(1, sizeof *c);
     if (!c) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_cuda_crowd_create: out of memory");
