@@ -4,7 +4,11 @@
  * usage: bench_load [--reps N] FILE...
  * Assimp runs twice: with no post-processing (its own minimum) and with
  * the steps that give what sinew delivers (triangles, normals, bone
- * weights limited to 8... Assimp's maximum is 4 by default, so 8 is set). */
+ * weights limited to 8... Assimp's maximum is 4 by default, so 8 is set).
+ * usage: bench_load --wall [--reps N] FILE...
+ * The cost of the wall around Assimp: sinew_load_file as it runs by
+ * default (Assimp in a child process) against Assimp in this process
+ * (sinew_load_options.assimp_in_process), interleaved. */
 #include "bench.h"
 #include "sinew/sinew_import.h"
 
@@ -12,19 +16,91 @@
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Seconds one load takes in a process of its own (forked, so its heap is
+ * fresh, as a tool that loads one file has it), or -1. */
+static double first_load(const char *path, const sinew_load_options *options)
+{
+    int fds[2];
+    if (pipe(fds) != 0) return -1.0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        sinew_error err;
+        double t0 = bench_now();
+        sinew_asset *a = sinew_load_file(path, options, &err);
+        double t = a ? bench_now() - t0 : -1.0;
+        if (write(fds[1], &t, sizeof t) != (ssize_t)sizeof t) t = -1.0;
+        _exit(0);
+    }
+    double t = -1.0;
+    if (pid < 0 || read(fds[0], &t, sizeof t) != (ssize_t)sizeof t) t = -1.0;
+    close(fds[0]), close(fds[1]);
+    if (pid > 0) waitpid(pid, NULL, 0);
+    return t;
+}
+
+/* The wall's cost: the default load against the one in process, both in a
+ * warm process (the heap reused from the last load) and as the first load
+ * of a process. */
+static int wall(int reps, int first, int argc, char **argv, double *ts)
+{
+    printf("%-16s %11s %11s %8s %8s | %11s %11s %8s %8s\n", "file", "walled ms", "in-proc ms", "wall ms", "wall",
+           "first, wall", "first, in", "wall ms", "wall");
+    const sinew_load_options walled = {0}, in_process = {.assimp_in_process = true};
+    double *cold = ts + 2 * (size_t)reps, *cold_in = malloc(sizeof(double) * (size_t)reps);
+    for (int f = first; f < argc; ++f) {
+        const char *path = argv[f];
+        for (int r = -2; r < reps; ++r) {
+            sinew_error err;
+            double t0 = bench_now();
+            sinew_asset *a = sinew_load_file(path, r % 2 ? &walled : &in_process, &err);
+            double t1 = bench_now();
+            sinew_asset *b = sinew_load_file(path, r % 2 ? &in_process : &walled, &err);
+            double t2 = bench_now();
+            double c1 = first_load(path, &walled), c2 = first_load(path, &in_process);
+            if (!a || !b || c1 < 0.0 || c2 < 0.0) {
+                fprintf(stderr, "bench_load: %s: %s\n", path, a && b ? "a first load failed" : err.description);
+                free(cold_in);
+                return 1;
+            }
+            sinew_asset_free(a), sinew_asset_free(b);
+            if (r >= 0) {
+                ts[r] = r % 2 ? t1 - t0 : t2 - t1, ts[reps + r] = r % 2 ? t2 - t1 : t1 - t0;
+                cold[r] = c1, cold_in[r] = c2;
+            }
+        }
+        double w = bench_median(ts, reps) * 1e3, p = bench_median(ts + reps, reps) * 1e3;
+        double cw = bench_median(cold, reps) * 1e3, cp = bench_median(cold_in, reps) * 1e3;
+        const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        printf("%-16s %11.2f %11.2f %8.2f %7.0f%% | %11.2f %11.2f %8.2f %7.0f%%\n", name, w, p, w - p,
+               100.0 * (w - p) / p, cw, cp, cw - cp, 100.0 * (cw - cp) / cp);
+    }
+    free(cold_in);
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
     int reps = 21, first = 1;
+    bool walls = argc > 1 && strcmp(argv[1], "--wall") == 0;
+    if (walls) ++argv, --argc;
     if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), first = 3;
     if (first >= argc || reps < 1) {
         fprintf(stderr, "usage: bench_load [--reps N] FILE...\n");
         return 2;
     }
     double *ts = malloc(sizeof(double) * (size_t)reps * 3);
+    if (walls) {
+        int status = wall(reps, first, argc, argv, ts);
+        free(ts);
+        return status;
+    }
     struct aiPropertyStore *props = aiCreatePropertyStore();
     aiSetImportPropertyInteger(props, AI_CONFIG_PP_LBW_MAX_WEIGHTS, 8);
     unsigned full = aiProcess_Triangulate | aiProcess_GenSmoothNormals | aiProcess_LimitBoneWeights;

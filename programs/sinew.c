@@ -20,11 +20,11 @@ static const char *const usage[] = {
     "  demo          play the built-in character through the whole CPU pipeline\n"
     "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
     "                print what it did and how long each stage took\n"
-    "  info [FILE] [--scene N]\n"
+    "  info [FILE] [--scene N] [--formats LIST]\n"
     "                print the skeleton tree, the clips and the meshes of FILE\n"
-    "                (.gltf or .glb, or .fbx, .dae, .bvh and the other formats\n"
-    "                Assimp reads; for glTF the meshes of scenes[N], else of the\n"
-    "                default scene); without FILE, of the built-in character\n"
+    "                (.gltf or .glb, .fbx, .dae or .bvh; for glTF the meshes of\n"
+    "                scenes[N], else of the default scene); without FILE, of the\n"
+    "                built-in character\n"
     "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
     "       [--method lbs|dqs] [--scene N] [--weld] [--json OUT] [--up y|z]\n"
     CLI_LAYER_USAGE
@@ -76,6 +76,11 @@ static const char *const usage[] = {
     "                each) and exits, --keys presses keys first, --screenshot saves the\n"
     "                last frame\n"
     "\n"
+    "files: glTF (.gltf, .glb) is read by sinew; FBX, Collada and BVH by Assimp,\n"
+    "in a process of its own (a crash or a hang there fails the load, not\n"
+    "sinew). Every command that reads files takes --formats LIST: other formats\n"
+    "Assimp may read, by extension (--formats obj,ply; '*' for all).\n"
+    "\n"
     "options:\n"
     "  -h, --help    print this help and exit\n"
     "  --version     print the version and exit\n"
@@ -99,12 +104,17 @@ static void log_to_stderr(void *user, sinew_log_level level, const char *message
 
 static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 
+/* --formats LIST: formats Assimp may read besides FBX, Collada and BVH, for
+ * every file the command loads (FILE and each --anim). */
+static const char *cli_formats;
+
 sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load)
 {
     sinew_error err = {0};
     if (path) {
         sinew_load_options lo = load ? *load : (sinew_load_options){0};
         lo.base = cli_options;
+        lo.assimp_formats = cli_formats;
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s\n", err.description);
         return a;
@@ -286,6 +296,8 @@ int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_sourc
         int k;
         if (!cli_parse_int(v, 0, 1000000, &k)) return -cli_usage_error(command, "--scene wants a scene index", v);
         s->load.scene = k + 1;
+    } else if ((v = cli_option(argc, argv, i, "--formats", &missing))) {
+        cli_formats = v;
     } else if (strcmp(arg, "--weld") == 0) {
         s->load.weld_vertices = true;
     } else if (strcmp(arg, "--order-vertices") == 0) {
@@ -453,8 +465,10 @@ static int cmd_info(int argc, char **argv)
                 fprintf(stderr, "sinew: info: --scene wants a scene index\n");
                 return EXIT_USAGE;
             }
+        } else if (strcmp(argv[i], "--formats") == 0 && i + 1 < argc) {
+            cli_formats = argv[++i];
         } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "sinew: info takes at most one FILE and --scene N\n");
+            fprintf(stderr, "sinew: info takes at most one FILE, --scene N and --formats LIST\n");
             return EXIT_USAGE;
         } else {
             file = argv[i];

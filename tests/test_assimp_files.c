@@ -311,9 +311,20 @@ static void test_generated(void)
         }
     }
     sinew_asset_free(a);
+    /* OBJ is not read by default: the sentence says how to allow it */
     a = sinew_load_file(names[1], NULL, &err);
+    CHECK(!a && err.result == SINEW_ERROR_UNSUPPORTED && strstr(err.description, "assimp_formats = \"obj\""),
+          "OBJ refused by default, saying how to allow it: %s", err.description);
+    sinew_asset_free(a);
+    const sinew_load_options with_obj = {.assimp_formats = "ply, obj"};
+    a = sinew_load_file(names[1], &with_obj, &err);
     CHECK(a && a->mesh_count == 1 && a->meshes[0].vertex_count == 4 && a->meshes[0].index_count == 6,
-          "OBJ quad: 4 vertices, 2 triangles: %s", a ? "" : err.description);
+          "OBJ quad, allowed: 4 vertices, 2 triangles: %s", a ? "" : err.description);
+    sinew_asset_free(a);
+    const sinew_load_options trusted = {.assimp_formats = "*", .assimp_in_process = true};
+    a = sinew_load_file(names[1], &trusted, &err);
+    CHECK(a && a->mesh_count == 1 && a->meshes[0].vertex_count == 4, "OBJ quad, every format, in process: %s",
+          a ? "" : err.description);
     sinew_asset_free(a);
     remove(names[0]), remove(names[1]);
 }

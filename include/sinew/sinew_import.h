@@ -29,8 +29,12 @@
  *   else the mesh, else zeros; "weights" channels become weights tracks;
  * - animations become clips (duration: the last key over their channels).
  *
- * Errors name the file and the JSON path of the problem, e.g.
- * "hero.gltf: accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)".
+ * Errors name the function, the file and the place of the problem, e.g.
+ * "sinew_load_file: hero.gltf: accessors[3]: count 500 exceeds bufferViews[2]
+ * (byteLength 1200)", "sinew_load_file: walk.fbx: the FBX importer crashed
+ * (SIGSEGV) after 0.3 s". Only regular files are read (a directory, a named
+ * pipe or a device is refused without waiting on it), and a file larger
+ * than the load's memory limit is refused before it is read.
  * Nothing a file declares is allocated before it is checked against the
  * bytes that hold it. Some things a file may declare cost memory without
  * bytes behind them (an accessor with no bufferView is all zeros; one mesh
@@ -49,11 +53,13 @@ extern "C" {
 
 typedef struct sinew_load_options {
     sinew_options base;        /* allocator and logger for the asset */
-    /* External buffer URIs that are absolute or climb out of the file's
-     * folder ("../x.bin") are refused unless this is set. */
+    /* External buffer URIs that are absolute, climb out of the file's
+     * folder ("../x.bin") or lead out of it through a symbolic link are
+     * refused unless this is set. */
     bool allow_outside_paths;
     /* The most bytes one load may allocate in all (scratch included, freed
-     * or not). 0 means 1 GiB plus 16 times the size of the file. The JSON
+     * or not), and the largest file sinew_load_file reads. 0 means 1 GiB
+     * plus 16 times the size of the file, which may be 1 GiB at most. The JSON
      * parser's tree (cJSON, through malloc) is outside this count; it grows
      * with the text, about 27 bytes per byte for a file of a million empty
      * nodes (tests/test_gltf_errors.c holds it under 64). */
@@ -80,6 +86,25 @@ typedef struct sinew_load_options {
      * (tests/test_assimp_files.c checks it corner by corner). The vertex
      * order differs from the file's; after weld_vertices when both are set. */
     bool order_vertices_for_skinning;
+    /* Formats Assimp reads besides the ones read by default (FBX, Collada
+     * and BVH, which sinew knows by their bytes), by extension: "obj,ply",
+     * or "*" for every one. A file of another format is refused with a
+     * sentence naming its extension. Each format let in is more of
+     * Assimp's parsers facing the file. */
+    const char *assimp_formats;
+    /* Assimp runs in a child process (on POSIX systems; Windows has no
+     * fork, and there it runs in this process), under limits: its address
+     * space the load's max_memory (without one, 16 times the file) plus
+     * 512 MiB for the program, its CPU time and wall time
+     * assimp_timeout_ms (0: 10 s), no core file. Whatever the file does to
+     * Assimp (a crash, an abort, an endless loop, runaway allocation) ends
+     * the child, not the caller, and the load fails with a sentence naming
+     * the importer and what happened; the child's result crosses back as
+     * data this process checks before use. The child costs a fork and a
+     * copy of the converted scene. Set this for files you trust, to run
+     * Assimp in this process. */
+    bool assimp_in_process;
+    unsigned assimp_timeout_ms;
 } sinew_load_options;
 
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative

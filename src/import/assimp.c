@@ -92,6 +92,10 @@ static sinew_result flatten(ai_builder *b)
             return FAIL(b, SINEW_ERROR_PARSE, "node \"%s\": children missing", n->mName.data);
         }
         for (unsigned c = n->mNumChildren; c-- > 0;) {
+            if (!n->mChildren[c]) { /* Assimp's RAW importer leaves such holes */
+                sinew__free(&b->alloc, stack);
+                return FAIL(b, SINEW_ERROR_PARSE, "node \"%s\": child %u missing", n->mName.data, c);
+            }
             if (top == cap) {
                 const struct aiNode **bigger = scratch(b, cap * 2, sizeof *stack);
                 if (!bigger) {
@@ -632,9 +636,24 @@ sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_opti
     return r;
 }
 
-sinew_result sinew__assimp_load(const void *data, size_t size, const char *path, const sinew_load_options *options,
-                                sinew_asset *asset, sinew_error *err)
+/* Read from memory, Assimp names what it would name after the file (an
+ * OBJ's root node) "$$$___magic___$$$.<extension>": the file's name
+ * instead, as a read from the file gives. */
+static void name_after_file(const struct aiScene *scene, const char *file_name)
 {
+    struct aiNode *root = scene->mRootNode;
+    if (!root || strncmp(root->mName.data, "$$$___magic___$$$", 17) != 0) return;
+    size_t n = strlen(file_name ? file_name : "");
+    if (n >= sizeof root->mName.data) n = sizeof root->mName.data - 1;
+    memcpy(root->mName.data, file_name ? file_name : "", n);
+    root->mName.data[n] = '\0';
+    root->mName.length = (ai_uint32)n;
+}
+
+sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
+                                const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
+{
+    if (size > 0xffffffffu) return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "Assimp reads files of up to 4 GiB");
     struct aiPropertyStore *props = aiCreatePropertyStore();
     if (!props) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_FBX_PRESERVE_PIVOTS, 0);
@@ -642,15 +661,21 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
     if (options && options->weld_vertices) flags |= aiProcess_JoinIdenticalVertices;
+    /* from memory, with the format's extension as the hint: only that
+     * importer reads the bytes, and none reads other files beside them */
     const struct aiScene *scene =
-        path ? aiImportFileExWithProperties(path, flags, NULL, props)
-             : aiImportFileFromMemoryWithProperties(data, (unsigned)(size > 0xffffffffu ? 0xffffffffu : size), flags,
-                                                    "", props);
+        aiImportFileFromMemoryWithProperties(data, (unsigned)size, flags, extension ? extension : "", props);
     aiReleasePropertyStore(props);
     if (!scene) {
+        /* Assimp's sentence may quote the file's bytes: printable ASCII kept */
         const char *why = aiGetErrorString();
-        return sinew__fail(err, SINEW_ERROR_PARSE, "Assimp cannot read it: %s", why && *why ? why : "unknown format");
+        char text[160];
+        size_t n = 0;
+        for (; why && why[n] && n < sizeof text - 1; ++n) text[n] = why[n] >= 0x20 && why[n] < 0x7f ? why[n] : '?';
+        text[n] = '\0';
+        return sinew__fail(err, SINEW_ERROR_PARSE, "Assimp cannot read it: %s", n ? text : "unknown format");
     }
+    name_after_file(scene, file_name);
     sinew_result r = sinew__assimp_convert(scene, &options->base, asset, err);
     aiReleaseImport(scene);
     int colored = 0;

@@ -194,7 +194,13 @@ static sinew_result resolve_uri(gltf_doc *doc, const char *uri, const char *path
     } else {
         int w = absolute || !doc->base_dir[0] ? snprintf(out, out_size, "%s", decoded)
                                               : snprintf(out, out_size, "%s/%s", doc->base_dir, decoded);
-        if (w < 0 || (size_t)w >= out_size) r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: path too long", path);
+        if (w < 0 || (size_t)w >= out_size) {
+            r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: path too long", path);
+        } else if (!absolute && !doc->options->allow_outside_paths && !sinew__path_inside(doc->base_dir, out)) {
+            /* the name stays inside; a symbolic link on the way leads out */
+            r = FAIL(doc, SINEW_ERROR_BAD_URI, "%s: \"%s\" leads out of the file's folder through a symbolic "
+                     "link; refused (sinew_load_options.allow_outside_paths)", path, decoded);
+        }
     }
     sinew__free(&doc->alloc, decoded);
     return r;
@@ -249,10 +255,10 @@ static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
     char file[4096];
     if ((r = resolve_uri(doc, uri, path, file, sizeof file)) != SINEW_OK) return r;
     size_t file_size = 0;
-    sinew_result why;
-    uint8_t *data = sinew__read_file(file, &doc->alloc, buf->size, &file_size, &why);
-    if (!data)
-        return FAIL(doc, why, "%s: cannot read \"%s\"%s", path, file, why == SINEW_ERROR_OUT_OF_MEMORY ? ": out of memory" : "");
+    sinew_error why;
+    /* no larger than it says; one larger than the load's budget fails to allocate */
+    uint8_t *data = sinew__read_file(file, &doc->alloc, buf->size, SIZE_MAX, &file_size, &why);
+    if (!data) return FAIL(doc, why.result, "%s: cannot read \"%s\": %s", path, file, why.description);
     buf->owned = data;
     if (file_size < buf->size)
         return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s: byteLength %zu exceeds \"%s\" (%zu bytes)", path, buf->size, file,

@@ -8,11 +8,21 @@
 /* Zeroed memory for count * size bytes, or NULL (overflow included). */
 void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size);
 
-/* Reads at most `limit` bytes of a file (the file's full size goes to
- * *size, so a caller can tell a short file). NULL with *why set to
- * SINEW_ERROR_IO or SINEW_ERROR_OUT_OF_MEMORY. */
-uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t *size,
-                          sinew_result *why);
+/* Reads at most `limit` bytes of a regular file (the file's full size goes
+ * to *size, so a caller can tell a short file), refusing anything else (a
+ * directory, a named pipe, a device: opened without waiting) and a file
+ * larger than `max_size` before reading it. NULL with `err` filled: the
+ * reason alone, without the path ("No such file or directory", "a
+ * directory, not a file"): SINEW_ERROR_IO, or SINEW_ERROR_OUT_OF_MEMORY
+ * for a file too large or no memory to read it into. */
+uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t max_size,
+                          size_t *size, sinew_error *err);
+
+/* Whether `file` resolves (symbolic links followed) to a place inside the
+ * folder `dir` ("" for the working folder); true where either cannot be
+ * resolved (the read that follows then fails on its own) and where the
+ * platform has no realpath. */
+bool sinew__path_inside(const char *dir, const char *file);
 
 /* One node of a file, as a joint to be. */
 typedef struct import_node {
@@ -58,10 +68,19 @@ sinew_result sinew__import_order_vertices(sinew_asset *asset, const sinew_option
 sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
                               const sinew_load_options *options, sinew_asset *asset, sinew_error *err);
 
-/* `path` (NULL for bytes in memory) lets Assimp find the format by its
- * extension and the file's neighbours (textures, .mtl). Without Assimp in
- * the build: SINEW_ERROR_UNSUPPORTED naming the package that adds it. */
+/* Everything that is not glTF (wall.c): a format read by default (FBX,
+ * Collada, BVH, known by the bytes) or one the options allow (by `path`'s
+ * extension; NULL for bytes in memory), read by Assimp in a child process
+ * unless the options say to trust the file. Without Assimp in the build:
+ * SINEW_ERROR_UNSUPPORTED naming the package that adds it. */
 sinew_result sinew__assimp_load(const void *data, size_t size, const char *path, const sinew_load_options *options,
                                 sinew_asset *asset, sinew_error *err);
+
+/* Assimp in this process (assimp.c): the bytes read by the importer of
+ * `extension` ("" lets Assimp guess from the bytes), the scene converted
+ * into `asset`; `file_name` (the path's last part, or NULL) names what
+ * Assimp names after the file. */
+sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
+                                const sinew_load_options *options, sinew_asset *asset, sinew_error *err);
 
 #endif
