@@ -1,0 +1,274 @@
+/* Files and bytes an attacker would hand the loaders: things that are not
+ * files, files too large for the load's budget, symbolic links out of a
+ * glTF's folder, formats not read by default, the limits of the process
+ * that runs Assimp, and the stream that process sends back, truncated and
+ * corrupted at every place. Each must fail with its sentence, the process
+ * surviving. (tests/stress_hostile.c runs whole mutated files through the
+ * command-line tool, timed.) */
+#define _XOPEN_SOURCE 700 /* mkfifo, symlink, mkdtemp */
+#include "sinew/sinew_import.h"
+
+#include "check.h"
+#include "import/wall.h"
+#include "read_file.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[64];
+
+static const char *in_dir(const char *name)
+{
+    static char paths[8][256];
+    static int next;
+    char *p = paths[next++ % 8];
+    snprintf(p, 256, "%s/%s", dir, name);
+    return p;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    if (f) fputs(text, f), fclose(f);
+}
+
+/* The load fails with `result` and a sentence holding `needle`. */
+static void check_refused(const char *path, const sinew_load_options *o, sinew_result result, const char *needle)
+{
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(path, o, &err);
+    CHECK(!a, "%s: refused", path);
+    CHECK_ERROR(err, result, needle);
+    CHECK(strncmp(err.description, "sinew_load_file: ", 17) == 0, "%s: the sentence names the function: %s", path,
+          err.description);
+    sinew_asset_free(a);
+}
+
+static void test_not_files(void)
+{
+    mkdir(in_dir("folder"), 0700);
+    check_refused(in_dir("folder"), NULL, SINEW_ERROR_IO, "a directory, not a file");
+    /* a named pipe with no writer: a blocking open would wait forever */
+    CHECK(mkfifo(in_dir("pipe.gltf"), 0600) == 0, "mkfifo");
+    check_refused(in_dir("pipe.gltf"), NULL, SINEW_ERROR_IO, "a named pipe, not a file");
+    check_refused("/dev/null", NULL, SINEW_ERROR_IO, "a character device, not a file");
+    check_refused(in_dir("missing.fbx"), NULL, SINEW_ERROR_IO, "cannot read: No such file or directory");
+    /* larger than the budget: refused by its size, before it is read */
+    FILE *f = fopen(in_dir("big.fbx"), "wb");
+    if (f) {
+        fputs("Kaydara FBX Binary  ", f);
+        fseek(f, 100000, SEEK_SET);
+        fputc(0, f);
+        fclose(f);
+    }
+    sinew_load_options small = {.max_memory = 50000};
+    check_refused(in_dir("big.fbx"), &small, SINEW_ERROR_OUT_OF_MEMORY, "more than the load's limit of");
+    /* a buffer URI that is a pipe */
+    write_text(in_dir("with_pipe.gltf"), "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"pipe.gltf\","
+                                         "\"byteLength\":4}]}");
+    check_refused(in_dir("with_pipe.gltf"), NULL, SINEW_ERROR_IO, "buffers[0]: cannot read");
+}
+
+static void test_symlink_out(void)
+{
+    char outside[300];
+    snprintf(outside, sizeof outside, "%s.outside.bin", dir);
+    write_text(outside, "0123456789abcdef");
+    mkdir(in_dir("model"), 0700);
+    CHECK(symlink(outside, in_dir("model/link.bin")) == 0, "symlink");
+    const char *gltf = "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"link.bin\",\"byteLength\":16}]}";
+    write_text(in_dir("model/scene.gltf"), gltf);
+    check_refused(in_dir("model/scene.gltf"), NULL, SINEW_ERROR_BAD_URI, "leads out of the file's folder");
+    sinew_load_options trusting = {.allow_outside_paths = true};
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(in_dir("model/scene.gltf"), &trusting, &err);
+    CHECK(a != NULL, "allow_outside_paths lets the link be followed: %s", err.description);
+    sinew_asset_free(a);
+    remove(in_dir("model/link.bin")), remove(in_dir("model/scene.gltf")), rmdir(in_dir("model"));
+    remove(outside);
+}
+
+static void test_formats(void)
+{
+    write_text(in_dir("cube.x"), "xof 0303txt 0032\nFrame Root {\n}\n");
+    check_refused(in_dir("cube.x"), NULL, SINEW_ERROR_UNSUPPORTED, "assimp_formats = \"x\" (sinew: --formats x)");
+    write_text(in_dir("quad.ply"), "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\n"
+                                   "property float z\nelement face 1\nproperty list uchar int vertex_indices\n"
+                                   "end_header\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n");
+    check_refused(in_dir("quad.ply"), NULL, SINEW_ERROR_UNSUPPORTED, ".ply files");
+    sinew_load_options ply = {.assimp_formats = "PLY"};
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(in_dir("quad.ply"), &ply, &err);
+    CHECK(a && a->mesh_count == 1 && a->meshes[0].vertex_count == 3, "PLY allowed by name: %s", err.description);
+    sinew_asset_free(a);
+    /* bytes in memory of no known format: Assimp is not asked */
+    static const char unknown[] = "solid x\nfacet normal 0 0 1\n";
+    a = sinew_load_memory(unknown, sizeof unknown - 1, NULL, NULL, &err);
+    CHECK(!a, "unknown bytes refused");
+    CHECK_ERROR(err, SINEW_ERROR_UNSUPPORTED, "assimp_formats = \"*\"");
+    sinew_asset_free(a);
+}
+
+/* The child's limits: time, and the budget for what it sends back. */
+static void test_limits(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/fbx/pab/walk.fbx", SINEW_ASSETS);
+    size_t size = 0;
+    unsigned char *bytes = test_read_file(path, &size);
+    if (!bytes) {
+        printf("skip: %s is missing (the shared assets): the child's limits unchecked\n", path);
+        return;
+    }
+    sinew_error err = {0};
+    sinew_load_options hurried = {.assimp_timeout_ms = 1};
+    sinew_asset *a = sinew_load_memory(bytes, size, NULL, &hurried, &err);
+    CHECK(!a, "a 1 ms limit stops the import");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "the FBX importer did not finish within 0.0 s");
+    sinew_asset_free(a);
+    /* no room for the scene the child sends back */
+    sinew_load_options tight = {.max_memory = 100000};
+    a = sinew_load_memory(bytes, size, NULL, &tight, &err);
+    CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the output over the budget: %s", err.description);
+    sinew_asset_free(a);
+    /* and by default the same file loads, walled or not, to the same asset */
+    sinew_load_options trusted = {.assimp_in_process = true};
+    sinew_asset *walled = sinew_load_memory(bytes, size, NULL, NULL, &err);
+    sinew_asset *direct = sinew_load_memory(bytes, size, NULL, &trusted, &err);
+    CHECK(walled && direct, "walk.fbx loads walled and in process: %s", err.description);
+    if (walled && direct) {
+        const sinew_skeleton *x = walled->skeleton, *y = direct->skeleton;
+        bool same = x->joint_count == y->joint_count && walled->clip_count == direct->clip_count &&
+                    memcmp(x->parents, y->parents, sizeof *x->parents * (size_t)x->joint_count) == 0 &&
+                    memcmp(x->rest_pose, y->rest_pose, sizeof *x->rest_pose * (size_t)x->joint_count) == 0;
+        for (int j = 0; same && j < x->joint_count; ++j) same = strcmp(x->names[j], y->names[j]) == 0;
+        for (int c = 0; same && c < walled->clip_count; ++c) {
+            const sinew_clip *p = walled->clips[c], *q = direct->clips[c];
+            same = p->track_count == q->track_count && p->duration == q->duration && strcmp(p->name, q->name) == 0;
+            for (int t = 0; same && t < p->track_count; ++t)
+                same = p->tracks[t].key_count == q->tracks[t].key_count &&
+                       memcmp(p->tracks[t].times, q->tracks[t].times, sizeof(float) * (size_t)p->tracks[t].key_count) ==
+                           0;
+        }
+        CHECK(same, "the walled asset is the one read in process");
+    }
+    sinew_asset_free(walled), sinew_asset_free(direct);
+    free(bytes);
+}
+
+/* A BVH nested 100,000 joints deep overflows the stack of Assimp's reader:
+ * the child dies, not this process. */
+static void test_deep_bvh(void)
+{
+    enum { DEPTH = 100000 };
+    FILE *f = fopen(in_dir("deep.bvh"), "wb");
+    if (!f) return;
+    fputs("HIERARCHY\nROOT r\n{\nOFFSET 0 0 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n", f);
+    for (int i = 0; i < DEPTH; ++i) fputs("JOINT j\n{\nOFFSET 0 1 0\nCHANNELS 3 Xrotation Yrotation Zrotation\n", f);
+    fputs("End Site\n{\nOFFSET 0 1 0\n}\n", f);
+    for (int i = 0; i <= DEPTH; ++i) fputs("}\n", f);
+    fputs("MOTION\nFrames: 1\nFrame Time: 0.033\n0 0 0\n", f);
+    fclose(f);
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(in_dir("deep.bvh"), NULL, &err);
+    CHECK(!a && err.result != SINEW_OK, "a BVH 100,000 deep fails");
+    printf("  deep BVH: %s\n", err.description);
+    CHECK(strstr(err.description, "BVH importer") || strstr(err.description, "Assimp cannot read it") ||
+              strstr(err.description, "joints"),
+          "the sentence says what happened: %s", err.description);
+    sinew_asset_free(a);
+}
+
+/* The stream the child sends, as a compromised child might send it. */
+static void test_frames(void)
+{
+    sinew_error err = {0};
+    sinew_asset *demo = sinew_demo_create(NULL, &err);
+    CHECK(demo != NULL, "the built-in character: %s", err.description);
+    if (!demo) return;
+    sinew__frames f = {0};
+    sinew__frames_warning(&f, "a repair\nacross lines");
+    sinew__frames_asset(&f, demo);
+    CHECK(!f.failed && f.size > 1000, "frames written (%zu bytes)", f.size);
+    /* whole: the same asset back */
+    sinew_asset *back = sinew__asset_new("", NULL);
+    sinew_result r = sinew__frames_read(f.bytes, f.size, NULL, back, &err);
+    CHECK(r == SINEW_OK, "frames read back: %s", err.description);
+    if (r == SINEW_OK) {
+        bool same = back->skeleton->joint_count == demo->skeleton->joint_count &&
+                    back->clip_count == demo->clip_count && back->mesh_count == demo->mesh_count;
+        for (int m = 0; same && m < demo->mesh_count; ++m) {
+            const sinew_mesh *p = &demo->meshes[m], *q = &back->meshes[m];
+            same = p->vertex_count == q->vertex_count && p->index_count == q->index_count &&
+                   memcmp(p->positions, q->positions, sizeof(float) * 3 * (size_t)p->vertex_count) == 0 &&
+                   memcmp(p->indices, q->indices, sizeof(uint32_t) * (size_t)p->index_count) == 0 &&
+                   (p->skin != NULL) == (q->skin != NULL) &&
+                   (!p->skin || memcmp(p->skin->weights, q->skin->weights,
+                                       sizeof(float) * (size_t)p->vertex_count * 4) == 0);
+        }
+        for (int c = 0; same && c < demo->clip_count; ++c)
+            same = demo->clips[c]->track_count == back->clips[c]->track_count &&
+                   strcmp(demo->clips[c]->name, back->clips[c]->name) == 0;
+        CHECK(same, "the asset read back is the one written");
+    }
+    sinew_asset_free(back);
+    /* cut short anywhere: refused, never read past the end */
+    int refused = 0, cuts = 0;
+    for (size_t cut = 0; cut < f.size; cut += cut < 4096 ? 1 : 997, ++cuts) {
+        sinew_asset *a = sinew__asset_new("", NULL);
+        refused += sinew__frames_read(f.bytes, cut, NULL, a, &err) != SINEW_OK;
+        sinew_asset_free(a);
+    }
+    CHECK(refused == cuts, "every truncated stream refused (%d of %d)", refused, cuts);
+    /* bytes changed anywhere: refused, or an asset its create functions accept */
+    unsigned char *copy = malloc(f.size);
+    uint32_t seed = 12345;
+    int loaded = 0, failed = 0;
+    for (int round = 0; copy && round < 3000; ++round) {
+        memcpy(copy, f.bytes, f.size);
+        for (int k = 0; k < 1 + round % 4; ++k) {
+            seed = seed * 1664525u + 1013904223u;
+            size_t at = (seed >> 8) % f.size;
+            seed = seed * 1664525u + 1013904223u;
+            copy[at] = (unsigned char)(round % 3 == 0 ? 0xff : round % 3 == 1 ? 0x7f : seed >> 24);
+        }
+        sinew_asset *a = sinew__asset_new("", NULL);
+        if (sinew__frames_read(copy, f.size, NULL, a, &err) == SINEW_OK) {
+            ++loaded;
+            /* what loads is whole: every index within its mesh */
+            for (int m = 0; m < a->mesh_count; ++m)
+                for (int i = 0; i < a->meshes[m].index_count; ++i)
+                    if (a->meshes[m].indices[i] >= (uint32_t)a->meshes[m].vertex_count) ++failed;
+        }
+        sinew_asset_free(a);
+    }
+    CHECK(failed == 0, "no loaded stream holds an index past its vertices");
+    printf("  3000 corrupted streams: %d loaded, %d refused\n", loaded, 3000 - loaded);
+    free(copy);
+    free(f.bytes);
+    sinew_asset_free(demo);
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/sinew-hostile-XXXXXX");
+    if (!mkdtemp(dir)) {
+        printf("skip: no temporary folder\n");
+        return 77;
+    }
+    test_not_files();
+    test_symlink_out();
+    test_frames();
+#ifdef SINEW_HAVE_ASSIMP
+    test_formats();
+    test_limits();
+    test_deep_bvh();
+#else
+    printf("skip: built without Assimp: the formats and the child's limits unchecked\n");
+#endif
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", dir);
+    if (system(command) != 0) printf("note: %s was not removed\n", dir);
+    return check_finish("test_hostile");
+}

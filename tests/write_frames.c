@@ -1,0 +1,51 @@
+/* Writes seeds for the wall's fuzzers into a folder: the built-in
+ * character as the stream the Assimp child sends (demo.frames) and a small
+ * BVH (small.bvh). usage: write_frames DIR */
+#include "sinew/sinew_asset.h"
+
+#include "import/wall.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static const char small_bvh[] =
+    "HIERARCHY\nROOT hips\n{\n\tOFFSET 0 0 0\n\tCHANNELS 6 Xposition Yposition Zposition Zrotation Xrotation "
+    "Yrotation\n\tJOINT knee\n\t{\n\t\tOFFSET 0 -1 0\n\t\tCHANNELS 3 Zrotation Xrotation Yrotation\n\t\tEnd Site\n"
+    "\t\t{\n\t\t\tOFFSET 0 -1 0\n\t\t}\n\t}\n}\nMOTION\nFrames: 3\nFrame Time: 0.1\n0 1 0 0 0 0 0 0 0\n"
+    "0 1 0 0 0 0 45 0 0\n0 1 0 0 0 0 90 0 0\n";
+
+static int save(const char *dir, const char *name, const void *bytes, size_t size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(bytes, 1, size, f) != size) {
+        fprintf(stderr, "write_frames: cannot write %s\n", path);
+        if (f) fclose(f);
+        return 1;
+    }
+    fclose(f);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: write_frames DIR\n");
+        return 2;
+    }
+    sinew_error err;
+    sinew_asset *demo = sinew_demo_create(NULL, &err);
+    if (!demo) {
+        fprintf(stderr, "write_frames: %s\n", err.description);
+        return 1;
+    }
+    sinew__frames f = {0};
+    sinew__frames_warning(&f, "a warning the child forwards");
+    sinew__frames_asset(&f, demo);
+    int status = f.failed ? 1 : save(argv[1], "demo.frames", f.bytes, f.size);
+    status |= save(argv[1], "small.bvh", small_bvh, sizeof small_bvh - 1);
+    free(f.bytes);
+    sinew_asset_free(demo);
+    return status;
+}
