@@ -191,6 +191,8 @@ static void child(int fd, const void *data, size_t size, const format *f, const 
     sinew__frames frames = {0};
     sinew_load_options o = *options;
     o.base.allocator = (sinew_allocator){0};
+    /* the child's objects are only written out: no SIMD layouts for them */
+    o.base.simd = SINEW_SIMD_SCALAR;
     o.base.logger = (sinew_logger){log_to_frames, &frames};
     o.max_memory = 0;
     sinew_error e = {SINEW_OK, ""};
