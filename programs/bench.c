@@ -343,9 +343,9 @@ static int calibrate(bench *b, const kernel *k)
  * job without the pool), so that its speed-up is a ratio from one run, each
  * pair of batches taken under the same conditions of the machine: the
  * median of the pairs' ratios. Each of those batches follows the pool's
- * workers woken (they sleep during the one-thread batch, and a call no
- * longer waits for them: without this, on a machine slow to wake them, the
- * first millisecond of a batch ran on one thread) and one call untimed, so
+ * workers woken (they sleep during the one-thread batch, and a call does
+ * not wait for them: on a machine slow to wake them, a batch would start
+ * on one thread) and one call untimed, so
  * that its data are in their caches, as back-to-back batches find them. */
 static result measure(bench *b, const kernel *k)
 {

@@ -5,8 +5,7 @@ typedef struct block {
     struct block *next;
     /* payload follows at SINEW__ALIGN bytes, on a cache line: the vertex
      * streams the skinning kernels read in 32-byte vectors then never
-     * straddle two lines (16-byte aligned streams measured 7% slower under
-     * AVX-512) */
+     * straddle two lines */
 } block;
 
 sinew_asset *sinew__asset_new(const char *name, const sinew_options *options)

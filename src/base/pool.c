@@ -4,8 +4,8 @@
  * touched in the last run still in its own caches; a thread done with its
  * share takes what is left of the others'. A run ends when its tasks are
  * done, not when every worker has come: a worker still asleep when a run
- * starts (waking takes tens of microseconds, on a virtual machine up to a
- * millisecond) leaves its share to the others instead of holding the run.
+ * starts (waking a thread takes longer than a frame's skinning job may)
+ * leaves its share to the others instead of holding the run.
  * A worker that finds itself on the CPU its run was started from moves off
  * it (see leave_cpu). The pool is the only state; the library keeps none of
  * its own. */
@@ -48,7 +48,7 @@ struct sinew_pool {
 };
 
 /* How long a thread waits spinning before it sleeps (a sleeping thread
- * takes tens of microseconds to wake, longer than a frame's skinning job). */
+ * can take longer to wake than a frame's skinning job). */
 enum { SPIN = 20000 };
 
 static inline void relax(void)
@@ -90,11 +90,11 @@ static int current_cpu(void)
 }
 
 /* Some kernels place a thread they wake on the CPU of the thread that woke
- * it, so as to keep other virtual CPUs idle (this machine kind's guest
- * kernel does): a worker woken by a run's caller then shares the caller's
- * CPU, one of the two waiting for the other while another CPU idles, which
- * made a run after sinew_pool_wake three times slower than on one thread
- * here. A worker entering a run on the caller's CPU therefore moves off it:
+ * it, so as to keep other virtual CPUs idle (guest kernels tuned to pack
+ * virtual CPUs do): a worker woken by a run's caller then shares the
+ * caller's CPU, one of the two waiting for the other while another CPU
+ * idles, so that a run is slower than on one thread (docs/BENCHMARKS.md).
+ * A worker entering a run on the caller's CPU therefore moves off it:
  * its affinity without that CPU, then as it was (the kernel moves a thread
  * at once off a CPU its affinity leaves out, and not back when it is
  * allowed again). Nothing happens where the worker is elsewhere, the CPU
@@ -267,7 +267,7 @@ void sinew_pool_wake(sinew_pool *p, bool wait)
     if (!wait) return;
     /* yielding, not spinning: a worker woken onto this CPU runs (and moves
      * off it) at once instead of when the scheduler next preempts the
-     * caller (measured: 1.9 ms -> 70 microseconds to wake a worker here) */
+     * caller */
     for (int t = 0; t < p->workers; ++t)
         while (atomic_load_explicit(&p->shares[t].seen, memory_order_acquire) != g) sched_yield();
 }

@@ -646,8 +646,8 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
         p->vec_dst = sinew__layout_add(&lay, (size_t)x->vec_count, sizeof(uint32_t), 4);
         p->mask = sinew__layout_add(&lay, x->image_floats, sizeof(int8_t), 1);
     }
-    /* on a cache line: the frames are read as aligned 32-byte vectors (left
-     * to malloc's 16 bytes, the walk sampled 4% slower or not by heap luck) */
+    /* on a cache line: the frames are read as aligned 32-byte vectors, and
+     * their speed must not depend on where malloc put them */
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) goto done;
     memset(block, 0, lay.total);

@@ -167,8 +167,8 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     }
     /* no local pose from the caller: on the stack for skeletons of up to
      * SINEW_SAMPLE_STACK_JOINTS joints (5 KB), so that the two calls run at
-     * the SIMD level (the in-place path below goes in joint order: 1.5x
-     * slower on pab's rig playing run.fbx) */
+     * the SIMD level (the in-place path below goes joint by joint, by the
+     * reference's formulas) */
     alignas(64) sinew_transform stack_pose[SINEW_SAMPLE_STACK_JOINTS];
     if (!local && count <= SINEW_SAMPLE_STACK_JOINTS) local = stack_pose;
     if (local) {

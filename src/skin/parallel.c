@@ -14,7 +14,7 @@ enum { MIN_RANGE = 1024, MAX_PIECES = 8 };
  * share, the next a quarter, and so on down to MIN_RANGE, the last what is
  * left; a thread done with its share early takes the small pieces left at
  * the end of another's, so that a thread slower than the others (a core
- * shared with another virtual machine) costs the run at most a small piece.
+ * another program or machine shares) costs the run at most a small piece.
  * Some pieces are empty where a share is small. */
 typedef struct range_task {
     const sinew_skin_job *job;
