@@ -104,6 +104,51 @@ static void test_clips_loop(const sinew_asset *a)
     free(first), free(last);
 }
 
+/* One call a frame gives what the steps give, bit for bit. */
+static void test_instance(const sinew_asset *a)
+{
+    sinew_error err;
+    const sinew_clip *walk = sinew_asset_find_clip(a, "walk");
+    sinew_instance *inst = sinew_instance_create(a, walk, NULL, NULL, &err);
+    CHECK(inst != NULL, "instance: %s", err.description);
+    if (!inst) return;
+    const sinew_skeleton *sk = a->skeleton;
+    const sinew_mesh *mesh = &a->meshes[0];
+    int n = sk->joint_count, v = mesh->vertex_count;
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n);
+    float *pos = malloc(sizeof(float) * 3 * (size_t)v), *nrm = malloc(sizeof(float) * 3 * (size_t)v);
+    size_t size = sinew_mesh_pose_scratch_size(mesh);
+    void *scratch = malloc(size);
+    bool same = true;
+    for (int f = 0; f < 40 && same; ++f) {
+        float t = 0.07f * (float)f; /* past the 1 s cycle: wrapped */
+        CHECK(sinew_instance_update(inst, t, &err) == SINEW_OK, "update at %g: %s", (double)t, err.description);
+        sinew_clip_sample_model(walk, sk, t, SINEW_SAMPLE_LOOP, NULL, NULL, NULL, model, n, NULL);
+        sinew_mesh_pose(mesh, model, n, NULL, SINEW_SKINNING_LBS, scratch, size, pos, nrm, NULL, NULL);
+        same = memcmp(model, sinew_instance_model(inst), sizeof *model * (size_t)n) == 0 &&
+               memcmp(pos, sinew_instance_positions(inst, 0), sizeof(float) * 3 * (size_t)v) == 0 &&
+               memcmp(nrm, sinew_instance_normals(inst, 0), sizeof(float) * 3 * (size_t)v) == 0;
+    }
+    CHECK(same, "an instance's frame is the steps' frame, bit for bit");
+    CHECK(sinew_instance_positions(inst, 1) == NULL && sinew_instance_positions(inst, -1) == NULL,
+          "no mesh out of range");
+    CHECK(sinew_instance_update(inst, NAN, &err) != SINEW_OK &&
+              strncmp(err.description, "sinew_instance_update: ", 23) == 0,
+          "a time that is not finite: %s", err.description);
+    sinew_instance_free(inst);
+    /* no clip: the rest pose */
+    inst = sinew_instance_create(a, NULL, &(sinew_instance_options){.method = SINEW_SKINNING_DQS}, NULL, &err);
+    CHECK(inst && sinew_instance_update(inst, 0.5f, &err) == SINEW_OK, "rest pose instance: %s", err.description);
+    if (inst) {
+        sinew_local_to_model(sk, sk->rest_pose, NULL, model, n, NULL);
+        CHECK(memcmp(model, sinew_instance_model(inst), sizeof *model * (size_t)n) == 0, "the rest pose");
+    }
+    sinew_instance_free(inst);
+    CHECK(!sinew_instance_create(NULL, NULL, NULL, NULL, &err) && err.result == SINEW_ERROR_INVALID_ARGUMENT,
+          "no asset refused");
+    free(model), free(pos), free(nrm), free(scratch);
+}
+
 int main(void)
 {
     sinew_asset *a = sinew_demo_create(NULL, NULL);
@@ -114,6 +159,7 @@ int main(void)
     check_streams_aligned(a, "built-in character");
     test_mesh(a);
     test_clips_loop(a);
+    test_instance(a);
     /* a call sinew_mesh_pose makes fails: the sentence names sinew_mesh_pose */
     sinew_error err;
     size_t size = sinew_mesh_pose_scratch_size(&a->meshes[0]);

@@ -95,6 +95,54 @@ SINEW_API sinew_result sinew_mesh_pose(const sinew_mesh *mesh, const sinew_mat4 
                                        size_t scratch_size, float *positions, float *normals,
                                        float *tangents, sinew_error *err);
 
+/* ---- one call a frame ------------------------------------------------------ */
+
+/* A character playing one clip, with every buffer a frame needs made once:
+ * sinew_instance_update(inst, t) samples the clip at t into model space
+ * (sinew_clip_sample_model), its morph weights tracks, and poses each mesh
+ * (sinew_mesh_pose) into the instance's own position and normal streams,
+ * without allocating. The common case in one call; engines that blend,
+ * layer or spread the work over threads use those steps themselves. */
+typedef struct sinew_instance sinew_instance;
+
+/* How an instance plays; zero-initialised means LBS, looping. */
+typedef struct sinew_instance_options {
+    sinew_skinning method;
+    bool no_loop; /* clamp the time to the clip instead of wrapping it */
+} sinew_instance_options;
+
+/* Makes an instance of `asset` playing `clip` (one of the asset's clips,
+ * or any clip of its skeleton's joint count; NULL: the rest pose).
+ * `settings` may be NULL. The asset and the clip must outlive the
+ * instance. Returns NULL with `err` filled: SINEW_ERROR_INVALID_ARGUMENT,
+ * SINEW_ERROR_SIZE_MISMATCH (a clip of another joint count),
+ * SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_instance_free(). */
+SINEW_API sinew_instance *sinew_instance_create(const sinew_asset *asset, const sinew_clip *clip,
+                                                const sinew_instance_options *settings,
+                                                const sinew_options *options, sinew_error *err);
+
+/* Frees an instance (NULL is fine). */
+SINEW_API void sinew_instance_free(sinew_instance *inst);
+
+/* Poses the instance at clip time `time` (seconds; wrapped, or clamped
+ * with no_loop): the skeleton's model matrices, then every mesh's skinned
+ * (or carried) positions and normals, read with the accessors below.
+ * Errors: those of the steps it makes (a time that is not finite among
+ * them), the sentence starting with this function's name. */
+SINEW_API sinew_result sinew_instance_update(sinew_instance *inst, float time, sinew_error *err);
+
+/* The skeleton's model-space matrices of the last update (joint_count of
+ * them), or NULL for a NULL instance. */
+SINEW_API const sinew_mat4 *sinew_instance_model(const sinew_instance *inst);
+
+/* Mesh `mesh`'s posed positions (3 floats a vertex, in the asset's model
+ * space) of the last update, or NULL for a mesh out of range. */
+SINEW_API const float *sinew_instance_positions(const sinew_instance *inst, int mesh);
+
+/* Mesh `mesh`'s posed unit normals, or NULL (a mesh without normals, out
+ * of range). */
+SINEW_API const float *sinew_instance_normals(const sinew_instance *inst, int mesh);
+
 /* Builds the built-in demo character in code, with no files: "sinew_demo", a
  * 22-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh
  * of 5,696 vertices with smooth weights of up to 4 influences (u8 joint
