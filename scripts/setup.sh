@@ -77,3 +77,22 @@ sinew_cuda_flags() {
         echo "sinew: no nvcc (NVIDIA's CUDA toolkit): the CUDA crowd path is not compiled" >&2
     fi
 }
+
+# The cross toolchains and the emulators that run their tests: MinGW-w64
+# and Wine for Windows, gcc-aarch64-linux-gnu and qemu-user for arm64.
+# Installs them as root with apt-get, else names them in one line and fails.
+sinew_setup_cross() {
+    local packages=()
+    case "$1" in
+    windows)
+        command -v x86_64-w64-mingw32-gcc >/dev/null 2>&1 || packages+=(gcc-mingw-w64-x86-64)
+        [ -x /usr/lib/wine/wine64 ] || packages+=(wine64)
+        ;;
+    arm64)
+        command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross)
+        command -v qemu-aarch64 >/dev/null 2>&1 || packages+=(qemu-user)
+        ;;
+    esac
+    [ ${#packages[@]} -eq 0 ] && return 0
+    sinew_install "${packages[*]} (the $1 cross build)" "${packages[@]}"
+}

@@ -3,18 +3,32 @@
  * pool, bad thread counts; parallel skinning bit for bit the one-thread
  * result, ranges that cut blocks included, on the demo mesh and on one big
  * enough for each thread's share to be cut in pieces. */
-#define _GNU_SOURCE /* sched_getcpu, pthread_getaffinity_np */
+#define _GNU_SOURCE /* sched_getcpu, pthread_getaffinity_np, nanosleep */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 
 #include "check.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#if defined(_WIN32)
+#include <windows.h>
+#else
+#include <pthread.h>
+#include <sched.h>
+#endif
+
+/* A pause of 2 ms: long enough for the pool's workers to fall asleep. */
+static void pause_2ms(void)
+{
+#if defined(_WIN32)
+    Sleep(2);
+#else
+    nanosleep(&(struct timespec){0, 2000000}, NULL);
+#endif
+}
 
 typedef struct counts {
     atomic_int hits[5000];
@@ -40,7 +54,7 @@ static void test_runs(int threads)
             /* now and then a pause long enough for the workers to sleep, so
              * that runs start while they wake, and a run can end (by the
              * others' work) before a late worker has come */
-            if (round % 10 == 9) nanosleep(&(struct timespec){0, 2000000}, NULL);
+            if (round % 10 == 9) pause_2ms();
             /* and now and then the workers woken first: a run of no tasks,
              * waited for (it returns only once each worker has entered it)
              * or not (the next run then replaces it while workers wake) */
@@ -95,7 +109,7 @@ static void test_affinity(void)
     r->caller = pthread_self();
     int changed = 0, worker_tasks = 0, on_caller_cpu = 0;
     for (int round = 0; round < 60; ++round) {
-        if (round % 3 != 0) nanosleep(&(struct timespec){0, 2000000}, NULL);
+        if (round % 3 != 0) pause_2ms();
         if (round % 3 == 2) sinew_pool_wake(pool, true);
         int cpu = sched_getcpu();
         sinew_pool_run(pool, 64, note_affinity, r);

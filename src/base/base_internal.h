@@ -7,7 +7,10 @@
 
 #include <string.h>
 
-#if defined(__GNUC__)
+#if defined(__MINGW32__)
+/* MinGW's C99 printf (__USE_MINGW_ANSI_STDIO), not the Windows one */
+#define SINEW__PRINTF(fmt, args) __attribute__((format(gnu_printf, fmt, args)))
+#elif defined(__GNUC__)
 #define SINEW__PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
 #else
 #define SINEW__PRINTF(fmt, args)

@@ -7,15 +7,10 @@
  * starts (waking a thread takes longer than a frame's skinning job may)
  * leaves its share to the others instead of holding the run.
  * A worker that finds itself on the CPU its run was started from moves off
- * it (see leave_cpu). The pool is the only state; the library keeps none of
+ * it (sinew__leave_cpu). The pool is the only state; the library keeps none of
  * its own. */
-#if defined(__linux__)
-#define _GNU_SOURCE /* sched_getcpu, pthread_{get,set}affinity_np */
-#endif
-#include "base/base_internal.h"
+#include "base/thread.h"
 
-#include <pthread.h>
-#include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 
@@ -31,10 +26,10 @@ typedef struct thread_share {
 
 struct sinew_pool {
     int workers; /* threads besides the caller */
-    pthread_t *threads;
+    sinew__thread *threads;
     thread_share *shares; /* workers + 1, on cache lines: the workers', then the caller's */
-    pthread_mutex_t lock;
-    pthread_cond_t start, done;
+    sinew__mutex lock;
+    sinew__cond start, done;
     /* the current run (fn, user, the shares), published by `generation`:
      * even once published, odd while the caller rewrites it */
     sinew_task_fn fn;
@@ -51,13 +46,6 @@ struct sinew_pool {
  * can take longer to wake than a frame's skinning job). */
 enum { SPIN = 20000 };
 
-static inline void relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-}
-
 /* Takes the tasks of the thread's own share, then of the others' until
  * none is left; the one that finishes the run's last task wakes the caller
  * if it sleeps. */
@@ -71,53 +59,18 @@ static void drain(sinew_pool *p, int self)
             if (i >= s->end) break;
             p->fn(p->user, i);
             if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1 && self != p->workers) {
-                pthread_mutex_lock(&p->lock);
-                pthread_cond_signal(&p->done);
-                pthread_mutex_unlock(&p->lock);
+                sinew__mutex_lock(&p->lock);
+                sinew__cond_signal(&p->done);
+                sinew__mutex_unlock(&p->lock);
             }
         }
     }
 }
 
-/* The CPU the calling thread runs on, -1 where unknown. */
-static int current_cpu(void)
-{
-#if defined(__linux__)
-    return sched_getcpu();
-#else
-    return -1;
-#endif
-}
-
-/* Some kernels place a thread they wake on the CPU of the thread that woke
- * it, so as to keep other virtual CPUs idle (guest kernels tuned to pack
- * virtual CPUs do): a worker woken by a run's caller then shares the
- * caller's CPU, one of the two waiting for the other while another CPU
- * idles, so that a run is slower than on one thread (docs/BENCHMARKS.md).
- * A worker entering a run on the caller's CPU therefore moves off it:
- * its affinity without that CPU, then as it was (the kernel moves a thread
- * at once off a CPU its affinity leaves out, and not back when it is
- * allowed again). Nothing happens where the worker is elsewhere, the CPU
- * is unknown or the worker may run on one CPU only. */
-static void leave_cpu(int caller)
-{
-    int here = current_cpu();
-    if (here < 0 || here != caller) return;
-#if defined(__linux__)
-    if (here >= CPU_SETSIZE) return;
-    cpu_set_t was, off;
-    if (pthread_getaffinity_np(pthread_self(), sizeof was, &was) != 0 || CPU_COUNT(&was) < 2) return;
-    off = was;
-    CPU_CLR(here, &off);
-    if (pthread_setaffinity_np(pthread_self(), sizeof off, &off) == 0)
-        pthread_setaffinity_np(pthread_self(), sizeof was, &was);
-#endif
-}
-
 /* A run the worker has not taken part in yet: published, newer than `seen`. */
 static bool new_run(long generation, long seen) { return generation != seen && generation % 2 == 0; }
 
-static void *worker_main(void *arg)
+static void worker_main(void *arg)
 {
     thread_share *mine = arg;
     sinew_pool *p = mine->pool;
@@ -125,18 +78,19 @@ static void *worker_main(void *arg)
         long seen = atomic_load_explicit(&mine->seen, memory_order_relaxed); /* only this thread writes it */
         long g = atomic_load_explicit(&p->generation, memory_order_acquire);
         for (int i = 0; i < SPIN && !new_run(g, seen) && !atomic_load(&p->quit); ++i) {
-            relax();
+            sinew__relax();
             g = atomic_load_explicit(&p->generation, memory_order_acquire);
         }
         if (!new_run(g, seen)) {
-            pthread_mutex_lock(&p->lock);
+            sinew__mutex_lock(&p->lock);
             while (!atomic_load(&p->quit) && !new_run(g = atomic_load(&p->generation), seen))
-                pthread_cond_wait(&p->start, &p->lock);
-            pthread_mutex_unlock(&p->lock);
+                sinew__cond_wait(&p->start, &p->lock);
+            sinew__mutex_unlock(&p->lock);
         }
-        if (atomic_load(&p->quit)) return NULL;
-        /* before entering: a worker moving holds no run up */
-        leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
+        if (atomic_load(&p->quit)) return;
+        /* before entering: a worker moving holds no run up (see
+         * sinew__leave_cpu: some kernels wake a thread onto its waker's CPU) */
+        sinew__leave_cpu(atomic_load_explicit(&p->caller_cpu, memory_order_relaxed));
         /* entering the run: the caller rewrites it only once no worker is
          * in it, and a worker enters only a run still published (both
          * sequentially consistent, so one of the two sees the other) */
@@ -159,7 +113,7 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     }
     sinew_allocator alloc = sinew__allocator(options);
     sinew_pool *p = sinew__alloc(&alloc, sizeof *p);
-    pthread_t *t = threads > 1 ? sinew__alloc(&alloc, sizeof *t * (size_t)(threads - 1)) : NULL;
+    sinew__thread *t = threads > 1 ? sinew__alloc(&alloc, sizeof *t * (size_t)(threads - 1)) : NULL;
     thread_share *shares = sinew__alloc_aligned(&alloc, sizeof *shares * (size_t)threads);
     if (!p || (threads > 1 && !t) || !shares) {
         sinew__free(&alloc, p);
@@ -182,11 +136,11 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
     atomic_init(&p->pending, 0);
     atomic_init(&p->quit, false);
     atomic_init(&p->caller_cpu, -1);
-    pthread_mutex_init(&p->lock, NULL);
-    pthread_cond_init(&p->start, NULL);
-    pthread_cond_init(&p->done, NULL);
+    sinew__mutex_init(&p->lock);
+    sinew__cond_init(&p->start);
+    sinew__cond_init(&p->done);
     for (int i = 0; i < threads - 1; ++i) {
-        if (pthread_create(&p->threads[i], NULL, worker_main, &shares[i]) != 0) {
+        if (!sinew__thread_start(&p->threads[i], worker_main, &shares[i])) {
             sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_pool_create: cannot start thread %d of %d", i + 2,
                         threads);
             sinew_pool_free(p);
@@ -200,14 +154,14 @@ sinew_pool *sinew_pool_create(int threads, const sinew_options *options, sinew_e
 void sinew_pool_free(sinew_pool *p)
 {
     if (!p) return;
-    pthread_mutex_lock(&p->lock);
+    sinew__mutex_lock(&p->lock);
     atomic_store(&p->quit, true);
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->lock);
-    for (int i = 0; i < p->workers; ++i) pthread_join(p->threads[i], NULL);
-    pthread_mutex_destroy(&p->lock);
-    pthread_cond_destroy(&p->start);
-    pthread_cond_destroy(&p->done);
+    sinew__cond_broadcast(&p->start);
+    sinew__mutex_unlock(&p->lock);
+    for (int i = 0; i < p->workers; ++i) sinew__thread_join(&p->threads[i]);
+    sinew__mutex_destroy(&p->lock);
+    sinew__cond_destroy(&p->start);
+    sinew__cond_destroy(&p->done);
     sinew_allocator a = p->allocator;
     sinew__free(&a, p->threads);
     sinew__free_aligned(&a, p->shares);
@@ -225,18 +179,18 @@ static long publish(sinew_pool *p, int count, sinew_task_fn fn, void *user)
      * that woke after it ended and found nothing left) */
     long g = atomic_load_explicit(&p->generation, memory_order_relaxed);
     atomic_store(&p->generation, g + 1);
-    while (atomic_load(&p->active) > 0) relax();
+    while (atomic_load(&p->active) > 0) sinew__relax();
     p->fn = fn, p->user = user;
-    atomic_store_explicit(&p->caller_cpu, current_cpu(), memory_order_relaxed);
+    atomic_store_explicit(&p->caller_cpu, sinew__current_cpu(), memory_order_relaxed);
     for (int t = 0; t < n; ++t) {
         atomic_store_explicit(&p->shares[t].next, (int)((long long)count * t / n), memory_order_relaxed);
         p->shares[t].end = (int)((long long)count * (t + 1) / n);
     }
     atomic_store_explicit(&p->pending, count, memory_order_relaxed);
     atomic_store_explicit(&p->generation, g + 2, memory_order_release);
-    pthread_mutex_lock(&p->lock);
-    pthread_cond_broadcast(&p->start);
-    pthread_mutex_unlock(&p->lock);
+    sinew__mutex_lock(&p->lock);
+    sinew__cond_broadcast(&p->start);
+    sinew__mutex_unlock(&p->lock);
     return g + 2;
 }
 
@@ -250,11 +204,11 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
     publish(p, count, fn, user);
     drain(p, p->workers);
     /* the tasks the workers took, done */
-    for (int i = 0; i < SPIN && atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++i) relax();
+    for (int i = 0; i < SPIN && atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++i) sinew__relax();
     if (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) {
-        pthread_mutex_lock(&p->lock);
-        while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) pthread_cond_wait(&p->done, &p->lock);
-        pthread_mutex_unlock(&p->lock);
+        sinew__mutex_lock(&p->lock);
+        while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) sinew__cond_wait(&p->done, &p->lock);
+        sinew__mutex_unlock(&p->lock);
     }
 }
 
@@ -269,6 +223,6 @@ void sinew_pool_wake(sinew_pool *p, bool wait)
      * off it) at once instead of when the scheduler next preempts the
      * caller */
     for (int t = 0; t < p->workers; ++t)
-        while (atomic_load_explicit(&p->shares[t].seen, memory_order_acquire) != g) sched_yield();
+        while (atomic_load_explicit(&p->shares[t].seen, memory_order_acquire) != g) sinew__yield();
 }
 
