@@ -206,6 +206,48 @@ static void test_schedule(void)
     CHECK(late_blocks > 0, "schedule: no block of late joints in %d forests", cases);
 }
 
+/* Local to model at the scalar level (SSE2 on x86-64, NEON on AArch64, plain
+ * C elsewhere) is the reference's formulas bit for bit: sinew__mat4_from_trs
+ * of each joint times its parent's (or the root's) matrix by
+ * sinew__mat4_mul_affine. */
+static void test_local_to_model_reference(void)
+{
+    enum { N = 200 };
+    int parents[N];
+    uint32_t seed = 99;
+    sinew_transform *local = malloc(sizeof *local * N);
+    sinew_mat4 *got = malloc(sizeof *got * N), *want = malloc(sizeof *want * N);
+    for (int j = 0; j < N; ++j) {
+        seed = seed * 1664525u + 1013904223u;
+        parents[j] = j == 0 ? -1 : (int)(seed % (uint32_t)j);
+        float r[7];
+        for (int k = 0; k < 7; ++k) {
+            seed = seed * 1664525u + 1013904223u;
+            r[k] = (float)(seed >> 8) / 16777216.0f * 2.0f - 1.0f;
+        }
+        sinew_quat q = sinew_quat_normalize((sinew_quat){r[0], r[1], r[2], r[3] + 1.5f});
+        local[j] = (sinew_transform){{r[4], r[5], r[6]}, q, {1.0f + 0.5f * r[0], 1.0f, 1.0f - 0.25f * r[1]}};
+    }
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){N, parents, NULL, NULL}, NULL,
+                                               &(sinew_options){.simd = SINEW_SIMD_SCALAR}, NULL);
+    CHECK(sk != NULL, "a skeleton of %d joints", N);
+    if (sk) {
+        sinew_mat4 root = sinew_mat4_identity();
+        root.m[12] = 0.25f, root.m[13] = -2.0f, root.m[0] = 0.5f;
+        CHECK(sinew_local_to_model(sk, local, &root, got, N, NULL) == SINEW_OK, "local to model");
+        for (int j = 0; j < N; ++j) {
+            sinew_mat4 m;
+            const sinew_transform *x = &local[j];
+            sinew__mat4_from_trs(&m, x->translation, x->rotation, x->scale);
+            int p = sk->parents[j];
+            sinew__mat4_mul_affine(&want[j], p >= 0 ? &want[p] : &root, &m);
+        }
+        CHECK(memcmp(got, want, sizeof *got * N) == 0, "local to model is the reference's formulas bit for bit");
+    }
+    sinew_skeleton_free(sk);
+    free(local), free(got), free(want);
+}
+
 int main(void)
 {
     test_child_before_parent_is_sorted();
@@ -214,5 +256,6 @@ int main(void)
     test_names_and_repairs();
     test_large_and_deep();
     test_schedule();
+    test_local_to_model_reference();
     return check_finish("test_skeleton");
 }

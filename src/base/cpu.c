@@ -29,6 +29,9 @@ sinew_simd sinew_simd_supported(void)
     if (avx512 && (xcr0 & 0xe0) == 0xe0) return SINEW_SIMD_AVX512; /* opmask and ZMM state */
     return SINEW_SIMD_AVX2;
 }
+#elif defined(__aarch64__)
+/* Advanced SIMD is part of every AArch64 CPU */
+sinew_simd sinew_simd_supported(void) { return SINEW_SIMD_NEON; }
 #else
 sinew_simd sinew_simd_supported(void) { return SINEW_SIMD_SCALAR; }
 #endif
@@ -45,6 +48,7 @@ const char *sinew_simd_name(sinew_simd level)
     case SINEW_SIMD_SCALAR: return "scalar";
     case SINEW_SIMD_AVX2: return "avx2";
     case SINEW_SIMD_AVX512: return "avx512";
+    case SINEW_SIMD_NEON: return "neon";
     }
     return "unknown";
 }

@@ -50,6 +50,39 @@ static void local_to_model_sse(const int16_t *parents, const sinew_transform *lo
         _mm_storeu_ps(o, c0), _mm_storeu_ps(o + 4, c1), _mm_storeu_ps(o + 8, c2), _mm_storeu_ps(o + 12, c3);
     }
 }
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+/* The affine case in NEON registers, as local_to_model_sse does it: the
+ * same products and sums in the same order (no fused multiply-adds), so
+ * the result is the scalar one bit for bit. */
+static void local_to_model_neon(const int16_t *parents, const sinew_transform *local, const sinew_mat4 *root,
+                                sinew_mat4 *model, int count)
+{
+    static const float identity[16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    float32x4_t c0 = vdupq_n_f32(0.0f), c1 = c0, c2 = c0, c3 = c0; /* the last joint's columns */
+    for (int j = 0; j < count; ++j) {
+        const sinew_transform *x = &local[j];
+        sinew_mat4 trs;
+        sinew__mat4_from_trs(&trs, x->translation, x->rotation, x->scale);
+        const float *m = trs.m;
+        int p = parents[j];
+        const sinew_mat4 *parent = p >= 0 ? &model[p] : root;
+        float32x4_t p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+        if (!parent || p < 0 || p != j - 1) {
+            const float *q = parent ? parent->m : identity;
+            p0 = vld1q_f32(q), p1 = vld1q_f32(q + 4), p2 = vld1q_f32(q + 8), p3 = vld1q_f32(q + 12);
+        }
+#define SINEW__COLUMN(a, b, c) \
+    vaddq_f32(vaddq_f32(vmulq_n_f32(p0, a), vmulq_n_f32(p1, b)), vmulq_n_f32(p2, c))
+        c0 = vsetq_lane_f32(0.0f, SINEW__COLUMN(m[0], m[1], m[2]), 3);
+        c1 = vsetq_lane_f32(0.0f, SINEW__COLUMN(m[4], m[5], m[6]), 3);
+        c2 = vsetq_lane_f32(0.0f, SINEW__COLUMN(m[8], m[9], m[10]), 3);
+        c3 = vsetq_lane_f32(1.0f, vaddq_f32(SINEW__COLUMN(m[12], m[13], m[14]), p3), 3);
+#undef SINEW__COLUMN
+        float *o = model[j].m;
+        vst1q_f32(o, c0), vst1q_f32(o + 4, c1), vst1q_f32(o + 8, c2), vst1q_f32(o + 12, c3);
+    }
+}
 #endif
 
 void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
@@ -61,6 +94,11 @@ void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transf
 #if defined(__SSE2__)
     if (affine) {
         local_to_model_sse(sk->parents, local, root, model, count);
+        return;
+    }
+#elif defined(__aarch64__)
+    if (affine) {
+        local_to_model_neon(sk->parents, local, root, model, count);
         return;
     }
 #endif

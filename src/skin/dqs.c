@@ -79,7 +79,7 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
     if (job->normal_mode == SINEW_NORMALS_FAST) uniform = true;
     if (job->normal_mode == SINEW_NORMALS_INVERSE_TRANSPOSE) uniform = false;
     const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_job_level(job));
-    if (kernels) {
+    if (kernels && kernels->dqs) {
         kernels->dqs(job, &st, rigid, uniform);
         return SINEW_OK;
     }

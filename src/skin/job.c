@@ -118,7 +118,7 @@ sinew_result sinew__skin_job_check(const sinew_skin_job *job, bool dqs, const ch
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "%s: vertices [%d, +%d) are outside the skin's %d vertices", who, job->first_vertex,
                            job->vertex_count, s->vertex_count);
-    if ((unsigned)job->simd > SINEW_SIMD_AVX512)
+    if ((unsigned)job->simd > SINEW_SIMD_NEON)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown simd level %d", who, (int)job->simd);
     if ((unsigned)job->normal_mode > SINEW_NORMALS_INVERSE_TRANSPOSE)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown normal_mode %d", who, (int)job->normal_mode);

@@ -20,7 +20,7 @@ sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,
                                "sinew_skin_palette: skin joint %d uses skeleton joint %d, model holds %d", j,
                                skin->joints[j], model_count);
     const sinew__skin_kernels *kernels = sinew__skin_kernels_for(sinew__skin_of(skin)->simd);
-    if (kernels && !left) {
+    if (kernels && kernels->palette && !left) {
         kernels->palette(skin, model, palette);
         sinew__ok(err);
         return SINEW_OK;

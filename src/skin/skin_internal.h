@@ -209,6 +209,37 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job);
  * palette (sinew_palette_is_conformal, once a call), else the job's. */
 sinew_normal_mode sinew__lbs_normal_mode(const sinew_skin_job *job, const sinew__job_streams *st);
 
+/* LBS of vertex v by its blended matrix m (3x4, column-major without the
+ * last row): the scalar reference's per-vertex work, which the NEON kernel
+ * shares after blending eight vertices' matrices at once. */
+static inline void sinew__lbs_vertex(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode,
+                                     int v, const float m[12])
+{
+    if (st->positions) {
+        sinew_vec3 q = sinew__mat3_apply(m, sinew__read_input(st->prepared_positions, st->slot, job->positions,
+                                                              st->ps, v));
+        float *o = sinew__out(job->out_positions, st->ops, v);
+        o[0] = q.x + m[9];
+        o[1] = q.y + m[10];
+        o[2] = q.z + m[11];
+    }
+    if (st->normals) {
+        sinew_vec3 nv = sinew__read_input(st->prepared_normals, st->slot, job->normals, st->ns, v);
+        nv = mode == SINEW_NORMALS_FAST ? sinew__mat3_apply(m, nv) : sinew__mat3_transform_normal(m, nv);
+        if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);
+        float *o = sinew__out(job->out_normals, st->ons, v);
+        o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
+    }
+    if (job->tangents) {
+        const float *p = sinew__in(job->tangents, st->ts, v);
+        float handedness = p[3];
+        sinew_vec3 t = sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2]));
+        if (!job->skip_renormalize) t = sinew__v3_normalize(t);
+        float *o = sinew__out(job->out_tangents, st->ots, v);
+        o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = handedness;
+    }
+}
+
 /* The kernels of one SIMD level: LBS (validated job, normal mode decided),
  * DQS (validated job; `rigid`: every stretch is the identity; `uniform`:
  * normals skip the stretch) and the palette (checked joints, no left
@@ -221,9 +252,12 @@ typedef struct sinew__skin_kernels {
 
 /* The kernels of a SIMD level (a sinew_simd), or NULL where the scalar
  * reference runs (skin/simd/dispatch.c: the only place that knows which
- * kernels were built). */
+ * kernels were built); a level's table may leave an entry NULL, the
+ * scalar reference then running that step. */
 const sinew__skin_kernels *sinew__skin_kernels_for(int level);
 
+/* The NEON kernel of sinew_skin_lbs (AArch64). */
+void sinew__skin_lbs_neon(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 /* The SIMD kernels of sinew_skin_lbs. */
 void sinew__skin_lbs_avx2(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);
 void sinew__skin_lbs_avx512(const sinew_skin_job *job, const sinew__job_streams *st, sinew_normal_mode mode);

@@ -12,6 +12,11 @@ const sinew__skin_kernels *sinew__skin_kernels_for(int level)
     if (level >= SINEW_SIMD_AVX512) return &avx512;
     if (level >= SINEW_SIMD_AVX2) return &avx2;
 #endif
+#if defined(__aarch64__)
+    /* the blend in NEON; DQS and the palette by the scalar reference */
+    static const sinew__skin_kernels neon = {sinew__skin_lbs_neon, NULL, NULL};
+    if (level == SINEW_SIMD_NEON) return &neon;
+#endif
     (void)level;
     return NULL;
 }
