@@ -250,6 +250,57 @@ static void test_frames(void)
     sinew_asset_free(demo);
 }
 
+/* Streams a compromised child could write that the loaders never make:
+ * each refused by name. */
+static void test_frames_checks(void)
+{
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){2, (const int[]){-1, 0}, NULL, NULL}, NULL,
+                                               NULL, NULL);
+    CHECK(sk != NULL, "a skeleton");
+    if (!sk) return;
+    float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, NAN}, deltas[9] = {0};
+    uint32_t indices[3] = {0, 1, 2};
+    int node_joints[2] = {0, 1};
+    sinew_morph morph = {3, 1, deltas, NULL, NULL};
+    struct {
+        const char *what;
+        sinew_result result;
+        const char *needle;
+    } cases[] = {{"a NaN position", SINEW_ERROR_NOT_FINITE, "positions hold a NaN"},
+                 {"morph targets without weights", SINEW_ERROR_PARSE, "without default weights"},
+                 {"nodes without their map", SINEW_ERROR_PARSE, "2 nodes without their joints"}};
+    for (int c = 0; c < 3; ++c) {
+        sinew_mesh mesh = {.name = "m", .vertex_count = 3, .positions = positions, .index_count = 3,
+                           .indices = indices, .joint = 0, .source_node = -1, .source_mesh = -1,
+                           .source_primitive = -1};
+        if (c != 0) positions[8] = 0.0f;
+        if (c == 1) mesh.morph = &morph;
+        sinew_asset fake = {.name = "", .skeleton = sk, .node_count = 2, .node_joints = c == 2 ? NULL : node_joints,
+                            .mesh_count = 1, .meshes = &mesh};
+        sinew__frames f = {0};
+        sinew__frames_asset(&f, &fake);
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(sinew__frames_read(f.bytes, f.size, NULL, back, &err) != SINEW_OK, "%s refused", cases[c].what);
+        CHECK_ERROR(err, cases[c].result, cases[c].needle);
+        sinew_asset_free(back);
+        free(f.bytes);
+    }
+    /* a stream of nothing but its end */
+    sinew__frames f = {0};
+    sinew__frames_error(&f, SINEW_OK, "");
+    f.size = 0;
+    uint32_t end[2] = {SINEW__FRAME_END, 0};
+    sinew_asset *back = sinew__asset_new("", NULL);
+    sinew_error err = {0};
+    CHECK(sinew__frames_read((const unsigned char *)end, sizeof end, NULL, back, &err) == SINEW_ERROR_PARSE,
+          "an end alone refused");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "it holds no skeleton");
+    sinew_asset_free(back);
+    free(f.bytes);
+    sinew_skeleton_free(sk);
+}
+
 int main(void)
 {
     snprintf(dir, sizeof dir, "/tmp/sinew-hostile-XXXXXX");
@@ -260,6 +311,7 @@ int main(void)
     test_not_files();
     test_symlink_out();
     test_frames();
+    test_frames_checks();
 #ifdef SINEW_HAVE_ASSIMP
     test_formats();
     test_limits();

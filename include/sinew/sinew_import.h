@@ -94,15 +94,17 @@ typedef struct sinew_load_options {
     const char *assimp_formats;
     /* Assimp runs in a child process (on POSIX systems; Windows has no
      * fork, and there it runs in this process), under limits: its address
-     * space the load's max_memory (without one, 16 times the file) plus
-     * 512 MiB for the program, its CPU time and wall time
-     * assimp_timeout_ms (0: 10 s), no core file. Whatever the file does to
+     * space what this process holds plus the load's max_memory (without
+     * one, 16 times the file) plus 256 MiB for the importer, its CPU time
+     * and wall time assimp_timeout_ms (0: 10 s; at most a day), no core
+     * file, and it reads no file but the one given. Whatever the file does to
      * Assimp (a crash, an abort, an endless loop, runaway allocation) ends
      * the child, not the caller, and the load fails with a sentence naming
      * the importer and what happened; the child's result crosses back as
-     * data this process checks before use. The child costs a fork and a
-     * copy of the converted scene. Set this for files you trust, to run
-     * Assimp in this process. */
+     * data this process checks before use. It is a wall against crashes
+     * and runaway imports, not a sandbox against code running in the
+     * child. The child costs a fork and a copy of the converted scene.
+     * Set this for files you trust, to run Assimp in this process. */
     bool assimp_in_process;
     unsigned assimp_timeout_ms;
 } sinew_load_options;

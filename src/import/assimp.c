@@ -17,11 +17,14 @@
  * use, and every count bounds what is allocated. */
 #include "import_internal.h"
 
+#include <assimp/cfileio.h>
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #define FAIL(b, result, ...) sinew__fail((b)->err, (result), __VA_ARGS__)
 
@@ -636,18 +639,76 @@ sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_opti
     return r;
 }
 
-/* Read from memory, Assimp names what it would name after the file (an
- * OBJ's root node) "$$$___magic___$$$.<extension>": the file's name
- * instead, as a read from the file gives. */
-static void name_after_file(const struct aiScene *scene, const char *file_name)
+/* The one file Assimp may open: the bytes in memory, under the name it is
+ * read by (whose extension picks the importer). Any other name it asks
+ * for (an OBJ's material library, an external texture or buffer) is
+ * refused: the import reads nothing but the file it was given. */
+typedef struct memory_file {
+    const char *name;
+    const unsigned char *data;
+    size_t size;
+} memory_file;
+
+typedef struct open_file {
+    const memory_file *file;
+    size_t at;
+} open_file;
+
+static size_t file_read(struct aiFile *f, char *out, size_t size, size_t count)
 {
-    struct aiNode *root = scene->mRootNode;
-    if (!root || strncmp(root->mName.data, "$$$___magic___$$$", 17) != 0) return;
-    size_t n = strlen(file_name ? file_name : "");
-    if (n >= sizeof root->mName.data) n = sizeof root->mName.data - 1;
-    memcpy(root->mName.data, file_name ? file_name : "", n);
-    root->mName.data[n] = '\0';
-    root->mName.length = (ai_uint32)n;
+    open_file *o = (open_file *)f->UserData;
+    size_t left = o->file->size - o->at;
+    if (size == 0 || count == 0) return 0;
+    size_t n = count < left / size ? count : left / size;
+    memcpy(out, o->file->data + o->at, n * size);
+    o->at += n * size;
+    return n;
+}
+
+static size_t file_write(struct aiFile *f, const char *in, size_t size, size_t count)
+{
+    (void)f, (void)in, (void)size, (void)count;
+    return 0;
+}
+
+static size_t file_tell(struct aiFile *f) { return ((open_file *)f->UserData)->at; }
+
+static size_t file_size(struct aiFile *f) { return ((open_file *)f->UserData)->file->size; }
+
+static enum aiReturn file_seek(struct aiFile *f, size_t offset, enum aiOrigin origin)
+{
+    open_file *o = (open_file *)f->UserData;
+    size_t base = origin == aiOrigin_SET ? 0 : origin == aiOrigin_CUR ? o->at : o->file->size;
+    if (origin != aiOrigin_SET && origin != aiOrigin_CUR && origin != aiOrigin_END) return aiReturn_FAILURE;
+    if (offset > o->file->size - base) return aiReturn_FAILURE;
+    o->at = base + offset;
+    return aiReturn_SUCCESS;
+}
+
+static void file_flush(struct aiFile *f) { (void)f; }
+
+static struct aiFile *file_open(struct aiFileIO *io, const char *name, const char *mode)
+{
+    const memory_file *m = (const memory_file *)io->UserData;
+    const char *slash = strrchr(name, '/');
+    const char *base = slash ? slash + 1 : name;
+    if (strchr(mode, 'w') || strchr(mode, 'a') || (strcmp(name, m->name) != 0 && strcmp(base, m->name) != 0))
+        return NULL;
+    struct aiFile *f = malloc(sizeof *f);
+    open_file *o = malloc(sizeof *o);
+    if (!f || !o) {
+        free(f), free(o);
+        return NULL;
+    }
+    *o = (open_file){m, 0};
+    *f = (struct aiFile){file_read, file_write, file_tell, file_size, file_seek, file_flush, (aiUserData)o};
+    return f;
+}
+
+static void file_close(struct aiFileIO *io, struct aiFile *f)
+{
+    (void)io;
+    if (f) free(f->UserData), free(f);
 }
 
 sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
@@ -661,10 +722,19 @@ sinew_result sinew__assimp_read(const void *data, size_t size, const char *exten
     aiSetImportPropertyInteger(props, AI_CONFIG_IMPORT_NO_SKELETON_MESHES, 1);
     unsigned flags = aiProcess_Triangulate | aiProcess_GenSmoothNormals;
     if (options && options->weld_vertices) flags |= aiProcess_JoinIdenticalVertices;
-    /* from memory, with the format's extension as the hint: only that
-     * importer reads the bytes, and none reads other files beside them */
-    const struct aiScene *scene =
-        aiImportFileFromMemoryWithProperties(data, (unsigned)size, flags, extension ? extension : "", props);
+    /* the bytes under the file's name, ending in the format's extension so
+     * that only that importer reads them (none: Assimp guesses by the
+     * bytes), and no other file readable beside them */
+    char name[300];
+    const char *given = file_name && *file_name ? file_name : "memory";
+    size_t length = strlen(given), e = extension ? strlen(extension) : 0;
+    bool ends = e && length > e && given[length - e - 1] == '.';
+    for (size_t i = 0; ends && i < e; ++i)
+        ends = tolower((unsigned char)given[length - e + i]) == tolower((unsigned char)extension[i]);
+    snprintf(name, sizeof name, "%.200s%s%s", given, ends || !e ? "" : ".", ends ? "" : extension ? extension : "");
+    memory_file file = {name, data, size};
+    struct aiFileIO io = {file_open, file_close, (aiUserData)&file};
+    const struct aiScene *scene = aiImportFileExWithProperties(name, flags, &io, props);
     aiReleasePropertyStore(props);
     if (!scene) {
         /* Assimp's sentence may quote the file's bytes: printable ASCII kept */
@@ -675,7 +745,6 @@ sinew_result sinew__assimp_read(const void *data, size_t size, const char *exten
         text[n] = '\0';
         return sinew__fail(err, SINEW_ERROR_PARSE, "Assimp cannot read it: %s", n ? text : "unknown format");
     }
-    name_after_file(scene, file_name);
     sinew_result r = sinew__assimp_convert(scene, &options->base, asset, err);
     aiReleaseImport(scene);
     int colored = 0;

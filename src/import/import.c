@@ -145,7 +145,9 @@ bool sinew__path_inside(const char *dir, const char *file)
     bool inside = true;
     if (real_dir && real_file) {
         size_t n = strlen(real_dir);
-        inside = strncmp(real_file, real_dir, n) == 0 && (real_file[n] == '/' || (n == 1 && real_dir[0] == '/'));
+        /* the folder itself counts as inside: reading it then says it is one */
+        inside = strncmp(real_file, real_dir, n) == 0 &&
+                 (real_file[n] == '/' || real_file[n] == '\0' || (n == 1 && real_dir[0] == '/'));
     }
     free(real_dir), free(real_file);
     return inside;

@@ -17,6 +17,7 @@
 
 #include "wall.h"
 
+#include <assimp/cimport.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <sys/resource.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -62,7 +67,9 @@ static bool contains(const uint8_t *d, size_t size, const char *needle)
 /* FBX (binary or ASCII), Collada or BVH, by the bytes alone. */
 static bool known_format(const uint8_t *d, size_t size, format *out)
 {
-    size_t head = size < 4096 ? size : 4096;
+    /* an XML prolog, comments or a DOCTYPE may come before Collada's root,
+     * and a long comment before ASCII FBX's header: the first 64 KiB */
+    size_t head = size < 65536 ? size : 65536;
     size_t i = 0;
     while (i < head && isspace(d[i])) ++i;
     if (size >= 18 && memcmp(d, "Kaydara FBX Binary", 18) == 0) {
@@ -111,7 +118,13 @@ static void extension_of(const char *path, char out[16])
     const char *slash = path ? strrchr(path, '/') : NULL, *dot = path ? strrchr(path, '.') : NULL;
     if (!dot || (slash && dot < slash) || strlen(dot + 1) >= 16) return;
     size_t i = 0;
-    for (const char *p = dot + 1; *p; ++p) out[i++] = (char)tolower((unsigned char)*p);
+    for (const char *p = dot + 1; *p; ++p) {
+        if (!isalnum((unsigned char)*p)) { /* no extension Assimp knows: none */
+            out[0] = '\0';
+            return;
+        }
+        out[i++] = (char)tolower((unsigned char)*p);
+    }
     out[i] = '\0';
 }
 
@@ -122,7 +135,10 @@ static sinew_result choose_format(const uint8_t *d, size_t size, const char *pat
     if (known_format(d, size, out)) return SINEW_OK;
     char extension[16];
     extension_of(path, extension);
-    if (allowed(allow, extension) || (allowed(allow, "*") && !path)) {
+    if (*extension && allowed(allow, extension) && !aiIsExtensionSupported(extension))
+        return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "not glTF, FBX, Collada or BVH by its content, and Assimp "
+                           "reads no .%.15s files", extension);
+    if (allowed(allow, extension) || allowed(allow, "*")) {
         /* Assimp picks the importer by this extension (none: by the bytes) */
         memcpy(out->extension, extension, sizeof extension);
         snprintf(out->name, sizeof out->name, "%s", *extension ? extension : "Assimp");
@@ -145,9 +161,30 @@ static sinew_result choose_format(const uint8_t *d, size_t size, const char *pat
 
 #if SINEW__WALL
 
-/* Defaults: a minute of CPU time would be a hang for any file a character
- * pipeline loads in a few seconds. */
-enum { DEFAULT_TIMEOUT_MS = 10000, BASE_ADDRESS_SPACE = 512 << 20 };
+/* Defaults: more than ten seconds would be a hang for any file a character
+ * pipeline loads; a day is the longest a caller may ask for. Room for
+ * Assimp's code and stacks beside the load's budget. */
+enum { DEFAULT_TIMEOUT_MS = 10000, LONGEST_TIMEOUT_MS = 86400000, ROOM = 256 << 20 };
+
+#if !defined(SINEW__UNLIMITED_ADDRESS_SPACE)
+/* The address space this process holds now (its size, not what is
+ * resident), 0 where the system does not say. */
+static size_t address_space_now(void)
+{
+#if defined(__linux__)
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long pages = 0;
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        fclose(f);
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && pages < SIZE_MAX / (size_t)page ? pages * (size_t)page : 0;
+#else
+    return 0;
+#endif
+}
+#endif
 
 /* The child's logger: each warning becomes a frame. */
 static void log_to_frames(void *user, sinew_log_level level, const char *message)
@@ -170,23 +207,48 @@ static void write_all(int fd, const unsigned char *p, size_t n)
  * returns; exits without running the parent's exit handlers or flushing
  * the parent's stdio buffers, which it shares. */
 static void child(int fd, const void *data, size_t size, const format *f, const char *file_name,
-                  const sinew_load_options *options, size_t address_space, unsigned cpu_seconds)
+                  const sinew_load_options *options, size_t budget, unsigned cpu_seconds)
 {
-    /* a crash ends the child by its signal, not through the handlers of
-     * the program that forked it (a crash reporter, a sanitizer, a fuzzer) */
-    static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGPIPE};
+#if defined(__linux__)
+    /* ends with the process that forked it */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+#endif
+    /* no signal blocked, no handler of the program that forked it: a crash
+     * or a limit ends the child by its signal (not through a crash
+     * reporter, a sanitizer or a fuzzer), an interrupt as by default */
+    static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGXCPU, SIGPIPE,
+                                SIGINT, SIGTERM, SIGHUP, SIGQUIT};
     for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; ++i) signal(fatal[i], SIG_DFL);
-    /* Assimp's own messages must not mix into the parent's output */
+    sigset_t none_blocked;
+    sigemptyset(&none_blocked);
+    sigprocmask(SIG_SETMASK, &none_blocked, NULL);
+    /* standard streams to /dev/null (Assimp's own messages must not mix
+     * into the caller's output), the pipe as fd 3, nothing else open */
     int null = open("/dev/null", O_RDWR);
-    if (null >= 0) dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO), dup2(null, STDOUT_FILENO), dup2(null, STDERR_FILENO);
+        if (null > STDERR_FILENO && null != fd) close(null);
+    }
+    if (fd != 3) {
+        dup2(fd, 3);
+        fd = 3;
+    }
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    if (close_range(4, ~0U, 0) != 0)
+#endif
+        for (int other = 4; other < 1024; ++other) close(other);
     struct rlimit none = {0, 0}, cpu = {cpu_seconds, cpu_seconds + 1};
     setrlimit(RLIMIT_CORE, &none);
     setrlimit(RLIMIT_CPU, &cpu);
 #if !defined(SINEW__UNLIMITED_ADDRESS_SPACE)
-    struct rlimit as = {address_space, address_space};
+    /* what the process holds already (the caller's own memory), then the
+     * budget and room for the importer's code */
+    size_t now = address_space_now(), limit = SIZE_MAX / 2;
+    if (budget < SIZE_MAX / 4 && now < SIZE_MAX / 4) limit = now + budget + ROOM;
+    struct rlimit as = {limit, limit};
     setrlimit(RLIMIT_AS, &as);
 #else
-    (void)address_space;
+    (void)budget;
 #endif
     sinew__frames frames = {0};
     sinew_load_options o = *options;
@@ -241,21 +303,26 @@ static const char *signal_name(int sig)
     }
 }
 
-/* Waits for the child to end; kills it first when it outlives `deadline`
- * seconds after `start`. */
-static int reap(pid_t pid, const struct timespec *start, double deadline, bool *killed)
+/* How the child ended: its wait status, or none where it was reaped
+ * elsewhere (a program that ignores SIGCHLD). */
+typedef struct ending {
+    bool seen;
+    int status;
+} ending;
+
+/* The child's ending if it has ended (without waiting), else seen false. */
+static ending ended(pid_t pid, bool *gone)
 {
-    int status = 0;
+    ending e = {false, 0};
     for (;;) {
-        pid_t w = waitpid(pid, &status, WNOHANG);
-        if (w == pid) return status;
-        if (w < 0 && errno != EINTR) return 0;
-        if (!*killed && seconds_since(start) > deadline) {
-            kill(pid, SIGKILL);
-            *killed = true;
+        pid_t w = waitpid(pid, &e.status, WNOHANG);
+        if (w == pid) {
+            e.seen = *gone = true;
+            return e;
         }
-        struct timespec nap = {0, 50000}; /* the child is exiting: its pipe is closed */
-        nanosleep(&nap, NULL);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) *gone = true; /* ECHILD: reaped by someone else */
+        return e;
     }
 }
 
@@ -263,14 +330,21 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
                            const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
     sinew_allocator alloc = sinew__allocator(&options->base);
-    unsigned timeout_ms = options->assimp_timeout_ms ? options->assimp_timeout_ms : DEFAULT_TIMEOUT_MS;
-    unsigned cpu_seconds = (timeout_ms + 999) / 1000;
-    /* the load's own budget, and room for the program and Assimp's code */
+    unsigned long long timeout_ms = options->assimp_timeout_ms ? options->assimp_timeout_ms : DEFAULT_TIMEOUT_MS;
+    if (timeout_ms > LONGEST_TIMEOUT_MS) timeout_ms = LONGEST_TIMEOUT_MS;
+    unsigned cpu_seconds = (unsigned)((timeout_ms + 999) / 1000);
+    double timeout = (double)timeout_ms / 1000.0;
+    /* the load's own budget (without one, 16 times the file) */
     size_t budget = options->max_memory ? options->max_memory
                                         : (size > (SIZE_MAX / 4) / 16 ? SIZE_MAX / 4 : 16 * size);
-    size_t address_space = budget > SIZE_MAX / 2 - BASE_ADDRESS_SPACE ? SIZE_MAX / 2 : BASE_ADDRESS_SPACE + budget;
     int fds[2];
-    if (pipe(fds) != 0)
+#if defined(__linux__)
+    int made = pipe2(fds, O_CLOEXEC);
+#else
+    int made = pipe(fds);
+    if (made == 0) fcntl(fds[0], F_SETFD, FD_CLOEXEC), fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+#endif
+    if (made != 0)
         return sinew__fail(err, SINEW_ERROR_IO, "cannot make a pipe for the %s importer: %s", f->name,
                            strerror(errno));
     struct timespec start;
@@ -283,64 +357,93 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], data, size, f, file_name, options, address_space, cpu_seconds);
+        child(fds[1], data, size, f, file_name, options, budget, cpu_seconds);
     }
     close(fds[1]);
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
 #if defined(F_SETPIPE_SZ)
     fcntl(fds[0], F_SETPIPE_SZ, 1 << 20); /* fewer turns between the two processes */
 #endif
-    /* read everything the child sends, within the time and the budget */
+    /* everything the child sends, within the time and the budget; in
+     * slices, so that a child that has ended is noticed even where another
+     * process holds the pipe's other end */
     unsigned char *bytes = NULL;
     size_t got = 0, capacity = 0;
-    bool killed = false, over_budget = false, timed_out = false, read_failed = false;
-    for (;;) {
-        double left = (double)timeout_ms / 1000.0 - seconds_since(&start);
+    bool over_budget = false, timed_out = false, read_failed = false, gone = false, eof = false;
+    ending end = {false, 0};
+    while (!eof) {
+        double left = timeout - seconds_since(&start);
         if (left <= 0.0) {
             timed_out = true;
             break;
         }
         struct pollfd p = {fds[0], POLLIN, 0};
-        int ready = poll(&p, 1, (int)(left * 1000.0) + 1);
-        if (ready < 0 && errno == EINTR) continue;
-        if (ready <= 0) continue;
-        if (got == capacity) {
-            size_t bigger = capacity ? capacity * 2 : 65536;
-            unsigned char *grown = sinew__alloc(&alloc, bigger);
-            if (!grown) {
-                over_budget = true;
-                break;
-            }
-            if (got) memcpy(grown, bytes, got);
-            sinew__free(&alloc, bytes);
-            bytes = grown, capacity = bigger;
-        }
-        ssize_t n = read(fds[0], bytes + got, capacity - got);
-        if (n > 0) {
-            got += (size_t)n;
-        } else if (n == 0) {
-            break;
-        } else if (errno != EINTR && errno != EAGAIN) {
+        int slice = left > 0.05 ? 50 : (int)(left * 1000.0) + 1;
+        int ready = poll(&p, 1, slice);
+        if (ready < 0 && errno != EINTR) {
             read_failed = true;
             break;
         }
+        if (ready <= 0) {
+            if (!gone) end = ended(pid, &gone);
+            if (!gone) continue;
+        }
+        /* read what is there (all of it once the child is gone) */
+        for (;;) {
+            if (got == capacity) {
+                size_t bigger = capacity ? capacity * 2 : 65536;
+                unsigned char *grown = sinew__alloc(&alloc, bigger);
+                if (!grown) {
+                    over_budget = true;
+                    break;
+                }
+                if (got) memcpy(grown, bytes, got);
+                sinew__free(&alloc, bytes);
+                bytes = grown, capacity = bigger;
+            }
+            ssize_t n = read(fds[0], bytes + got, capacity - got);
+            if (n > 0) {
+                got += (size_t)n;
+                continue;
+            }
+            if (n == 0) eof = true;
+            else if (errno == EINTR) continue;
+            else if (errno != EAGAIN) read_failed = true;
+            break;
+        }
+        if (over_budget || read_failed || (gone && !eof)) break;
     }
     close(fds[0]);
-    if (timed_out || over_budget || read_failed) {
+    bool killed = false;
+    if (!gone && (timed_out || over_budget || read_failed)) {
         kill(pid, SIGKILL);
         killed = true;
     }
-    int status = reap(pid, &start, (double)timeout_ms / 1000.0 + 1.0, &killed);
+    /* the child has closed its pipe or been killed: it ends at once */
+    while (!gone) {
+        end = ended(pid, &gone);
+        if (gone) break;
+        if (!killed && seconds_since(&start) > timeout + 1.0) {
+            kill(pid, SIGKILL);
+            killed = timed_out = true;
+        }
+        struct timespec nap = {0, 200000};
+        nanosleep(&nap, NULL);
+    }
     double took = seconds_since(&start);
+    int status = end.status;
     sinew_result r;
-    if (timed_out || (killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL && !over_budget && !read_failed)) {
+    if (timed_out) {
         r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer did not finish within %.1f s (stopped; "
-                        "sinew_load_options.assimp_timeout_ms sets the limit)", f->name, timeout_ms / 1000.0);
+                        "sinew_load_options.assimp_timeout_ms sets the limit)", f->name, timeout);
     } else if (over_budget) {
         r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "the %s importer's output exceeds the load's memory limit",
                         f->name);
     } else if (read_failed) {
         r = sinew__fail(err, SINEW_ERROR_IO, "reading the %s importer's output failed", f->name);
+    } else if (!end.seen) {
+        r = sinew__fail(err, SINEW_ERROR_IO, "the %s importer's process ended unseen (is SIGCHLD ignored?)",
+                        f->name);
     } else if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *name = signal_name(sig);
@@ -351,7 +454,9 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
                             "%.1f s", f->name, cpu_seconds, took);
         else
             r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer crashed (%s%s) after %.1f s", f->name, name,
-                            sig == SIGABRT ? ": an assertion, an uncaught exception or its memory limit" : "", took);
+                            sig == SIGABRT ? ": an assertion, an uncaught exception or its memory limit"
+                            : sig == SIGKILL ? ": killed from outside, or by the system short of memory" : "",
+                            took);
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer exited with status %d after %.1f s", f->name,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1, took);

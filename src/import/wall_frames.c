@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* A transform is written and read as its ten floats */
+_Static_assert(sizeof(sinew_transform) == 10 * sizeof(float), "sinew_transform is ten packed floats");
+
 /* ---- writing (the child) ------------------------------------------------ */
 
 static void put(sinew__frames *f, const void *data, size_t n)
@@ -92,7 +95,7 @@ static void put_skeleton(sinew__frames *f, const sinew_asset *a)
     put_i32(f, sk->joint_count);
     for (int j = 0; j < sk->joint_count; ++j) {
         put_i32(f, sk->parents[j]);
-        put_floats(f, &sk->rest_pose[j].translation.x, 10);
+        put_floats(f, &sk->rest_pose[j].translation.x, sizeof(sinew_transform) / sizeof(float));
         put_string(f, sk->names[j]);
     }
     put_u8(f, a->joint_sources != NULL);
@@ -287,6 +290,18 @@ static void *get_array(reader *r, size_t n, size_t each)
     return out;
 }
 
+/* n floats into the asset, every one finite (as the loaders hold them), or
+ * NULL; `what` names them in the error. */
+static float *get_finite(reader *r, size_t n, const char *what)
+{
+    float *v = get_array(r, n, sizeof(float));
+    if (v && !sinew__finite_n(v, n)) {
+        refuse(r, SINEW_ERROR_NOT_FINITE, "its %s hold a NaN or an infinity", what);
+        return NULL;
+    }
+    return v;
+}
+
 /* A string into the asset, NUL-terminated; one holding a NUL is refused. */
 static const char *get_string(reader *r)
 {
@@ -339,6 +354,8 @@ static void read_skeleton(reader *r, const sinew_options *options)
     if (get_u8(r)) sources = get_array(r, (size_t)n, sizeof *sources);
     int nodes = get_count(r, "the node count", 0, INT32_MAX, 0);
     if (get_u8(r)) node_joints = get_array(r, (size_t)nodes, sizeof *node_joints);
+    /* a file's nodes come with their map to the joints, as every loader gives it */
+    if (!r->bad && nodes > 0 && !node_joints) refuse(r, SINEW_ERROR_PARSE, "%d nodes without their joints", nodes);
     for (int j = 0; sources && !r->bad && j < n; ++j)
         if (sources[j] < -1 || sources[j] >= nodes)
             refuse(r, SINEW_ERROR_BAD_REFERENCE, "joint %d comes from node %d, not one of the file's %d", j,
@@ -475,11 +492,15 @@ static void read_morph(reader *r, sinew_mesh *m, bool weights)
     /* vertex_count is below INT32_MAX / 16 and targets at most 1024 */
     size_t n = nv * (size_t)targets;
     mo->vertex_count = m->vertex_count, mo->target_count = targets;
-    if (which & MORPH_POSITIONS) mo->positions = get_array(r, 3 * n, sizeof(float));
-    if (which & MORPH_NORMALS) mo->normals = get_array(r, 3 * n, sizeof(float));
-    if (which & MORPH_TANGENTS) mo->tangents = get_array(r, 3 * n, sizeof(float));
-    if (weights) m->morph_weights = get_array(r, (size_t)targets, sizeof(float));
-    m->morph = mo;
+    if (!weights) {
+        refuse(r, SINEW_ERROR_PARSE, "its %d morph targets come without default weights", targets);
+        return;
+    }
+    if (which & MORPH_POSITIONS) mo->positions = get_finite(r, 3 * n, "morph position deltas");
+    if (which & MORPH_NORMALS) mo->normals = get_finite(r, 3 * n, "morph normal deltas");
+    if (which & MORPH_TANGENTS) mo->tangents = get_finite(r, 3 * n, "morph tangent deltas");
+    m->morph_weights = get_finite(r, (size_t)targets, "default morph weights");
+    if (!r->bad) m->morph = mo;
 }
 
 static void read_mesh(reader *r, sinew_mesh *m, const sinew_options *options)
@@ -493,17 +514,21 @@ static void read_mesh(reader *r, sinew_mesh *m, const sinew_options *options)
     size_t nv = (size_t)v;
     m->vertex_count = v;
     m->joint = m->source_node = m->source_mesh = m->source_primitive = -1;
-    m->positions = get_array(r, 3 * nv, sizeof(float));
-    if (flags & HAS_NORMALS) m->normals = get_array(r, 3 * nv, sizeof(float));
-    if (flags & HAS_TANGENTS) m->tangents = get_array(r, 4 * nv, sizeof(float));
+    if ((flags & HAS_TANGENTS) && !(flags & HAS_NORMALS)) {
+        refuse(r, SINEW_ERROR_PARSE, "tangents without normals");
+        return;
+    }
+    m->positions = get_finite(r, 3 * nv, "positions");
+    if (flags & HAS_NORMALS) m->normals = get_finite(r, 3 * nv, "normals");
+    if (flags & HAS_TANGENTS) m->tangents = get_finite(r, 4 * nv, "tangents");
     int sets = get_count(r, "the texture coordinate set count", 0, 64, 8 * nv);
     if (sets) {
         const float **list = sinew__asset_alloc(r->asset, (size_t)sets, sizeof *list);
         if (!list) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int t = 0; t < sets && !r->bad; ++t) list[t] = get_array(r, 2 * nv, sizeof(float));
+        for (int t = 0; t < sets && !r->bad; ++t) list[t] = get_finite(r, 2 * nv, "texture coordinates");
         m->texcoords = list, m->texcoord_count = r->bad ? 0 : sets;
     }
-    if (flags & HAS_COLORS) m->colors = get_array(r, 4 * nv, sizeof(float));
+    if (flags & HAS_COLORS) m->colors = get_finite(r, 4 * nv, "colors");
     int indices = get_count(r, "the index count", 0, INT32_MAX, 4);
     uint32_t *list = get_array(r, (size_t)indices, sizeof(uint32_t));
     if (!r->bad && indices % 3) refuse(r, SINEW_ERROR_PARSE, "%d indices are not whole triangles", indices);
@@ -524,6 +549,9 @@ static void read_mesh(reader *r, sinew_mesh *m, const sinew_options *options)
     if ((flags & HAS_MORPH) && !r->bad) read_morph(r, m, (flags & HAS_MORPH_WEIGHTS) != 0);
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the mesh", r->left);
 }
+
+/* The most warnings of one import passed on to the caller's logger. */
+enum { MAX_WARNINGS = 200 };
 
 /* Forwards a child's warning to the caller's logger. */
 static void forward_warning(reader *r, const sinew_options *options)
@@ -566,7 +594,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
     sinew_allocator scratch = sinew__allocator(base);
     /* first the frames' headers: warnings forwarded, an error taken, the
      * rest counted and their order checked */
-    int clips = 0, meshes = 0, skeletons = 0, ends = 0;
+    int clips = 0, meshes = 0, skeletons = 0, ends = 0, warnings = 0;
     for (size_t at = 0; at < size;) {
         uint32_t head[2];
         if (ends)
@@ -582,14 +610,18 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
                                head[1]);
         reader r = {bytes + at + sizeof head, head[1], false, err, "a warning", scratch, asset};
         switch (head[0]) {
-        case SINEW__FRAME_WARNING: forward_warning(&r, base); break;
+        case SINEW__FRAME_WARNING:
+            /* a flood of them is cut short, and counted */
+            if (++warnings <= MAX_WARNINGS) forward_warning(&r, base);
+            break;
         case SINEW__FRAME_ERROR: return child_error(&r);
         case SINEW__FRAME_SKELETON: ++skeletons; break;
         case SINEW__FRAME_CLIP:
         case SINEW__FRAME_MESH:
             if (skeletons != 1)
                 return sinew__fail(err, SINEW_ERROR_PARSE,
-                                   "the importer's output: a clip or mesh at byte %zu comes before the skeleton", at);
+                                   "the importer's output: a clip or mesh at byte %zu %s", at,
+                                   skeletons ? "follows a second skeleton" : "comes before the skeleton");
             clips += head[0] == SINEW__FRAME_CLIP, meshes += head[0] == SINEW__FRAME_MESH;
             break;
         case SINEW__FRAME_END: ++ends; break;
@@ -599,9 +631,12 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
         }
         at += sizeof head + head[1];
     }
+    if (warnings > MAX_WARNINGS) sinew__warn(base, "%d more warnings of the importer not shown", warnings - MAX_WARNINGS);
     if (skeletons != 1 || !ends)
         return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: %s",
-                           !ends ? "it ends before its last frame" : "it holds more than one skeleton");
+                           !ends             ? "it ends before its last frame"
+                           : skeletons == 0 ? "it holds no skeleton"
+                                            : "it holds more than one skeleton");
     sinew_clip **clip_list = clips ? sinew__asset_alloc(asset, (size_t)clips, sizeof *clip_list) : NULL;
     sinew_mesh *mesh_list = meshes ? sinew__asset_alloc(asset, (size_t)meshes, sizeof *mesh_list) : NULL;
     if ((clips && !clip_list) || (meshes && !mesh_list))
