@@ -31,34 +31,35 @@ typedef struct bake_args {
 
 static int parse_args(int argc, char **argv, bake_args *a)
 {
-    for (int i = 0; i < argc; ++i) {
-        const char *arg = argv[i], *v;
-        bool missing = false;
-        int taken = cli_source_arg("bake", argc, argv, &i, &a->source);
-        if (taken == 0) taken = cli_layer_arg("bake", argc, argv, &i, &a->layer);
-        if (taken < 0) return -taken;
-        if (taken) continue;
-        if (strcmp(arg, "--loop") == 0) {
+    cli_args p = cli_args_begin("bake", argc, argv);
+    for (const char *v; cli_next(&p);) {
+        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
+        if (cli_flag(&p, "--loop")) {
             a->loop = true;
-        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
-            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return cli_usage_error("bake", "--up is y or z", v);
-            a->up = v[0];
-        } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
+        } else if ((v = cli_value(&p, "--up"))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0)
+                cli_bad_value(&p, "--up", v, "is not an axis: y or z");
+            else
+                a->up = v[0];
+        } else if ((v = cli_value(&p, "--json"))) {
             a->json = v;
-        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (!cli_parse_method(v, &a->method)) return cli_usage_error("bake", "--method is lbs or dqs", v);
-        } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
-            if (a->times) return cli_usage_error("bake", "--times given twice", NULL);
-            if (!cli_parse_times(v, &a->times, &a->time_count))
-                return cli_usage_error("bake", "--times wants numbers separated by commas", v);
-        } else if (missing) {
-            return cli_usage_error("bake", "missing the value of", arg);
+        } else if ((v = cli_value(&p, "--method"))) {
+            if (!cli_parse_method(v, &a->method)) cli_bad_value(&p, "--method", v, "is not a method: lbs or dqs");
+        } else if ((v = cli_value(&p, "--times"))) {
+            if (a->times)
+                cli_usage(&p, "--times given twice (one list: --times T1,T2,...)");
+            else
+                cli_times_arg(&p, "--times", v, &a->times, &a->time_count);
         } else {
-            return cli_usage_error("bake", "unknown option", arg);
+            cli_unknown(&p);
         }
     }
-    if (!a->times) return cli_usage_error("bake", "--times T1,T2,... is required", NULL);
-    return EXIT_OK;
+    if (p.status == EXIT_OK && !a->times) cli_usage(&p, "--times T1,T2,... is required");
+    if (p.status != EXIT_OK) {
+        free(a->times);
+        a->times = NULL;
+    }
+    return p.status;
 }
 
 /* A float that reads back as the same float32; JSON has no NaN, so a

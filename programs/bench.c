@@ -46,8 +46,6 @@ enum { BATCHES = 15, SEEKS = 1024 };
 /* translation in the character's units, rotation in radians, scale: far
  * below what shows (the pab rig is in centimetres: 10 micrometres) */
 static const sinew_clip_tolerance OPTIMIZE_TOLERANCE = {1e-3f, 1e-5f, 1e-5f};
-#define BENCH_STR_(x) #x
-#define BENCH_STR(x) BENCH_STR_(x)
 
 typedef struct bench_args {
     cli_source source;
@@ -414,32 +412,28 @@ static int parse_args(int argc, char **argv, bench_args *a)
 {
     a->threads = 1;
     a->copies = 1;
-    for (int i = 0; i < argc; ++i) {
-        const char *arg = argv[i], *v;
-        bool missing = false;
-        int taken = cli_source_arg("bench", argc, argv, &i, &a->source);
-        if (taken < 0) return -taken;
-        if (taken) continue;
-        if ((v = cli_option(argc, argv, &i, "--threads", &missing))) {
+    cli_args p = cli_args_begin("bench", argc, argv);
+    for (const char *v; cli_next(&p);) {
+        if (cli_source_arg(&p, &a->source)) continue;
+        if ((v = cli_value(&p, "--threads"))) {
             if (!cli_parse_int(v, 1, SINEW_MAX_THREADS, &a->threads))
-                return cli_usage_error("bench", "--threads wants 1 to " BENCH_STR(SINEW_MAX_THREADS), v);
-        } else if ((v = cli_option(argc, argv, &i, "--simd", &missing))) {
+                cli_bad_value(&p, "--threads", v, "is not a thread count from 1 to %d", SINEW_MAX_THREADS);
+        } else if ((v = cli_value(&p, "--simd"))) {
             int level = SINEW_SIMD_AUTO;
             while (level <= SINEW_SIMD_AVX512 && strcmp(v, sinew_simd_name((sinew_simd)level)) != 0) ++level;
             if (level > SINEW_SIMD_AVX512)
-                return cli_usage_error("bench", "--simd wants auto, scalar, avx2 or avx512", v);
+                cli_bad_value(&p, "--simd", v, "is not a level: auto, scalar, avx2 or avx512");
             a->simd = (sinew_simd)level;
-        } else if ((v = cli_option(argc, argv, &i, "--json", &missing))) {
+        } else if ((v = cli_value(&p, "--json"))) {
             a->json = v;
-        } else if ((v = cli_option(argc, argv, &i, "--copies", &missing))) {
-            if (!cli_parse_int(v, 1, 1000, &a->copies)) return cli_usage_error("bench", "--copies wants 1 to 1000", v);
-        } else if (missing) {
-            return cli_usage_error("bench", "missing the value of", arg);
+        } else if ((v = cli_value(&p, "--copies"))) {
+            if (!cli_parse_int(v, 1, 1000, &a->copies))
+                cli_bad_value(&p, "--copies", v, "is not a count from 1 to 1000");
         } else {
-            return cli_usage_error("bench", "unknown option", arg);
+            cli_unknown(&p);
         }
     }
-    return EXIT_OK;
+    return p.status;
 }
 
 int cli_bench(int argc, char **argv)

@@ -6,6 +6,7 @@
 #include "sinew/sinew_asset.h"
 #include "sinew/sinew_import.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
@@ -34,13 +35,67 @@ void cli_clips_free(cli_clips *clips);
  * clip. */
 int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index);
 
-/* The value of option `name` at argv[*i] (advancing *i), or NULL when
- * argv[*i] is another argument; *missing is set when the value is (none
- * follows, or the next argument is an option, "--..."). */
-const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing);
+/* One command's arguments, taken in order the same way by every command:
+ * an option's value is the next argument (unless that is another option,
+ * "--...") or follows '=' ("--times=0,1"); every usage error names the
+ * command and the argument, and sets `status` to EXIT_USAGE, after which
+ * cli_next() returns NULL. A command's loop:
+ *
+ *     cli_args p = cli_args_begin("bake", argc, argv);
+ *     for (const char *v; cli_next(&p);) {
+ *         if (cli_source_arg(&p, &source)) continue;
+ *         if (cli_flag(&p, "--loop")) loop = true;
+ *         else if ((v = cli_value(&p, "--up"))) ...;
+ *         else cli_unknown(&p);
+ *     }
+ *     if (p.status != EXIT_OK) return p.status;
+ */
+typedef struct cli_args {
+    const char *command;
+    int argc;
+    char **argv;
+    int i;      /* the argument being looked at */
+    int status; /* EXIT_OK, or EXIT_USAGE once a usage error was printed */
+} cli_args;
 
-/* Prints "sinew: COMMAND: MESSAGE[: ARG]" and returns EXIT_USAGE. */
-int cli_usage_error(const char *command, const char *message, const char *arg);
+cli_args cli_args_begin(const char *command, int argc, char **argv);
+
+/* The next argument, or NULL at the end or after a usage error. */
+const char *cli_next(cli_args *p);
+
+/* Whether the argument is option `name` without a value ("--loop"); a
+ * value given to it ("--loop=1") is a usage error. */
+bool cli_flag(cli_args *p, const char *name);
+
+/* The value of option `name` when the argument is that option (advancing
+ * past it), else NULL; NULL too, after a usage error, when the value is
+ * missing. */
+const char *cli_value(cli_args *p, const char *name);
+
+/* An argument no option took: "unknown option --x" or "unexpected argument
+ * "x"", a usage error; nothing when one was already printed. */
+void cli_unknown(cli_args *p);
+
+/* A usage error: prints "sinew: COMMAND: " and the message; returns
+ * EXIT_USAGE. */
+int cli_usage(cli_args *p, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* A bad option value: prints "sinew: COMMAND: OPTION: "VALUE" WHY" (WHY
+ * formatted); returns EXIT_USAGE. */
+int cli_bad_value(cli_args *p, const char *option, const char *value, const char *why, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Prints one command's help (`sinew help COMMAND`), or everything's for
+ * NULL, from the one text `sinew --help` prints; false for an unknown
+ * command (nothing printed). */
+bool cli_print_help(FILE *f, const char *command);
 
 /* An integer in [lo, hi] (the whole text); false otherwise. */
 bool cli_parse_int(const char *text, long lo, long hi, int *out);
@@ -63,19 +118,21 @@ enum { CLI_MAX_ANIMS = 16 };
 /* What a command plays: FILE (NULL: the built-in character), --anim FILE
  * (repeatable), --clip C, and how FILE is loaded: --scene N
  * (sinew_load_options.scene, N + 1), --weld (.weld_vertices),
- * --order-vertices (.order_vertices_for_skinning). */
+ * --order-vertices (.order_vertices_for_skinning), --formats LIST. With
+ * `file_only` set (by the command, before parsing), --anim and --clip are
+ * not taken. */
 typedef struct cli_source {
     const char *file, *clip;
     const char *anims[CLI_MAX_ANIMS];
     int anim_count;
     sinew_load_options load;
+    bool file_only;
 } cli_source;
 
-/* Takes argv[*i] (advancing *i past a value) when it is FILE or one of the
- * source's options: returns 1 taken, 0 not, or EXIT_USAGE negated after
- * printing why (a bad --scene, a second FILE, a missing value, too many
- * --anim). */
-int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_source *source);
+/* Takes the argument when it is FILE or one of the source's options (with
+ * its value): true when taken, also when its value was bad (a usage error
+ * then, as for a second FILE or too many --anim). */
+bool cli_source_arg(cli_args *p, cli_source *source);
 
 /* The source loaded: the asset, its clips (retargeted from --anim), the
  * clip --clip picks (NULL for none). */
@@ -91,9 +148,14 @@ typedef struct cli_loaded {
 int cli_load(const char *command, const cli_source *source, cli_loaded *out);
 void cli_unload(cli_loaded *loaded);
 
-/* Parses "T1,T2,..." (finite numbers) into a malloc'ed array; false when
- * the text is not that (or out of memory). */
-bool cli_parse_times(const char *text, float **times, int *count);
+/* Parses "X1,X2,..." (finite numbers, no entry empty) into a malloc'ed
+ * array; false with the reason in `why` ("\"nan\" is not a finite number",
+ * naming the entry), or out of memory. */
+bool cli_parse_numbers(const char *text, float **out, int *count, char *why, int why_size);
+
+/* The value of --times (`option`): cli_parse_numbers(); false after a usage
+ * error naming the option and the entry. */
+bool cli_times_arg(cli_args *p, const char *option, const char *text, float **times, int *count);
 
 /* The morph weights a mesh shows at `time`: its defaults, overridden by the
  * clip's weights track on the mesh's joint when there is one (`weights`:

@@ -44,29 +44,28 @@ struct cli_layer {
     sinew_mat4 *model;
 };
 
-int cli_layer_arg(const char *command, int argc, char **argv, int *i, cli_layer_args *a)
+bool cli_layer_arg(cli_args *p, cli_layer_args *a)
 {
-    const char *arg = argv[*i], *v;
-    bool missing = false;
-    if (strcmp(arg, "--sync") == 0) {
+    const char *v;
+    if (cli_flag(p, "--sync")) {
         a->sync = true;
-    } else if (strcmp(arg, "--in-place") == 0) {
+    } else if (cli_flag(p, "--in-place")) {
         a->in_place = true;
-    } else if ((v = cli_option(argc, argv, i, "--blend", &missing))) {
+    } else if ((v = cli_value(p, "--blend"))) {
         a->blend = v;
-    } else if ((v = cli_option(argc, argv, i, "--crossfade", &missing))) {
+    } else if ((v = cli_value(p, "--crossfade"))) {
         a->crossfade = v;
-    } else if ((v = cli_option(argc, argv, i, "--additive", &missing))) {
+    } else if ((v = cli_value(p, "--additive"))) {
         a->additive = v;
-    } else if ((v = cli_option(argc, argv, i, "--ik", &missing))) {
-        if (a->ik_count == CLI_LAYER_MAX_IK) return -cli_usage_error(command, "at most 4 --ik targets", v);
-        a->ik[a->ik_count++] = v;
-    } else if (missing) {
-        return -cli_usage_error(command, "missing the value of", arg);
+    } else if ((v = cli_value(p, "--ik"))) {
+        if (a->ik_count == CLI_LAYER_MAX_IK)
+            cli_bad_value(p, "--ik", v, "is one too many (at most %d targets)", CLI_LAYER_MAX_IK);
+        else
+            a->ik[a->ik_count++] = v;
     } else {
-        return 0;
+        return p->status != EXIT_OK; /* a value missing above */
     }
-    return 1;
+    return true;
 }
 
 bool cli_layer_wanted(const cli_layer_args *a)
@@ -112,7 +111,8 @@ static bool parse_vec3(const char *text, sinew_vec3 *out)
 {
     float *v;
     int count;
-    if (!cli_parse_times(text, &v, &count)) return false;
+    char why[300];
+    if (!cli_parse_numbers(text, &v, &count, why, sizeof why)) return false;
     if (count == 3) *out = sinew_vec3_make(v[0], v[1], v[2]);
     free(v);
     return count == 3;

@@ -25,10 +25,9 @@ typedef struct cli_layer_args {
     "       [--blend CLIP[=W],CLIP[=W],...] [--sync] [--crossfade CLIP[,START[,SECONDS]]]\n"         \
     "       [--additive CLIP[=W]] [--ik JOINT[=X,Y,Z | +=DX,DY,DZ]] [--in-place]\n"
 
-/* Takes argv[*i] (advancing past a value) when it is one of the layer's
- * options: returns 1 taken, 0 not, or EXIT_USAGE negated after printing
- * why. */
-int cli_layer_arg(const char *command, int argc, char **argv, int *i, cli_layer_args *args);
+/* Takes the argument when it is one of the layer's options (with its
+ * value): true when taken, also when its value was bad (a usage error). */
+bool cli_layer_arg(cli_args *p, cli_layer_args *args);
 
 /* Whether any layer option was given. */
 bool cli_layer_wanted(const cli_layer_args *args);

@@ -35,7 +35,13 @@ typedef struct render_args {
     float azimuth, elevation;
 } render_args;
 
-static int usage_error(const char *message, const char *arg) { return cli_usage_error("render", message, arg); }
+/* Whether `path` names a folder: it ends in '/' or is one. */
+static bool is_directory_path(const char *path)
+{
+    size_t n = strlen(path);
+    struct stat st;
+    return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
+}
 
 static int parse_args(int argc, char **argv, render_args *a)
 {
@@ -43,47 +49,55 @@ static int parse_args(int argc, char **argv, render_args *a)
     a->method_count = 1;
     a->elevation = 12.0f;
     a->azimuth = 30.0f;
-    for (int i = 0; i < argc; ++i) {
-        const char *arg = argv[i], *v;
-        bool missing = false;
-        int taken = cli_source_arg("render", argc, argv, &i, &a->source);
-        if (taken == 0) taken = cli_layer_arg("render", argc, argv, &i, &a->layer);
-        if (taken < 0) return -taken;
-        if (taken) continue;
-        if (strcmp(arg, "--loop") == 0) {
+    cli_args p = cli_args_begin("render", argc, argv);
+    for (const char *v; cli_next(&p);) {
+        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
+        if (cli_flag(&p, "--loop")) {
             a->loop = true;
-        } else if (strcmp(arg, "--skeleton") == 0) {
+        } else if (cli_flag(&p, "--skeleton")) {
             a->skeleton = true;
-        } else if (strcmp(arg, "--no-floor") == 0) {
+        } else if (cli_flag(&p, "--no-floor")) {
             a->no_floor = true;
-        } else if ((v = cli_option(argc, argv, &i, "--out", &missing))) {
+        } else if ((v = cli_value(&p, "--out"))) {
             a->out = v;
-        } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
+            /* PNG only: never PNG bytes under another name */
+            const char *slash = strrchr(v, '/'), *dot = strrchr(v, '.');
+            if (dot && slash && dot < slash) dot = NULL;
+            if (is_directory_path(v))
+                ;
+            else if (!dot || dot == (slash ? slash + 1 : v))
+                cli_bad_value(&p, "--out", v, "has no extension: render writes PNG (SHEET.png, or DIR/ for "
+                                              "one PNG per frame)");
+            else if (strcmp(dot, ".png") != 0 && strcmp(dot, ".PNG") != 0)
+                cli_bad_value(&p, "--out", v, "ends in %s, a format render does not write: it writes PNG "
+                                              "(SHEET.png, or DIR/ for one PNG per frame)", dot);
+        } else if ((v = cli_value(&p, "--weights"))) {
             a->weights = v;
-        } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
-            if (!cli_parse_int(v, 1, 1000, &a->frames)) return usage_error("--frames wants 1 to 1000", v);
-        } else if ((v = cli_option(argc, argv, &i, "--times", &missing))) {
-            if (a->times) return usage_error("--times given twice", NULL);
-            if (!cli_parse_times(v, &a->times, &a->time_count))
-                return usage_error("--times wants numbers separated by commas", v);
-            if (a->time_count > 1000) return usage_error("--times: at most 1000 times", NULL);
-        } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
+        } else if ((v = cli_value(&p, "--frames"))) {
+            if (!cli_parse_int(v, 1, 1000, &a->frames)) cli_bad_value(&p, "--frames", v, "is not 1 to 1000");
+        } else if ((v = cli_value(&p, "--times"))) {
+            if (a->times)
+                cli_usage(&p, "--times given twice (one list: --times T1,T2,...)");
+            else if (cli_times_arg(&p, "--times", v, &a->times, &a->time_count) && a->time_count > 1000)
+                cli_usage(&p, "--times: %d times, more than 1000", a->time_count);
+        } else if ((v = cli_value(&p, "--size"))) {
             if (!cli_parse_size(v, 16, 4096, &a->width, &a->height))
-                return usage_error("--size wants WxH, 16 to 4096 each", v);
-        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (!cli_parse_method(v, &a->methods[0])) return usage_error("--method is lbs or dqs", v);
+                cli_bad_value(&p, "--size", v, "is not WxH with each 16 to 4096");
+        } else if ((v = cli_value(&p, "--method"))) {
+            if (!cli_parse_method(v, &a->methods[0])) cli_bad_value(&p, "--method", v, "is not a method: lbs or dqs");
             a->method_count = 1;
-        } else if ((v = cli_option(argc, argv, &i, "--compare", &missing))) {
+        } else if ((v = cli_value(&p, "--compare"))) {
             char first[8] = "", second[8] = "";
             const char *comma = strchr(v, ',');
-            if (!comma || comma - v >= (long)sizeof first || strlen(comma + 1) >= sizeof second)
-                return usage_error("--compare wants two methods, lbs,dqs", v);
-            memcpy(first, v, (size_t)(comma - v));
-            strcpy(second, comma + 1);
-            if (!cli_parse_method(first, &a->methods[0]) || !cli_parse_method(second, &a->methods[1]))
-                return usage_error("--compare wants two methods, lbs,dqs", v);
+            bool ok = comma && comma - v < (long)sizeof first && strlen(comma + 1) < sizeof second;
+            if (ok) {
+                memcpy(first, v, (size_t)(comma - v));
+                strcpy(second, comma + 1);
+                ok = cli_parse_method(first, &a->methods[0]) && cli_parse_method(second, &a->methods[1]);
+            }
+            if (!ok) cli_bad_value(&p, "--compare", v, "is not two methods: lbs,dqs");
             a->method_count = 2;
-        } else if ((v = cli_option(argc, argv, &i, "--pose", &missing))) {
+        } else if ((v = cli_value(&p, "--pose"))) {
             if (strcmp(v, "bind") == 0)
                 a->pose = SCENE_POSE_BIND;
             else if (strcmp(v, "rest") == 0)
@@ -91,22 +105,27 @@ static int parse_args(int argc, char **argv, render_args *a)
             else if (strcmp(v, "animated") == 0)
                 a->pose = SCENE_POSE_ANIMATED;
             else
-                return usage_error("--pose is bind, rest or animated", v);
-        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
-            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
-            a->up = v[0];
-        } else if ((v = cli_option(argc, argv, &i, "--azimuth", &missing))) {
-            if (!cli_parse_float(v, &a->azimuth)) return usage_error("--azimuth wants degrees", v);
-        } else if ((v = cli_option(argc, argv, &i, "--elevation", &missing))) {
+                cli_bad_value(&p, "--pose", v, "is not a pose: animated, bind or rest");
+        } else if ((v = cli_value(&p, "--up"))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0)
+                cli_bad_value(&p, "--up", v, "is not an axis: y or z");
+            else
+                a->up = v[0];
+        } else if ((v = cli_value(&p, "--azimuth"))) {
+            if (!cli_parse_float(v, &a->azimuth)) cli_bad_value(&p, "--azimuth", v, "is not degrees (a number)");
+        } else if ((v = cli_value(&p, "--elevation"))) {
             if (!cli_parse_float(v, &a->elevation) || fabsf(a->elevation) > 89.0f)
-                return usage_error("--elevation wants degrees between -89 and 89", v);
-        } else if (missing) {
-            return usage_error("missing the value of", arg);
+                cli_bad_value(&p, "--elevation", v, "is not degrees from -89 to 89");
         } else {
-            return usage_error("unknown option", arg);
+            cli_unknown(&p);
         }
     }
-    if (a->times && a->frames) return usage_error("--frames and --times exclude each other", NULL);
+    if (p.status == EXIT_OK && a->times && a->frames) cli_usage(&p, "--frames and --times exclude each other");
+    if (p.status != EXIT_OK) {
+        free(a->times);
+        a->times = NULL;
+        return p.status;
+    }
     if (!a->out) a->out = "sinew-render.png";
     return EXIT_OK;
 }
@@ -190,13 +209,6 @@ static void target_read(const target *t, cli_image *out)
     glReadPixels(0, 0, t->width, t->height, GL_RGBA, GL_UNSIGNED_BYTE, out->rgba);
     cli_image_flip_rows(out);
     glBindFramebuffer(GL_FRAMEBUFFER, t->msaa_fbo);
-}
-
-static bool is_directory_path(const char *path)
-{
-    size_t n = strlen(path);
-    struct stat st;
-    return (n > 0 && path[n - 1] == '/') || (stat(path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
 static const uint8_t white[3] = {240, 240, 240}, gold[3] = {255, 200, 60}, sheet_color[3] = {24, 25, 28};
@@ -397,7 +409,7 @@ static int render_all(render_job *j, target *t)
             size_t len = strlen(a->out);
             snprintf(path, sizeof path, "%s%sframe_%03d.png", a->out, len && a->out[len - 1] == '/' ? "" : "/", i);
             if (!cli_image_write_png(&cell, path, why, sizeof why)) {
-                fprintf(stderr, "sinew: render: %s\n", why);
+                        fprintf(stderr, "sinew: render: %s\n", why);
                 status = EXIT_FAILED;
             }
         } else {

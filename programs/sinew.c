@@ -5,26 +5,42 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* In parts: C99 promises string literals of 4095 characters only. */
-static const char *const usage[] = {
+/* ---- help --------------------------------------------------------------- */
+
+/* The one help text: `sinew --help` prints all of it, `sinew help COMMAND`
+ * and `sinew COMMAND --help` the command's part (its synopsis, then what
+ * it does) with the notes on files and the exit status. Each command's
+ * part is its synopsis ("  name ..." and lines "       [...") then its
+ * description, indented 16 (C99 promises string literals of 4095
+ * characters only, hence one literal a part). */
+static const char help_head[] =
     "usage: sinew <command> [arguments]\n"
     "\n"
     "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
     "\n"
-    "commands:\n"
-    "  demo          play the built-in character through the whole CPU pipeline\n"
+    "commands:\n";
+
+static const char help_demo[] =
+    "  demo\n"
+    "                play the built-in character through the whole CPU pipeline\n"
     "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
-    "                print what it did and how long each stage took\n"
-    "  info [FILE] [--scene N] [--formats LIST]\n"
+    "                print what it did and how long each stage took\n";
+
+static const char help_info[] =
+    "  info [FILE] [--scene N] [--weld] [--order-vertices]\n"
     "                print the skeleton tree, the clips and the meshes of FILE\n"
     "                (.gltf or .glb, .fbx, .dae or .bvh; for glTF the meshes of\n"
     "                scenes[N], else of the default scene); without FILE, of the\n"
-    "                built-in character\n"
+    "                built-in character; --weld and --order-vertices load FILE as\n"
+    "                for bench\n";
+
+static const char help_bake[] =
     "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
     "       [--method lbs|dqs] [--scene N] [--weld] [--json OUT] [--up y|z]\n"
     CLI_LAYER_USAGE
@@ -32,8 +48,9 @@ static const char *const usage[] = {
     "                positions and normals of every mesh primitive of the scene (the\n"
     "                built-in character without FILE), as JSON to OUT or stdout\n"
     "                (docs/BAKE.md); the animation layer's options as for render\n"
-    "                (--up: the up axis root motion turns about)\n"
-    ,
+    "                (--up: the up axis root motion turns about)\n";
+
+static const char help_bench[] =
     "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--simd L] [--json OUT]\n"
     "       [--weld] [--order-vertices] [--copies K]\n"
     "                time the runtime's kernels on one character (the built-in one\n"
@@ -45,7 +62,9 @@ static const char *const usage[] = {
     "                to OUT (docs/BENCHMARKS.md). --weld merges FILE's identical\n"
     "                vertices (Assimp formats), --order-vertices sorts each skinned\n"
     "                mesh's vertices by the joints they follow (faster CPU skinning),\n"
-    "                --copies K skins K copies of the mesh end to end as one\n"
+    "                --copies K skins K copies of the mesh end to end as one\n";
+
+static const char help_render[] =
     "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
     "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
     "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
@@ -56,7 +75,8 @@ static const char *const usage[] = {
     "                (default 8; a turntable of the bind or rest pose), or one PNG per\n"
     "                frame into DIR/; --size is one frame's (default 320x320); --weights\n"
     "                colors each vertex by that joint's weight; --out defaults to\n"
-    "                sinew-render.png. --anim may repeat (walk.fbx, run.fbx, ...).\n"
+    "                sinew-render.png (PNG only: another extension is refused).\n"
+    "                --anim may repeat (walk.fbx, run.fbx, ...).\n"
     "                The animation layer: --blend plays clips together by weight\n"
     "                (--sync keeps their cycles in phase); --crossfade fades from\n"
     "                --clip to CLIP starting at START s (default half the clip) over\n"
@@ -64,8 +84,9 @@ static const char *const usage[] = {
     "                first frame; --ik moves a joint (foot, hand) by two-bone IK: pinned\n"
     "                where it is at time 0, to X,Y,Z, or by +=DX,DY,DZ from where it is;\n"
     "                root motion is carried by the character, or with --in-place taken\n"
-    "                out. Frames then span the blended cycle or the crossfade\n"
-    ,
+    "                out. Frames then span the blended cycle or the crossfade\n";
+
+static const char help_view[] =
     "  view [FILE] [--anim CLIPFILE] [--clip C] [--method lbs|dqs] [--weights JOINT]\n"
     "       [--skeleton] [--size WxH] [--up y|z] [--scene N] [--weld]\n"
     "       [--frames N] [--keys 'K1 K2 ...'] [--screenshot OUT.png]\n"
@@ -74,27 +95,175 @@ static const char *const usage[] = {
     "                weight heat map, b animated/bind/rest, f floor, s screenshot, q quit;\n"
     "                drag to orbit, scroll to zoom. --frames N draws N frames (1/30 s\n"
     "                each) and exits, --keys presses keys first, --screenshot saves the\n"
-    "                last frame\n"
-    "\n"
+    "                last frame\n";
+
+static const char help_help[] =
+    "  help [COMMAND]\n"
+    "                print this help, or one command's (as sinew COMMAND --help does)\n";
+
+static const char help_files[] =
     "files: glTF (.gltf, .glb) is read by sinew; FBX, Collada and BVH by Assimp,\n"
     "in a process of its own (a crash or a hang there fails the load, not\n"
     "sinew). Every command that reads files takes --formats LIST: other formats\n"
-    "Assimp may read, by extension (--formats obj,ply; '*' for all).\n"
-    "\n"
+    "Assimp may read, by extension (--formats obj,ply; '*' for all).\n";
+
+static const char help_options[] =
     "options:\n"
-    "  -h, --help    print this help and exit\n"
+    "  -h, --help    print this help and exit (after a command: that command's)\n"
     "  --version     print the version and exit\n"
-    "\n"
+    "An option's value is the next argument or follows '=' (--times=0,0.5).\n";
+
+static const char help_exit[] =
     "exit status:\n"
     "  0  success\n"
     "  1  the command failed (bad or unreadable data); the reason is on stderr\n"
-    "  2  usage error (unknown command or option, missing argument)\n",
-    NULL};
+    "  2  usage error (unknown command or option, missing or bad argument)\n";
 
-static void print_usage(FILE *f)
+static int cmd_info(int argc, char **argv);
+static int cmd_demo(int argc, char **argv);
+
+typedef struct cli_command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *help;
+    bool reads_files;
+} cli_command;
+
+static const cli_command commands[] = {
+    {"demo", cmd_demo, help_demo, false},      {"info", cmd_info, help_info, true},
+    {"bake", cli_bake, help_bake, true},       {"bench", cli_bench, help_bench, true},
+    {"render", cli_render, help_render, true}, {"view", cli_view, help_view, true},
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static const cli_command *find_command(const char *name)
 {
-    for (int i = 0; usage[i]; ++i) fputs(usage[i], f);
+    for (int c = 0; c < COMMAND_COUNT; ++c)
+        if (strcmp(commands[c].name, name) == 0) return &commands[c];
+    return NULL;
 }
+
+/* One command's part as its own usage: "usage: sinew NAME ..." with the
+ * synopsis lines under it, a blank line, the description. */
+static void print_command_help(FILE *f, const char *text)
+{
+    bool first = true, described = false;
+    for (const char *line = text; *line;) {
+        size_t len = strcspn(line, "\n");
+        size_t spaces = strspn(line, " ");
+        if (first)
+            fprintf(f, "usage: sinew %.*s\n", (int)(len - 2), line + 2);
+        else if (spaces < 16)
+            fprintf(f, "%11s%.*s\n", "", (int)len, line); /* under the name's arguments */
+        else {
+            if (!described) fputc('\n', f);
+            described = true;
+            fprintf(f, "  %.*s\n", (int)(len - 16), line + 16);
+        }
+        first = false;
+        line += len + (line[len] == '\n');
+    }
+}
+
+bool cli_print_help(FILE *f, const char *name)
+{
+    if (!name || strcmp(name, "help") == 0) {
+        fputs(help_head, f);
+        for (int c = 0; c < COMMAND_COUNT; ++c) fputs(commands[c].help, f);
+        fputs(help_help, f);
+        fprintf(f, "\n%s\n%s\n%s", help_files, help_options, help_exit);
+        return true;
+    }
+    const cli_command *c = find_command(name);
+    if (!c) return false;
+    print_command_help(f, c->help);
+    if (c->reads_files) fprintf(f, "\n%s", help_files);
+    fprintf(f, "\n%s", help_exit);
+    return true;
+}
+
+/* ---- arguments ---------------------------------------------------------- */
+
+cli_args cli_args_begin(const char *command, int argc, char **argv)
+{
+    return (cli_args){command, argc, argv, -1, EXIT_OK};
+}
+
+const char *cli_next(cli_args *p)
+{
+    if (p->status != EXIT_OK || p->i + 1 >= p->argc) return NULL;
+    return p->argv[++p->i];
+}
+
+int cli_usage(cli_args *p, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    fprintf(stderr, "sinew: %s: ", p->command);
+    vfprintf(stderr, format, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return p->status = EXIT_USAGE;
+}
+
+int cli_bad_value(cli_args *p, const char *option, const char *value, const char *why, ...)
+{
+    va_list ap;
+    va_start(ap, why);
+    fprintf(stderr, "sinew: %s: %s: \"%s\" ", p->command, option, value);
+    vfprintf(stderr, why, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return p->status = EXIT_USAGE;
+}
+
+/* Whether `arg` is option `name`, or `name=...` (then *value is what follows). */
+static bool is_option(const char *arg, const char *name, const char **value)
+{
+    size_t n = strlen(name);
+    *value = NULL;
+    if (strncmp(arg, name, n) != 0) return false;
+    if (arg[n] == '=') *value = arg + n + 1;
+    return arg[n] == '\0' || arg[n] == '=';
+}
+
+bool cli_flag(cli_args *p, const char *name)
+{
+    const char *value;
+    if (p->status != EXIT_OK || !is_option(p->argv[p->i], name, &value)) return false;
+    if (value) {
+        cli_usage(p, "%s takes no value (\"%s\")", name, p->argv[p->i]);
+        return false;
+    }
+    return true;
+}
+
+const char *cli_value(cli_args *p, const char *name)
+{
+    const char *value;
+    if (p->status != EXIT_OK || !is_option(p->argv[p->i], name, &value)) return NULL;
+    if (value) return value;
+    /* the next argument, unless there is none or it is another option */
+    if (p->i + 1 >= p->argc || strncmp(p->argv[p->i + 1], "--", 2) == 0) {
+        cli_usage(p, "%s needs a value", name);
+        return NULL;
+    }
+    return p->argv[++p->i];
+}
+
+void cli_unknown(cli_args *p)
+{
+    if (p->status != EXIT_OK) return;
+    const char *arg = p->argv[p->i];
+    if (arg[0] == '-' && arg[1])
+        cli_usage(p, "unknown option %s", arg);
+    else
+        cli_usage(p, "unexpected argument \"%s\"", arg);
+    fprintf(stderr, "sinew: see sinew help %s\n", p->command);
+}
+
+
+/* ---- loading ------------------------------------------------------------ */
 
 static void log_to_stderr(void *user, sinew_log_level level, const char *message)
 {
@@ -203,16 +372,6 @@ int cli_find_clip(const char *command, const cli_clips *clips, const char *spec,
     return EXIT_FAILED;
 }
 
-const char *cli_option(int argc, char **argv, int *i, const char *name, bool *missing)
-{
-    if (strcmp(argv[*i], name) != 0) return NULL;
-    /* the next argument, unless there is none or it is another option */
-    if (*i + 1 >= argc || strncmp(argv[*i + 1], "--", 2) == 0) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
-}
 
 sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
                                float *weights, sinew_error *err)
@@ -221,12 +380,6 @@ sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, f
     memcpy(weights, mesh->morph_weights, sizeof(float) * (size_t)count);
     if (!clip || mesh->joint < 0) return SINEW_OK;
     return sinew_clip_sample_weights(clip, time, flags, NULL, mesh->joint, weights, count, err);
-}
-
-int cli_usage_error(const char *command, const char *message, const char *arg)
-{
-    fprintf(stderr, "sinew: %s: %s%s%s\n", command, message, arg ? ": " : "", arg ? arg : "");
-    return EXIT_USAGE;
 }
 
 bool cli_parse_int(const char *text, long lo, long hi, int *out)
@@ -283,35 +436,38 @@ bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height)
     return true;
 }
 
-int cli_source_arg(const char *command, int argc, char **argv, int *i, cli_source *s)
+bool cli_source_arg(cli_args *p, cli_source *s)
 {
-    const char *arg = argv[*i], *v;
-    bool missing = false;
-    if ((v = cli_option(argc, argv, i, "--anim", &missing))) {
-        if (s->anim_count == CLI_MAX_ANIMS) return -cli_usage_error(command, "too many --anim files", v);
-        s->anims[s->anim_count++] = v;
-    } else if ((v = cli_option(argc, argv, i, "--clip", &missing))) {
+    const char *arg = p->argv[p->i], *v;
+    if (!s->file_only && (v = cli_value(p, "--anim"))) {
+        if (s->anim_count == CLI_MAX_ANIMS)
+            cli_bad_value(p, "--anim", v, "is one too many (at most %d files)", CLI_MAX_ANIMS);
+        else
+            s->anims[s->anim_count++] = v;
+    } else if (!s->file_only && (v = cli_value(p, "--clip"))) {
         s->clip = v;
-    } else if ((v = cli_option(argc, argv, i, "--scene", &missing))) {
+    } else if ((v = cli_value(p, "--scene"))) {
         int k;
-        if (!cli_parse_int(v, 0, 1000000, &k)) return -cli_usage_error(command, "--scene wants a scene index", v);
-        s->load.scene = k + 1;
-    } else if ((v = cli_option(argc, argv, i, "--formats", &missing))) {
+        if (!cli_parse_int(v, 0, 1000000, &k))
+            cli_bad_value(p, "--scene", v, "is not a scene index (0, 1, ...)");
+        else
+            s->load.scene = k + 1;
+    } else if ((v = cli_value(p, "--formats"))) {
         cli_formats = v;
-    } else if (strcmp(arg, "--weld") == 0) {
+    } else if (cli_flag(p, "--weld")) {
         s->load.weld_vertices = true;
-    } else if (strcmp(arg, "--order-vertices") == 0) {
+    } else if (cli_flag(p, "--order-vertices")) {
         s->load.order_vertices_for_skinning = true;
-    } else if (missing) { /* set by the options above only */
-        return -cli_usage_error(command, "missing the value of", arg);
+    } else if (p->status != EXIT_OK) { /* a value missing above */
+        return true;
     } else if (arg[0] == '-' && arg[1]) {
-        return 0;
+        return false;
     } else if (!s->file) {
         s->file = arg;
     } else {
-        return -cli_usage_error(command, "more than one FILE", arg);
+        cli_usage(p, "unexpected argument \"%s\" (FILE is %s; one FILE only)", arg, s->file);
     }
-    return 1;
+    return true;
 }
 
 int cli_load(const char *command, const cli_source *source, cli_loaded *out)
@@ -334,27 +490,48 @@ void cli_unload(cli_loaded *l)
     *l = (cli_loaded){.clip_index = -1};
 }
 
-bool cli_parse_times(const char *text, float **times, int *count)
+bool cli_parse_numbers(const char *text, float **out, int *count, char *why, int why_size)
 {
     size_t cap = 1;
     for (const char *c = text; *c; ++c) cap += *c == ',';
-    float *t = malloc(sizeof *t * cap);
-    if (!t) return false;
+    float *x = malloc(sizeof *x * cap);
+    if (!x) {
+        snprintf(why, (size_t)why_size, "out of memory");
+        return false;
+    }
     int n = 0;
     for (const char *p = text;;) {
+        size_t len = strcspn(p, ",");
         char *end;
         errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || errno || !isfinite(x) || (*end && *end != ',')) {
-            free(t);
-            return false;
+        double v = strtod(p, &end);
+        if (len == 0)
+            snprintf(why, (size_t)why_size, "\"%s\": entry %d is empty", text, n + 1);
+        else if (end != p + len)
+            snprintf(why, (size_t)why_size, "\"%.*s\" is not a number", (int)len, p);
+        else if (!isfinite(v) || (errno == ERANGE && fabs(v) > 1.0))
+            snprintf(why, (size_t)why_size, "\"%.*s\" is not a finite number", (int)len, p);
+        else {
+            x[n++] = (float)v;
+            if (!p[len]) break;
+            p += len + 1;
+            continue;
         }
-        t[n++] = (float)x;
-        if (!*end) break;
-        p = end + 1;
+        free(x);
+        return false;
     }
-    *times = t;
+    *out = x;
     *count = n;
+    return true;
+}
+
+bool cli_times_arg(cli_args *p, const char *option, const char *text, float **times, int *count)
+{
+    char why[300];
+    if (!cli_parse_numbers(text, times, count, why, sizeof why)) {
+        cli_usage(p, "%s: %s", option, why);
+        return false;
+    }
     return true;
 }
 
@@ -456,25 +633,12 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
 
 static int cmd_info(int argc, char **argv)
 {
-    const char *file = NULL;
-    int scene = 0;
-    for (int i = 0; i < argc; ++i) {
-        if (strcmp(argv[i], "--scene") == 0 && i + 1 < argc) {
-            scene = atoi(argv[++i]) + 1;
-            if (scene < 1) {
-                fprintf(stderr, "sinew: info: --scene wants a scene index\n");
-                return EXIT_USAGE;
-            }
-        } else if (strcmp(argv[i], "--formats") == 0 && i + 1 < argc) {
-            cli_formats = argv[++i];
-        } else if (argv[i][0] == '-' || file) {
-            fprintf(stderr, "sinew: info takes at most one FILE, --scene N and --formats LIST\n");
-            return EXIT_USAGE;
-        } else {
-            file = argv[i];
-        }
-    }
-    sinew_asset *a = cli_load_asset(file, &(sinew_load_options){.scene = scene});
+    cli_source source = {.file_only = true};
+    cli_args p = cli_args_begin("info", argc, argv);
+    while (cli_next(&p))
+        if (!cli_source_arg(&p, &source)) cli_unknown(&p);
+    if (p.status != EXIT_OK) return p.status;
+    sinew_asset *a = cli_load_asset(source.file, &source.load);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -572,11 +736,9 @@ static int demo_layer(const sinew_asset *a, sinew_transform *local, sinew_mat4 *
 
 static int cmd_demo(int argc, char **argv)
 {
-    (void)argv;
-    if (argc > 0) {
-        fprintf(stderr, "sinew: demo takes no arguments\n");
-        return EXIT_USAGE;
-    }
+    cli_args p = cli_args_begin("demo", argc, argv);
+    while (cli_next(&p)) cli_unknown(&p);
+    if (p.status != EXIT_OK) return p.status;
     sinew_asset *a = cli_load_asset(NULL, NULL);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
@@ -689,27 +851,45 @@ done:
     return status;
 }
 
+/* -h or --help among a command's arguments. */
+static bool wants_help(int argc, char **argv)
+{
+    for (int i = 0; i < argc; ++i)
+        if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) return true;
+    return false;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        print_usage(stderr);
+        cli_print_help(stderr, NULL);
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
-        print_usage(stdout);
+        cli_args p = cli_args_begin("help", argc - 2, argv + 2);
+        if (argc > 3) return cli_usage(&p, "unexpected argument \"%s\" (one COMMAND at most)", argv[3]);
+        if (!cli_print_help(stdout, argc > 2 ? argv[2] : NULL)) {
+            cli_usage(&p, "unknown command \"%s\"", argv[2]);
+            fputs("sinew: the commands:", stderr);
+            for (int c = 0; c < COMMAND_COUNT; ++c) fprintf(stderr, " %s", commands[c].name);
+            fputc('\n', stderr);
+            return EXIT_USAGE;
+        }
         return EXIT_OK;
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
         printf("sinew %s\n", sinew_version());
         return EXIT_OK;
     }
-    if (strcmp(cmd, "demo") == 0) return cmd_demo(argc - 2, argv + 2);
-    if (strcmp(cmd, "info") == 0) return cmd_info(argc - 2, argv + 2);
-    if (strcmp(cmd, "bake") == 0) return cli_bake(argc - 2, argv + 2);
-    if (strcmp(cmd, "bench") == 0) return cli_bench(argc - 2, argv + 2);
-    if (strcmp(cmd, "render") == 0) return cli_render(argc - 2, argv + 2);
-    if (strcmp(cmd, "view") == 0) return cli_view(argc - 2, argv + 2);
-    fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);
-    return EXIT_USAGE;
+    const cli_command *c = find_command(cmd);
+    if (!c) {
+        fprintf(stderr, "sinew: unknown command \"%s\"; see sinew --help\n", cmd);
+        return EXIT_USAGE;
+    }
+    if (wants_help(argc - 2, argv + 2)) {
+        cli_print_help(stdout, c->name);
+        return EXIT_OK;
+    }
+    return c->run(argc - 2, argv + 2);
 }

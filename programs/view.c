@@ -214,8 +214,6 @@ static bool parse_keys(const char *text, int *keys, bool *shifts, int cap, int *
     return true;
 }
 
-static int usage_error(const char *message, const char *arg) { return cli_usage_error("view", message, arg); }
-
 int cli_view(int argc, char **argv)
 {
     cli_source source = {0};
@@ -223,41 +221,42 @@ int cli_view(int argc, char **argv)
     int frames = 0, up = 0, width = 960, height = 720;
     sinew_skinning method = SINEW_SKINNING_LBS;
     bool skeleton = false;
-    for (int i = 0; i < argc; ++i) {
-        const char *arg = argv[i], *v;
-        bool missing = false;
-        int taken = cli_source_arg("view", argc, argv, &i, &source);
-        if (taken < 0) return -taken;
-        if (taken) continue;
-        if (strcmp(arg, "--skeleton") == 0) {
+    cli_args p = cli_args_begin("view", argc, argv);
+    for (const char *v; cli_next(&p);) {
+        if (cli_source_arg(&p, &source)) continue;
+        if (cli_flag(&p, "--skeleton")) {
             skeleton = true;
-        } else if ((v = cli_option(argc, argv, &i, "--keys", &missing))) {
+        } else if ((v = cli_value(&p, "--keys"))) {
             keys_text = v;
-        } else if ((v = cli_option(argc, argv, &i, "--weights", &missing))) {
+        } else if ((v = cli_value(&p, "--weights"))) {
             weights = v;
-        } else if ((v = cli_option(argc, argv, &i, "--screenshot", &missing))) {
+        } else if ((v = cli_value(&p, "--screenshot"))) {
             screenshot = v;
-        } else if ((v = cli_option(argc, argv, &i, "--method", &missing))) {
-            if (!cli_parse_method(v, &method)) return usage_error("--method is lbs or dqs", v);
-        } else if ((v = cli_option(argc, argv, &i, "--frames", &missing))) {
-            if (!cli_parse_int(v, 1, 100000, &frames)) return usage_error("--frames wants 1 to 100000", v);
-        } else if ((v = cli_option(argc, argv, &i, "--size", &missing))) {
+            const char *slash = strrchr(v, '/'), *dot = strrchr(v, '.');
+            if (!dot || (slash && dot < slash) || (strcmp(dot, ".png") != 0 && strcmp(dot, ".PNG") != 0))
+                cli_bad_value(&p, "--screenshot", v, "does not end in .png: view writes PNG");
+        } else if ((v = cli_value(&p, "--method"))) {
+            if (!cli_parse_method(v, &method)) cli_bad_value(&p, "--method", v, "is not a method: lbs or dqs");
+        } else if ((v = cli_value(&p, "--frames"))) {
+            if (!cli_parse_int(v, 1, 100000, &frames)) cli_bad_value(&p, "--frames", v, "is not 1 to 100000");
+        } else if ((v = cli_value(&p, "--size"))) {
             if (!cli_parse_size(v, 64, 8192, &width, &height))
-                return usage_error("--size wants WxH, 64 to 8192 each", v);
-        } else if ((v = cli_option(argc, argv, &i, "--up", &missing))) {
-            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0) return usage_error("--up is y or z", v);
-            up = v[0];
-        } else if (missing) {
-            return usage_error("missing the value of", arg);
+                cli_bad_value(&p, "--size", v, "is not WxH with each 64 to 8192");
+        } else if ((v = cli_value(&p, "--up"))) {
+            if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0)
+                cli_bad_value(&p, "--up", v, "is not an axis: y or z");
+            else
+                up = v[0];
         } else {
-            return usage_error("unknown option", arg);
+            cli_unknown(&p);
         }
     }
+    if (p.status != EXIT_OK) return p.status;
     int keys[64], key_count = 0;
     bool shifts[64];
     if (keys_text && !parse_keys(keys_text, keys, shifts, 64, &key_count))
-        return usage_error("--keys wants up to 64 key names (a letter, space, left, right, home, plus, minus)",
-                           keys_text);
+        return cli_bad_value(&p, "--keys", keys_text,
+                             "is not up to 64 key names (a letter, space, left, right, home, plus, minus)");
 
     cli_loaded l;
     if (cli_load("view", &source, &l) != EXIT_OK) return EXIT_FAILED;

@@ -1,0 +1,188 @@
+/* The command line as a tools programmer meets it, through the built
+ * binary: `sinew help COMMAND` and `sinew COMMAND --help` print that
+ * command's part of the one help text; every usage error names the command
+ * and the bad argument and exits 2; --times refuses what is not a finite
+ * number (an empty entry, NaN, infinity) and keeps the documented clamp
+ * past the clip's end; render writes PNG under a .png name only.
+ * usage: test_cli_usage SINEW_BINARY WORK_DIR */
+#define _POSIX_C_SOURCE 200112L
+#include "sinew/sinew.h"
+#include "check.h"
+#include "read_file.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *sinew_bin, *work;
+
+typedef struct result {
+    int status; /* the exit status, -1 when it did not exit */
+    char *out, *err;
+} result;
+
+/* Runs `sinew ARGS` (formatted; run by sh in WORK_DIR) with stdout and
+ * stderr to files, and reads them back. */
+static result run(const char *format, ...)
+{
+    char args[2048], cmd[8192], out[1024], err[1024];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(args, sizeof args, format, ap);
+    va_end(ap);
+    snprintf(out, sizeof out, "%s/out.txt", work);
+    snprintf(err, sizeof err, "%s/err.txt", work);
+    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s' 2> '%s'", work, sinew_bin, args, out, err);
+    int r = system(cmd);
+    result res = {WIFEXITED(r) ? WEXITSTATUS(r) : -1, NULL, NULL};
+    size_t size;
+    res.out = (char *)test_read_file(out, &size);
+    res.err = (char *)test_read_file(err, &size);
+    if (!res.out) res.out = calloc(1, 1);
+    if (!res.err) res.err = calloc(1, 1);
+    return res;
+}
+
+static void result_free(result *r)
+{
+    free(r->out), free(r->err);
+}
+
+static bool has(const char *text, const char *needle)
+{
+    return strstr(text, needle) != NULL;
+}
+
+/* A usage error: exit 2, `line` on stderr as a whole line, nothing on stdout. */
+static void check_usage_error(const char *args, const char *line)
+{
+    result r = run("%s", args);
+    char whole[1024];
+    snprintf(whole, sizeof whole, "%s\n", line);
+    bool at_start = strncmp(r.err, whole, strlen(whole)) == 0;
+    CHECK(r.status == 2, "sinew %s: exit %d, not 2 (stderr: %s)", args, r.status, r.err);
+    CHECK(at_start, "sinew %s: stderr starts with the line \"%s\", not: %s", args, line, r.err);
+    CHECK(r.out[0] == '\0', "sinew %s: nothing on stdout, not: %.200s", args, r.out);
+    result_free(&r);
+}
+
+/* Whether `sinew COMMAND` was built (render and view need GL). */
+static bool built(const char *command)
+{
+    result r = run("%s --frobnicate", command);
+    bool yes = !has(r.err, "built without");
+    result_free(&r);
+    return yes;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cli_usage SINEW_BINARY WORK_DIR\n");
+        return 2;
+    }
+    sinew_bin = argv[1], work = argv[2];
+    mkdir(work, 0777);
+    static const char *const commands[] = {"demo", "info", "bake", "bench", "render", "view"};
+    enum { COMMANDS = sizeof commands / sizeof commands[0] };
+    bool render = built("render"), view = built("view");
+
+    /* help: one command's part of the one text, three ways, on stdout */
+    result all = run("--help");
+    CHECK(all.status == 0 && has(all.out, "exit status:"), "sinew --help");
+    for (int c = 0; c < COMMANDS; ++c) {
+        result a = run("help %s", commands[c]), b = run("%s --help", commands[c]), h = run("%s -h", commands[c]);
+        char start[64];
+        snprintf(start, sizeof start, "usage: sinew %s", commands[c]);
+        CHECK(a.status == 0 && strncmp(a.out, start, strlen(start)) == 0, "sinew help %s starts \"%s\": %.80s",
+              commands[c], start, a.out);
+        CHECK(b.status == 0 && h.status == 0 && strcmp(a.out, b.out) == 0 && strcmp(a.out, h.out) == 0,
+              "sinew %s --help and -h print what sinew help %s does", commands[c], commands[c]);
+        CHECK(a.err[0] == '\0', "sinew help %s: nothing on stderr", commands[c]);
+        /* every line of the description is a line of sinew --help */
+        int lines = 0;
+        for (char *line = strstr(a.out, "\n\n"); line && *line;) {
+            line += strspn(line, "\n");
+            if (strncmp(line, "files:", 6) == 0 || strncmp(line, "exit status:", 12) == 0) break;
+            line += strspn(line, " ");
+            size_t len = strcspn(line, "\n");
+            char one[256];
+            snprintf(one, sizeof one, "%.*s\n", (int)(len < 200 ? len : 200), line);
+            CHECK(has(all.out, one), "sinew help %s: \"%.*s\" is in sinew --help", commands[c], (int)len, line);
+            ++lines;
+            line += len;
+        }
+        CHECK(lines > 0, "sinew help %s has a description", commands[c]);
+        result_free(&a), result_free(&b), result_free(&h);
+    }
+    result_free(&all);
+    result full = run("help");
+    CHECK(full.status == 0 && has(full.out, "commands:") && has(full.out, "help [COMMAND]"), "sinew help");
+    result_free(&full);
+    check_usage_error("help nope", "sinew: help: unknown command \"nope\"");
+
+    /* usage errors name the command and the argument */
+    for (int c = 0; c < COMMANDS; ++c) {
+        if ((strcmp(commands[c], "render") == 0 && !render) || (strcmp(commands[c], "view") == 0 && !view)) continue;
+        char args[128], line[128];
+        snprintf(args, sizeof args, "%s --frobnicate", commands[c]);
+        snprintf(line, sizeof line, "sinew: %s: unknown option --frobnicate", commands[c]);
+        check_usage_error(args, line);
+    }
+    check_usage_error("demo extra", "sinew: demo: unexpected argument \"extra\"");
+    check_usage_error("info character.gltf other.gltf",
+                      "sinew: info: unexpected argument \"other.gltf\" (FILE is character.gltf; one FILE only)");
+    check_usage_error("info --anim other.gltf", "sinew: info: unknown option --anim");
+    check_usage_error("info --scene x", "sinew: info: --scene: \"x\" is not a scene index (0, 1, ...)");
+    check_usage_error("bake", "sinew: bake: --times T1,T2,... is required");
+    check_usage_error("bake --times", "sinew: bake: --times needs a value");
+    check_usage_error("bake --times 0 --clip", "sinew: bake: --clip needs a value");
+    check_usage_error("bake --times 0 --loop=yes", "sinew: bake: --loop takes no value (\"--loop=yes\")");
+    check_usage_error("bake --times 0 --up x", "sinew: bake: --up: \"x\" is not an axis: y or z");
+    check_usage_error("bake --times 0 --method lbx", "sinew: bake: --method: \"lbx\" is not a method: lbs or dqs");
+    check_usage_error("bench --threads 0", "sinew: bench: --threads: \"0\" is not a thread count from 1 to 256");
+    check_usage_error("bench --copies=x", "sinew: bench: --copies: \"x\" is not a count from 1 to 1000");
+
+    /* --times: finite numbers, no empty entry */
+    check_usage_error("bake --times 0,nan", "sinew: bake: --times: \"nan\" is not a finite number");
+    check_usage_error("bake --times inf", "sinew: bake: --times: \"inf\" is not a finite number");
+    check_usage_error("bake --times=-1e999", "sinew: bake: --times: \"-1e999\" is not a finite number");
+    check_usage_error("bake --times 0,,1", "sinew: bake: --times: \"0,,1\": entry 2 is empty");
+    check_usage_error("bake --times 0.5,", "sinew: bake: --times: \"0.5,\": entry 2 is empty");
+    check_usage_error("bake --times 1,2s", "sinew: bake: --times: \"2s\" is not a number");
+    if (render) {
+        check_usage_error("render --times nan", "sinew: render: --times: \"nan\" is not a finite number");
+        check_usage_error("render --times 0,,1", "sinew: render: --times: \"0,,1\": entry 2 is empty");
+    }
+    /* past the clip's end: clamped, as docs/BAKE.md says (clip_time), no note */
+    result late = run("bake --clip walk --times 0.5,7");
+    cJSON *json = cJSON_Parse(late.out);
+    const cJSON *frames = cJSON_GetObjectItem(json, "frames");
+    CHECK(late.status == 0 && cJSON_GetArraySize(frames) == 2, "bake --times 0.5,7 runs (%d): %s", late.status,
+          late.err);
+    double clip_time = cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetArrayItem(frames, 1), "clip_time"));
+    CHECK(clip_time == 1.0, "time 7 of the 1 s walk samples its end: clip_time %g", clip_time);
+    CHECK(late.err[0] == '\0', "no note on stderr for a time past the end: %s", late.err);
+    cJSON_Delete(json);
+    result_free(&late);
+
+    /* render: PNG bytes under a .png name, or one PNG per frame in DIR/ */
+    if (render) {
+        check_usage_error("render --out sheet.jpg",
+                          "sinew: render: --out: \"sheet.jpg\" ends in .jpg, a format render does not write: it "
+                          "writes PNG (SHEET.png, or DIR/ for one PNG per frame)");
+        check_usage_error("render --out=sheet",
+                          "sinew: render: --out: \"sheet\" has no extension: render writes PNG (SHEET.png, or DIR/ "
+                          "for one PNG per frame)");
+        char path[1024];
+        snprintf(path, sizeof path, "%s/sheet.jpg", work);
+        CHECK(access(path, F_OK) != 0, "no sheet.jpg written");
+    }
+    if (view)
+        check_usage_error("view --screenshot shot.webp",
+                          "sinew: view: --screenshot: \"shot.webp\" does not end in .png: view writes PNG");
+    return check_finish("test_cli_usage");
+}
