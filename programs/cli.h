@@ -11,28 +11,33 @@
 
 enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
 
-/* Loads FILE (.gltf/.glb) or, for NULL, the built-in character, with `load`
- * (NULL: the defaults; its `base` is replaced by the CLI's, whose logger
- * prints warnings to stderr); prints the reason and returns NULL on
- * failure. */
-sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load);
+/* Loads FILE (any format sinew reads) or, for NULL, the built-in
+ * character, with `load` (NULL: the defaults; its `base` is replaced by the
+ * CLI's, whose logger prints warnings to stderr); prints the reason
+ * (prefixed with the command) and returns NULL on failure. */
+sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load);
 
-/* The clips a command plays: the asset's own, or with `anim_paths` those of
- * other files (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton
- * by joint name (mismatches told on stderr), in the order given. Free with
+/* The clips a command plays: the asset's own (`file`: its path, NULL for
+ * the built-in character), or with `anim_paths` those of other files
+ * (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton by joint
+ * name, in the order given. Joints without a name match none. Mismatches
+ * are told on stderr, by name (unnamed joints as "joint N"); a file whose
+ * clips match no joint at all fails, naming both files. Free with
  * cli_clips_free(). */
 typedef struct cli_clips {
     int count;
     const sinew_clip **clips;
     sinew_clip **owned; /* the retargeted ones */
+    char from[256];     /* where they come from, for messages: "walk.fbx, run.fbx" */
 } cli_clips;
-int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int anim_count, cli_clips *out);
+int cli_clips_load(const char *command, const char *file, const sinew_asset *asset, const char *const *anim_paths,
+                   int anim_count, cli_clips *out);
 void cli_clips_free(cli_clips *clips);
 
 /* The clip `spec` names among `clips`: an index, a name, or "none" (-1);
- * NULL means the first (or none when there are none). Prints the reason,
- * prefixed with the command, and returns EXIT_FAILED when there is no such
- * clip. */
+ * NULL means the first (or none when there are none). When there is no
+ * such clip, prints why (prefixed with the command), naming where the clips
+ * come from and listing the first 20 of them, and returns EXIT_FAILED. */
 int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index);
 
 /* One command's arguments, taken in order the same way by every command:

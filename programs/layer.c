@@ -100,8 +100,9 @@ static const sinew_clip *clip_and_weight(const char *command, const cli_clips *c
         }
     }
     int index;
-    if (cli_find_clip(command, clips, item, &index) != EXIT_OK || index < 0) {
-        if (index < 0) fprintf(stderr, "sinew: %s: a clip is needed here, not \"%s\"\n", command, item);
+    if (cli_find_clip(command, clips, item, &index) != EXIT_OK) return NULL;
+    if (index < 0) {
+        fprintf(stderr, "sinew: %s: a clip is needed here, not \"%s\"\n", command, item);
         return NULL;
     }
     return clips->clips[index];

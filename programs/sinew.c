@@ -277,7 +277,7 @@ static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
  * every file the command loads (FILE and each --anim). */
 static const char *cli_formats;
 
-sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load)
+sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load)
 {
     sinew_error err = {0};
     if (path) {
@@ -285,27 +285,127 @@ sinew_asset *cli_load_asset(const char *path, const sinew_load_options *load)
         lo.base = cli_options;
         lo.assimp_formats = cli_formats;
         sinew_asset *a = sinew_load_file(path, &lo, &err);
-        if (!a) fprintf(stderr, "sinew: %s\n", err.description);
+        if (!a) fprintf(stderr, "sinew: %s: %s\n", command, err.description);
         return a;
     }
     sinew_asset *a = sinew_demo_create(&cli_options, &err);
-    if (!a) fprintf(stderr, "sinew: built-in character: %s\n", err.description);
+    if (!a) fprintf(stderr, "sinew: %s: built-in character: %s\n", command, err.description);
     return a;
 }
 
-int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int anim_count, cli_clips *out)
+/* A joint for messages: "name", or for a joint without one "joint N". */
+static void put_joint(char *buf, size_t size, const sinew_skeleton *sk, int j)
+{
+    if (sk->names[j][0])
+        snprintf(buf, size, "\"%s\"", sk->names[j]);
+    else
+        snprintf(buf, size, "joint %d", j);
+}
+
+/* Up to `max` joints of `which` for messages, then ", ..." when there are
+ * more. */
+static void joint_list(char *buf, size_t size, const sinew_skeleton *sk, const int *which, int count, int max)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < count && i < max; ++i) {
+        char one[160];
+        put_joint(one, sizeof one, sk, which[i]);
+        size_t used = strlen(buf);
+        snprintf(buf + used, size - used, "%s%s", i ? ", " : "", one);
+    }
+    size_t used = strlen(buf);
+    if (count > max) snprintf(buf + used, size - used, ", ...");
+}
+
+/* Whether joint j of `from` has a joint of the same name in `to` (a joint
+ * without a name has none). */
+static bool named_in(const sinew_skeleton *from, int j, const sinew_skeleton *to)
+{
+    return from->names[j][0] && sinew_skeleton_find_joint(to, from->names[j]) >= 0;
+}
+
+/* A clip of CLIPFILE (`path`, skeleton `from`) on FILE's skeleton `to`:
+ * sinew_clip_retarget() after leaving out the tracks of joints without a
+ * name (which would match FILE's first unnamed joint), its mismatches told
+ * here by name or index. NULL after printing why. */
+static sinew_clip *retarget(const char *command, const char *file, const char *path, const sinew_clip *clip,
+                            const sinew_skeleton *from, const sinew_skeleton *to)
+{
+    int n = clip->track_count;
+    sinew_track *tracks = malloc(sizeof *tracks * ((size_t)n + 1));
+    int *lost = malloc(sizeof *lost * ((size_t)from->joint_count + 1));
+    int *bare = malloc(sizeof *bare * ((size_t)to->joint_count + 1));
+    bool *animated = calloc((size_t)from->joint_count + 1, sizeof *animated);
+    sinew_clip *kept = NULL, *out = NULL;
+    sinew_error err = {0};
+    if (!tracks || !lost || !bare || !animated) {
+        fprintf(stderr, "sinew: %s: %s: out of memory\n", command, path);
+        goto done;
+    }
+    int count = 0, lost_count = 0, bare_count = 0;
+    for (int i = 0; i < n; ++i) {
+        int j = clip->tracks[i].joint;
+        if (named_in(from, j, to))
+            tracks[count++] = clip->tracks[i];
+        else if (!animated[j])
+            lost[lost_count++] = j;
+        animated[j] = true;
+    }
+    for (int j = 0; j < to->joint_count; ++j)
+        if (!named_in(to, j, from)) bare[bare_count++] = j;
+    const sinew_clip *source = clip;
+    if (count < n) {
+        /* the clip without the tracks no joint of FILE takes */
+        sinew_clip_desc d = {.name = clip->name, .joint_count = clip->joint_count, .duration = clip->duration,
+                             .track_count = count, .tracks = tracks, .additive = clip->additive};
+        if (!(kept = sinew_clip_create(&d, NULL, &err))) {
+            fprintf(stderr, "sinew: %s: %s: %s\n", command, path, err.description);
+            goto done;
+        }
+        source = kept;
+    }
+    /* quiet: the mismatches are told below, unnamed joints by index */
+    if (!(out = sinew_clip_retarget(source, from, to, NULL, NULL, &err))) {
+        fprintf(stderr, "sinew: %s: %s: %s\n", command, path, err.description);
+        goto done;
+    }
+    char names[1024];
+    const char *base = file ? file : "the built-in character";
+    if (lost_count) {
+        joint_list(names, sizeof names, from, lost, lost_count, 8);
+        fprintf(stderr, "sinew: warning: %s: clip \"%s\": %d animated joint(s) are not in %s, their tracks are "
+                        "left out: %s\n", path, clip->name, lost_count, base, names);
+    }
+    if (bare_count && count) {
+        joint_list(names, sizeof names, to, bare, bare_count, 8);
+        fprintf(stderr, "sinew: warning: %s: clip \"%s\": %d joint(s) of %s are not in its skeleton and keep "
+                        "their rest pose: %s\n", path, clip->name, bare_count, base, names);
+    }
+done:
+    sinew_clip_free(kept);
+    free(tracks), free(lost), free(bare), free(animated);
+    return out;
+}
+
+int cli_clips_load(const char *command, const char *file, const sinew_asset *asset, const char *const *anim_paths,
+                   int anim_count, cli_clips *out)
 {
     *out = (cli_clips){0};
     if (anim_count == 0) {
+        snprintf(out->from, sizeof out->from, "%s", file ? file : "the built-in character");
         out->count = asset->clip_count;
         out->clips = malloc(sizeof *out->clips * ((size_t)asset->clip_count + 1));
         if (!out->clips) return EXIT_FAILED;
         for (int i = 0; i < asset->clip_count; ++i) out->clips[i] = asset->clips[i];
         return EXIT_OK;
     }
+    for (int f = 0; f < anim_count; ++f) {
+        size_t used = strlen(out->from);
+        snprintf(out->from + used, sizeof out->from - used, "%s%s", f ? ", " : "", anim_paths[f]);
+    }
     int status = EXIT_OK;
     for (int f = 0; f < anim_count && status == EXIT_OK; ++f) {
-        sinew_asset *anim = cli_load_asset(anim_paths[f], NULL);
+        sinew_asset *anim = cli_load_asset(command, anim_paths[f], NULL);
         if (!anim) {
             status = EXIT_FAILED;
             break;
@@ -315,20 +415,32 @@ int cli_clips_load(const sinew_asset *asset, const char *const *anim_paths, int 
         if (clips) out->clips = clips;
         sinew_clip **owned = clips ? realloc(out->owned, sizeof *owned * room) : NULL;
         if (owned) out->owned = owned;
-        if (!clips || !owned) status = EXIT_FAILED;
+        if (!clips || !owned) {
+            fprintf(stderr, "sinew: %s: out of memory\n", command);
+            status = EXIT_FAILED;
+        }
+        /* the file's clips must move some joint of FILE: else they would
+         * play the rest pose, by mistake (another character's file) */
+        int tracks = 0, matched = 0;
+        for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i)
+            for (int t = 0; t < anim->clips[i]->track_count; ++t, ++tracks)
+                matched += named_in(anim->skeleton, anim->clips[i]->tracks[t].joint, asset->skeleton);
+        if (status == EXIT_OK && tracks > 0 && matched == 0) {
+            fprintf(stderr, "sinew: %s: the clips of %s animate no joint of %s: no joint name is in both (see "
+                            "sinew info on each)\n", command, anim_paths[f], file ? file : "the built-in character");
+            status = EXIT_FAILED;
+        }
         for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i) {
-            sinew_error err = {0};
-            sinew_clip *c = sinew_clip_retarget(anim->clips[i], anim->skeleton, asset->skeleton, &cli_options, NULL,
-                                                &err);
+            sinew_clip *c = retarget(command, file, anim_paths[f], anim->clips[i], anim->skeleton, asset->skeleton);
             if (!c) {
-                fprintf(stderr, "sinew: %s: %s\n", anim_paths[f], err.description);
                 status = EXIT_FAILED;
                 break;
             }
             out->owned[out->count] = c;
             out->clips[out->count++] = c;
         }
-        if (anim->clip_count == 0) fprintf(stderr, "sinew: warning: %s has no animations\n", anim_paths[f]);
+        if (status == EXIT_OK && anim->clip_count == 0)
+            fprintf(stderr, "sinew: warning: %s has no animations\n", anim_paths[f]);
         sinew_asset_free(anim);
     }
     if (status != EXIT_OK) cli_clips_free(out);
@@ -343,35 +455,54 @@ void cli_clips_free(cli_clips *c)
     *c = (cli_clips){0};
 }
 
+/* "; its clips: "walk", "run", clip 2, ..." (the first 20) or "; it has no
+ * clips" on stderr, ending the line. */
+static void list_clips(const cli_clips *clips)
+{
+    bool several = strchr(clips->from, ',') != NULL;
+    if (clips->count == 0) {
+        fprintf(stderr, "; %s no clips\n", several ? "they have" : "it has");
+        return;
+    }
+    fprintf(stderr, "; %s clips:", several ? "their" : "its");
+    for (int c = 0; c < clips->count && c < 20; ++c) {
+        if (clips->clips[c]->name[0])
+            fprintf(stderr, "%s \"%s\"", c ? "," : "", clips->clips[c]->name);
+        else
+            fprintf(stderr, "%s clip %d", c ? "," : "", c);
+    }
+    fprintf(stderr, "%s\n", clips->count > 20 ? ", ..." : "");
+}
+
 int cli_find_clip(const char *command, const cli_clips *clips, const char *spec, int *index)
 {
+    *index = -1;
     if (!spec) {
         *index = clips->count > 0 ? 0 : -1;
         return EXIT_OK;
     }
-    if (strcmp(spec, "none") == 0) {
-        *index = -1;
-        return EXIT_OK;
-    }
+    if (strcmp(spec, "none") == 0) return EXIT_OK;
     char *end;
+    errno = 0;
     long i = strtol(spec, &end, 10);
     if (*spec && !*end) {
-        if (i < 0 || i >= clips->count) {
-            fprintf(stderr, "sinew: %s: clip %ld does not exist (there are %d)\n", command, i, clips->count);
-            return EXIT_FAILED;
-        }
-        *index = (int)i;
-        return EXIT_OK;
-    }
-    for (int c = 0; c < clips->count; ++c)
-        if (strcmp(clips->clips[c]->name, spec) == 0) {
-            *index = c;
+        if (!errno && i >= 0 && i < clips->count) {
+            *index = (int)i;
             return EXIT_OK;
         }
-    fprintf(stderr, "sinew: %s: no clip named \"%s\"\n", command, spec);
+        fprintf(stderr, "sinew: %s: no clip %s in %s (%d clip%s)", command, spec, clips->from, clips->count,
+                clips->count == 1 ? "" : "s");
+    } else {
+        for (int c = 0; c < clips->count; ++c)
+            if (strcmp(clips->clips[c]->name, spec) == 0) {
+                *index = c;
+                return EXIT_OK;
+            }
+        fprintf(stderr, "sinew: %s: no clip \"%s\" in %s", command, spec, clips->from);
+    }
+    list_clips(clips);
     return EXIT_FAILED;
 }
-
 
 sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
                                float *weights, sinew_error *err)
@@ -473,8 +604,8 @@ bool cli_source_arg(cli_args *p, cli_source *s)
 int cli_load(const char *command, const cli_source *source, cli_loaded *out)
 {
     *out = (cli_loaded){.clip_index = -1};
-    if (!(out->asset = cli_load_asset(source->file, &source->load))) return EXIT_FAILED;
-    if (cli_clips_load(out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
+    if (!(out->asset = cli_load_asset(command, source->file, &source->load))) return EXIT_FAILED;
+    if (cli_clips_load(command, source->file, out->asset, source->anims, source->anim_count, &out->clips) != EXIT_OK ||
         cli_find_clip(command, &out->clips, source->clip, &out->clip_index) != EXIT_OK) {
         cli_unload(out);
         return EXIT_FAILED;
@@ -638,7 +769,7 @@ static int cmd_info(int argc, char **argv)
     while (cli_next(&p))
         if (!cli_source_arg(&p, &source)) cli_unknown(&p);
     if (p.status != EXIT_OK) return p.status;
-    sinew_asset *a = cli_load_asset(source.file, &source.load);
+    sinew_asset *a = cli_load_asset("info", source.file, &source.load);
     if (!a) return EXIT_FAILED;
     printf("asset \"%s\"\n", a->name);
     print_skeleton(a->skeleton);
@@ -739,7 +870,7 @@ static int cmd_demo(int argc, char **argv)
     cli_args p = cli_args_begin("demo", argc, argv);
     while (cli_next(&p)) cli_unknown(&p);
     if (p.status != EXIT_OK) return p.status;
-    sinew_asset *a = cli_load_asset(NULL, NULL);
+    sinew_asset *a = cli_load_asset("demo", NULL, NULL);
     if (!a) return EXIT_FAILED;
     const sinew_skeleton *sk = a->skeleton;
     const sinew_mesh *mesh = &a->meshes[0];

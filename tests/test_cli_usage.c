@@ -3,7 +3,11 @@
  * command's part of the one help text; every usage error names the command
  * and the bad argument and exits 2; --times refuses what is not a finite
  * number (an empty entry, NaN, infinity) and keeps the documented clamp
- * past the clip's end; render writes PNG under a .png name only.
+ * past the clip's end; --clip with no such clip lists those there are (the
+ * first 20); render writes PNG under a .png name only; an --anim file
+ * that matches no joint fails naming both files, and the warning about
+ * unmatched joints names unnamed ones by index. The files it plays are
+ * glTF written here.
  * usage: test_cli_usage SINEW_BINARY WORK_DIR */
 #define _POSIX_C_SOURCE 200112L
 #include "sinew/sinew.h"
@@ -78,6 +82,68 @@ static bool built(const char *command)
     return yes;
 }
 
+/* ---- files ---- */
+
+/* A glTF file of `count` joints (names[i], NULL for none) and `clips`
+ * animations named clip_00, clip_01, ...; each moves the joints flagged
+ * in `animated` over 1 s. */
+static void write_gltf(const char *name, const char *const *names, int count, int clips, const bool *animated)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "write %s", path);
+    if (!f) return;
+    fprintf(f, "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [");
+    for (int j = 0; j < count; ++j) fprintf(f, "%s%d", j ? ", " : "", j);
+    fprintf(f, "]}],\n\"nodes\": [");
+    for (int j = 0; j < count; ++j) {
+        if (names[j])
+            fprintf(f, "%s{\"name\": \"%s\"}", j ? ", " : "", names[j]);
+        else
+            fprintf(f, "%s{}", j ? ", " : "");
+    }
+    fprintf(f, "],\n\"buffers\": [{\"uri\": \"keys.bin\", \"byteLength\": 32}],\n"
+               "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 8}, {\"buffer\": 0, \"byteOffset\": 8, "
+               "\"byteLength\": 24}],\n"
+               "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 2, \"type\": \"SCALAR\", "
+               "\"min\": [0], \"max\": [1]}, {\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, "
+               "\"type\": \"VEC3\"}],\n\"animations\": [");
+    for (int c = 0; c < clips; ++c) {
+        fprintf(f, "%s\n{\"name\": \"clip_%02d\", \"samplers\": [{\"input\": 0, \"output\": 1}], \"channels\": [",
+                c ? "," : "", c);
+        bool first = true;
+        for (int j = 0; j < count; ++j) {
+            if (!animated[j]) continue;
+            fprintf(f, "%s{\"sampler\": 0, \"target\": {\"node\": %d, \"path\": \"translation\"}}",
+                    first ? "" : ", ", j);
+            first = false;
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "]}\n");
+    fclose(f);
+}
+
+static void write_files(void)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/keys.bin", work);
+    FILE *f = fopen(path, "wb");
+    const float keys[8] = {0, 1, 0, 0, 0, 0, 1, 0}; /* times 0 and 1; (0,0,0) to (0,1,0) */
+    CHECK(f && fwrite(keys, sizeof keys, 1, f) == 1, "write %s", path);
+    if (f) fclose(f);
+    /* the character: bone and arm */
+    static const char *const character[] = {"bone", "arm"};
+    write_gltf("character.gltf", character, 2, 1, (const bool[]){true, false});
+    /* a file of 25 clips on a joint the character lacks */
+    static const char *const other[] = {"other"};
+    write_gltf("other.gltf", other, 1, 25, (const bool[]){true});
+    /* a clip on bone and on a joint without a name */
+    static const char *const partly[] = {"bone", NULL};
+    write_gltf("partly.gltf", partly, 2, 1, (const bool[]){true, true});
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -86,6 +152,7 @@ int main(int argc, char **argv)
     }
     sinew_bin = argv[1], work = argv[2];
     mkdir(work, 0777);
+    write_files();
     static const char *const commands[] = {"demo", "info", "bake", "bench", "render", "view"};
     enum { COMMANDS = sizeof commands / sizeof commands[0] };
     bool render = built("render"), view = built("view");
@@ -168,6 +235,57 @@ int main(int argc, char **argv)
     CHECK(late.err[0] == '\0', "no note on stderr for a time past the end: %s", late.err);
     cJSON_Delete(json);
     result_free(&late);
+
+    /* --clip: no such clip lists those there are, the first 20 */
+    result r = run("bake --clip nope --times 0");
+    CHECK(r.status == 1 && has(r.err, "sinew: bake: no clip \"nope\" in the built-in character; its clips: "
+                                      "\"walk\", \"idle\"\n"),
+          "bake --clip nope: exit %d: %s", r.status, r.err);
+    result_free(&r);
+    r = run("bench --clip 5");
+    CHECK(r.status == 1 && has(r.err, "sinew: bench: no clip 5 in the built-in character (2 clips); its clips: "
+                                      "\"walk\", \"idle\"\n"),
+          "bench --clip 5: exit %d: %s", r.status, r.err);
+    result_free(&r);
+    r = run("bake other.gltf --clip walk --times 0");
+    CHECK(r.status == 1 && has(r.err, "sinew: bake: no clip \"walk\" in other.gltf; its clips: \"clip_00\", ") &&
+              has(r.err, "\"clip_19\", ...\n") && !has(r.err, "clip_20"),
+          "25 clips: the first 20 listed, then ...: %s", r.err);
+    result_free(&r);
+    r = run("bake --times 0 --blend walk,nope");
+    CHECK(r.status == 1 && has(r.err, "no clip \"nope\" in the built-in character; its clips: \"walk\", \"idle\""),
+          "--blend walk,nope: exit %d: %s", r.status, r.err);
+    result_free(&r);
+    r = run("bake character.gltf --anim partly.gltf --anim partly.gltf --clip 3 --times 0");
+    CHECK(r.status == 1 && has(r.err, "no clip 3 in partly.gltf, partly.gltf (2 clips); their clips: \"clip_00\", "
+                                      "\"clip_00\"\n"),
+          "clips of two --anim files: %s", r.err);
+    result_free(&r);
+
+    /* --anim: a file whose clips match no joint fails naming both */
+    r = run("bake character.gltf --anim other.gltf --times 0");
+    CHECK(r.status == 1 && has(r.err, "sinew: bake: the clips of other.gltf animate no joint of character.gltf"),
+          "--anim with no joint in common: exit %d: %s", r.status, r.err);
+    result_free(&r);
+    r = run("bake --anim other.gltf --times 0");
+    CHECK(r.status == 1 && has(r.err, "the clips of other.gltf animate no joint of the built-in character"),
+          "--anim on the built-in character: exit %d: %s", r.status, r.err);
+    result_free(&r);
+    /* ... one that matches some: warnings by name, unnamed joints by index */
+    r = run("bake character.gltf --anim partly.gltf --times 0.5");
+    CHECK(r.status == 0, "--anim partly.gltf runs: %s", r.err);
+    CHECK(has(r.err, "1 animated joint(s) are not in character.gltf, their tracks are left out: joint 1\n"),
+          "the unnamed joint by index: %s", r.err);
+    CHECK(has(r.err, "1 joint(s) of character.gltf are not in its skeleton and keep their rest pose: \"arm\"\n"),
+          "the character's joint by name: %s", r.err);
+    CHECK(!has(r.err, "\"\""), "no empty name in the warnings: %s", r.err);
+    json = cJSON_Parse(r.out);
+    const cJSON *node = cJSON_GetArrayItem(
+        cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(json, "frames"), 0), "nodes"), 0);
+    double y = cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(node, "world"), 13));
+    CHECK(fabs(y - 0.5) < 1e-6, "bone moved by the retargeted clip: y %g", y);
+    cJSON_Delete(json);
+    result_free(&r);
 
     /* render: PNG bytes under a .png name, or one PNG per frame in DIR/ */
     if (render) {
