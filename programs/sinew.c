@@ -33,12 +33,17 @@ static const char help_demo[] =
     "                print what it did and how long each stage took\n";
 
 static const char help_info[] =
-    "  info [FILE] [--scene N] [--weld] [--order-vertices]\n"
+    "  info [FILE] [--scene N] [--weld] [--order-vertices] [--quiet | --json]\n"
     "                print the skeleton tree, the clips and the meshes of FILE\n"
     "                (.gltf or .glb, .fbx, .dae or .bvh; for glTF the meshes of\n"
     "                scenes[N], else of the default scene); without FILE, of the\n"
-    "                built-in character; --weld and --order-vertices load FILE as\n"
-    "                for bench\n";
+    "                built-in character. --quiet prints one line: joints, clips,\n"
+    "                meshes, vertices. --json prints JSON: the skeleton (each\n"
+    "                joint's index, name, parent and rest translation, rotation,\n"
+    "                scale), the clips (duration, tracks, keys by target, bytes)\n"
+    "                and the meshes (vertices, triangles, attributes, bounds, the\n"
+    "                skin's joints and how many vertices have 0 to 8 influences).\n"
+    "                --weld and --order-vertices load FILE as for bench\n";
 
 static const char help_bake[] =
     "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
@@ -673,14 +678,21 @@ static const char *interp_name(sinew_interpolation i)
     return i == SINEW_INTERP_STEP ? "STEP" : i == SINEW_INTERP_LINEAR ? "LINEAR" : "CUBICSPLINE";
 }
 
-static void print_skeleton(const sinew_skeleton *sk)
+/* The skeleton's roots and depth. */
+static void skeleton_shape(const sinew_skeleton *sk, int *roots, int *depth)
 {
-    int max_depth = 0, roots = 0;
+    *roots = 0, *depth = 0;
     for (int j = 0; j < sk->joint_count; ++j) {
         int d = sinew_skeleton_depth(sk, j);
-        if (d > max_depth) max_depth = d;
-        roots += sk->parents[j] < 0;
+        if (d > *depth) *depth = d;
+        *roots += sk->parents[j] < 0;
     }
+}
+
+static void print_skeleton(const sinew_skeleton *sk)
+{
+    int roots, max_depth;
+    skeleton_shape(sk, &roots, &max_depth);
     printf("skeleton: %d joints, %d root%s, depth %d\n", sk->joint_count, roots, roots == 1 ? "" : "s", max_depth);
     for (int j = 0; j < sk->joint_count; ++j) {
         const sinew_transform *r = &sk->rest_pose[j];
@@ -696,11 +708,12 @@ static void print_skeleton(const sinew_skeleton *sk)
     }
 }
 
-static void print_clip(int index, const sinew_clip *c)
+/* Tracks by interpolation, and the joints with at least one track. */
+static int clip_shape(const sinew_clip *c, int by_interp[3])
 {
-    int by_interp[3] = {0, 0, 0}, animated = 0;
+    int animated = 0;
+    by_interp[0] = by_interp[1] = by_interp[2] = 0;
     for (int i = 0; i < c->track_count; ++i) by_interp[c->tracks[i].interpolation]++;
-    /* joints with at least one track */
     for (int j = 0; j < c->joint_count; ++j) {
         for (int i = 0; i < c->track_count; ++i) {
             if (c->tracks[i].joint == j) {
@@ -709,6 +722,13 @@ static void print_clip(int index, const sinew_clip *c)
             }
         }
     }
+    return animated;
+}
+
+static void print_clip(int index, const sinew_clip *c)
+{
+    int by_interp[3];
+    int animated = clip_shape(c, by_interp);
     printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale", index,
            c->name, (double)c->duration, c->track_count, animated, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
            sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
@@ -720,6 +740,35 @@ static void print_clip(int index, const sinew_clip *c)
     printf("\n");
 }
 
+/* The mesh's bounds; false without vertices. */
+static bool mesh_bounds(const sinew_mesh *m, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; ++k) lo[k] = INFINITY, hi[k] = -INFINITY;
+    for (int v = 0; v < m->vertex_count; ++v)
+        for (int k = 0; k < 3; ++k) {
+            float x = m->positions[v * 3 + k];
+            lo[k] = fminf(lo[k], x), hi[k] = fmaxf(hi[k], x);
+        }
+    return m->vertex_count > 0;
+}
+
+/* histogram[n]: the vertices with n influences; returns their total. */
+static long influence_histogram(const sinew_skin *s, int histogram[SINEW_MAX_INFLUENCES + 1])
+{
+    long total = 0;
+    for (int n = 0; n <= SINEW_MAX_INFLUENCES; ++n) histogram[n] = 0;
+    for (int v = 0; v < s->vertex_count; ++v) {
+        int idx[SINEW_MAX_INFLUENCES];
+        float w[SINEW_MAX_INFLUENCES];
+        int n = sinew_skin_vertex(s, v, idx, w);
+        histogram[n]++;
+        total += n;
+    }
+    return total;
+}
+
+static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
+
 static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
 {
     printf("  %d \"%s\": %d vertices, %d triangles; attributes: position%s%s", index, m->name, m->vertex_count,
@@ -728,13 +777,8 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
     printf("%s", m->colors ? ", color" : "");
     if (m->morph) printf(", %d morph targets", m->morph->target_count);
     printf("\n");
-    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (int v = 0; v < m->vertex_count; ++v)
-        for (int k = 0; k < 3; ++k) {
-            float x = m->positions[v * 3 + k];
-            lo[k] = fminf(lo[k], x), hi[k] = fmaxf(hi[k], x);
-        }
-    if (m->vertex_count)
+    float lo[3], hi[3];
+    if (mesh_bounds(m, lo, hi))
         printf("      bounds: (%.3f, %.3f, %.3f) to (%.3f, %.3f, %.3f)\n", (double)lo[0], (double)lo[1],
                (double)lo[2], (double)hi[0], (double)hi[1], (double)hi[2]);
     const sinew_skin *s = m->skin;
@@ -743,18 +787,10 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
                m->joint >= 0 ? sk->names[m->joint] : "");
         return;
     }
-    int histogram[SINEW_MAX_INFLUENCES + 1] = {0};
-    long total = 0;
-    for (int v = 0; v < s->vertex_count; ++v) {
-        int idx[SINEW_MAX_INFLUENCES];
-        float w[SINEW_MAX_INFLUENCES];
-        int n = sinew_skin_vertex(s, v, idx, w);
-        histogram[n]++;
-        total += n;
-    }
-    static const char *const wt[] = {"float", "unorm8", "unorm16"};
+    int histogram[SINEW_MAX_INFLUENCES + 1];
+    long total = influence_histogram(s, histogram);
     printf("      skin: %d joints, %d influence slots per vertex (%s indices, %s weights%s)\n", s->joint_count,
-           s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16", wt[s->weight_type],
+           s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16", weight_type_names[s->weight_type],
            s->last_weight_implied ? ", the last implied" : "");
     printf("      influences per vertex: average %.2f;", s->vertex_count ? (double)total / s->vertex_count : 0.0);
     for (int n = 1; n <= SINEW_MAX_INFLUENCES; ++n)
@@ -762,22 +798,191 @@ static void print_mesh(int index, const sinew_mesh *m, const sinew_skeleton *sk)
     printf("\n");
 }
 
+/* --quiet: "FILE: 22 joints, 3 clips, 1 mesh, 1234 vertices". */
+static void print_summary(const char *file, const sinew_asset *a)
+{
+    long vertices = 0;
+    for (int i = 0; i < a->mesh_count; ++i) vertices += a->meshes[i].vertex_count;
+    printf("%s: %d joint%s, %d clip%s, %d mesh%s, %ld vert%s\n", file ? file : "built-in character",
+           a->skeleton->joint_count, a->skeleton->joint_count == 1 ? "" : "s", a->clip_count,
+           a->clip_count == 1 ? "" : "s", a->mesh_count, a->mesh_count == 1 ? "" : "es", vertices,
+           vertices == 1 ? "ex" : "ices");
+}
+
+/* ---- info --json ---- */
+
+/* A float that reads back as the same float32; null when not finite. */
+static void json_number(float x)
+{
+    if (isfinite(x))
+        printf("%.9g", (double)x);
+    else
+        fputs("null", stdout);
+}
+
+static void json_floats(const float *x, int n)
+{
+    putchar('[');
+    for (int i = 0; i < n; ++i) {
+        if (i) putchar(',');
+        json_number(x[i]);
+    }
+    putchar(']');
+}
+
+static void json_skeleton(const sinew_skeleton *sk)
+{
+    int roots, depth;
+    skeleton_shape(sk, &roots, &depth);
+    printf("\"skeleton\": {\"joint_count\": %d, \"roots\": %d, \"depth\": %d, \"joints\": [", sk->joint_count, roots,
+           depth);
+    for (int j = 0; j < sk->joint_count; ++j) {
+        const sinew_transform *r = &sk->rest_pose[j];
+        printf("%s\n  {\"index\": %d, \"name\": ", j ? "," : "", j);
+        cli_put_json_string(stdout, sk->names[j]);
+        printf(", \"parent\": %d, \"translation\": ", sk->parents[j]);
+        json_floats((const float[]){r->translation.x, r->translation.y, r->translation.z}, 3);
+        fputs(", \"rotation\": ", stdout);
+        json_floats((const float[]){r->rotation.x, r->rotation.y, r->rotation.z, r->rotation.w}, 4);
+        fputs(", \"scale\": ", stdout);
+        json_floats((const float[]){r->scale.x, r->scale.y, r->scale.z}, 3);
+        putchar('}');
+    }
+    fputs("]}", stdout);
+}
+
+static void json_clip(int index, const sinew_clip *c)
+{
+    int by_interp[3];
+    int animated = clip_shape(c, by_interp);
+    printf("\n  {\"index\": %d, \"name\": ", index);
+    cli_put_json_string(stdout, c->name);
+    fputs(", \"duration\": ", stdout);
+    json_number(c->duration);
+    printf(", \"tracks\": %d, \"animated_joints\": %d, \"additive\": %s, "
+           "\"keys\": {\"translation\": %d, \"rotation\": %d, \"scale\": %d, \"weights\": %d}, "
+           "\"interpolation\": {\"step\": %d, \"linear\": %d, \"cubicspline\": %d}, \"bytes\": %zu}",
+           c->track_count, animated, c->additive ? "true" : "false", sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
+           sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE),
+           sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS), by_interp[SINEW_INTERP_STEP],
+           by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE], sinew_clip_bytes(c));
+}
+
+static void json_mesh(int index, const sinew_mesh *m)
+{
+    printf("\n  {\"index\": %d, \"name\": ", index);
+    cli_put_json_string(stdout, m->name);
+    printf(", \"vertices\": %d, \"triangles\": %d, \"attributes\": [\"position\"%s%s", m->vertex_count,
+           m->index_count / 3, m->normals ? ", \"normal\"" : "", m->tangents ? ", \"tangent\"" : "");
+    for (int t = 0; t < m->texcoord_count; ++t) printf(", \"texcoord_%d\"", t);
+    printf("%s], \"morph_targets\": %d, \"bounds\": ", m->colors ? ", \"color\"" : "",
+           m->morph ? m->morph->target_count : 0);
+    float lo[3], hi[3];
+    if (mesh_bounds(m, lo, hi)) {
+        fputs("{\"min\": ", stdout);
+        json_floats(lo, 3);
+        fputs(", \"max\": ", stdout);
+        json_floats(hi, 3);
+        putchar('}');
+    } else {
+        fputs("null", stdout);
+    }
+    printf(", \"joint\": %d, \"skin\": ", m->skin ? -1 : m->joint);
+    const sinew_skin *s = m->skin;
+    if (!s) {
+        fputs("null}", stdout);
+        return;
+    }
+    int histogram[SINEW_MAX_INFLUENCES + 1];
+    long total = influence_histogram(s, histogram);
+    printf("{\"joints\": %d, \"influence_slots\": %d, \"index_type\": \"%s\", \"weight_type\": \"%s\", "
+           "\"last_weight_implied\": %s, \"influences\": {\"average\": ",
+           s->joint_count, s->influence_count, s->index_type == SINEW_INDEX_U8 ? "u8" : "u16",
+           weight_type_names[s->weight_type], s->last_weight_implied ? "true" : "false");
+    json_number(s->vertex_count ? (float)((double)total / s->vertex_count) : 0.0f);
+    fputs(", \"histogram\": [", stdout);
+    for (int n = 0; n <= SINEW_MAX_INFLUENCES; ++n) printf("%s%d", n ? ", " : "", histogram[n]);
+    fputs("]}}}", stdout);
+}
+
+/* The skeleton, clips and meshes as one JSON object on stdout:
+ *
+ *   { "file": "walk.fbx" (null: built-in), "asset": "...",
+ *     "skeleton": {"joint_count": 22, "roots": 1, "depth": 7, "joints": [
+ *        {"index": 0, "name": "root", "parent": -1, "translation": [x,y,z],
+ *         "rotation": [x,y,z,w], "scale": [x,y,z]} ]},
+ *     "clips": [ {"index": 0, "name": "walk", "duration": 1.0, "tracks": 66,
+ *        "animated_joints": 22, "additive": false,
+ *        "keys": {"translation": 0, "rotation": 0, "scale": 0, "weights": 0},
+ *        "interpolation": {"step": 0, "linear": 66, "cubicspline": 0},
+ *        "bytes": (sinew_clip_bytes)} ],
+ *     "meshes": [ {"index": 0, "name": "...", "vertices": 0, "triangles": 0,
+ *        "attributes": ["position", "normal", "tangent", "texcoord_0", "color"],
+ *        "morph_targets": 0, "bounds": {"min": [...], "max": [...]} (null: no vertices),
+ *        "joint": (a rigid mesh's joint, else -1),
+ *        "skin": null | {"joints": 22, "influence_slots": 4, "index_type": "u8",
+ *           "weight_type": "float", "last_weight_implied": false,
+ *           "influences": {"average": 2.5, "histogram": [vertices with 0, 1, ... 8 influences]}}} ] }
+ */
+static void print_json(const char *file, const sinew_asset *a)
+{
+    fputs("{\"file\": ", stdout);
+    if (file)
+        cli_put_json_string(stdout, file);
+    else
+        fputs("null", stdout);
+    fputs(", \"asset\": ", stdout);
+    cli_put_json_string(stdout, a->name);
+    fputs(",\n", stdout);
+    json_skeleton(a->skeleton);
+    fputs(",\n\"clips\": [", stdout);
+    for (int i = 0; i < a->clip_count; ++i) {
+        if (i) putchar(',');
+        json_clip(i, a->clips[i]);
+    }
+    fputs("],\n\"meshes\": [", stdout);
+    for (int i = 0; i < a->mesh_count; ++i) {
+        if (i) putchar(',');
+        json_mesh(i, &a->meshes[i]);
+    }
+    fputs("]}\n", stdout);
+}
+
 static int cmd_info(int argc, char **argv)
 {
     cli_source source = {.file_only = true};
+    bool quiet = false, json = false;
     cli_args p = cli_args_begin("info", argc, argv);
-    while (cli_next(&p))
-        if (!cli_source_arg(&p, &source)) cli_unknown(&p);
+    while (cli_next(&p)) {
+        if (cli_source_arg(&p, &source)) continue;
+        if (cli_flag(&p, "--quiet"))
+            quiet = true;
+        else if (cli_flag(&p, "--json"))
+            json = true;
+        else
+            cli_unknown(&p);
+    }
     if (p.status != EXIT_OK) return p.status;
+    if (quiet && json) return cli_usage(&p, "--quiet and --json exclude each other");
     sinew_asset *a = cli_load_asset("info", source.file, &source.load);
     if (!a) return EXIT_FAILED;
-    printf("asset \"%s\"\n", a->name);
-    print_skeleton(a->skeleton);
-    printf("clips: %d\n", a->clip_count);
-    for (int i = 0; i < a->clip_count; ++i) print_clip(i, a->clips[i]);
-    printf("meshes: %d\n", a->mesh_count);
-    for (int i = 0; i < a->mesh_count; ++i) print_mesh(i, &a->meshes[i], a->skeleton);
+    if (quiet) {
+        print_summary(source.file, a);
+    } else if (json) {
+        print_json(source.file, a);
+    } else {
+        printf("asset \"%s\"\n", a->name);
+        print_skeleton(a->skeleton);
+        printf("clips: %d\n", a->clip_count);
+        for (int i = 0; i < a->clip_count; ++i) print_clip(i, a->clips[i]);
+        printf("meshes: %d\n", a->mesh_count);
+        for (int i = 0; i < a->mesh_count; ++i) print_mesh(i, &a->meshes[i], a->skeleton);
+    }
     sinew_asset_free(a);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "sinew: info: write error on stdout\n");
+        return EXIT_FAILED;
+    }
     return EXIT_OK;
 }
 

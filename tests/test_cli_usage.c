@@ -203,6 +203,7 @@ int main(int argc, char **argv)
     check_usage_error("info character.gltf other.gltf",
                       "sinew: info: unexpected argument \"other.gltf\" (FILE is character.gltf; one FILE only)");
     check_usage_error("info --anim other.gltf", "sinew: info: unknown option --anim");
+    check_usage_error("info --quiet --json", "sinew: info: --quiet and --json exclude each other");
     check_usage_error("info --scene x", "sinew: info: --scene: \"x\" is not a scene index (0, 1, ...)");
     check_usage_error("bake", "sinew: bake: --times T1,T2,... is required");
     check_usage_error("bake --times", "sinew: bake: --times needs a value");

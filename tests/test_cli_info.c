@@ -1,0 +1,225 @@
+/* `sinew info --json` and `--quiet` through the built binary: the JSON
+ * parses and says what the text output says (joints with their parents and
+ * rest transforms, clips with durations and key counts, meshes with their
+ * influence histograms); --quiet is the one summary line with the same
+ * counts; --weld, --order-vertices and --formats load as for the other
+ * commands (on the shared FBX files when they are there).
+ * usage: test_cli_info SINEW_BINARY WORK_DIR ASSETS_DIR */
+#include "sinew/sinew.h"
+#include "check.h"
+#include "read_file.h"
+
+#include <cjson/cJSON.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *sinew_bin, *work;
+
+typedef struct result {
+    int status;
+    char *out, *err;
+} result;
+
+/* Runs `sinew info ARGS` (formatted) with stdout and stderr to files. */
+static result info(const char *format, ...)
+{
+    char args[2048], cmd[8192], out[1024], err[1024];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(args, sizeof args, format, ap);
+    va_end(ap);
+    snprintf(out, sizeof out, "%s/info.out", work);
+    snprintf(err, sizeof err, "%s/info.err", work);
+    snprintf(cmd, sizeof cmd, "'%s' info %s > '%s' 2> '%s'", sinew_bin, args, out, err);
+    int r = system(cmd);
+    result res = {WIFEXITED(r) ? WEXITSTATUS(r) : -1, NULL, NULL};
+    size_t size;
+    res.out = (char *)test_read_file(out, &size);
+    res.err = (char *)test_read_file(err, &size);
+    if (!res.out) res.out = calloc(1, 1);
+    if (!res.err) res.err = calloc(1, 1);
+    return res;
+}
+
+static void result_free(result *r)
+{
+    free(r->out), free(r->err);
+}
+
+static double number(const cJSON *object, const char *key)
+{
+    return cJSON_GetNumberValue(cJSON_GetObjectItem(object, key));
+}
+
+static bool floats(const cJSON *object, const char *key, int count)
+{
+    const cJSON *a = cJSON_GetObjectItem(object, key);
+    bool ok = cJSON_IsArray(a) && cJSON_GetArraySize(a) == count;
+    for (int i = 0; ok && i < count; ++i) ok = cJSON_IsNumber(cJSON_GetArrayItem(a, i));
+    return ok;
+}
+
+/* The JSON of `args` against its text output and --quiet line. */
+static void check_file(const char *args, const char *label)
+{
+    result j = info("%s --json", args), t = info("%s", args), q = info("%s --quiet", args);
+    CHECK(j.status == 0 && t.status == 0 && q.status == 0, "%s: info runs (%d, %d, %d): %s", label, j.status,
+          t.status, q.status, j.err);
+    cJSON *json = cJSON_Parse(j.out);
+    CHECK(json != NULL, "%s: --json prints JSON: %.200s", label, j.out);
+    if (!json) goto done;
+
+    /* the skeleton: as many joints as the text lists, parents first */
+    const cJSON *sk = cJSON_GetObjectItem(json, "skeleton"), *joints = cJSON_GetObjectItem(sk, "joints");
+    int joint_count = cJSON_GetArraySize(joints);
+    char line[512];
+    snprintf(line, sizeof line, "skeleton: %d joints, %d root%s, depth %d\n", joint_count,
+             (int)number(sk, "roots"), number(sk, "roots") == 1 ? "" : "s", (int)number(sk, "depth"));
+    CHECK(number(sk, "joint_count") == joint_count && strstr(t.out, line), "%s: the text says %s", label, line);
+    int i = 0;
+    const cJSON *joint;
+    cJSON_ArrayForEach(joint, joints)
+    {
+        const cJSON *name = cJSON_GetObjectItem(joint, "name");
+        int parent = (int)number(joint, "parent");
+        CHECK(number(joint, "index") == i && cJSON_IsString(name) && parent >= -1 && parent < i,
+              "%s: joint %d: index, name, parent %d", label, i, parent);
+        CHECK(floats(joint, "translation", 3) && floats(joint, "rotation", 4) && floats(joint, "scale", 3),
+              "%s: joint %d: rest translation, rotation, scale", label, i);
+        snprintf(line, sizeof line, "%3d ", i);
+        const char *at = strstr(t.out, line);
+        if (at && cJSON_IsString(name) && name->valuestring[0]) {
+            at += strlen(line) + strspn(at + strlen(line), " ");
+            CHECK(strncmp(at, name->valuestring, strlen(name->valuestring)) == 0, "%s: joint %d is %s in the text",
+                  label, i, name->valuestring);
+        }
+        ++i;
+    }
+
+    /* clips: the text's line for each */
+    const cJSON *clips = cJSON_GetObjectItem(json, "clips"), *clip;
+    int clip_count = cJSON_GetArraySize(clips);
+    snprintf(line, sizeof line, "clips: %d\n", clip_count);
+    CHECK(strstr(t.out, line) != NULL, "%s: %s", label, line);
+    cJSON_ArrayForEach(clip, clips)
+    {
+        const cJSON *keys = cJSON_GetObjectItem(clip, "keys");
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(clip, "name"));
+        snprintf(line, sizeof line, "  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, "
+                 "%d scale", (int)number(clip, "index"), name ? name : "?", number(clip, "duration"),
+                 (int)number(clip, "tracks"), (int)number(clip, "animated_joints"),
+                 (int)number(keys, "translation"), (int)number(keys, "rotation"), (int)number(keys, "scale"));
+        CHECK(strstr(t.out, line) != NULL, "%s: the text has %s", label, line);
+        CHECK(number(clip, "bytes") > 0 && cJSON_IsNumber(cJSON_GetObjectItem(keys, "weights")),
+              "%s: clip %s: bytes and weights keys", label, name);
+    }
+
+    /* meshes: counts, and the influence histogram the text prints */
+    const cJSON *meshes = cJSON_GetObjectItem(json, "meshes"), *mesh;
+    int mesh_count = cJSON_GetArraySize(meshes);
+    long vertices = 0;
+    cJSON_ArrayForEach(mesh, meshes)
+    {
+        int nv = (int)number(mesh, "vertices");
+        vertices += nv;
+        const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(mesh, "name"));
+        snprintf(line, sizeof line, "  %d \"%s\": %d vertices, %d triangles; attributes: position",
+                 (int)number(mesh, "index"), name ? name : "?", nv, (int)number(mesh, "triangles"));
+        CHECK(strstr(t.out, line) != NULL, "%s: the text has %s", label, line);
+        const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(mesh, "attributes"), 0);
+        CHECK(cJSON_IsString(first) && strcmp(first->valuestring, "position") == 0, "%s: attributes", label);
+        const cJSON *skin = cJSON_GetObjectItem(mesh, "skin");
+        if (cJSON_IsNull(skin)) continue;
+        const cJSON *inf = cJSON_GetObjectItem(skin, "influences"), *h = cJSON_GetObjectItem(inf, "histogram");
+        CHECK(cJSON_GetArraySize(h) == SINEW_MAX_INFLUENCES + 1, "%s: histogram of 0 to 8 influences", label);
+        long sum = 0;
+        char text[512];
+        int used = snprintf(text, sizeof text, "influences per vertex: average %.2f;", number(inf, "average"));
+        for (int n = 0; n <= SINEW_MAX_INFLUENCES; ++n) {
+            int count = (int)cJSON_GetNumberValue(cJSON_GetArrayItem(h, n));
+            sum += count;
+            if (n > 0 && count && used < (int)sizeof text)
+                used += snprintf(text + used, sizeof text - (size_t)used, " %d: %d", n, count);
+        }
+        CHECK(sum == nv, "%s: the histogram counts %ld of %d vertices", label, sum, nv);
+        CHECK(strstr(t.out, text) != NULL, "%s: the text has %s", label, text);
+        CHECK(number(skin, "joints") > 0, "%s: skin joints", label);
+    }
+
+    /* --quiet: one line, the same counts */
+    snprintf(line, sizeof line, ": %d joint%s, %d clip%s, %d mesh%s, %ld vert%s\n", joint_count,
+             joint_count == 1 ? "" : "s", clip_count, clip_count == 1 ? "" : "s", mesh_count,
+             mesh_count == 1 ? "" : "es", vertices, vertices == 1 ? "ex" : "ices");
+    const char *nl = strchr(q.out, '\n');
+    CHECK(nl && nl[1] == '\0' && strstr(q.out, line), "%s: --quiet prints the one line \"...%s\", not: %s", label,
+          line, q.out);
+    cJSON_Delete(json);
+done:
+    result_free(&j), result_free(&t), result_free(&q);
+}
+
+static long quiet_vertices(const char *args)
+{
+    result q = info("%s --quiet", args);
+    const char *at = strstr(q.out, " mesh");
+    long v = -1;
+    if (q.status == 0 && at) {
+        at = strchr(at, ',');
+        if (at) v = strtol(at + 1, NULL, 10);
+    }
+    result_free(&q);
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: test_cli_info SINEW_BINARY WORK_DIR ASSETS_DIR\n");
+        return 2;
+    }
+    sinew_bin = argv[1], work = argv[2];
+    const char *assets = argv[3];
+    mkdir(work, 0777);
+    check_file("", "built-in");
+    result r = info("--quiet");
+    CHECK(r.status == 0 && strcmp(r.out, "built-in character: 22 joints, 2 clips, 1 mesh, 5696 vertices\n") == 0,
+          "info --quiet: %s", r.out);
+    result_free(&r);
+    r = info("--weld --order-vertices --formats obj --scene 0 --quiet");
+    CHECK(r.status == 0, "info takes --weld, --order-vertices, --formats and --scene: %s", r.err);
+    result_free(&r);
+
+    char path[1024];
+    static const char *const files[] = {"gltf/cesium_man.gltf", "gltf/rigged_simple.gltf", "gltf/box_animated.gltf",
+                                        "fbx/pab/walk.fbx", "fbx/pab/arnaud.fbx", "collada/seymour.dae"};
+    int found = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) {
+        snprintf(path, sizeof path, "%s/%s", assets, files[i]);
+        if (access(path, R_OK) != 0) continue;
+        char args[1100];
+        snprintf(args, sizeof args, "'%s'", path);
+        result probe = info("%s --quiet", args);
+        bool loads = probe.status == 0;
+        result_free(&probe);
+        if (!loads) {
+            printf("skip: %s does not load here (no Assimp?)\n", files[i]);
+            continue;
+        }
+        check_file(args, files[i]);
+        ++found;
+    }
+    if (!found) printf("skip: no shared assets under %s\n", assets);
+    /* --weld merges arnaud's identical vertices */
+    snprintf(path, sizeof path, "'%s/fbx/pab/arnaud.fbx'", assets);
+    long plain = quiet_vertices(path);
+    if (plain > 0) {
+        char welded[1100];
+        snprintf(welded, sizeof welded, "%s --weld", path);
+        long fewer = quiet_vertices(welded);
+        CHECK(fewer > 0 && fewer < plain, "info --weld: %ld vertices, fewer than %ld", fewer, plain);
+    }
+    return check_finish("test_cli_info");
+}
