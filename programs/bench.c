@@ -573,6 +573,8 @@ int cli_bench(int argc, char **argv)
         fputs(",\n \"results\": [", f);
     }
     bool first = true;
+    fflush(stdout);
+    cli_progress progress = cli_progress_begin();
     for (int i = 0; i < KERNEL_COUNT; ++i) {
         const kernel *k = &kernels[i];
         bool skin = skinning(k->op);
@@ -581,7 +583,9 @@ int cli_bench(int argc, char **argv)
         if (k->op == OP_IK && b.ik[2] < 0) continue;
         if ((k->is & PACKED) && !b.packed_clip) continue;
         if (k->op == OP_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        cli_progress_show(&progress, "bench", "row %d of %d: %s", i + 1, KERNEL_COUNT, k->name);
         result r = measure(&b, k);
+        cli_progress_clear(&progress); /* before the row, where stdout is the same terminal */
         const char *unit = skin ? "vertex" : "joint";
         int count = skin ? nv : k->op == OP_PALETTE ? np : k->op == OP_IK ? 3 : n;
         printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
@@ -589,6 +593,7 @@ int cli_bench(int argc, char **argv)
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
         if (r.speedup > 0) printf(", %.2fx one thread (%.0f)", r.speedup, 1e3 * nv / r.one_thread);
         printf("\n");
+        fflush(stdout);
         if (f) {
             fprintf(f, "%s\n  {\"name\": \"%s\", \"unit\": \"%s\", \"count\": %d, \"median_ns\": %.1f, "
                        "\"min_ns\": %.1f, \"max_ns\": %.1f",

@@ -162,6 +162,21 @@ bool cli_parse_numbers(const char *text, float **out, int *count, char *why, int
  * error naming the option and the entry. */
 bool cli_times_arg(cli_args *p, const char *option, const char *text, float **times, int *count);
 
+/* A progress line on stderr for long work ("sinew: render: frame 3 of 8"),
+ * drawn only when stderr is a terminal, each overwriting the last (\r);
+ * cli_progress_clear() wipes it (before other output, and at the end). */
+typedef struct cli_progress {
+    bool on;   /* stderr is a terminal */
+    int shown; /* characters on the line now */
+} cli_progress;
+cli_progress cli_progress_begin(void);
+void cli_progress_show(cli_progress *p, const char *command, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void cli_progress_clear(cli_progress *p);
+
 /* The morph weights a mesh shows at `time`: its defaults, overridden by the
  * clip's weights track on the mesh's joint when there is one (`weights`:
  * mesh->morph->target_count floats). */

@@ -222,6 +222,7 @@ typedef struct render_job {
     int weights_joint;
     scene *scene;
     cli_layer *layer;              /* NULL: the clip as it is */
+    cli_progress progress;         /* frames drawn, on a terminal */
     frame *frames;
     int frame_count;
     scene_camera camera;
@@ -281,6 +282,7 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
     const render_args *a = j->args;
     char why[300], text[96];
     if (!pose_frame(j, i, why, sizeof why)) {
+        cli_progress_clear(&j->progress);
         fprintf(stderr, "sinew: render: %s\n", why);
         return false;
     }
@@ -314,6 +316,7 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
     }
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
+        cli_progress_clear(&j->progress);
         fprintf(stderr, "sinew: render: OpenGL error 0x%04x while drawing frame %d\n", e, i);
         return false;
     }
@@ -400,7 +403,9 @@ static int render_all(render_job *j, target *t)
         fprintf(stderr, "sinew: render: out of memory for the pictures\n");
         status = EXIT_FAILED;
     }
+    j->progress = cli_progress_begin();
     for (int i = 0; i < n && status == EXIT_OK; ++i) {
+        cli_progress_show(&j->progress, "render", "frame %d of %d", i + 1, n);
         if (!render_cell(j, t, i, &cell, &shot)) {
             status = EXIT_FAILED;
             break;
@@ -409,13 +414,15 @@ static int render_all(render_job *j, target *t)
             size_t len = strlen(a->out);
             snprintf(path, sizeof path, "%s%sframe_%03d.png", a->out, len && a->out[len - 1] == '/' ? "" : "/", i);
             if (!cli_image_write_png(&cell, path, why, sizeof why)) {
-                        fprintf(stderr, "sinew: render: %s\n", why);
+                cli_progress_clear(&j->progress);
+                fprintf(stderr, "sinew: render: %s\n", why);
                 status = EXIT_FAILED;
             }
         } else {
             cli_image_blit(&sheet, &cell, gap + (i % cols) * (cell_w + gap), header + gap + (i / cols) * (cell_h + gap));
         }
     }
+    cli_progress_clear(&j->progress);
     if (status == EXIT_OK && !per_frame) {
         for (int k = 0; k < title.count; ++k)
             cli_image_text(&sheet, gap + 4, title.scale == 2 ? 9 : 8 + 10 * k, title.scale, white, title.lines[k]);

@@ -1,5 +1,5 @@
 /* The sinew command-line tool: a client of the public API only. */
-#define _POSIX_C_SOURCE 199309L
+#define _POSIX_C_SOURCE 200112L
 #include "cli.h"
 #include "layer.h"
 
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 /* ---- help --------------------------------------------------------------- */
 
@@ -116,7 +117,8 @@ static const char help_options[] =
     "options:\n"
     "  -h, --help    print this help and exit (after a command: that command's)\n"
     "  --version     print the version and exit\n"
-    "An option's value is the next argument or follows '=' (--times=0,0.5).\n";
+    "An option's value is the next argument or follows '=' (--times=0,0.5);\n"
+    "progress is shown on stderr when it is a terminal.\n";
 
 static const char help_exit[] =
     "exit status:\n"
@@ -267,6 +269,37 @@ void cli_unknown(cli_args *p)
     fprintf(stderr, "sinew: see sinew help %s\n", p->command);
 }
 
+/* ---- progress ----------------------------------------------------------- */
+
+cli_progress cli_progress_begin(void)
+{
+    return (cli_progress){isatty(STDERR_FILENO) != 0, 0};
+}
+
+void cli_progress_show(cli_progress *p, const char *command, const char *format, ...)
+{
+    if (!p->on) return;
+    char text[160];
+    int n = snprintf(text, sizeof text, "sinew: %s: ", command);
+    va_list ap;
+    va_start(ap, format);
+    if (n >= 0 && n < (int)sizeof text) vsnprintf(text + n, sizeof text - (size_t)n, format, ap);
+    va_end(ap);
+    int len = (int)strlen(text);
+    /* over the last line, padded where it was longer */
+    fprintf(stderr, "\r%s%*s", text, p->shown > len ? p->shown - len : 0, "");
+    if (p->shown > len) fprintf(stderr, "\r%s", text);
+    fflush(stderr);
+    p->shown = len;
+}
+
+void cli_progress_clear(cli_progress *p)
+{
+    if (!p->on || !p->shown) return;
+    fprintf(stderr, "\r%*s\r", p->shown, "");
+    fflush(stderr);
+    p->shown = 0;
+}
 
 /* ---- loading ------------------------------------------------------------ */
 

@@ -4,7 +4,8 @@
  * and Mvertex/s that agree with the median, the clip's bytes as loaded and
  * optimized, the second no more; the one-joint LBS row; on two threads the
  * skinning rows' speed-up over one thread), on the built-in
- * character and with two threads. Timings themselves are not judged here.
+ * character and with two threads; no progress line when its output is a
+ * file. Timings themselves are not judged here.
  * usage: test_cli_bench SINEW_BINARY WORK_DIR */
 #include "sinew/sinew.h"
 #include "check.h"
@@ -47,6 +48,13 @@ static void check_run(const char *bin, const char *work, int threads)
     snprintf(cmd, sizeof cmd, "'%s' bench --threads %d --json '%s' > '%s/bench.log' 2>&1", bin, threads, path, work);
     int r = system(cmd);
     CHECK(WIFEXITED(r) && WEXITSTATUS(r) == 0, "sinew bench --threads %d runs", threads);
+    /* stdout and stderr to a file: no progress line (that is for a terminal) */
+    char log[1024];
+    size_t log_size;
+    snprintf(log, sizeof log, "%s/bench.log", work);
+    char *text = (char *)test_read_file(log, &log_size);
+    CHECK(text && !strchr(text, '\r') && !strstr(text, "row 1 of"), "no progress line in bench.log");
+    free(text);
     cJSON *json = read_json(path);
     CHECK(json != NULL, "%s is JSON", path);
     if (!json) return;

@@ -6,15 +6,17 @@
  * past the clip's end; --clip with no such clip lists those there are (the
  * first 20); render writes PNG under a .png name only; an --anim file
  * that matches no joint fails naming both files, and the warning about
- * unmatched joints names unnamed ones by index. The files it plays are
- * glTF written here.
+ * unmatched joints names unnamed ones by index; progress shows on a
+ * terminal only. The files it plays are glTF written here.
  * usage: test_cli_usage SINEW_BINARY WORK_DIR */
-#define _POSIX_C_SOURCE 200112L
+#define _XOPEN_SOURCE 600
 #include "sinew/sinew.h"
 #include "check.h"
 #include "read_file.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -142,6 +144,74 @@ static void write_files(void)
     /* a clip on bone and on a joint without a name */
     static const char *const partly[] = {"bone", NULL};
     write_gltf("partly.gltf", partly, 2, 1, (const bool[]){true, true});
+}
+
+/* ---- a terminal ---- */
+
+/* Runs `sinew ARGS` with stderr on a pseudo-terminal (stdout to
+ * /dev/null) and returns what it wrote there; NULL without one. */
+static char *run_on_terminal(const char *args)
+{
+    int master = posix_openpt(O_RDWR | O_NOCTTY);
+    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+        if (master >= 0) close(master);
+        return NULL;
+    }
+    const char *slave = ptsname(master);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' %s > /dev/null", work, sinew_bin, args);
+    pid_t pid = slave ? fork() : -1;
+    if (pid == 0) {
+        setsid();
+        int fd = open(slave, O_RDWR);
+        if (fd < 0) _exit(127);
+        dup2(fd, STDERR_FILENO);
+        close(fd);
+        close(master);
+        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+        _exit(127);
+    }
+    if (pid < 0) {
+        close(master);
+        return NULL;
+    }
+    size_t size = 0, cap = 4096;
+    char *text = malloc(cap);
+    for (;;) {
+        if (size + 1024 > cap) text = realloc(text, cap *= 2);
+        ssize_t n = read(master, text + size, 1024);
+        if (n > 0)
+            size += (size_t)n;
+        else if (n < 0 && errno == EINTR)
+            continue;
+        else
+            break; /* EIO: the child and its terminal are gone */
+    }
+    text[size] = '\0';
+    close(master);
+    int status;
+    waitpid(pid, &status, 0);
+    return text;
+}
+
+/* A progress line on a terminal: each one starts with \r, and the last is
+ * wiped (\r, spaces, \r) so that nothing is left of it. */
+static void check_progress(const char *args, const char *first, const char *last)
+{
+    char *text = run_on_terminal(args);
+    if (!text) {
+        printf("skip: no pseudo-terminal for sinew %s\n", args);
+        return;
+    }
+    CHECK(has(text, first) && has(text, last), "sinew %s on a terminal shows \"%s\" to \"%s\": %.300s", args,
+          first, last, text);
+    size_t n = strlen(text);
+    bool wiped = n >= 2 && text[n - 1] == '\r';
+    for (size_t i = n >= 2 ? n - 2 : 0; wiped && text[i] != '\r'; --i) {
+        wiped = text[i] == ' ' && i > 0;
+    }
+    CHECK(wiped, "sinew %s: the progress line is wiped at the end: ...%s", args, n > 80 ? text + n - 80 : text);
+    free(text);
 }
 
 int main(int argc, char **argv)
@@ -303,5 +373,19 @@ int main(int argc, char **argv)
     if (view)
         check_usage_error("view --screenshot shot.webp",
                           "sinew: view: --screenshot: \"shot.webp\" does not end in .png: view writes PNG");
+
+    /* progress: on a terminal only */
+    if (render) {
+        r = run("render --frames 3 --size 32x32 --out progress.png");
+        if (r.status == 0) {
+            CHECK(!has(r.err, "\r") && !has(r.err, "frame 1 of 3"), "no progress when stderr is a file: %s", r.err);
+            check_progress("render --frames 3 --size 32x32 --out progress.png", "\rsinew: render: frame 1 of 3",
+                           "\rsinew: render: frame 3 of 3");
+        } else {
+            printf("skip: render does not run here: %s", r.err);
+        }
+        result_free(&r);
+    }
+    check_progress("bench", "\rsinew: bench: row 1 of ", "\rsinew: bench: row ");
     return check_finish("test_cli_usage");
 }
