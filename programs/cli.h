@@ -158,8 +158,8 @@ void cli_unload(cli_loaded *loaded);
  * naming the entry), or out of memory. */
 bool cli_parse_numbers(const char *text, float **out, int *count, char *why, int why_size);
 
-/* The value of --times (`option`): cli_parse_numbers(); false after a usage
- * error naming the option and the entry. */
+/* The value of --times (`option`): cli_parse_numbers(), none negative;
+ * false after a usage error naming the option and the entry. */
 bool cli_times_arg(cli_args *p, const char *option, const char *text, float **times, int *count);
 
 /* A progress line on stderr for long work ("sinew: render: frame 3 of 8"),

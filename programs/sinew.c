@@ -701,6 +701,17 @@ bool cli_times_arg(cli_args *p, const char *option, const char *text, float **ti
         cli_usage(p, "%s: %s", option, why);
         return false;
     }
+    const char *entry = text;
+    for (int i = 0; i < *count; ++i) {
+        size_t len = strcspn(entry, ",");
+        if ((*times)[i] < 0.0f) {
+            cli_usage(p, "%s: \"%.*s\" is negative", option, (int)len, entry);
+            free(*times);
+            *times = NULL;
+            return false;
+        }
+        entry += len + 1;
+    }
     return true;
 }
 

@@ -2,7 +2,7 @@
  * binary: `sinew help COMMAND` and `sinew COMMAND --help` print that
  * command's part of the one help text; every usage error names the command
  * and the bad argument and exits 2; --times refuses what is not a finite
- * number (an empty entry, NaN, infinity) and keeps the documented clamp
+ * number >= 0 (an empty entry, NaN, infinity, a negative time) and keeps the documented clamp
  * past the clip's end; --clip with no such clip lists those there are (the
  * first 20); render writes PNG under a .png name only; an --anim file
  * that matches no joint fails naming both files, and the warning about
@@ -291,9 +291,12 @@ int main(int argc, char **argv)
     check_usage_error("bake --times 0,,1", "sinew: bake: --times: \"0,,1\": entry 2 is empty");
     check_usage_error("bake --times 0.5,", "sinew: bake: --times: \"0.5,\": entry 2 is empty");
     check_usage_error("bake --times 1,2s", "sinew: bake: --times: \"2s\" is not a number");
+    check_usage_error("bake --times 0,-1", "sinew: bake: --times: \"-1\" is negative");
+    check_usage_error("bake --loop --times=-0.5", "sinew: bake: --times: \"-0.5\" is negative");
     if (render) {
         check_usage_error("render --times nan", "sinew: render: --times: \"nan\" is not a finite number");
         check_usage_error("render --times 0,,1", "sinew: render: --times: \"0,,1\": entry 2 is empty");
+        check_usage_error("render --times -2", "sinew: render: --times: \"-2\" is negative");
     }
     /* past the clip's end: clamped, as docs/BAKE.md says (clip_time), no note */
     result late = run("bake --clip walk --times 0.5,7");
