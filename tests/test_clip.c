@@ -436,6 +436,18 @@ static void test_retarget(void)
     CHECK(!sinew_clip_retarget(clip, to, from, NULL, NULL, &err), "the clip's own skeleton must be `from`");
     CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "animates 3 joints");
     sinew_clip_free(moved), sinew_clip_free(clip);
+    /* unnamed joints match nothing, and the log names them by index */
+    const char *unnamed[3] = {"root", "", ""};
+    sinew_skeleton_desc ud = {3, (int[]){-1, 0, -1}, unnamed, NULL};
+    sinew_skeleton *anon = sinew_skeleton_create(&ud, NULL, NULL, &err), *anon2 = sinew_skeleton_create(&ud, NULL, NULL, &err);
+    clip = sinew_clip_create(&cd, NULL, &err);
+    log = (check_log){0};
+    moved = sinew_clip_retarget(clip, anon, anon2, &o, &rep, &err);
+    CHECK(moved && rep.matched_tracks == 1 && rep.dropped_tracks == 2 && rep.unanimated_joints == 2,
+          "unnamed joints match nothing (%d matched)", moved ? rep.matched_tracks : -1);
+    CHECK(strstr(log.all, "joint 1, joint 2") && !strstr(log.all, "\"\""), "unnamed joints by index: %s", log.all);
+    sinew_clip_free(moved), sinew_clip_free(clip);
+    sinew_skeleton_free(anon), sinew_skeleton_free(anon2);
     sinew_skeleton_free(from), sinew_skeleton_free(to);
 }
 

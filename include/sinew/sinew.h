@@ -608,9 +608,10 @@ typedef struct sinew_retarget_report {
  * matched by joint name: the way to play an animation-only file on a
  * character from another file. Values are copied as they are (local
  * transforms: the skeletons must share their joints' frames, as exports of
- * one rig do). Tracks of joints `to` lacks are left out; joints of `to`
- * that `from` lacks keep their rest pose. Both are counted in `report`
- * (optional) and told to the logger with up to five names each. Errors:
+ * one rig do). Unnamed joints match nothing. Tracks of joints `to` lacks
+ * are left out; joints of `to` that `from` lacks keep their rest pose. Both are counted in `report`
+ * (optional) and told to the logger with up to five names each (an
+ * unnamed joint as "joint N"). Errors:
  * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_SIZE_MISMATCH (clip and `from`
  * differ in joint count), and those of sinew_clip_create(). */
 SINEW_API sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *from,

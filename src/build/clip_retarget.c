@@ -4,13 +4,17 @@
 
 #include <stdio.h>
 
-/* Up to five names, comma separated, into buf. */
+/* Up to five names, comma separated, into buf; an unnamed joint as
+ * "joint N". */
 static void name_list(char *buf, size_t cap, const char *const *names, const int *which, int count)
 {
     buf[0] = '\0';
     for (int i = 0; i < count && i < 5; ++i) {
         size_t used = strlen(buf);
-        snprintf(buf + used, cap - used, "%s\"%s\"", i ? ", " : "", names[which[i]]);
+        if (names[which[i]][0])
+            snprintf(buf + used, cap - used, "%s\"%s\"", i ? ", " : "", names[which[i]]);
+        else
+            snprintf(buf + used, cap - used, "%sjoint %d", i ? ", " : "", which[i]);
     }
     if (count > 5) {
         size_t used = strlen(buf);
@@ -39,7 +43,9 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
     int kept = 0, lost = 0, bare = 0;
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *t = &clip->tracks[i];
-        int j = sinew_skeleton_find_joint(to, from->names[t->joint]);
+        /* a name matches a name: unnamed joints match nothing */
+        const char *name = from->names[t->joint];
+        int j = name[0] ? sinew_skeleton_find_joint(to, name) : -1;
         if (j < 0) {
             /* one name per joint, not per track */
             bool seen = false;
@@ -51,7 +57,7 @@ sinew_clip *sinew_clip_retarget(const sinew_clip *clip, const sinew_skeleton *fr
         tracks[kept++].joint = j;
     }
     for (int j = 0; j < to->joint_count; ++j)
-        if (sinew_skeleton_find_joint(from, to->names[j]) < 0) unanimated[bare++] = j;
+        if (!to->names[j][0] || sinew_skeleton_find_joint(from, to->names[j]) < 0) unanimated[bare++] = j;
     sinew_clip_desc d = {.name = clip->name, .joint_count = to->joint_count,
         .duration = clip->duration, .track_count = kept, .tracks = tracks, .additive = clip->additive,
         .skeleton = to};
