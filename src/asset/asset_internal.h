@@ -33,4 +33,43 @@ SINEW__SHARED char *sinew__asset_strdup(sinew_asset *asset, const char *s);
  * the wrapper must have passed allocations through unchanged). */
 SINEW__SHARED void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocator alloc);
 
+/* A skin for a mesh of the asset, its repairs told to the logger in the
+ * file's words (`what` names the mesh): the mesh's skin, or an error
+ * prefixed with `what`. */
+SINEW__SHARED sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
+                                             const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
+
+/* ---- the asset codec (codec.c) ---------------------------------------------- */
+
+/* A growing byte buffer payloads are encoded into. */
+typedef struct sinew__bytes {
+    unsigned char *bytes; /* malloc'd: free() it */
+    size_t size, capacity;
+    bool failed; /* out of memory: the bytes are incomplete */
+} sinew__bytes;
+
+SINEW__SHARED void sinew__bytes_put(sinew__bytes *b, const void *data, size_t n);
+SINEW__SHARED void sinew__bytes_u32(sinew__bytes *b, uint32_t v);
+
+/* The payloads: the skeleton with the asset's node maps, a clip (its
+ * tracks: a packed clip has none to write, see sinew__encode_clip's
+ * caller), a mesh with its skin and morph targets. */
+SINEW__SHARED void sinew__encode_skeleton(sinew__bytes *b, const sinew_asset *asset);
+SINEW__SHARED void sinew__encode_clip(sinew__bytes *b, const sinew_clip *clip);
+SINEW__SHARED void sinew__encode_mesh(sinew__bytes *b, const sinew_mesh *mesh);
+
+/* Decode one payload of n bytes into `asset` (its skeleton and node maps;
+ * a new clip for it, or NULL; `mesh`), made through the create functions
+ * with `options`. Errors start with `where`, the payload's place ("the
+ * importer's output: mesh 3", "hero.sinew: section 4 (mesh) at byte 8192"),
+ * then name the field. A clip and a mesh need the asset's skeleton. */
+SINEW__SHARED sinew_result sinew__decode_skeleton(const unsigned char *p, size_t n, const char *where,
+                                                  const sinew_options *options, sinew_asset *asset,
+                                                  sinew_error *err);
+SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, const char *where,
+                                             const sinew_options *options, sinew_asset *asset, sinew_error *err);
+SINEW__SHARED sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const char *where,
+                                              const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,
+                                              sinew_error *err);
+
 #endif

@@ -22,23 +22,6 @@ sinew_result sinew__import_matrix(const sinew_mat4 *m, import_node *node, bool *
     return SINEW_OK;
 }
 
-sinew_result sinew__import_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
-                                const sinew_options *options, sinew_error *err, sinew_mesh *mesh)
-{
-    sinew_options quiet = *options;
-    quiet.logger.log = NULL;
-    sinew_skin_report rep;
-    sinew_error e;
-    sinew_skin *skin = sinew_skin_create(asset->skeleton, desc, &quiet, &rep, &e);
-    if (!skin) return sinew__fail(err, e.result, "%s: %s", what, sinew__error_sentence(e.description));
-    if (rep.normalized_vertices)
-        sinew__warn(options, "%s: %d of %d vertices had weights not summing to 1 and were normalized (worst: "
-                             "vertex %d, sum %g)", what, rep.normalized_vertices, desc->vertex_count, rep.worst_vertex,
-                    (double)rep.worst_sum);
-    mesh->skin = skin;
-    return SINEW_OK;
-}
-
 sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes, int count, int source_count,
                                     const char *what, const sinew_options *options, sinew_error *err, int *node_joint)
 {

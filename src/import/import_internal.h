@@ -50,12 +50,6 @@ sinew_result sinew__import_skeleton(sinew_asset *asset, const import_node *nodes
                                     const char *what, const sinew_options *options, sinew_error *err,
                                     int *node_joint);
 
-/* A skin for a mesh of the asset, its repairs told to the logger in the
- * file's words (`what` names the mesh): the mesh's skin, or an error
- * prefixed with `what`. */
-sinew_result sinew__import_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
-                                const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
-
 /* sinew_load_options.order_vertices_for_skinning: each skinned mesh of the
  * loaded asset in sinew_skin_vertex_order's order, every stream, morph
  * target and the skin moved with it and the triangles' indices mapped.

@@ -21,12 +21,8 @@ enum {
     SINEW__FRAME_END = 0x20444e45       /* "END " */
 };
 
-/* A growing byte buffer that frames are written into (the child's side). */
-typedef struct sinew__frames {
-    unsigned char *bytes;
-    size_t size, capacity;
-    bool failed; /* out of memory: the stream is incomplete */
-} sinew__frames;
+/* The frames are written into the asset codec's growing buffer. */
+typedef sinew__bytes sinew__frames;
 
 /* Appends a warning frame. */
 void sinew__frames_warning(sinew__frames *f, const char *message);
