@@ -8,21 +8,7 @@
 /* Zeroed memory for count * size bytes, or NULL (overflow included). */
 void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size);
 
-/* Reads at most `limit` bytes of a regular file (the file's full size goes
- * to *size, so a caller can tell a short file), refusing anything else (a
- * directory, a named pipe, a device: opened without waiting) and a file
- * larger than `max_size` before reading it. NULL with `err` filled: the
- * reason alone, without the path ("No such file or directory", "a
- * directory, not a file"): SINEW_ERROR_IO, or SINEW_ERROR_OUT_OF_MEMORY
- * for a file too large or no memory to read it into. */
-uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t limit, size_t max_size,
-                          size_t *size, sinew_error *err);
 
-/* Whether `file` resolves (symbolic links followed) to a place inside the
- * folder `dir` ("" for the working folder); true where either cannot be
- * resolved (the read that follows then fails on its own) and where the
- * platform has no realpath. */
-bool sinew__path_inside(const char *dir, const char *file);
 
 /* One node of a file, as a joint to be. */
 typedef struct import_node {
