@@ -172,7 +172,7 @@ sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int m
 sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
                                 const sinew_options *options, sinew_error *err, sinew_mesh *mesh)
 {
-    sinew_options quiet = *options;
+    sinew_options quiet = options ? *options : (sinew_options){0};
     quiet.logger.log = NULL;
     sinew_skin_report rep;
     sinew_error e;

@@ -2,6 +2,7 @@
  * sinew's own reader, everything else to Assimp), one memory budget per
  * load, errors prefixed with the function's name and the file. */
 #include "import_internal.h"
+#include "archive/archive_internal.h"
 
 #include <stdio.h>
 
@@ -95,6 +96,10 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
         r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "no data");
     } else if (size == 0) { /* Assimp asserts on an empty buffer */
         r = sinew__fail(err, SINEW_ERROR_TRUNCATED, "the file is empty");
+    } else if (sinew_archive_is(data, size)) {
+        /* the archive's own sentences name the section: the file's name and
+         * the function's are added below, as for any load */
+        r = sinew__archive_read(data, size, "archive", &counted.base, asset, err);
     } else if (is_gltf(data, size)) {
         r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
         owned = false; /* the document freed it */

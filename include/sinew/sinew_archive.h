@@ -1,0 +1,84 @@
+/*
+ * sinew archives: an asset converted once, offline, into one relocatable
+ * blob the runtime loads without a parser (docs/ARCHIVE.md gives the format
+ * byte by byte). Part of the core library: writing and loading need
+ * nothing but libsinew.
+ *
+ *   // offline (a tool, `sinew convert`)
+ *   sinew_asset *a = sinew_load_file("hero.fbx", NULL, &err);
+ *   sinew_archive_save(a, "hero.sinew", NULL, &err);
+ *
+ *   // in the game
+ *   sinew_asset *hero = sinew_archive_load_file("hero.sinew", NULL, &err);
+ *   ... play it like any asset (sinew.h, sinew_asset.h) ...
+ *   sinew_asset_free(hero);
+ *
+ * Loading checks every byte before use: the header, the checksum of the
+ * payload, each section's place and size, every count against the bytes
+ * that hold it; the skeleton, clips and skins are then rebuilt through
+ * their create functions, which check the rest (parents before children,
+ * joint indices below the joint count, key times increasing, finite
+ * values). Whatever the bytes, a load either fails with a sentence naming
+ * the section and the offset, or gives an asset the runtime can play.
+ */
+#ifndef SINEW_ARCHIVE_H
+#define SINEW_ARCHIVE_H
+
+#include "sinew_asset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The format version this library writes; it reads every minor version of
+ * this major one (sections it does not know are skipped unless marked
+ * required) and refuses another major. */
+#define SINEW_ARCHIVE_MAJOR 1
+#define SINEW_ARCHIVE_MINOR 0
+
+/* What goes into an archive. Zero-initialised means everything. */
+typedef struct sinew_archive_write_options {
+    bool clips_only; /* the clips (and the skeleton they animate), for an asset already loaded */
+    bool no_meshes;  /* the skeleton and clips without the meshes */
+} sinew_archive_write_options;
+
+/* Receives the archive's bytes in order; returns false to stop the write
+ * (it then fails with SINEW_ERROR_IO). */
+typedef bool (*sinew_archive_writer)(void *user, const void *bytes, size_t size);
+
+/* Writes `asset` as an archive through `writer`. The same asset gives the
+ * same bytes. `options` may be NULL. Errors: SINEW_ERROR_INVALID_ARGUMENT,
+ * SINEW_ERROR_UNSUPPORTED (a packed clip: archives hold clips as tracks),
+ * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_IO (the writer stopped). */
+SINEW_API sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_write_options *options,
+                                           sinew_archive_writer writer, void *user, sinew_error *err);
+
+/* Writes `asset` as an archive into the file at `path` (replaced), as
+ * sinew_archive_write() does. Errors: those, and SINEW_ERROR_IO naming the
+ * system's reason. */
+SINEW_API sinew_result sinew_archive_save(const sinew_asset *asset, const char *path,
+                                          const sinew_archive_write_options *options, sinew_error *err);
+
+/* Loads an archive held in memory (`data` is not kept: everything is
+ * copied into the asset). `options` may be NULL: the allocator, the logger
+ * and the SIMD level of the objects made. Returns the asset, or NULL with
+ * `err` filled: SINEW_ERROR_PARSE (not an archive, a newer major version,
+ * a section malformed), SINEW_ERROR_TRUNCATED, SINEW_ERROR_OUT_OF_BOUNDS,
+ * SINEW_ERROR_UNSUPPORTED (a big-endian host), and the errors of the create
+ * functions, each naming the section and its offset. Free with
+ * sinew_asset_free(). */
+SINEW_API sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options,
+                                          sinew_error *err);
+
+/* Loads the archive file at `path` as sinew_archive_load() does (a regular
+ * file only). */
+SINEW_API sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *options, sinew_error *err);
+
+/* Whether `data` starts with an archive's magic number (8 bytes). */
+SINEW_API bool sinew_archive_is(const void *data, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SINEW_ARCHIVE_H */

@@ -1,0 +1,328 @@
+/* The .sinew archive (docs/ARCHIVE.md): a header, a table of sections, and
+ * the sections, each an asset codec payload (src/asset/codec.c) on a
+ * 64-byte boundary. Writing is deterministic; loading checks the header,
+ * the checksum and the table, then decodes each section through the
+ * codec, which checks what it reads and rebuilds the objects through their
+ * create functions. */
+#include "archive/archive_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+enum {
+    HEADER_BYTES = 64,
+    ENTRY_BYTES = 32,
+    SECTION_ALIGN = 64,
+    REQUIRED = 1, /* a section flag: a reader that does not know the kind must refuse the archive */
+    CLIPS_ONLY = 1 /* an asset section flag */
+};
+
+static const unsigned char magic[8] = {0x89, 'S', 'I', 'N', 'E', 'W', '\r', '\n'};
+
+static const char *kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case SINEW__SECTION_ASSET: return "asset";
+    case SINEW__SECTION_SKELETON: return "skeleton";
+    case SINEW__SECTION_CLIP: return "clip";
+    case SINEW__SECTION_MESH: return "mesh";
+    default: return "unknown";
+    }
+}
+
+static bool little_endian(void)
+{
+    const uint16_t probe = 1;
+    unsigned char first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+static void put_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, sizeof v); }
+static void put_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, sizeof v); }
+static void put_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, sizeof v); }
+static uint16_t get_u16(const unsigned char *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+bool sinew_archive_is(const void *data, size_t size)
+{
+    return data && size >= sizeof magic && memcmp(data, magic, sizeof magic) == 0;
+}
+
+/* ---- writing ------------------------------------------------------------------ */
+
+typedef struct section {
+    uint32_t kind;
+    sinew__bytes payload;
+} section;
+
+sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_write_options *options,
+                                 sinew_archive_writer writer, void *user, sinew_error *err)
+{
+    static const char who[] = "sinew_archive_write";
+    if (!asset || !asset->skeleton || !writer)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: an asset and a writer are required", who);
+    if (!little_endian())
+        return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: archives are little-endian; this host is not", who);
+    static const sinew_archive_write_options defaults;
+    if (!options) options = &defaults;
+    for (int c = 0; c < asset->clip_count; ++c)
+        if (asset->clips[c]->packed)
+            return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                               "%s: clip \"%s\" is packed (sinew_clip_pack): archives hold clips as tracks; write "
+                               "the clip it was packed from", who, asset->clips[c]->name);
+    bool meshes = !options->clips_only && !options->no_meshes;
+    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0);
+    section *sections = calloc((size_t)count, sizeof *sections);
+    if (!sections) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+    sections[0].kind = SINEW__SECTION_ASSET;
+    sinew__bytes *b = &sections[0].payload;
+    uint32_t name_length = (uint32_t)strlen(asset->name);
+    sinew__bytes_u32(b, name_length);
+    sinew__bytes_put(b, asset->name, name_length);
+    sinew__bytes_u32(b, options->clips_only ? CLIPS_ONLY : 0);
+    sections[1].kind = SINEW__SECTION_SKELETON;
+    sinew__encode_skeleton(&sections[1].payload, asset);
+    int n = 2;
+    for (int c = 0; c < asset->clip_count; ++c, ++n) {
+        sections[n].kind = SINEW__SECTION_CLIP;
+        sinew__encode_clip(&sections[n].payload, asset->clips[c]);
+    }
+    for (int m = 0; meshes && m < asset->mesh_count; ++m, ++n) {
+        sections[n].kind = SINEW__SECTION_MESH;
+        sinew__encode_mesh(&sections[n].payload, &asset->meshes[m]);
+    }
+    /* the layout: header, table, then each section on a 64-byte boundary */
+    size_t at = HEADER_BYTES + (size_t)count * ENTRY_BYTES;
+    bool failed = false;
+    for (int i = 0; i < count; ++i) {
+        failed = failed || sections[i].payload.failed || sections[i].payload.size > SIZE_MAX / 4;
+        at = (at + SECTION_ALIGN - 1) / SECTION_ALIGN * SECTION_ALIGN + sections[i].payload.size;
+    }
+    size_t total = at;
+    unsigned char *bytes = failed ? NULL : calloc(1, total);
+    sinew_result r = SINEW_OK;
+    if (!bytes) {
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+    } else {
+        memcpy(bytes, magic, sizeof magic);
+        put_u16(bytes + 8, SINEW_ARCHIVE_MAJOR);
+        put_u16(bytes + 10, SINEW_ARCHIVE_MINOR);
+        put_u32(bytes + 12, HEADER_BYTES);
+        put_u64(bytes + 16, total);
+        put_u64(bytes + 32, HEADER_BYTES);
+        put_u32(bytes + 40, (uint32_t)count);
+        at = HEADER_BYTES + (size_t)count * ENTRY_BYTES;
+        for (int i = 0; i < count; ++i) {
+            at = (at + SECTION_ALIGN - 1) / SECTION_ALIGN * SECTION_ALIGN;
+            unsigned char *e = bytes + HEADER_BYTES + (size_t)i * ENTRY_BYTES;
+            put_u32(e, sections[i].kind);
+            put_u32(e + 4, REQUIRED);
+            put_u64(e + 8, at);
+            put_u64(e + 16, sections[i].payload.size);
+            if (sections[i].payload.size) memcpy(bytes + at, sections[i].payload.bytes, sections[i].payload.size);
+            at += sections[i].payload.size;
+        }
+        put_u64(bytes + 24, sinew__xxh64(bytes + HEADER_BYTES, total - HEADER_BYTES, 0));
+        if (!writer(user, bytes, total)) r = sinew__fail(err, SINEW_ERROR_IO, "%s: the writer stopped", who);
+    }
+    for (int i = 0; i < count; ++i) free(sections[i].payload.bytes);
+    free(sections);
+    free(bytes);
+    if (r == SINEW_OK) sinew__ok(err);
+    return r;
+}
+
+static bool write_to_file(void *user, const void *bytes, size_t size)
+{
+    return fwrite(bytes, 1, size, user) == size;
+}
+
+sinew_result sinew_archive_save(const sinew_asset *asset, const char *path,
+                                 const sinew_archive_write_options *options, sinew_error *err)
+{
+    if (!path) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_archive_save: a path is required");
+    FILE *f = fopen(path, "wb");
+    if (!f) return sinew__fail(err, SINEW_ERROR_IO, "sinew_archive_save: %s: %s", path, strerror(errno));
+    sinew_result r = sinew_archive_write(asset, options, write_to_file, f, err);
+    if (fclose(f) != 0 && r == SINEW_OK)
+        r = sinew__fail(err, SINEW_ERROR_IO, "sinew_archive_save: %s: %s", path, strerror(errno));
+    if (r != SINEW_OK) {
+        remove(path);
+        sinew__error_lead(err, "sinew_archive_save");
+    }
+    return r;
+}
+
+/* ---- loading ------------------------------------------------------------------ */
+
+sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const char *name,
+                                 const sinew_options *options, sinew_asset *asset, sinew_error *err)
+{
+    if (!sinew_archive_is(bytes, size))
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: not a sinew archive (no magic number)", name);
+    if (size < HEADER_BYTES)
+        return sinew__fail(err, SINEW_ERROR_TRUNCATED, "%s: %zu bytes, shorter than the header", name, size);
+    if (!little_endian())
+        return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: archives are little-endian; this host is not", name);
+    unsigned major = get_u16(bytes + 8), minor = get_u16(bytes + 10);
+    if (major != SINEW_ARCHIVE_MAJOR)
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: format version %u.%u, this library reads %d.x", name, major,
+                           minor, SINEW_ARCHIVE_MAJOR);
+    uint64_t header = get_u32(bytes + 12), total = get_u64(bytes + 16), table = get_u64(bytes + 32);
+    uint32_t count = get_u32(bytes + 40), flags = get_u32(bytes + 44);
+    if (header != HEADER_BYTES || flags != 0)
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: header at byte 12: size %llu or flags 0x%x unknown", name,
+                           (unsigned long long)header, flags);
+    if (total != size)
+        return sinew__fail(err, total > size ? SINEW_ERROR_TRUNCATED : SINEW_ERROR_PARSE,
+                           "%s: header at byte 16: %llu bytes declared, %zu given", name,
+                           (unsigned long long)total, size);
+    uint64_t sum = sinew__xxh64(bytes + HEADER_BYTES, size - HEADER_BYTES, 0);
+    if (sum != get_u64(bytes + 24))
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: header at byte 24: the checksum does not match the payload",
+                           name);
+    if (table < HEADER_BYTES || table % 8 || table > size || count > (size - table) / ENTRY_BYTES)
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS,
+                           "%s: header at byte 32: a table of %u sections at byte %llu is outside the archive", name,
+                           count, (unsigned long long)table);
+    /* the table: sections in order, apart, within the archive */
+    uint64_t end = table + (uint64_t)count * ENTRY_BYTES;
+    int clips = 0, meshes = 0, assets = 0, skeletons = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        const unsigned char *e = bytes + table + (size_t)i * ENTRY_BYTES;
+        uint32_t kind = get_u32(e), sflags = get_u32(e + 4);
+        uint64_t offset = get_u64(e + 8), length = get_u64(e + 16);
+        if (offset % SECTION_ALIGN || offset < end || offset > size || length > size - offset)
+            return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS,
+                               "%s: section %u (%s) at byte %llu, %llu bytes: not on a 64-byte boundary after the "
+                               "last, or past the end", name, i, kind_name(kind), (unsigned long long)offset,
+                               (unsigned long long)length);
+        end = offset + length;
+        switch (kind) {
+        case SINEW__SECTION_ASSET: ++assets; break;
+        case SINEW__SECTION_SKELETON: ++skeletons; break;
+        case SINEW__SECTION_CLIP: ++clips; break;
+        case SINEW__SECTION_MESH: ++meshes; break;
+        default:
+            if (sflags & REQUIRED)
+                return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                                   "%s: section %u at byte %llu is of kind %u, which this library does not read",
+                                   name, i, (unsigned long long)offset, kind);
+        }
+        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_MESH) && skeletons != 1)
+            return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes before the skeleton", name, i,
+                               kind_name(kind));
+    }
+    if (assets != 1 || skeletons != 1)
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: %d asset and %d skeleton sections, not one each", name,
+                           assets, skeletons);
+    sinew_clip **clip_list = clips ? sinew__asset_alloc(asset, (size_t)clips, sizeof *clip_list) : NULL;
+    sinew_mesh *mesh_list = meshes ? sinew__asset_alloc(asset, (size_t)meshes, sizeof *mesh_list) : NULL;
+    if ((clips && !clip_list) || (meshes && !mesh_list))
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
+    asset->clips = (const sinew_clip *const *)clip_list;
+    asset->meshes = mesh_list;
+    char where[320];
+    for (uint32_t i = 0; i < count; ++i) {
+        const unsigned char *e = bytes + table + (size_t)i * ENTRY_BYTES;
+        uint32_t kind = get_u32(e);
+        uint64_t offset = get_u64(e + 8), length = get_u64(e + 16);
+        const unsigned char *p = bytes + offset;
+        snprintf(where, sizeof where, "%.200s: section %u (%s) at byte %llu", name, i, kind_name(kind),
+                 (unsigned long long)offset);
+        sinew_result r = SINEW_OK;
+        if (kind == SINEW__SECTION_ASSET) {
+            uint32_t n = length >= 4 ? get_u32(p) : UINT32_MAX;
+            if (n > length - 4 || length - 4 - n != 4 || memchr(p + 4, 0, n))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: the asset's name and flags are malformed", where);
+            char *asset_name = sinew__asset_alloc(asset, (size_t)n + 1, 1);
+            if (!asset_name) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", where);
+            memcpy(asset_name, p + 4, n);
+            asset->name = asset_name;
+        } else if (kind == SINEW__SECTION_SKELETON) {
+            r = sinew__decode_skeleton(p, (size_t)length, where, options, asset, err);
+        } else if (kind == SINEW__SECTION_CLIP) {
+            sinew_clip *c = sinew__decode_clip(p, (size_t)length, where, options, asset, err);
+            if (c)
+                clip_list[asset->clip_count++] = c;
+            else
+                r = err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE;
+        } else if (kind == SINEW__SECTION_MESH) {
+            /* counted before it is read into: sinew_asset_free then frees its skin */
+            r = sinew__decode_mesh(p, (size_t)length, where, options, asset, &mesh_list[asset->mesh_count++], err);
+        }
+        if (r != SINEW_OK) return r;
+    }
+    return SINEW_OK;
+}
+
+sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options, sinew_error *err)
+{
+    sinew_error local;
+    if (!err) err = &local;
+    sinew__ok(err);
+    if (!data) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_archive_load: no data");
+        return NULL;
+    }
+    sinew_asset *asset = sinew__asset_new("", options);
+    if (!asset) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_archive_load: out of memory");
+        return NULL;
+    }
+    if (sinew__archive_read(data, size, "sinew_archive_load", options, asset, err) != SINEW_OK) {
+        sinew_asset_free(asset);
+        return NULL;
+    }
+    return asset;
+}
+
+/* The largest archive file read without a memory budget of the caller's. */
+#define MAX_FILE ((size_t)1 << 30)
+
+sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *options, sinew_error *err)
+{
+    sinew_error local;
+    if (!err) err = &local;
+    sinew__ok(err);
+    if (!path) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_archive_load_file: no path");
+        return NULL;
+    }
+    sinew_allocator alloc = sinew__allocator(options);
+    size_t size = 0;
+    sinew_error why;
+    uint8_t *data = sinew__read_file(path, &alloc, SIZE_MAX, MAX_FILE, &size, &why);
+    if (!data) {
+        sinew__fail(err, why.result, "sinew_archive_load_file: %s: cannot read: %s", path, why.description);
+        return NULL;
+    }
+    sinew_asset *asset = sinew__asset_new("", options);
+    char name[300];
+    snprintf(name, sizeof name, "sinew_archive_load_file: %.250s", path);
+    if (!asset) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
+    } else if (sinew__archive_read(data, size, name, options, asset, err) != SINEW_OK) {
+        sinew_asset_free(asset);
+        asset = NULL;
+    }
+    sinew__free(&alloc, data);
+    return asset;
+}
