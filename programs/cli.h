@@ -183,6 +183,13 @@ void cli_progress_clear(cli_progress *p);
 sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
                                float *weights, sinew_error *err);
 
+/* The CLI's load options into `load`: its logger (warnings to stderr) and
+ * the --formats given. */
+void cli_load_options(sinew_load_options *load);
+
+/* `sinew convert`: see programs/convert.c. */
+int cli_convert(int argc, char **argv);
+
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
 

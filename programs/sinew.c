@@ -103,6 +103,20 @@ static const char help_view[] =
     "                each) and exits, --keys presses keys first, --screenshot saves the\n"
     "                last frame\n";
 
+static const char help_convert[] =
+    "  convert FILE [FILE...] -o OUT.sinew | -o DIR/ [--anim CLIPFILE]... [--optimize]\n"
+    "       [--clips-only] [--weld] [--order-vertices] [--scene N] [-j N]\n"
+    "                convert files into archives (docs/ARCHIVE.md) that every command,\n"
+    "                and sinew_archive_load, reads without a parser; one FILE to\n"
+    "                OUT.sinew, several into DIR/ (each FILE's name, .sinew), N at a\n"
+    "                time (-j). --anim takes the clips from CLIPFILEs instead,\n"
+    "                retargeted by joint name; --optimize reduces constant tracks to\n"
+    "                one key within 1e-5 of their values; --clips-only writes the\n"
+    "                skeleton and clips without the meshes. The same FILE gives the\n"
+    "                same bytes. A file that fails (even one that crashes the\n"
+    "                importer) fails alone: the others are written, each failure is\n"
+    "                named, and the exit status is 1\n";
+
 static const char help_help[] =
     "  help [COMMAND]\n"
     "                print this help, or one command's (as sinew COMMAND --help does)\n";
@@ -140,6 +154,7 @@ static const cli_command commands[] = {
     {"demo", cmd_demo, help_demo, false},      {"info", cmd_info, help_info, true},
     {"bake", cli_bake, help_bake, true},       {"bench", cli_bench, help_bench, true},
     {"render", cli_render, help_render, true}, {"view", cli_view, help_view, true},
+    {"convert", cli_convert, help_convert, true},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -314,6 +329,12 @@ static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 /* --formats LIST: formats Assimp may read besides FBX, Collada and BVH, for
  * every file the command loads (FILE and each --anim). */
 static const char *cli_formats;
+
+void cli_load_options(sinew_load_options *load)
+{
+    load->base = cli_options;
+    load->assimp_formats = cli_formats;
+}
 
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load)
 {

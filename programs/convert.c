@@ -1,0 +1,216 @@
+#define _POSIX_C_SOURCE 200809L /* mkdir */
+/* sinew convert: files in, archives out (sinew_archive.h). One file a job,
+ * jobs spread over a thread pool; each file's load runs Assimp behind its
+ * process wall, so a file that crashes the importer fails alone. The
+ * output of one input is the same bytes every time. */
+#include "cli.h"
+#include "sinew/sinew_archive.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct convert_settings {
+    cli_source source;     /* the load options, --anim files */
+    const char *out;       /* OUT.sinew, or DIR/ */
+    bool out_dir;
+    bool optimize, clips_only;
+} convert_settings;
+
+typedef struct job {
+    const convert_settings *settings;
+    const char *in;
+    char out[1024];
+    int status;            /* EXIT_OK or EXIT_FAILED */
+    char why[512];         /* what failed */
+} job;
+
+typedef struct batch {
+    job *jobs;
+    int count;
+    atomic_int done;
+    cli_progress progress;
+} batch;
+
+/* The default tolerance of --optimize: what a viewer cannot tell from the
+ * clip (0.01 mm-ish in metres or centimetres alike, a thousandth of a
+ * degree, a millionth of scale): sinew_clip_optimize keeps every sampled
+ * value within it. */
+static const sinew_clip_tolerance optimize_tolerance = {1e-5f, 2e-5f, 1e-6f};
+
+static void fail(job *j, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(j->why, sizeof j->why, format, ap);
+    va_end(ap);
+    j->status = EXIT_FAILED;
+}
+
+static void convert_one(void *user, int index)
+{
+    batch *b = user;
+    job *j = &b->jobs[index];
+    const convert_settings *s = j->settings;
+    sinew_error err;
+    sinew_load_options load = s->source.load;
+    cli_load_options(&load);
+    sinew_asset *a = sinew_load_file(j->in, &load, &err);
+    const sinew_clip **clips = NULL;
+    sinew_clip **owned = NULL;
+    int count = 0, made = 0;
+    if (!a) {
+        fail(j, "%s", err.description);
+        goto done;
+    }
+    /* the clips: the file's own, or those of --anim retargeted by name */
+    int capacity = a->clip_count;
+    sinew_asset *anims[CLI_MAX_ANIMS] = {0};
+    for (int f = 0; f < s->source.anim_count; ++f) {
+        anims[f] = sinew_load_file(s->source.anims[f], &load, &err);
+        if (!anims[f]) {
+            fail(j, "%s", err.description);
+            goto free_anims;
+        }
+        capacity += anims[f]->clip_count;
+    }
+    clips = calloc((size_t)capacity + 1, sizeof *clips);
+    owned = calloc((size_t)capacity + 1, sizeof *owned);
+    if (!clips || !owned) {
+        fail(j, "out of memory");
+        goto free_anims;
+    }
+    if (s->source.anim_count == 0)
+        for (int c = 0; c < a->clip_count; ++c) clips[count++] = a->clips[c];
+    for (int f = 0; f < s->source.anim_count; ++f)
+        for (int c = 0; c < anims[f]->clip_count; ++c) {
+            sinew_retarget_report rep;
+            sinew_clip *moved = sinew_clip_retarget(anims[f]->clips[c], anims[f]->skeleton, a->skeleton,
+                                                    &load.base, &rep, &err);
+            if (!moved) {
+                fail(j, "%s: %s", s->source.anims[f], err.description);
+                goto free_anims;
+            }
+            owned[made++] = moved;
+            clips[count++] = moved;
+        }
+    if (s->optimize)
+        for (int c = 0; c < count; ++c) {
+            sinew_clip *slim = sinew_clip_optimize(clips[c], &optimize_tolerance, a->skeleton, NULL, NULL, &err);
+            if (!slim) {
+                fail(j, "%s", err.description);
+                goto free_anims;
+            }
+            owned[made++] = slim;
+            clips[c] = slim;
+        }
+    {
+        /* the asset as read, with the clips chosen */
+        sinew_asset out = *a;
+        out.clips = clips;
+        out.clip_count = count;
+        sinew_archive_write_options o = {.clips_only = s->clips_only};
+        if (sinew_archive_save(&out, j->out, &o, &err) != SINEW_OK) fail(j, "%s", err.description);
+    }
+free_anims:
+    for (int f = 0; f < s->source.anim_count; ++f) sinew_asset_free(anims[f]);
+done:
+    for (int c = 0; c < made; ++c) sinew_clip_free(owned[c]);
+    free(owned), free((void *)clips);
+    sinew_asset_free(a);
+    int finished = atomic_fetch_add(&b->done, 1) + 1;
+    if (b->count > 1) cli_progress_show(&b->progress, "convert", "%d of %d files", finished, b->count);
+}
+
+/* DIR/NAME.sinew for input `in` (its name without folders and extension). */
+static void out_path(const char *dir, const char *in, char *out, size_t size)
+{
+    const char *slash = strrchr(in, '/');
+    const char *name = slash ? slash + 1 : in;
+    const char *dot = strrchr(name, '.');
+    int length = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
+    size_t d = strlen(dir);
+    snprintf(out, size, "%s%s%.*s.sinew", dir, d && dir[d - 1] == '/' ? "" : "/", length, name);
+}
+
+int cli_convert(int argc, char **argv)
+{
+    convert_settings s = {0};
+    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    int input_count = 0, threads = 1;
+    if (!inputs) return EXIT_FAILED;
+    cli_args p = cli_args_begin("convert", argc, argv);
+    for (const char *v; cli_next(&p);) {
+        if ((v = cli_value(&p, "-o")) || (v = cli_value(&p, "--out"))) {
+            s.out = v;
+        } else if ((v = cli_value(&p, "-j")) || (v = cli_value(&p, "--jobs"))) {
+            if (!cli_parse_int(v, 1, SINEW_MAX_THREADS, &threads))
+                cli_bad_value(&p, "-j", v, "is not a job count from 1 to %d", SINEW_MAX_THREADS);
+        } else if (cli_flag(&p, "--optimize")) {
+            s.optimize = true;
+        } else if (cli_flag(&p, "--clips-only")) {
+            s.clips_only = true;
+        } else if (cli_flag(&p, "--pack") || cli_flag(&p, "--prepare")) {
+            cli_usage(&p, "%s: archives of format 1.0 hold clips as tracks and skins as streams; this option "
+                          "comes with a later format", argv[p.i]);
+        } else if (argv[p.i][0] != '-' && s.source.file) {
+            inputs[input_count++] = argv[p.i]; /* a second, third ... input */
+        } else if (cli_source_arg(&p, &s.source)) {
+            if (s.source.file && input_count == 0) inputs[input_count++] = s.source.file;
+        } else {
+            cli_unknown(&p);
+        }
+    }
+    if (p.status == EXIT_OK && input_count == 0) cli_usage(&p, "no input file");
+    if (p.status == EXIT_OK && !s.out) cli_usage(&p, "no output: -o OUT.sinew, or -o DIR/ for several inputs");
+    if (p.status != EXIT_OK) {
+        free(inputs);
+        return p.status;
+    }
+    size_t out_length = strlen(s.out);
+    s.out_dir = out_length && s.out[out_length - 1] == '/';
+    if (input_count > 1 && !s.out_dir) {
+        cli_usage(&p, "-o %s: %d inputs need a folder, written DIR/", s.out, input_count);
+        free(inputs);
+        return EXIT_USAGE;
+    }
+    if (s.out_dir && mkdir(s.out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sinew: convert: -o %s: cannot make the folder: %s\n", s.out, strerror(errno));
+        free(inputs);
+        return EXIT_FAILED;
+    }
+    batch b = {calloc((size_t)input_count, sizeof(job)), input_count, 0, cli_progress_begin()};
+    if (!b.jobs) {
+        free(inputs);
+        return EXIT_FAILED;
+    }
+    for (int i = 0; i < input_count; ++i) {
+        job *j = &b.jobs[i];
+        j->settings = &s, j->in = inputs[i];
+        if (s.out_dir)
+            out_path(s.out, inputs[i], j->out, sizeof j->out);
+        else
+            snprintf(j->out, sizeof j->out, "%s", s.out);
+    }
+    sinew_error err;
+    sinew_pool *pool = threads > 1 ? sinew_pool_create(threads, NULL, &err) : NULL;
+    if (threads > 1 && !pool) fprintf(stderr, "sinew: convert: %s; converting on one thread\n", err.description);
+    sinew_pool_run(pool, input_count, convert_one, &b);
+    sinew_pool_free(pool);
+    cli_progress_clear(&b.progress);
+    int failed = 0;
+    for (int i = 0; i < input_count; ++i)
+        if (b.jobs[i].status != EXIT_OK) {
+            ++failed;
+            fprintf(stderr, "sinew: convert: %s\n", b.jobs[i].why);
+        }
+    if (input_count > 1 || failed)
+        fprintf(stderr, "sinew: convert: %d of %d files converted%s\n", input_count - failed, input_count,
+                failed ? "; the ones that failed are named above" : "");
+    free(b.jobs);
+    free(inputs);
+    return failed ? EXIT_FAILED : EXIT_OK;
+}
