@@ -420,8 +420,8 @@ static int parse_args(int argc, char **argv, bench_args *a)
                 cli_bad_value(&p, "--threads", v, "is not a thread count from 1 to %d", SINEW_MAX_THREADS);
         } else if ((v = cli_value(&p, "--simd"))) {
             int level = SINEW_SIMD_AUTO;
-            while (level <= SINEW_SIMD_AVX512 && strcmp(v, sinew_simd_name((sinew_simd)level)) != 0) ++level;
-            if (level > SINEW_SIMD_AVX512)
+            while (level <= SINEW_SIMD_NEON && strcmp(v, sinew_simd_name((sinew_simd)level)) != 0) ++level;
+            if (level > SINEW_SIMD_NEON)
                 cli_bad_value(&p, "--simd", v, "is not a level: auto, scalar, avx2 or avx512");
             a->simd = (sinew_simd)level;
         } else if ((v = cli_value(&p, "--json"))) {

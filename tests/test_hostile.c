@@ -89,6 +89,7 @@ static void test_symlink_out(void)
     remove(outside);
 }
 
+#ifdef SINEW_HAVE_ASSIMP
 static void test_formats(void)
 {
     write_text(in_dir("cube.x"), "xof 0303txt 0032\nFrame Root {\n}\n");
@@ -179,6 +180,7 @@ static void test_deep_bvh(void)
           "the sentence says what happened: %s", err.description);
     sinew_asset_free(a);
 }
+#endif
 
 /* The stream the child sends, as a compromised child might send it. */
 static void test_frames(void)

@@ -193,6 +193,10 @@ static void check_assets(void)
             printf("skip: %s is missing (the shared assets)\n", path);
             continue;
         }
+        if (!SINEW_HAVE_ASSIMP && !strstr(files[i], "gltf")) {
+            printf("skip: %s: the build reads no FBX or Collada (no Assimp)\n", files[i]);
+            continue;
+        }
         snprintf(args, sizeof args, "'%s' --frames 4 --size 128x128 --no-floor --out asset.png", path);
         CHECK(render(args) == 0, "render %s", files[i]);
         cli_image im = load("asset.png");
@@ -241,8 +245,8 @@ static void check_layer(void)
     char pab[256];
     snprintf(pab, sizeof pab, "%s/fbx/pab", SINEW_ASSETS);
     struct stat st;
-    if (stat(pab, &st) != 0) {
-        printf("skip: %s is missing (the shared assets)\n", pab);
+    if (stat(pab, &st) != 0 || !SINEW_HAVE_ASSIMP) {
+        printf("skip: %s: %s\n", pab, SINEW_HAVE_ASSIMP ? "missing (the shared assets)" : "no Assimp in the build");
         return;
     }
     snprintf(args, sizeof args, "'%s/arnaud.fbx' --anim '%s/walk.fbx' --anim '%s/jog.fbx' --anim '%s/run.fbx' "

@@ -13,7 +13,8 @@
 #include <sinew/sinew_import.h>
 
 #include "check.h"
-#include "clip/clip_internal.h" /* sinew__sampler_run_model: whether the one-pass path is taken */
+#include "clip/clip_internal.h"
+#include "clip/plan.h" /* which levels have the plan's kernels */ /* sinew__sampler_run_model: whether the one-pass path is taken */
 
 #include "pose_check.h"
 #include "product_error.h"
@@ -358,7 +359,7 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
               err.description);
         char label[512];
         if (s && c && bound && flat) {
-            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip, s);
+            bool one_pass = sinew__plan_kernels_for(level) && baked(clip, s);
             snprintf(label, sizeof label, "%s [%s]", what, sinew_simd_name(level));
             check_clip(c, s, label);
             check_sample_model(c, NULL, s, false, label);
@@ -372,7 +373,7 @@ static void check_clip_levels(const sinew_clip *clip, const sinew_skeleton *sk, 
             check_sample_model(bound, c, flat, one_pass && all_roots, label);
         }
         if (s && c && bound && moved && bound_moved) {
-            bool one_pass = level >= SINEW_SIMD_AVX2 && baked(clip, s);
+            bool one_pass = sinew__plan_kernels_for(level) && baked(clip, s);
             snprintf(label, sizeof label, "%s [%s, made for its skeleton, on another rest pose]", what,
                      sinew_simd_name(level));
             check_clip(bound, moved, label);
@@ -414,7 +415,7 @@ static void check_optimized(const sinew_clip *clip, const sinew_skeleton *sk, co
     /* rotations: the tolerance and the two samplings' roundings */
     CHECK(moved[0] <= tol.translation && moved[1] <= tol.rotation + 1e-6 && moved[2] <= tol.scale,
           "%s optimized: samples %g, %g rad, %g from the clip's", what, moved[0], moved[1], moved[2]);
-    bool blocks = sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2 && baked(o, sk);
+    bool blocks = sinew__plan_kernels_for(sinew__skeleton_of(sk)->simd) && baked(o, sk);
     int constant = sinew__sampler_constant_blocks(sinew__clip_of(o)->sampler);
     CHECK(rep.constant_tracks > 0 && (!blocks || constant > 0), "%s optimized: %d constant tracks, %d constant blocks",
           what, rep.constant_tracks, constant);
@@ -575,7 +576,7 @@ static void test_synthetic(void)
                                                     .tracks = tracks, .skeleton = sk}, NULL, &err);
         CHECK(clip != NULL, "%s: %s", name, err.description);
         if (!clip) continue;
-        bool blocks = sinew__skeleton_of(sk)->simd >= SINEW_SIMD_AVX2;
+        bool blocks = sinew__plan_kernels_for(sinew__skeleton_of(sk)->simd) != NULL;
         CHECK(baked(clip, sk) == !negative_zero, "%s: the block layout's rule", name);
         int constant = sinew__sampler_constant_blocks(sinew__clip_of(clip)->sampler);
         CHECK(constant == (blocks && !negative_zero ? 1 : 0), "%s: %d constant blocks", name, constant);

@@ -1,6 +1,8 @@
-/* Writes seeds for the wall's fuzzers into a folder: the built-in
- * character as the stream the Assimp child sends (demo.frames) and a small
- * BVH (small.bvh). usage: write_frames DIR */
+/* Writes seeds for the wall's and the archive's fuzzers into a folder: the
+ * built-in character as the stream the Assimp child sends (demo.frames)
+ * and as an archive (demo.sinew, its clips only: demo-clips.sinew), and a
+ * small BVH (small.bvh). usage: write_frames DIR */
+#include "sinew/sinew_archive.h"
 #include "sinew/sinew_asset.h"
 
 #include "import/wall.h"
@@ -45,6 +47,11 @@ int main(int argc, char **argv)
     sinew__frames_asset(&f, demo);
     int status = f.failed ? 1 : save(argv[1], "demo.frames", f.bytes, f.size);
     status |= save(argv[1], "small.bvh", small_bvh, sizeof small_bvh - 1);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/demo.sinew", argv[1]);
+    status |= sinew_archive_save(demo, path, NULL, &err) != SINEW_OK;
+    snprintf(path, sizeof path, "%s/demo-clips.sinew", argv[1]);
+    status |= sinew_archive_save(demo, path, &(sinew_archive_write_options){.clips_only = true}, &err) != SINEW_OK;
     free(f.bytes);
     sinew_asset_free(demo);
     return status;

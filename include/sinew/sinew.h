@@ -212,7 +212,9 @@ typedef struct sinew_options {
     sinew_logger logger;
     /* The kernels the created object runs (skeletons: local to model;
      * clips: sampling; skins: palette and the default of their jobs): a
-     * level above what the CPU runs falls back to the best below it. */
+     * level above what the CPU runs falls back to the best below it, and a
+     * level of another architecture (NEON on x86-64, AVX on AArch64) to the
+     * scalar reference. */
     sinew_simd simd;
 } sinew_options;
 
@@ -328,7 +330,9 @@ SINEW_API sinew_result sinew_mat4_decompose_affine(const sinew_mat4 *m, sinew_tr
 /* ======================================================================== */
 
 /* A flat array of joints, parents first. Created by sinew_skeleton_create();
- * every field is read-only. Names are UTF-8, never NULL ("" when unnamed). */
+ * every field is read-only. Names are UTF-8, never NULL ("" when unnamed).
+ * Only sinew_skeleton_create() (or a loader) makes one, with state behind
+ * it: never copy the struct or fill one by hand. */
 typedef struct sinew_skeleton {
     int joint_count;
     const int16_t *parents;          /* parents[j] < j, -1 for a root */
@@ -408,7 +412,9 @@ typedef struct sinew_track {
 SINEW_API int sinew_track_components(const sinew_track *track);
 
 /* Keyframe tracks for the joints of one skeleton. Created by
- * sinew_clip_create(); every field is read-only. */
+ * sinew_clip_create() (or the functions that make clips from clips);
+ * every field is read-only. Never copy the struct or fill one by hand: the
+ * library keeps its sampling plan behind it. */
 typedef struct sinew_clip {
     const char *name;       /* never NULL */
     float duration;         /* seconds; sampling time runs over [0, duration] */
@@ -1048,7 +1054,9 @@ typedef enum sinew_weight_type {
  * influence_count - 1 per vertex (element v * (influence_count - 1) + i) and
  * the last influence weighs 1 minus their sum (255 or 65535 minus it), as
  * the compact streams of engines store it. Read the influences with
- * sinew_skin_vertex() or sinew_skin_vertex_stored(). Read-only. */
+ * sinew_skin_vertex() or sinew_skin_vertex_stored(). Read-only; made only
+ * by sinew_skin_create() (or a loader), which keeps the SIMD blocks behind
+ * it: never copy the struct or fill one by hand. */
 typedef struct sinew_skin {
     int joint_count;                 /* palette size */
     const int16_t *joints;           /* skeleton joint of each skin joint */
@@ -1154,12 +1162,14 @@ SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_ma
 /* CPU skinning                                                              */
 /* ======================================================================== */
 
-/* The best SIMD level this CPU and operating system run (CPUID and XGETBV
- * on x86-64; SINEW_SIMD_SCALAR elsewhere). Costs a CPUID: skeletons, clips
- * and skins call it once, when made. */
+/* The best SIMD level this CPU and operating system run: from CPUID and
+ * XGETBV on x86-64 built with GCC or Clang, SINEW_SIMD_NEON on AArch64,
+ * SINEW_SIMD_SCALAR elsewhere. Costs a CPUID: skeletons, clips and skins
+ * call it once, when made. */
 SINEW_API sinew_simd sinew_simd_supported(void);
 
-/* "auto", "scalar", "avx2" or "avx512" ("unknown" for other values). */
+/* "auto", "scalar", "avx2", "avx512" or "neon" ("unknown" for other
+ * values). */
 SINEW_API const char *sinew_simd_name(sinew_simd level);
 
 /* How normals follow a blended matrix M. */

@@ -114,7 +114,8 @@ typedef struct sinew_instance_options {
 /* Makes an instance of `asset` playing `clip` (one of the asset's clips,
  * or any clip of its skeleton's joint count; NULL: the rest pose).
  * `settings` may be NULL. The asset and the clip must outlive the
- * instance. Returns NULL with `err` filled: SINEW_ERROR_INVALID_ARGUMENT,
+ * instance. Returns NULL with `err` filled: SINEW_ERROR_INVALID_ARGUMENT
+ * (no asset, an additive clip, an unknown method),
  * SINEW_ERROR_SIZE_MISMATCH (a clip of another joint count),
  * SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_instance_free(). */
 SINEW_API sinew_instance *sinew_instance_create(const sinew_asset *asset, const sinew_clip *clip,

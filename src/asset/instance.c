@@ -57,6 +57,11 @@ sinew_instance *sinew_instance_create(const sinew_asset *asset, const sinew_clip
                     "asset's skeleton has %d", clip->name, clip->joint_count, asset->skeleton->joint_count);
         return NULL;
     }
+    if (clip && clip->additive) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_instance_create: clip \"%s\" is additive: it holds "
+                    "differences to add to a pose (sinew_additive_apply), not a pose to play", clip->name);
+        return NULL;
+    }
     if (settings && (unsigned)settings->method > SINEW_SKINNING_DQS) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_instance_create: unknown skinning method %d",
                     (int)settings->method);

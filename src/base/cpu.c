@@ -38,7 +38,14 @@ sinew_simd sinew_simd_supported(void) { return SINEW_SIMD_SCALAR; }
 
 int sinew__simd_level(const sinew_options *options)
 {
-    return sinew__simd_cap(options ? (int)options->simd : SINEW_SIMD_AUTO, (int)sinew_simd_supported());
+    int want = options ? (int)options->simd : SINEW_SIMD_AUTO;
+    /* a level of the other architecture: none of this CPU's kernels */
+#if defined(__aarch64__)
+    if (want == SINEW_SIMD_AVX2 || want == SINEW_SIMD_AVX512) return SINEW_SIMD_SCALAR;
+#else
+    if (want == SINEW_SIMD_NEON) return SINEW_SIMD_SCALAR;
+#endif
+    return sinew__simd_cap(want, (int)sinew_simd_supported());
 }
 
 const char *sinew_simd_name(sinew_simd level)

@@ -21,7 +21,7 @@ typedef struct thread_share {
     alignas(64) atomic_int next;
     int end;
     sinew_pool *pool;
-    atomic_long seen; /* a worker's: the last run it entered (its own loop and sinew_pool_wake read it) */
+    atomic_llong seen; /* a worker's: the last run it entered (its own loop and sinew_pool_wake read it) */
 } thread_share;
 
 struct sinew_pool {
@@ -34,7 +34,7 @@ struct sinew_pool {
      * even once published, odd while the caller rewrites it */
     sinew_task_fn fn;
     void *user;
-    atomic_long generation;
+    atomic_llong generation;
     atomic_int active;  /* workers reading the run (taking tasks) */
     atomic_int pending; /* tasks of the run not yet done */
     atomic_bool quit;
@@ -68,15 +68,15 @@ static void drain(sinew_pool *p, int self)
 }
 
 /* A run the worker has not taken part in yet: published, newer than `seen`. */
-static bool new_run(long generation, long seen) { return generation != seen && generation % 2 == 0; }
+static bool new_run(long long generation, long long seen) { return generation != seen && generation % 2 == 0; }
 
 static void worker_main(void *arg)
 {
     thread_share *mine = arg;
     sinew_pool *p = mine->pool;
     for (;;) {
-        long seen = atomic_load_explicit(&mine->seen, memory_order_relaxed); /* only this thread writes it */
-        long g = atomic_load_explicit(&p->generation, memory_order_acquire);
+        long long seen = atomic_load_explicit(&mine->seen, memory_order_relaxed); /* only this thread writes it */
+        long long g = atomic_load_explicit(&p->generation, memory_order_acquire);
         for (int i = 0; i < SPIN && !new_run(g, seen) && !atomic_load(&p->quit); ++i) {
             sinew__relax();
             g = atomic_load_explicit(&p->generation, memory_order_acquire);
@@ -172,12 +172,12 @@ int sinew_pool_threads(const sinew_pool *p) { return p ? p->workers + 1 : 1; }
 
 /* Publishes a run of `count` tasks (the shares laid out) and wakes the
  * sleeping workers; returns its generation. */
-static long publish(sinew_pool *p, int count, sinew_task_fn fn, void *user)
+static long long publish(sinew_pool *p, int count, sinew_task_fn fn, void *user)
 {
     int n = p->workers + 1;
     /* withdraw the last run, then wait for any worker still reading it (one
      * that woke after it ended and found nothing left) */
-    long g = atomic_load_explicit(&p->generation, memory_order_relaxed);
+    long long g = atomic_load_explicit(&p->generation, memory_order_relaxed);
     atomic_store(&p->generation, g + 1);
     while (atomic_load(&p->active) > 0) sinew__relax();
     p->fn = fn, p->user = user;
@@ -217,7 +217,7 @@ void sinew_pool_run(sinew_pool *p, int count, sinew_task_fn fn, void *user)
 void sinew_pool_wake(sinew_pool *p, bool wait)
 {
     if (!p || p->workers == 0) return;
-    long g = publish(p, 0, NULL, NULL);
+    long long g = publish(p, 0, NULL, NULL);
     if (!wait) return;
     /* yielding, not spinning: a worker woken onto this CPU runs (and moves
      * off it) at once instead of when the scheduler next preempts the
