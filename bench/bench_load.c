@@ -8,15 +8,23 @@
  * usage: bench_load --wall [--reps N] FILE...
  * The cost of the wall around Assimp: sinew_load_file as it runs by
  * default (Assimp in a child process) against Assimp in this process
- * (sinew_load_options.assimp_in_process), interleaved. */
+ * (sinew_load_options.assimp_in_process), interleaved.
+ * usage: bench_load --archive [--reps N] FILE...
+ * Each file against the archive `sinew convert` makes of it: the archive's
+ * bytes, its load time beside the file's (interleaved), and the speed of
+ * its checksum (the validation every load starts with). */
 #include "bench.h"
+#include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
+
+uint64_t sinew__xxh64(const void *data, size_t n, uint64_t seed); /* libsinew's archive checksum */
 
 #include <assimp/cimport.h>
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,19 +93,77 @@ static int wall(int reps, int first, int argc, char **argv, double *ts)
     return 0;
 }
 
+static bool to_buffer(void *user, const void *bytes, size_t size)
+{
+    unsigned char **b = user;
+    unsigned char *grown = realloc(b[0], (size_t)b[1] + size);
+    if (!grown) return false;
+    memcpy(grown + (size_t)b[1], bytes, size);
+    b[0] = grown, b[1] = (unsigned char *)((size_t)b[1] + size);
+    return true;
+}
+
+/* Files against their archives. */
+static int archive(int reps, int first, int argc, char **argv, double *ts)
+{
+    printf("%-16s %10s %10s %10s %10s %8s %10s\n", "file", "file KB", "archive KB", "file ms", "archive ms", "ratio",
+           "check GB/s");
+    for (int f = first; f < argc; ++f) {
+        const char *path = argv[f];
+        sinew_error err;
+        sinew_asset *a = sinew_load_file(path, NULL, &err);
+        unsigned char *buffer[2] = {NULL, NULL};
+        if (!a || sinew_archive_write(a, NULL, to_buffer, buffer, &err) != SINEW_OK) {
+            fprintf(stderr, "bench_load: %s: %s\n", path, err.description);
+            return 1;
+        }
+        sinew_asset_free(a);
+        size_t size = (size_t)buffer[1];
+        FILE *in = fopen(path, "rb");
+        long file_size = -1;
+        if (in && fseek(in, 0, SEEK_END) == 0) file_size = ftell(in);
+        if (in) fclose(in);
+        double *sums = ts + 2 * (size_t)reps;
+        for (int r = -2; r < reps; ++r) {
+            double t0 = bench_now();
+            sinew_asset *x = sinew_load_file(path, NULL, &err);
+            double t1 = bench_now();
+            sinew_asset *y = sinew_archive_load(buffer[0], size, NULL, &err);
+            double t2 = bench_now();
+            volatile uint64_t h = sinew__xxh64(buffer[0] + 64, size - 64, 0);
+            double t3 = bench_now();
+            (void)h;
+            if (!x || !y) {
+                fprintf(stderr, "bench_load: %s: %s\n", path, err.description);
+                return 1;
+            }
+            sinew_asset_free(x), sinew_asset_free(y);
+            if (r >= 0) ts[r] = t1 - t0, ts[reps + r] = t2 - t1, sums[r] = t3 - t2;
+        }
+        double fm = bench_median(ts, reps) * 1e3, am = bench_median(ts + reps, reps) * 1e3;
+        double gbs = (double)size / bench_median(sums, reps) * 1e-9;
+        const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        printf("%-16s %10.1f %10.1f %10.3f %10.3f %7.1fx %10.1f\n", name, file_size / 1024.0, size / 1024.0, fm, am,
+               fm / am, gbs);
+        free(buffer[0]);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int reps = 21, first = 1;
     bool walls = argc > 1 && strcmp(argv[1], "--wall") == 0;
-    if (walls) ++argv, --argc;
+    bool archives = argc > 1 && strcmp(argv[1], "--archive") == 0;
+    if (walls || archives) ++argv, --argc;
     if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), first = 3;
     if (first >= argc || reps < 1) {
         fprintf(stderr, "usage: bench_load [--reps N] FILE...\n");
         return 2;
     }
-    double *ts = malloc(sizeof(double) * (size_t)reps * 3);
-    if (walls) {
-        int status = wall(reps, first, argc, argv, ts);
+    double *ts = malloc(sizeof(double) * (size_t)reps * 4);
+    if (walls || archives) {
+        int status = walls ? wall(reps, first, argc, argv, ts) : archive(reps, first, argc, argv, ts);
         free(ts);
         return status;
     }

@@ -10,6 +10,7 @@
 
 #include "archive/archive_internal.h"
 #include "check.h"
+#include "count_alloc.h"
 #include "gltf_features.h"
 #include "read_file.h"
 
@@ -272,6 +273,34 @@ static void test_corrupted(const sinew_asset *demo)
     free(m.bytes);
 }
 
+/* Every allocation of a load refused in turn: a sentence each time, and
+ * nothing left allocated. */
+static void test_allocation_failures(void)
+{
+    sinew_error err;
+    size_t size = 0;
+    unsigned char *bytes = test_read_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0.sinew", &size);
+    CHECK(bytes != NULL, "the golden archive read");
+    if (!bytes) return;
+    counter c = {0};
+    sinew_options o = {.allocator = {count_alloc, count_free, &c}};
+    sinew_asset *a = sinew_archive_load(bytes, size, &o, &err);
+    long needed = c.total;
+    CHECK(a != NULL && needed > 0, "loads with the counting allocator: %s", err.description);
+    sinew_asset_free(a);
+    int refused = 0, leaks = 0;
+    for (long k = 1; k <= needed; ++k) {
+        c = (counter){0, 0, k};
+        a = sinew_archive_load(bytes, size, &o, &err);
+        if (!a) refused += err.result == SINEW_ERROR_OUT_OF_MEMORY && err.description[0];
+        sinew_asset_free(a);
+        leaks += c.live != 0;
+    }
+    CHECK(refused == needed && leaks == 0, "each of %ld allocations refused: %d said out of memory, %d leaked",
+          needed, refused, leaks);
+    free(bytes);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -281,6 +310,7 @@ int main(void)
     if (!demo) return check_finish("test_archive");
     round_trip(demo, "built-in character");
     test_golden();
+    test_allocation_failures();
     test_corrupted(demo);
     sinew_asset_free(demo);
     static const char *const files[] = {"/gltf/cesium_man.gltf", "/gltf/interpolation_test.gltf",
