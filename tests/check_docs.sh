@@ -1,8 +1,8 @@
 #!/bin/sh
 # Every public function (a SINEW_API declaration in include/sinew/) has a
-# comment right above it, and every one in sinew.h is listed in that
-# header's index (by name, or by a prefix ending in "*" such as
-# sinew_vec3_*). Prints each missing one and fails.
+# comment right above it, and every one is listed in its header's index
+# (by name, or by a prefix ending in "*" such as sinew_vec3_*). Prints each
+# missing one and fails.
 status=0
 for h in "$@"; do
     awk -v file="$h" '
@@ -14,16 +14,21 @@ for h in "$@"; do
         { prev = $0 }
         END { if (count == 0) { printf "%s: no SINEW_API declarations found\n", file; bad = 1 }
               exit bad }' "$h" || status=1
-    case "$h" in
-    */sinew.h)
-        awk -v file="$h" '
-            /^ \* Index, by pipeline stage:/ { in_index = 1; next }
+    awk -v file="$h" '
+            function collect(   i, word) {
+                for (i = 1; i <= NF; ++i) {
+                    word = $i
+                    gsub(/[(),.;]/, "", word)
+                    if (word ~ /^sinew_/) listed[word] = 1
+                }
+            }
+            /^ \* Index[,:]/ { in_index = 1; collect(); next }
             in_index && /^ \* [A-Z][a-z]+:/ { in_index = 0 }
             in_index && /^ \*\// { in_index = 0 }
-            in_index { for (i = 1; i <= NF; ++i) if ($i ~ /^sinew_/) listed[$i] = 1 }
+            in_index { collect() }
             /SINEW_API/ && !/#/ {
                 line = $0
-                sub(/\(.*/, "", line)
+                sub(/[([].*/, "", line)
                 n = split(line, words, /[ *]+/)
                 name = words[n]
                 names[name] = NR
@@ -36,8 +41,6 @@ for h in "$@"; do
                 }
                 exit bad
             }' "$h" || status=1
-        ;;
-    esac
 done
 [ $status -eq 0 ] && echo "every public function in $# header(s) is documented"
 exit $status

@@ -13,6 +13,11 @@
  *   ... play it like any asset (sinew.h, sinew_asset.h) ...
  *   sinew_asset_free(hero);
  *
+ * Index, by pipeline stage:
+ *
+ *   Offline      sinew_archive_write sinew_archive_save
+ *   Runtime      sinew_archive_is sinew_archive_load sinew_archive_load_file
+ *
  * Loading checks every byte before use: the header, the checksum of the
  * payload, each section's place and size, every count against the bytes
  * that hold it; the skeleton, clips and skins are then rebuilt through

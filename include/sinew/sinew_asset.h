@@ -10,6 +10,13 @@
  *   const sinew_clip *walk = sinew_asset_find_clip(a, "walk");
  *   ... sample walk on a->skeleton, skin a->meshes[0] (see sinew.h) ...
  *   sinew_asset_free(a);
+ *
+ * Index, by pipeline stage:
+ *
+ *   Assets       sinew_demo_create sinew_asset_find_clip sinew_asset_free
+ *   Posing       sinew_mesh_pose_scratch_size sinew_mesh_pose
+ *   One call     sinew_instance_create sinew_instance_update sinew_instance_model
+ *   a frame      sinew_instance_positions sinew_instance_normals sinew_instance_free
  */
 #ifndef SINEW_ASSET_H
 #define SINEW_ASSET_H

@@ -30,6 +30,19 @@
  * uniform sinew_joint_count, bind with GL_SHADER_STORAGE_BUFFER, and draw
  * instance_count instances.
  *
+ * Index, by pipeline stage:
+ *
+ *   GLSL         sinew_glsl_compose sinew_gpu_dq_pack (and sinew_glsl_skin_vert)
+ *   OpenGL       sinew_gl_context_create sinew_gl_context_free sinew_gl_program_create
+ *                sinew_gl_mesh_upload sinew_gl_mesh_update sinew_gl_mesh_draw
+ *                sinew_gl_mesh_free sinew_gl_palette_create sinew_gl_palette_write
+ *   CUDA crowds  sinew_cuda_available sinew_cuda_crowd_create sinew_cuda_crowd_free
+ *                sinew_cuda_character_add sinew_cuda_frame sinew_cuda_output
+ *                sinew_cuda_output_compact sinew_cuda_instance_offset sinew_cuda_download
+ *                sinew_cuda_download_palette sinew_cuda_poison sinew_cuda_last_timing
+ *   Formats      sinew_half_to_float sinew_float_to_half sinew_octahedral_encode
+ *                sinew_octahedral_decode
+ *
  * The GL functions use the context current on the calling thread. They
  * leave the vertex array, GL_ARRAY_BUFFER and GL_COPY_WRITE_BUFFER bindings
  * at 0 (sinew_gl_mesh_draw() leaves its vertex array bound) and report GL

@@ -11,6 +11,8 @@
  *   ...
  *   sinew_asset_free(a);
  *
+ * Index: sinew_load_file sinew_load_memory (and sinew_load_options).
+ *
  * What a glTF file becomes:
  * - every node is a joint (parents first; asset->joint_sources and
  *   asset->node_joints map between the two); a node matrix with shear
