@@ -1,17 +1,21 @@
 /* A catalog of hostile files, made here from the shared assets and from
  * generated BVH and Collada text: truncated, bit-flipped and over-counted
  * FBX, Collada and BVH, nesting 100,000 deep, counts of two billion, a
- * named pipe, a directory and a sparse 4 GiB file. Each goes through
+ * named pipe, a directory and a sparse 4 GiB file; archives (the golden
+ * one, and those `sinew convert` makes of the shared assets) truncated,
+ * bit-flipped, and changed with the checksum made right again, so that the
+ * bytes reach the section validators. Each goes through
  * `sinew info` and `sinew bake`, each run timed and measured: it must end
  * by itself (no signal) with status 0 (a mutant that still reads) or 1
  * with a sentence on stderr, within 20 s and, outside the sanitizers, under
  * 1 GiB of resident memory (the Assimp child included).
- * usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER */
+ * usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_ARCHIVE */
 #define _XOPEN_SOURCE 700 /* mkfifo, wait4 through the BSD name below */
 #define _DEFAULT_SOURCE
 #include "sinew/sinew.h"
 
 #include "check.h"
+#include "archive/archive_internal.h"
 #include "read_file.h"
 
 #include <fcntl.h>
@@ -201,6 +205,33 @@ static void mutants(const char *stem, const char *ext, const unsigned char *d, s
     free(copy);
 }
 
+/* An archive's mutants: those above (the checksum catches the flips), and
+ * 24 with a few bytes past the header changed and the checksum made right,
+ * which the section validators must refuse or load as valid data. */
+static void archive_mutants(const char *stem, const unsigned char *d, size_t size)
+{
+    if (size <= 64) return;
+    mutants(stem, "sinew", d, size);
+    unsigned char *copy = malloc(size);
+    if (!copy) return;
+    uint32_t seed = 99;
+    for (int k = 0; k < 24; ++k) {
+        memcpy(copy, d, size);
+        for (int i = 0; i < 1 + k % 4; ++i) {
+            seed = seed * 1664525u + 1013904223u;
+            size_t at = 64 + (seed >> 6) % (size - 64);
+            seed = seed * 1664525u + 1013904223u;
+            copy[at] ^= (unsigned char)(1u + (seed >> 24) % 255u);
+        }
+        uint64_t sum = sinew__xxh64(copy + 64, size - 64, 0);
+        memcpy(copy + 24, &sum, 8);
+        char name[128];
+        snprintf(name, sizeof name, "%s-sealed%02d.sinew", stem, k);
+        save(name, copy, size);
+    }
+    free(copy);
+}
+
 /* Text with every count="N" (Collada) or the numbers after a keyword (BVH)
  * replaced by two billion. */
 static void over_count(const char *stem, const char *ext, const char *text, const char *key)
@@ -233,8 +264,8 @@ static const char small_bvh[] =
 
 int main(int argc, char **argv)
 {
-    if (argc < 4) {
-        fprintf(stderr, "usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER\n");
+    if (argc < 5) {
+        fprintf(stderr, "usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_ARCHIVE\n");
         return 2;
     }
     sinew_bin = argv[1], work = argv[2];
@@ -282,6 +313,14 @@ int main(int argc, char **argv)
         close(fd);
         ++files;
     }
+    /* the golden archive, always */
+    {
+        size_t size = 0;
+        unsigned char *golden = test_read_file(argv[4], &size);
+        CHECK(golden != NULL, "the golden archive %s", argv[4]);
+        if (golden) archive_mutants("golden", golden, size);
+        free(golden);
+    }
     /* from the shared assets, when they are there */
     const char *sources[][3] = {{"fbx/pab/walk.fbx", "walk", "fbx"}, {"fbx/pab/arnaud.fbx", "arnaud", "fbx"},
                                 {"collada/seymour.dae", "seymour", "dae"}};
@@ -292,6 +331,16 @@ int main(int argc, char **argv)
         unsigned char *d = test_read_file(path, &size);
         if (!d) continue;
         ++shared;
+        /* the archive `sinew convert` makes of it, converted outside the catalog folder */
+        char out[512], command[1600];
+        snprintf(out, sizeof out, "%s.%s.sinew", work, sources[s][1]);
+        snprintf(command, sizeof command, "'%s' convert '%s' -o '%s' > /dev/null", sinew_bin, path, out);
+        CHECK(system(command) == 0, "sinew convert %s", sources[s][0]);
+        size_t archive_size = 0;
+        unsigned char *archive = test_read_file(out, &archive_size);
+        if (archive) archive_mutants(sources[s][1], archive, archive_size);
+        free(archive);
+        remove(out);
         mutants(sources[s][1], sources[s][2], d, size);
         if (strcmp(sources[s][2], "fbx") == 0) {
             int patched = 0;
