@@ -125,11 +125,10 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
         put_i32(f, (int32_t)s->index_type);
         put_i32(f, (int32_t)s->weight_type);
         put_u8(f, s->last_weight_implied);
-        size_t index_bytes = (size_t)s->vertex_count * (size_t)s->influence_count *
-                             (s->index_type == SINEW_INDEX_U8 ? 1 : 2);
-        int weights_per_vertex = s->influence_count - (s->last_weight_implied ? 1 : 0);
-        size_t weight_size = s->weight_type == SINEW_WEIGHT_F32 ? 4 : s->weight_type == SINEW_WEIGHT_UNORM16 ? 2 : 1;
-        size_t weight_bytes = s->weights ? (size_t)s->vertex_count * (size_t)weights_per_vertex * weight_size : 0;
+        size_t index_bytes = (size_t)s->vertex_count * (size_t)s->influence_count * sinew__index_bytes(s->index_type);
+        size_t weight_bytes = s->weights ? (size_t)s->vertex_count * (size_t)sinew__skin_stored_weights(s) *
+                                               sinew__weight_bytes(s->weight_type)
+                                         : 0;
         sinew__bytes_u32(f, (uint32_t)index_bytes);
         sinew__bytes_put(f, s->indices, index_bytes);
         sinew__bytes_u32(f, (uint32_t)weight_bytes);
@@ -411,14 +410,14 @@ static void read_skin(reader *r, sinew_mesh *m, const sinew_options *options)
         return;
     }
     d.index_type = (sinew_index_type)index_type, d.weight_type = (sinew_weight_type)weight_type;
-    size_t want_indices = nv * (size_t)d.influence_count * (d.index_type == SINEW_INDEX_U8 ? 1 : 2);
+    size_t want_indices = nv * (size_t)d.influence_count * sinew__index_bytes(d.index_type);
     uint32_t index_bytes = get_u32(r);
     if (!r->bad && index_bytes != want_indices)
         refuse(r, SINEW_ERROR_SIZE_MISMATCH, "the skin's joint indices: %u bytes where %zu are due", index_bytes,
                want_indices);
     d.indices = get_array(r, index_bytes, 1);
-    size_t weight_size = d.weight_type == SINEW_WEIGHT_F32 ? 4 : d.weight_type == SINEW_WEIGHT_UNORM16 ? 2 : 1;
-    size_t want_weights = nv * (size_t)(d.influence_count - d.last_weight_implied) * weight_size;
+    size_t want_weights = nv * (size_t)sinew__stored_weights(d.influence_count, d.last_weight_implied) *
+                          sinew__weight_bytes(d.weight_type);
     uint32_t weight_bytes = get_u32(r);
     /* none at all where the skin needs none (one influence, or the one
      * stored weight implied): sinew_skin_create says which */

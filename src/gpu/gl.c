@@ -3,6 +3,7 @@
  * libepoxy; built without it, every function says what to install. */
 #include "sinew/sinew_gpu.h"
 #include "math/math_internal.h"
+#include "skin/skin_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -275,13 +276,6 @@ unsigned sinew_gl_program_create(const sinew_gl_program_desc *desc, sinew_error 
 
 /* ---- meshes -------------------------------------------------------------- */
 
-static size_t index_size(sinew_index_type t) { return t == SINEW_INDEX_U8 ? 1 : 2; }
-
-static size_t weight_size(sinew_weight_type t)
-{
-    return t == SINEW_WEIGHT_F32 ? 4 : t == SINEW_WEIGHT_UNORM8 ? 1 : 2;
-}
-
 static GLenum weight_gl_type(sinew_weight_type t)
 {
     return t == SINEW_WEIGHT_F32 ? GL_FLOAT : t == SINEW_WEIGHT_UNORM8 ? GL_UNSIGNED_BYTE : GL_UNSIGNED_SHORT;
@@ -310,7 +304,7 @@ static sinew_result pad_influences(const sinew_gl_mesh_desc *d, int width, void 
                                    size_t *joints_size, size_t *weights_size, sinew_error *err)
 {
     const sinew_skin *s = d->skin;
-    size_t isz = s ? index_size(s->index_type) : 1, wsz = s ? weight_size(s->weight_type) : 1;
+    size_t isz = s ? sinew__index_bytes(s->index_type) : 1, wsz = s ? sinew__weight_bytes(s->weight_type) : 1;
     size_t n = (size_t)d->vertex_count;
     *joints_size = n * (size_t)width * isz;
     *weights_size = n * (size_t)width * wsz;
@@ -374,7 +368,7 @@ sinew_result sinew_gl_mesh_upload(const sinew_gl_mesh_desc *d, sinew_gl_mesh *me
         float_attribute(2, m.tangents, 4);
     }
     const sinew_skin *s = d->skin;
-    size_t isz = s ? index_size(s->index_type) : 1, wsz = s ? weight_size(s->weight_type) : 1;
+    size_t isz = s ? sinew__index_bytes(s->index_type) : 1, wsz = s ? sinew__weight_bytes(s->weight_type) : 1;
     GLenum itype = isz == 1 ? GL_UNSIGNED_BYTE : GL_UNSIGNED_SHORT;
     GLenum wtype = s ? weight_gl_type(s->weight_type) : GL_UNSIGNED_BYTE;
     m.joints = buffer_with(GL_ARRAY_BUFFER, joints_size, joints, GL_STATIC_DRAW);
