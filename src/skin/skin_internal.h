@@ -190,6 +190,26 @@ typedef struct sinew__job_streams {
     const uint32_t *slot, *group_first;
 } sinew__job_streams;
 
+/* The entries [*lo_out, *end_out) of group g whose blocks meet the job's
+ * range (a group lists its blocks in increasing order). */
+static inline void sinew__group_span(const sinew__block_group *g, const sinew__job_streams *st, size_t *lo_out,
+                                     size_t *end_out)
+{
+    uint32_t first = (uint32_t)(st->begin / SINEW__BLOCK);
+    uint32_t last = (uint32_t)((st->end - 1) / SINEW__BLOCK);
+    size_t lo = 0, hi = (size_t)g->count; /* the first block at or after `first` */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->block[mid] < first)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    size_t end = lo;
+    while (end < (size_t)g->count && g->block[end] <= last) ++end;
+    *lo_out = lo, *end_out = end;
+}
+
 /* Vertex v's position or normal: from its block's prepared copy when
  * `prepared`, else from the stream. */
 static inline sinew_vec3 sinew__read_input(const float *prepared, const uint32_t *slot, const float *stream,

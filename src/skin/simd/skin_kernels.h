@@ -359,25 +359,6 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *
     if (pending_out) store3_packed(pending_out, finish_direction(pending, renormalize));
 }
 
-/* The entries [*lo, *end) of group g whose blocks meet the range. */
-SIMD_INLINE void group_span(const sinew__block_group *g, const sinew__job_streams *st, size_t *lo_out,
-                              size_t *end_out)
-{
-    uint32_t first = (uint32_t)(st->begin / SINEW__BLOCK);
-    uint32_t last = (uint32_t)((st->end - 1) / SINEW__BLOCK);
-    size_t lo = 0, hi = (size_t)g->count; /* the first block at or after `first` */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (g->block[mid] < first)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    size_t end = lo;
-    while (end < (size_t)g->count && g->block[end] <= last) ++end;
-    *lo_out = lo, *end_out = end;
-}
-
 /* Whether any block of group g meets the job's range: the groups a small
  * range (a thread's share, a few blocks) does not touch are skipped before
  * their function is called. */
@@ -393,7 +374,7 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
 {
     const sinew__block_group *g = &sinew__skin_of(job->skin)->blocks->group[k];
     size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK, slot = group_slot(st, k);
-    group_span(g, st, &lo, &end);
+    sinew__group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) pipelined when packed */
     bool packed = !job->tangents && (!st->positions || ((st->prepared_positions || st->ps == 12) && st->ops == 12)) &&
                   (!st->normals || ((st->prepared_normals || st->ns == 12) && st->ons == 12));
@@ -592,7 +573,7 @@ SIMD_INLINE void dqs_group(const sinew_skin_job *job, const sinew__job_streams *
 {
     const sinew__block_group *g = &sinew__skin_of(job->skin)->blocks->group[k];
     size_t lo, end, row = (size_t)n * SINEW__BLOCK, slot = group_slot(st, k);
-    group_span(g, st, &lo, &end);
+    sinew__group_span(g, st, &lo, &end);
     for (size_t i = lo; i < end; ++i)
         dqs_block(job, st, n, rigid, uniform, g->block[i], slot + i, g->joints + i * n, g->weights + i * row,
                   g->pivot + i * SINEW__BLOCK);

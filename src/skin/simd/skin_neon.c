@@ -17,8 +17,10 @@ void sinew__skin_lbs_neon(const sinew_skin_job *job, const sinew__job_streams *s
     const sinew_mat4 *palette = job->palette;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         const sinew__block_group *g = &blocks->group[k];
-        size_t n = (size_t)sinew__group_joints(k);
-        for (int i = 0; i < g->count; ++i) {
+        size_t n = (size_t)sinew__group_joints(k), i, end;
+        if (!g->count) continue;
+        sinew__group_span(g, st, &i, &end);
+        for (; i < end; ++i) {
             int first = (int)g->block[i] * SINEW__BLOCK;
             int lo = first > st->begin ? first : st->begin;
             int hi = first + SINEW__BLOCK < st->end ? first + SINEW__BLOCK : st->end;
