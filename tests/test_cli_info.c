@@ -7,6 +7,7 @@
  * usage: test_cli_info SINEW_BINARY WORK_DIR ASSETS_DIR */
 #include "sinew/sinew.h"
 #include "check.h"
+#include "cli_run.h"
 #include "read_file.h"
 
 #include <cjson/cJSON.h>
@@ -18,36 +19,19 @@
 
 static const char *sinew_bin, *work;
 
-typedef struct result {
-    int status;
-    char *out, *err;
-} result;
+typedef cli_result result;
 
 /* Runs `sinew info ARGS` (formatted) with stdout and stderr to files. */
 static result info(const char *format, ...)
 {
-    char args[2048], cmd[8192], out[1024], err[1024];
     va_list ap;
     va_start(ap, format);
-    vsnprintf(args, sizeof args, format, ap);
+    result res = cli_run(sinew_bin, work, 0, "info ", format, ap);
     va_end(ap);
-    snprintf(out, sizeof out, "%s/info.out", work);
-    snprintf(err, sizeof err, "%s/info.err", work);
-    snprintf(cmd, sizeof cmd, "'%s' info %s > '%s' 2> '%s'", sinew_bin, args, out, err);
-    int r = system(cmd);
-    result res = {WIFEXITED(r) ? WEXITSTATUS(r) : -1, NULL, NULL};
-    size_t size;
-    res.out = (char *)test_read_file(out, &size);
-    res.err = (char *)test_read_file(err, &size);
-    if (!res.out) res.out = calloc(1, 1);
-    if (!res.err) res.err = calloc(1, 1);
     return res;
 }
 
-static void result_free(result *r)
-{
-    free(r->out), free(r->err);
-}
+static void result_free(result *r) { cli_result_free(r); }
 
 static double number(const cJSON *object, const char *key)
 {

@@ -12,6 +12,7 @@
 #define _XOPEN_SOURCE 600
 #include "sinew/sinew.h"
 #include "check.h"
+#include "cli_run.h"
 #include "read_file.h"
 
 #include <cjson/cJSON.h>
@@ -25,37 +26,20 @@
 
 static const char *sinew_bin, *work;
 
-typedef struct result {
-    int status; /* the exit status, -1 when it did not exit */
-    char *out, *err;
-} result;
+typedef cli_result result;
 
 /* Runs `sinew ARGS` (formatted; run by sh in WORK_DIR) with stdout and
  * stderr to files, and reads them back. */
 static result run(const char *format, ...)
 {
-    char args[2048], cmd[8192], out[1024], err[1024];
     va_list ap;
     va_start(ap, format);
-    vsnprintf(args, sizeof args, format, ap);
+    result res = cli_run(sinew_bin, work, 1, "", format, ap);
     va_end(ap);
-    snprintf(out, sizeof out, "%s/out.txt", work);
-    snprintf(err, sizeof err, "%s/err.txt", work);
-    snprintf(cmd, sizeof cmd, "cd '%s' && '%s' %s > '%s' 2> '%s'", work, sinew_bin, args, out, err);
-    int r = system(cmd);
-    result res = {WIFEXITED(r) ? WEXITSTATUS(r) : -1, NULL, NULL};
-    size_t size;
-    res.out = (char *)test_read_file(out, &size);
-    res.err = (char *)test_read_file(err, &size);
-    if (!res.out) res.out = calloc(1, 1);
-    if (!res.err) res.err = calloc(1, 1);
     return res;
 }
 
-static void result_free(result *r)
-{
-    free(r->out), free(r->err);
-}
+static void result_free(result *r) { cli_result_free(r); }
 
 static bool has(const char *text, const char *needle)
 {
