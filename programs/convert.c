@@ -17,7 +17,7 @@ typedef struct convert_settings {
     cli_source source;     /* the load options, --anim files */
     const char *out;       /* OUT.sinew, or DIR/ */
     bool out_dir;
-    bool optimize, clips_only;
+    bool optimize, clips_only, prepare;
 } convert_settings;
 
 typedef struct job {
@@ -112,7 +112,7 @@ static void convert_one(void *user, int index)
         sinew_asset out = *a;
         out.clips = clips;
         out.clip_count = count;
-        sinew_archive_write_options o = {.clips_only = s->clips_only};
+        sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
         if (sinew_archive_save(&out, j->out, &o, &err) != SINEW_OK) fail(j, "%s", err.description);
     }
 free_anims:
@@ -153,9 +153,10 @@ int cli_convert(int argc, char **argv)
             s.optimize = true;
         } else if (cli_flag(&p, "--clips-only")) {
             s.clips_only = true;
-        } else if (cli_flag(&p, "--pack") || cli_flag(&p, "--prepare")) {
-            cli_usage(&p, "%s: archives of format 1.0 hold clips as tracks and skins as streams; this option "
-                          "comes with a later format", argv[p.i]);
+        } else if (cli_flag(&p, "--prepare")) {
+            s.prepare = true;
+        } else if (cli_flag(&p, "--pack")) {
+            cli_usage(&p, "%s: archives hold clips as tracks; packed clips come with a later format", argv[p.i]);
         } else if (argv[p.i][0] != '-' && s.source.file) {
             inputs[input_count++] = argv[p.i]; /* a second, third ... input */
         } else if (cli_source_arg(&p, &s.source)) {

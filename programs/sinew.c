@@ -105,14 +105,16 @@ static const char help_view[] =
 
 static const char help_convert[] =
     "  convert FILE [FILE...] -o OUT.sinew | -o DIR/ [--anim CLIPFILE]... [--optimize]\n"
-    "       [--clips-only] [--weld] [--order-vertices] [--scene N] [-j N]\n"
+    "       [--clips-only] [--prepare] [--weld] [--order-vertices] [--scene N] [-j N]\n"
     "                convert files into archives (docs/ARCHIVE.md) that every command,\n"
     "                and sinew_archive_load, reads without a parser; one FILE to\n"
     "                OUT.sinew, several into DIR/ (each FILE's name, .sinew), N at a\n"
     "                time (-j). --anim takes the clips from CLIPFILEs instead,\n"
     "                retargeted by joint name; --optimize reduces constant tracks to\n"
     "                one key within 1e-5 of their values; --clips-only writes the\n"
-    "                skeleton and clips without the meshes. The same FILE gives the\n"
+    "                skeleton and clips without the meshes; --prepare stores each\n"
+    "                skin's SIMD blocks too, which loading then checks instead of\n"
+    "                building (a larger file, a faster load). The same FILE gives the\n"
     "                same bytes. A file that fails (even one that crashes the\n"
     "                importer) fails alone: the others are written, each failure is\n"
     "                named, and the exit status is 1\n";

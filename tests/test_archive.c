@@ -1,6 +1,6 @@
 /* Archives: what is written loads back the same, bit for bit, and the same
  * asset writes the same bytes; the golden archive of format 1.0 still
- * loads; XXH64 gives its published values; and a catalog of corrupted
+ * loads (and with its skin's blocks stored); XXH64 gives its published values; and a catalog of corrupted
  * archives (truncated at every section boundary, each header and table
  * field set to extremes, the checksum or the version wrong, bytes changed
  * with the checksum made right again) is refused with its sentence, or
@@ -107,6 +107,28 @@ static bool same_asset(const sinew_asset *x, const sinew_asset *y)
     return true;
 }
 
+/* Two assets' skins hold the same SIMD blocks, bit for bit. */
+static bool same_blocks(const sinew_asset *x, const sinew_asset *y)
+{
+    for (int m = 0; m < x->mesh_count; ++m) {
+        if (!x->meshes[m].skin) continue;
+        const sinew__skin_blocks *p = sinew__skin_of(x->meshes[m].skin)->blocks;
+        const sinew__skin_blocks *q = sinew__skin_of(y->meshes[m].skin)->blocks;
+        if (p->joint_end != q->joint_end ||
+            memcmp(p->inverse_bind_lanes, q->inverse_bind_lanes,
+                   sizeof(float) * 32 * (size_t)x->meshes[m].skin->joint_count) != 0)
+            return false;
+        for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+            const sinew__block_group *g = &p->group[k], *h = &q->group[k];
+            size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
+            if (g->count != h->count || !SAME(g->block, h->block, c * 4) || !SAME(g->joints, h->joints, c * n * 2) ||
+                !SAME(g->weights, h->weights, c * n * SINEW__BLOCK * 4) || !SAME(g->pivot, h->pivot, c * SINEW__BLOCK))
+                return false;
+        }
+    }
+    return true;
+}
+
 static void round_trip(const sinew_asset *a, const char *what)
 {
     memory m = write_asset(a, NULL), again = write_asset(a, NULL);
@@ -124,9 +146,14 @@ static void round_trip(const sinew_asset *a, const char *what)
     sinew_asset *d = sinew_archive_load(clips.bytes, clips.size, NULL, &err);
     CHECK(d && d->mesh_count == 0 && d->clip_count == a->clip_count, "%s: clips only: %s", what,
           d ? "" : err.description);
-    printf("  %s: %zu bytes (%zu clips only)\n", what, m.size, clips.size);
-    sinew_asset_free(b), sinew_asset_free(c), sinew_asset_free(d);
-    free(m.bytes), free(again.bytes), free(clips.bytes);
+    /* with the skins' blocks, which load as the skin would build them */
+    memory prepared = write_asset(a, &(sinew_archive_write_options){.skin_blocks = true});
+    sinew_asset *e = sinew_archive_load(prepared.bytes, prepared.size, NULL, &err);
+    CHECK(e && same_asset(a, e) && same_blocks(a, e), "%s: prepared: the same asset, the same blocks: %s", what,
+          e ? "" : err.description);
+    printf("  %s: %zu bytes (%zu clips only, %zu prepared)\n", what, m.size, clips.size, prepared.size);
+    sinew_asset_free(b), sinew_asset_free(c), sinew_asset_free(d), sinew_asset_free(e);
+    free(m.bytes), free(again.bytes), free(clips.bytes), free(prepared.bytes);
 }
 
 static void test_xxh64(void)
@@ -156,7 +183,11 @@ static void test_golden(void)
     sinew_transform local[3];
     sinew_clip_sample(a->clips[0], a->skeleton, 0.5f, 0, NULL, local, 3, NULL);
     CHECK_NEAR(local[1].rotation.z, 0.38268343f, 1e-6f, "the clip plays");
-    sinew_asset_free(a);
+    /* the same with its skin's blocks stored: those load, the blocks the skin builds */
+    sinew_asset *b = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0-prepared.sinew", NULL, &err);
+    CHECK(b && same_asset(a, b) && same_blocks(a, b), "the prepared 1.0 golden archive loads the same: %s",
+          b ? "" : err.description);
+    sinew_asset_free(a), sinew_asset_free(b);
 }
 
 static sinew_result load_copy(const memory *m, void (*mutate)(unsigned char *, size_t), sinew_error *err,
@@ -189,6 +220,42 @@ static void entry_size(unsigned char *b, size_t n) { (void)n, set_u64(b + 64 + 3
 static void entry_kind(unsigned char *b, size_t n) { (void)n, b[64 + 32] = 99; }
 static void entry_kind_optional(unsigned char *b, size_t n) { (void)n, b[64 + 2 * 32] = 99, b[64 + 2 * 32 + 4] = 0; }
 static void no_skeleton(unsigned char *b, size_t n) { (void)n, b[64 + 32] = 1; }
+
+/* `rounds` archives with a few bytes changed and the checksum made right:
+ * each refused with a sentence, or an asset whose indices stay within its
+ * vertices. */
+static void mutated(const memory *m, int rounds, const char *what)
+{
+    sinew_error err;
+    unsigned char *copy = malloc(m->size);
+    uint32_t seed = 4242;
+    int loaded = 0;
+    for (int round = 0; round < rounds; ++round) {
+        memcpy(copy, m->bytes, m->size);
+        for (int k = 0; k < 1 + round % 3; ++k) {
+            seed = seed * 1664525u + 1013904223u;
+            size_t at = 64 + (seed >> 8) % (m->size - 64);
+            seed = seed * 1664525u + 1013904223u;
+            copy[at] ^= (unsigned char)(1u + (seed >> 24) % 255u);
+        }
+        uint64_t sum = sinew__xxh64(copy + 64, m->size - 64, 0);
+        memcpy(copy + 24, &sum, 8);
+        sinew_asset *a = sinew_archive_load(copy, m->size, NULL, &err);
+        if (a) {
+            ++loaded;
+            for (int i = 0; i < a->mesh_count; ++i) {
+                const sinew_mesh *mesh = &a->meshes[i];
+                for (int x = 0; x < mesh->index_count; ++x)
+                    if (mesh->indices[x] >= (uint32_t)mesh->vertex_count) CHECK(false, "an index past the vertices");
+            }
+        } else {
+            CHECK(err.description[0] != '\0', "a refusal says why");
+        }
+        sinew_asset_free(a);
+    }
+    printf("  %d changed archives%s: %d loaded, %d refused\n", rounds, what, loaded, rounds - loaded);
+    free(copy);
+}
 
 static void test_corrupted(const sinew_asset *demo)
 {
@@ -241,47 +308,95 @@ static void test_corrupted(const sinew_asset *demo)
     /* an optional section of an unknown kind is skipped (a clip's here) */
     CHECK(load_copy(&m, entry_kind_optional, &err, true) == SINEW_OK, "an optional unknown section is skipped: %s",
           err.description);
-    /* bytes changed with the checksum made right: refused, or an asset that plays */
-    unsigned char *copy = malloc(m.size);
-    uint32_t seed = 4242;
-    int loaded = 0;
-    for (int round = 0; round < 2000; ++round) {
-        memcpy(copy, m.bytes, m.size);
-        for (int k = 0; k < 1 + round % 3; ++k) {
-            seed = seed * 1664525u + 1013904223u;
-            size_t at = 64 + (seed >> 8) % (m.size - 64);
-            seed = seed * 1664525u + 1013904223u;
-            copy[at] ^= (unsigned char)(1u + (seed >> 24) % 255u);
+    mutated(&m, 2000, "");
+    free(m.bytes);
+}
+
+/* The blocks section of a prepared archive: each field the loader relies
+ * on set wrong (the checksum made right), each refused with its sentence;
+ * the section where no mesh comes before it; bytes changed at random. */
+static void test_prepared(const sinew_asset *demo)
+{
+    memory m = write_asset(demo, &(sinew_archive_write_options){.skin_blocks = true});
+    uint32_t count;
+    memcpy(&count, m.bytes + 40, 4);
+    size_t at = 0, entry = 0;
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t kind;
+        memcpy(&kind, m.bytes + 64 + 32 * (size_t)i, 4);
+        if (kind == SINEW__SECTION_SKIN_BLOCKS && !at) {
+            uint64_t off;
+            memcpy(&off, m.bytes + 64 + 32 * (size_t)i + 8, 8);
+            at = (size_t)off, entry = 64 + 32 * (size_t)i;
         }
+    }
+    CHECK(at != 0, "a prepared archive holds a skin blocks section");
+    if (!at) {
+        free(m.bytes);
+        return;
+    }
+    /* the first group of two blocks or more: where its arrays lie */
+    size_t p = at + 4 + 4 * (SINEW__BLOCK_MAX_JOINTS + 1), block = 0, joints = 0, weights = 0, pivot = 0;
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS && !block; ++k) {
+        uint32_t c;
+        memcpy(&c, m.bytes + at + 4 + 4 * (size_t)k, 4);
+        size_t n = (size_t)(k ? k : 1);
+        if (c >= 2) block = p, joints = p + 4 * c, weights = joints + (2 * c * n + 3) / 4 * 4,
+                    pivot = weights + 4 * c * n * SINEW__BLOCK;
+        p += 4 * c + (2 * c * n + 3) / 4 * 4 + 4 * c * n * SINEW__BLOCK + c * SINEW__BLOCK;
+    }
+    CHECK(block != 0, "a group of two blocks or more");
+    struct {
+        const char *what;
+        size_t offset;
+        uint32_t value;
+        int bytes;
+        sinew_result result;
+        const char *needle;
+    } cases[] = {
+        {"block count", at, 1u << 20, 4, SINEW_ERROR_SIZE_MISMATCH, "blocks at byte"},
+        {"a group's count", at + 4, 0x7fffffffu, 4, SINEW_ERROR_PARSE, "holds 2147483647 of"},
+        {"a block listed twice", block + 4, 0, 4, SINEW_ERROR_OUT_OF_BOUNDS, "listed twice"},
+        {"a block past the last", block, 0xffffffffu, 4, SINEW_ERROR_OUT_OF_BOUNDS, "past the"},
+        {"a joint past the skin's", joints, 0xffff, 2, SINEW_ERROR_BAD_JOINT_INDEX, "joint 65535 is not one"},
+        {"a weight not finite", weights, 0x7fc00000u, 4, SINEW_ERROR_NOT_FINITE, "weight 0 is nan"},
+        {"a pivot past the joints", pivot, 200, 1, SINEW_ERROR_OUT_OF_BOUNDS, "pivot row 200"},
+        {"a section after no mesh", 64 + 2 * 32, SINEW__SECTION_SKIN_BLOCKS, 4, SINEW_ERROR_PARSE,
+         "section 2 (skin blocks) does not follow a mesh section"},
+    };
+    unsigned char *copy = malloc(m.size);
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        memcpy(copy, m.bytes, m.size);
+        memcpy(copy + cases[c].offset, &cases[c].value, (size_t)cases[c].bytes);
         uint64_t sum = sinew__xxh64(copy + 64, m.size - 64, 0);
         memcpy(copy + 24, &sum, 8);
+        sinew_error err;
         sinew_asset *a = sinew_archive_load(copy, m.size, NULL, &err);
-        if (a) {
-            ++loaded;
-            for (int i = 0; i < a->mesh_count; ++i) {
-                const sinew_mesh *mesh = &a->meshes[i];
-                for (int x = 0; x < mesh->index_count; ++x)
-                    if (mesh->indices[x] >= (uint32_t)mesh->vertex_count) CHECK(false, "an index past the vertices");
-            }
-        } else {
-            CHECK(err.description[0] != '\0', "a refusal says why");
-        }
+        CHECK(a == NULL, "%s: refused", cases[c].what);
+        if (!a) CHECK_ERROR(err, cases[c].result, cases[c].needle);
         sinew_asset_free(a);
     }
-    printf("  2,000 changed archives: %d loaded, %d refused\n", loaded, 2000 - loaded);
+    /* a reader that skips the section (optional, flags 0) builds the blocks itself */
+    memcpy(copy, m.bytes, m.size);
+    uint32_t unknown = 77;
+    memcpy(copy + entry, &unknown, 4);
+    uint64_t sum = sinew__xxh64(copy + 64, m.size - 64, 0);
+    memcpy(copy + 24, &sum, 8);
+    sinew_error err;
+    sinew_asset *a = sinew_archive_load(copy, m.size, NULL, &err);
+    CHECK(a && same_blocks(demo, a), "without its blocks section the skin builds the same blocks: %s",
+          a ? "" : err.description);
+    sinew_asset_free(a);
     free(copy);
+    mutated(&m, 1000, " (prepared)");
     free(m.bytes);
 }
 
 /* Every allocation of a load refused in turn: a sentence each time, and
  * nothing left allocated. */
-static void test_allocation_failures(void)
+static void allocation_failures(const unsigned char *bytes, size_t size, const char *what)
 {
     sinew_error err;
-    size_t size = 0;
-    unsigned char *bytes = test_read_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0.sinew", &size);
-    CHECK(bytes != NULL, "the golden archive read");
-    if (!bytes) return;
     counter c = {0};
     sinew_options o = {.allocator = {count_alloc, count_free, &c}};
     sinew_asset *a = sinew_archive_load(bytes, size, &o, &err);
@@ -296,9 +411,20 @@ static void test_allocation_failures(void)
         sinew_asset_free(a);
         leaks += c.live != 0;
     }
-    CHECK(refused == needed && leaks == 0, "each of %ld allocations refused: %d said out of memory, %d leaked",
-          needed, refused, leaks);
+    CHECK(refused == needed && leaks == 0, "%s: each of %ld allocations refused: %d said out of memory, %d leaked",
+          what, needed, refused, leaks);
+}
+
+static void test_allocation_failures(const sinew_asset *demo)
+{
+    size_t size = 0;
+    unsigned char *bytes = test_read_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0.sinew", &size);
+    CHECK(bytes != NULL, "the golden archive read");
+    if (bytes) allocation_failures(bytes, size, "the golden archive");
     free(bytes);
+    memory m = write_asset(demo, &(sinew_archive_write_options){.skin_blocks = true});
+    allocation_failures(m.bytes, m.size, "the built-in character with its skin's blocks");
+    free(m.bytes);
 }
 
 int main(void)
@@ -310,7 +436,8 @@ int main(void)
     if (!demo) return check_finish("test_archive");
     round_trip(demo, "built-in character");
     test_golden();
-    test_allocation_failures();
+    test_allocation_failures(demo);
+    test_prepared(demo);
     test_corrupted(demo);
     sinew_asset_free(demo);
     static const char *const files[] = {"/gltf/cesium_man.gltf", "/gltf/interpolation_test.gltf",

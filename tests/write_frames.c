@@ -1,6 +1,7 @@
 /* Writes seeds for the wall's and the archive's fuzzers into a folder: the
  * built-in character as the stream the Assimp child sends (demo.frames)
- * and as an archive (demo.sinew, its clips only: demo-clips.sinew), and a
+ * and as an archive (demo.sinew; its clips only: demo-clips.sinew; with
+ * its skins' blocks: demo-prepared.sinew), and a
  * small BVH (small.bvh). usage: write_frames DIR */
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_asset.h"
@@ -52,6 +53,8 @@ int main(int argc, char **argv)
     status |= sinew_archive_save(demo, path, NULL, &err) != SINEW_OK;
     snprintf(path, sizeof path, "%s/demo-clips.sinew", argv[1]);
     status |= sinew_archive_save(demo, path, &(sinew_archive_write_options){.clips_only = true}, &err) != SINEW_OK;
+    snprintf(path, sizeof path, "%s/demo-prepared.sinew", argv[1]);
+    status |= sinew_archive_save(demo, path, &(sinew_archive_write_options){.skin_blocks = true}, &err) != SINEW_OK;
     free(f.bytes);
     sinew_asset_free(demo);
     return status;

@@ -41,10 +41,15 @@ extern "C" {
 #define SINEW_ARCHIVE_MAJOR 1
 #define SINEW_ARCHIVE_MINOR 0
 
-/* What goes into an archive. Zero-initialised means everything. */
+/* What goes into an archive. Zero-initialised: the whole asset, its skins
+ * without their blocks. */
 typedef struct sinew_archive_write_options {
     bool clips_only; /* the clips (and the skeleton they animate), for an asset already loaded */
     bool no_meshes;  /* the skeleton and clips without the meshes */
+    bool skin_blocks; /* with each skin, its SIMD blocks as sinew_skin_create() builds them
+                         (the influences regrouped by eight vertices), so that loading copies
+                         and checks them instead of building them: a larger file, a faster
+                         load (`sinew convert --prepare`) */
 } sinew_archive_write_options;
 
 /* Receives the archive's bytes in order; returns false to stop the write

@@ -26,6 +26,7 @@ static const char *kind_name(uint32_t kind)
     case SINEW__SECTION_SKELETON: return "skeleton";
     case SINEW__SECTION_CLIP: return "clip";
     case SINEW__SECTION_MESH: return "mesh";
+    case SINEW__SECTION_SKIN_BLOCKS: return "skin blocks";
     default: return "unknown";
     }
 }
@@ -88,7 +89,10 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
                                "%s: clip \"%s\" is packed (sinew_clip_pack): archives hold clips as tracks; write "
                                "the clip it was packed from", who, asset->clips[c]->name);
     bool meshes = !options->clips_only && !options->no_meshes;
-    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0);
+    int prepared = 0;
+    for (int m = 0; meshes && options->skin_blocks && m < asset->mesh_count; ++m)
+        prepared += asset->meshes[m].skin != NULL;
+    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0) + prepared;
     section *sections = calloc((size_t)count, sizeof *sections);
     if (!sections) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
     sections[0].kind = SINEW__SECTION_ASSET;
@@ -107,6 +111,11 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     for (int m = 0; meshes && m < asset->mesh_count; ++m, ++n) {
         sections[n].kind = SINEW__SECTION_MESH;
         sinew__encode_mesh(&sections[n].payload, &asset->meshes[m]);
+        if (options->skin_blocks && asset->meshes[m].skin) {
+            ++n;
+            sections[n].kind = SINEW__SECTION_SKIN_BLOCKS;
+            sinew__encode_skin_blocks(&sections[n].payload, asset->meshes[m].skin);
+        }
     }
     /* the layout: header, table, then each section on a 64-byte boundary */
     size_t at = HEADER_BYTES + (size_t)count * ENTRY_BYTES;
@@ -133,7 +142,8 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
             at = (at + SECTION_ALIGN - 1) / SECTION_ALIGN * SECTION_ALIGN;
             unsigned char *e = bytes + HEADER_BYTES + (size_t)i * ENTRY_BYTES;
             put_u32(e, sections[i].kind);
-            put_u32(e + 4, REQUIRED);
+            /* the blocks are a shortcut: a reader without them builds its own */
+            put_u32(e + 4, sections[i].kind == SINEW__SECTION_SKIN_BLOCKS ? 0 : REQUIRED);
             put_u64(e + 8, at);
             put_u64(e + 16, sections[i].payload.size);
             if (sections[i].payload.size) memcpy(bytes + at, sections[i].payload.bytes, sections[i].payload.size);
@@ -220,6 +230,11 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
         case SINEW__SECTION_SKELETON: ++skeletons; break;
         case SINEW__SECTION_CLIP: ++clips; break;
         case SINEW__SECTION_MESH: ++meshes; break;
+        case SINEW__SECTION_SKIN_BLOCKS:
+            if (i == 0 || get_u32(e - ENTRY_BYTES) != SINEW__SECTION_MESH)
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) does not follow a mesh section", name,
+                                   i, kind_name(kind));
+            break;
         default:
             if (sflags & REQUIRED)
                 return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
@@ -265,8 +280,18 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             else
                 r = err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE;
         } else if (kind == SINEW__SECTION_MESH) {
+            /* with its skin's blocks when the next section holds them */
+            const unsigned char *blocks = NULL;
+            uint64_t blocks_length = 0;
+            if (i + 1 < count && get_u32(e + ENTRY_BYTES) == SINEW__SECTION_SKIN_BLOCKS) {
+                uint64_t at = get_u64(e + ENTRY_BYTES + 8);
+                blocks = bytes + at, blocks_length = get_u64(e + ENTRY_BYTES + 16);
+                snprintf(where, sizeof where, "%.200s: section %u (mesh) at byte %llu, its skin's blocks at byte %llu",
+                         name, i, (unsigned long long)offset, (unsigned long long)at);
+            }
             /* counted before it is read into: sinew_asset_free then frees its skin */
-            r = sinew__decode_mesh(p, (size_t)length, where, options, asset, &mesh_list[asset->mesh_count++], err);
+            r = sinew__decode_mesh(p, (size_t)length, blocks, (size_t)blocks_length, where, options, asset,
+                                   &mesh_list[asset->mesh_count++], err);
         }
         if (r != SINEW_OK) return r;
     }

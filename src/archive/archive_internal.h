@@ -12,7 +12,8 @@ enum {
     SINEW__SECTION_ASSET = 1,
     SINEW__SECTION_SKELETON = 2,
     SINEW__SECTION_CLIP = 3,
-    SINEW__SECTION_MESH = 4
+    SINEW__SECTION_MESH = 4,
+    SINEW__SECTION_SKIN_BLOCKS = 5 /* optional: the SIMD blocks of the skin of the mesh section before it */
 };
 
 /* XXH64 (Y. Collet's xxHash, 64-bit) of n bytes with `seed`: the archive's

@@ -35,8 +35,10 @@ SINEW__SHARED void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocato
 
 /* A skin for a mesh of the asset, its repairs told to the logger in the
  * file's words (`what` names the mesh): the mesh's skin, or an error
- * prefixed with `what`. */
-SINEW__SHARED sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc, const char *what,
+ * prefixed with `what`. `stored`: the SIMD blocks a file holds, or NULL
+ * (see sinew__skin_create_stored). */
+SINEW__SHARED sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc,
+                                             const sinew__stored_blocks *stored, const char *what,
                                              const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
 
 /* ---- the asset codec (codec.c) ---------------------------------------------- */
@@ -57,6 +59,8 @@ SINEW__SHARED void sinew__bytes_u32(sinew__bytes *b, uint32_t v);
 SINEW__SHARED void sinew__encode_skeleton(sinew__bytes *b, const sinew_asset *asset);
 SINEW__SHARED void sinew__encode_clip(sinew__bytes *b, const sinew_clip *clip);
 SINEW__SHARED void sinew__encode_mesh(sinew__bytes *b, const sinew_mesh *mesh);
+/* A skin's SIMD blocks as sinew__skin_create_stored() takes them back. */
+void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
 
 /* Decode one payload of n bytes into `asset` (its skeleton and node maps;
  * a new clip for it, or NULL; `mesh`), made through the create functions
@@ -68,8 +72,11 @@ SINEW__SHARED sinew_result sinew__decode_skeleton(const unsigned char *p, size_t
                                                   sinew_error *err);
 SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, const char *where,
                                              const sinew_options *options, sinew_asset *asset, sinew_error *err);
-SINEW__SHARED sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const char *where,
-                                              const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,
-                                              sinew_error *err);
+/* A mesh's payload may come with its skin's blocks (`blocks`, `blocks_n`
+ * bytes from sinew__encode_skin_blocks; NULL without): the skin then takes
+ * them instead of building its own. */
+SINEW__SHARED sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks,
+                                              size_t blocks_n, const char *where, const sinew_options *options,
+                                              sinew_asset *asset, sinew_mesh *mesh, sinew_error *err);
 
 #endif

@@ -147,6 +147,26 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
     }
 }
 
+/* The blocks: the block count, each group's count, then each group's
+ * arrays (block indices, joints, weight rows, pivots), the joints padded
+ * to 4 bytes so that the rows stay 4-byte aligned. */
+void sinew__encode_skin_blocks(sinew__bytes *f, const sinew_skin *skin)
+{
+    const sinew__skin_blocks *bl = sinew__skin_of(skin)->blocks;
+    sinew__bytes_u32(f, (uint32_t)((skin->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK));
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) sinew__bytes_u32(f, (uint32_t)bl->group[k].count);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        const sinew__block_group *g = &bl->group[k];
+        size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
+        if (!c) continue;
+        sinew__bytes_put(f, g->block, c * sizeof(uint32_t));
+        sinew__bytes_put(f, g->joints, c * n * sizeof(uint16_t));
+        if (c * n % 2) sinew__bytes_put(f, "\0\0", 2);
+        sinew__bytes_put(f, g->weights, c * n * SINEW__BLOCK * sizeof(float));
+        sinew__bytes_put(f, g->pivot, c * SINEW__BLOCK);
+    }
+}
+
 /* ---- decoding --------------------------------------------------------------- */
 
 /* A frame's payload being read: every take checks that the bytes are
@@ -190,6 +210,13 @@ static bool take(reader *r, void *out, size_t n)
     if (out) memcpy(out, r->p, n);
     r->p += n, r->left -= n;
     return true;
+}
+
+/* The next n bytes where they lie (no copy), or NULL. */
+static const unsigned char *skip(reader *r, size_t n)
+{
+    const unsigned char *at = r->p;
+    return take(r, NULL, n) ? at : NULL;
 }
 
 static int32_t get_i32(reader *r)
@@ -392,7 +419,33 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
     return clip;
 }
 
-static void read_skin(reader *r, sinew_mesh *m, const sinew_options *options)
+/* The blocks payload (sinew__encode_skin_blocks) of a skin of `vertices`
+ * vertices into `out`, pointing into the payload. */
+static void read_blocks(reader *r, int vertices, sinew__stored_blocks *out)
+{
+    uint32_t count = get_u32(r);
+    if (!r->bad && count != (uint32_t)((vertices + SINEW__BLOCK - 1) / SINEW__BLOCK))
+        refuse(r, SINEW_ERROR_SIZE_MISMATCH, "the skin's blocks: %u where its %d vertices make %d", count, vertices,
+               (vertices + SINEW__BLOCK - 1) / SINEW__BLOCK);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        uint32_t c = get_u32(r);
+        if (!r->bad && c > count) refuse(r, SINEW_ERROR_PARSE, "the skin's group %d holds %u of %u blocks", k, c, count);
+        out->count[k] = r->bad ? 0 : (int)c;
+    }
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS && !r->bad; ++k) {
+        size_t c = (size_t)out->count[k], n = (size_t)sinew__group_joints(k);
+        if (!c) continue;
+        /* c is at most INT32_MAX / 8 + 1 and n at most 64: no product overflows */
+        out->block[k] = skip(r, c * sizeof(uint32_t));
+        out->joints[k] = skip(r, c * n * sizeof(uint16_t));
+        if (c * n % 2) skip(r, 2);
+        out->weights[k] = skip(r, c * n * SINEW__BLOCK * sizeof(float));
+        out->pivot[k] = skip(r, c * SINEW__BLOCK);
+    }
+    if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the skin's blocks", r->left);
+}
+
+static void read_skin(reader *r, sinew_mesh *m, const sinew__stored_blocks *stored, const sinew_options *options)
 {
     size_t nv = (size_t)m->vertex_count;
     sinew_skin_desc d = {0};
@@ -427,7 +480,7 @@ static void read_skin(reader *r, sinew_mesh *m, const sinew_options *options)
     d.weights = weight_bytes ? get_array(r, weight_bytes, 1) : NULL;
     if (r->bad) return;
     sinew_error e;
-    if (sinew__asset_skin(r->asset, &d, "its skin", options, &e, m) != SINEW_OK) refused_by(r, &e);
+    if (sinew__asset_skin(r->asset, &d, stored, "its skin", options, &e, m) != SINEW_OK) refused_by(r, &e);
 }
 
 static void read_morph(reader *r, sinew_mesh *m, bool weights)
@@ -455,7 +508,8 @@ static void read_morph(reader *r, sinew_mesh *m, bool weights)
     if (!r->bad) m->morph = mo;
 }
 
-static void read_mesh(reader *r, sinew_mesh *m, const sinew_options *options)
+/* `blocks`: a reader over the skin's blocks, or NULL. */
+static void read_mesh(reader *r, sinew_mesh *m, reader *blocks, const sinew_options *options)
 {
     int joints = r->asset->skeleton->joint_count;
     m->name = get_string(r);
@@ -497,7 +551,20 @@ static void read_mesh(reader *r, sinew_mesh *m, const sinew_options *options)
                r->asset->node_count);
     if (r->bad) return;
     m->joint = joint, m->source_node = node;
-    if (flags & HAS_SKIN) read_skin(r, m, options);
+    sinew__stored_blocks stored;
+    if (blocks) {
+        if (!(flags & HAS_SKIN)) {
+            refuse(r, SINEW_ERROR_PARSE, "SIMD blocks come with a mesh without a skin");
+            return;
+        }
+        memset(&stored, 0, sizeof stored);
+        read_blocks(blocks, v, &stored);
+        if (blocks->bad) {
+            r->bad = true;
+            return;
+        }
+    }
+    if (flags & HAS_SKIN) read_skin(r, m, blocks ? &stored : NULL, options);
     if ((flags & HAS_MORPH) && !r->bad) read_morph(r, m, (flags & HAS_MORPH_WEIGHTS) != 0);
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the mesh", r->left);
 }
@@ -520,10 +587,12 @@ sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, const char *whe
     return read_clip(&r, options);
 }
 
-sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const char *where, const sinew_options *options,
-                                sinew_asset *asset, sinew_mesh *mesh, sinew_error *err)
+sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,
+                                const char *where, const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,
+                                sinew_error *err)
 {
     reader r = {p, n, false, err, where, sinew__allocator(options), asset};
-    read_mesh(&r, mesh, options);
+    reader b = {blocks, blocks_n, false, err, where, r.scratch, asset};
+    read_mesh(&r, mesh, blocks ? &b : NULL, options);
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
 }

@@ -186,7 +186,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
         } else if (head[0] == SINEW__FRAME_MESH) {
             snprintf(where, sizeof where, "the importer's output: mesh %d", asset->mesh_count);
             /* counted before it is read into: sinew_asset_free then frees its skin */
-            r = sinew__decode_mesh(payload, head[1], where, base, asset, &mesh_list[asset->mesh_count++], err);
+            r = sinew__decode_mesh(payload, head[1], NULL, 0, where, base, asset, &mesh_list[asset->mesh_count++], err);
         }
         if (r != SINEW_OK) return r;
     }

@@ -180,40 +180,28 @@ static int block_group(int n, const float *rows)
     return SINEW__UNIT_GROUP;
 }
 
-/* Regroups the (validated) influences by block for the SIMD kernels. */
-static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocator *alloc)
+/* The blocks' single aligned allocation for `per_group` blocks of each
+ * group, its arrays still to fill, the inverse bind lanes and joint_end
+ * made. */
+static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_group, const sinew_allocator *alloc)
 {
-    int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
-    int per_group[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
-    uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
-    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
-    for (int b = 0; b < count; ++b) per_group[block_group(block_joints(s, b, scratch, rows, NULL), rows)]++;
     sinew__layout l = {sizeof(sinew__skin_blocks), false};
     size_t off[SINEW__BLOCK_MAX_JOINTS + 1][4];
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         size_t c = (size_t)per_group[k], n = (size_t)sinew__group_joints(k);
         off[k][0] = sinew__layout_add(&l, c, sizeof(uint32_t), 8);
         off[k][1] = sinew__layout_add(&l, c * n, sizeof(uint16_t), 8);
+        /* the weight rows are loaded as aligned vectors */
         off[k][2] = sinew__layout_add(&l, c * n * SINEW__BLOCK, sizeof(float), 32);
         off[k][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
     }
     size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
-    /* the weight rows are loaded as aligned vectors */
     unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(alloc, l.total);
     if (!base) return NULL;
     sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
     memset(bl, 0, sizeof *bl);
-    for (int b = 0; b < count; ++b) {
-        uint8_t pivot[SINEW__BLOCK];
-        int n = block_joints(s, b, scratch, rows, pivot), k = block_group(n, rows);
-        sinew__block_group *g = &bl->group[k];
-        size_t at = (size_t)g->count * (size_t)n;
-        memcpy((uint8_t *)(base + off[k][3]) + (size_t)g->count * SINEW__BLOCK, pivot, SINEW__BLOCK);
-        memcpy((uint16_t *)(base + off[k][1]) + at, scratch, sizeof(uint16_t) * (size_t)n);
-        memcpy((float *)(base + off[k][2]) + at * SINEW__BLOCK, rows, sizeof(float) * (size_t)n * SINEW__BLOCK);
-        ((uint32_t *)(base + off[k][0]))[g->count++] = (uint32_t)b;
-    }
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        bl->group[k].count = per_group[k];
         bl->group[k].block = (const uint32_t *)(base + off[k][0]);
         bl->group[k].joints = (const uint16_t *)(base + off[k][1]);
         bl->group[k].weights = (const float *)(base + off[k][2]);
@@ -229,8 +217,125 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
     return bl;
 }
 
+/* A group's arrays, writable while the blocks are made. */
+#define GROUP_ARRAY(g, field, type) ((type *)(uintptr_t)(g)->field)
+
+/* Regroups the (validated) influences by block for the SIMD kernels. */
+static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocator *alloc)
+{
+    int count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    int per_group[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
+    uint16_t scratch[SINEW__BLOCK_MAX_JOINTS];
+    float rows[SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK];
+    for (int b = 0; b < count; ++b) per_group[block_group(block_joints(s, b, scratch, rows, NULL), rows)]++;
+    sinew__skin_blocks *bl = blocks_alloc(s, per_group, alloc);
+    if (!bl) return NULL;
+    int filled[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
+    for (int b = 0; b < count; ++b) {
+        uint8_t pivot[SINEW__BLOCK];
+        int n = block_joints(s, b, scratch, rows, pivot), k = block_group(n, rows);
+        const sinew__block_group *g = &bl->group[k];
+        size_t i = (size_t)filled[k]++;
+        memcpy(GROUP_ARRAY(g, pivot, uint8_t) + i * SINEW__BLOCK, pivot, SINEW__BLOCK);
+        memcpy(GROUP_ARRAY(g, joints, uint16_t) + i * (size_t)n, scratch, sizeof(uint16_t) * (size_t)n);
+        memcpy(GROUP_ARRAY(g, weights, float) + i * (size_t)n * SINEW__BLOCK, rows,
+               sizeof(float) * (size_t)n * SINEW__BLOCK);
+        GROUP_ARRAY(g, block, uint32_t)[i] = (uint32_t)b;
+    }
+    return bl;
+}
+
+/* Checks blocks given to sinew__skin_create_stored against the skin: what
+ * the kernels rely on to stay within their arrays (every block listed
+ * once, ascending in its group; joints below the skin's joint count; rows
+ * below the block's joint count) and what they read as values (finite
+ * weights, a unit group's rows all 1). */
+static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *bl, uint8_t *seen, sinew_error *err)
+{
+    static const char who[] = "sinew_skin_create: the stored SIMD blocks";
+    uint32_t count = (uint32_t)((s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        const sinew__block_group *g = &bl->group[k];
+        int n = sinew__group_joints(k);
+        for (int i = 0; i < g->count; ++i) {
+            uint32_t b = g->block[i];
+            if (b >= count || (i > 0 && b <= g->block[i - 1]) || seen[b])
+                return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS,
+                                   "%s: group %d entry %d: block %u is past the %u blocks, out of order or listed "
+                                   "twice", who, k, i, b, count);
+            seen[b] = 1;
+            for (int j = 0; j < n; ++j)
+                if (g->joints[(size_t)i * (size_t)n + (size_t)j] >= s->joint_count)
+                    return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
+                                       "%s: block %u: joint %u is not one of the skin's %d", who, b,
+                                       g->joints[(size_t)i * (size_t)n + (size_t)j], s->joint_count);
+            const float *rows = g->weights + (size_t)i * (size_t)n * SINEW__BLOCK;
+            for (int x = 0; x < n * SINEW__BLOCK; ++x)
+                if (!isfinite(rows[x]) || (k == SINEW__UNIT_GROUP && rows[x] != 1.0f))
+                    return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "%s: block %u: weight %d is %g%s", who, b, x,
+                                       (double)rows[x], k == SINEW__UNIT_GROUP ? ", not 1 in the unit group" : "");
+            for (int v = 0; v < SINEW__BLOCK; ++v)
+                if (g->pivot[(size_t)i * SINEW__BLOCK + (size_t)v] >= n)
+                    return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS, "%s: block %u: vertex %d's pivot row %d is "
+                                       "past its %d joints", who, b, v, g->pivot[(size_t)i * SINEW__BLOCK + (size_t)v],
+                                       n);
+        }
+    }
+    return SINEW_OK;
+}
+
+/* The blocks copied from `stored` and checked (NULL with `err` filled). */
+static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored_blocks *stored,
+                                        const sinew_allocator *alloc, sinew_error *err)
+{
+    static const char who[] = "sinew_skin_create: the stored SIMD blocks";
+    int per_group[SINEW__BLOCK_MAX_JOINTS + 1];
+    int64_t total = 0, count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        per_group[k] = stored->count[k];
+        if (per_group[k] < 0 || per_group[k] > count) break;
+        total += per_group[k];
+    }
+    if (total != count) {
+        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: the groups do not hold the skin's %lld blocks", who,
+                    (long long)count);
+        return NULL;
+    }
+    sinew__skin_blocks *bl = blocks_alloc(s, per_group, alloc);
+    uint8_t *seen = bl ? sinew__alloc(alloc, (size_t)count + 1) : NULL;
+    if (!seen) {
+        sinew__free_aligned(alloc, bl);
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %lld blocks", who, (long long)count);
+        return NULL;
+    }
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        const sinew__block_group *g = &bl->group[k];
+        size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
+        if (!c) continue;
+        memcpy(GROUP_ARRAY(g, block, uint32_t), stored->block[k], c * sizeof(uint32_t));
+        memcpy(GROUP_ARRAY(g, joints, uint16_t), stored->joints[k], c * n * sizeof(uint16_t));
+        memcpy(GROUP_ARRAY(g, weights, float), stored->weights[k], c * n * SINEW__BLOCK * sizeof(float));
+        memcpy(GROUP_ARRAY(g, pivot, uint8_t), stored->pivot[k], c * SINEW__BLOCK);
+    }
+    memset(seen, 0, (size_t)count + 1);
+    sinew_result r = check_stored(s, bl, seen, err);
+    sinew__free(alloc, seen);
+    if (r != SINEW_OK) {
+        sinew__free_aligned(alloc, bl);
+        return NULL;
+    }
+    return bl;
+}
+
 sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d, const sinew_options *options,
                               sinew_skin_report *report, sinew_error *err)
+{
+    return sinew__skin_create_stored(sk, d, NULL, options, report, err);
+}
+
+sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin_desc *d,
+                                      const sinew__stored_blocks *stored, const sinew_options *options,
+                                      sinew_skin_report *report, sinew_error *err)
 {
     sinew__ok(err);
     sinew_skin_report rep = {0, -1, 1.0f, 0};
@@ -295,7 +400,12 @@ sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d
 
     if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
     made->simd = sinew__simd_level(options);
-    made->blocks = build_blocks(s, &alloc);
+    if (stored) {
+        made->blocks = adopt_blocks(s, stored, &alloc, err);
+        if (!made->blocks) goto fail;
+    } else {
+        made->blocks = build_blocks(s, &alloc);
+    }
     if (!made->blocks) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY,
                     "sinew_skin_create: out of memory for the SIMD blocks of %d vertices", d->vertex_count);

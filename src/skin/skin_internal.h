@@ -133,6 +133,17 @@ enum { SINEW__UNIT_GROUP = 0 };
 /* The joints per block of group k. */
 static inline int sinew__group_joints(int k) { return k == SINEW__UNIT_GROUP ? 1 : k; }
 
+/* A skin's blocks as a file stores them (see sinew__skin_blocks below):
+ * per group, its block count and its arrays as bytes, little-endian, at
+ * any alignment (copied before they are read). */
+typedef struct sinew__stored_blocks {
+    int count[SINEW__BLOCK_MAX_JOINTS + 1];
+    const void *block[SINEW__BLOCK_MAX_JOINTS + 1];   /* count uint32 */
+    const void *joints[SINEW__BLOCK_MAX_JOINTS + 1];  /* count * n uint16 */
+    const void *weights[SINEW__BLOCK_MAX_JOINTS + 1]; /* count * n * SINEW__BLOCK float */
+    const void *pivot[SINEW__BLOCK_MAX_JOINTS + 1];   /* count * SINEW__BLOCK uint8 */
+} sinew__stored_blocks;
+
 typedef struct sinew__skin_blocks {
     sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count, see SINEW__UNIT_GROUP */
     /* columns 0 and 1 of the inverse bind matrices spread for the palette
@@ -151,6 +162,17 @@ typedef struct sinew__skin {
     int simd;                   /* the sinew_simd the skin's kernels run */
     sinew_allocator allocator;
 } sinew__skin;
+
+/* sinew_skin_create() with the SIMD blocks taken from `stored` (a file's) instead of built from the
+ * influences: copied, then checked to hold what the kernels rely on to stay
+ * within their arrays (every block once, ascending in its group, joints
+ * below the skin's joint count, pivot rows below the block's joints) and
+ * finite weights (a unit group's all 1); that the rows are the influences
+ * regrouped is the writer's word, not checked. NULL `stored`: as
+ * sinew_skin_create(). */
+sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin_desc *d,
+                                      const sinew__stored_blocks *stored, const sinew_options *options,
+                                      sinew_skin_report *report, sinew_error *err);
 
 /* The library's view of a skin it made (written only while it is made). */
 static inline sinew__skin *sinew__skin_of(const sinew_skin *skin) { return (sinew__skin *)(uintptr_t)skin; }

@@ -3,7 +3,8 @@
  * their checksum made right, so that mutations reach the table and the
  * sections' decoders instead of stopping at the checksum. An archive that
  * loads must play (fuzz_play.h). Seeds: archives written by write_frames
- * (the built-in character) and the golden 1.0 archive. */
+ * (the built-in character, plain, clips only and with its skin's blocks) and
+ * the golden 1.0 archives. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_archive.h"
 
