@@ -10,9 +10,10 @@
  * default (Assimp in a child process) against Assimp in this process
  * (sinew_load_options.assimp_in_process), interleaved.
  * usage: bench_load --archive [--reps N] FILE...
- * Each file against the archive `sinew convert` makes of it: the archive's
- * bytes, its load time beside the file's (interleaved), and the speed of
- * its checksum (the validation every load starts with). */
+ * Each file against the archives `sinew convert` makes of it, without and
+ * with --prepare (the skins' SIMD blocks stored): their bytes, their load
+ * times beside the file's (interleaved), and the speed of the checksum
+ * (the validation every load starts with). */
 #include "bench.h"
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
@@ -106,24 +107,26 @@ static bool to_buffer(void *user, const void *bytes, size_t size)
 /* Files against their archives. */
 static int archive(int reps, int first, int argc, char **argv, double *ts)
 {
-    printf("%-16s %10s %10s %10s %10s %8s %10s\n", "file", "file KB", "archive KB", "file ms", "archive ms", "ratio",
-           "check GB/s");
+    printf("%-16s %9s %9s %9s %9s %9s %9s %7s %7s %10s\n", "file", "file KB", "arch KB", "prep KB", "file ms",
+           "arch ms", "prep ms", "ratio", "prep", "check GB/s");
     for (int f = first; f < argc; ++f) {
         const char *path = argv[f];
         sinew_error err;
         sinew_asset *a = sinew_load_file(path, NULL, &err);
-        unsigned char *buffer[2] = {NULL, NULL};
-        if (!a || sinew_archive_write(a, NULL, to_buffer, buffer, &err) != SINEW_OK) {
+        unsigned char *buffer[2] = {NULL, NULL}, *prepared[2] = {NULL, NULL};
+        const sinew_archive_write_options blocks = {.skin_blocks = true};
+        if (!a || sinew_archive_write(a, NULL, to_buffer, buffer, &err) != SINEW_OK ||
+            sinew_archive_write(a, &blocks, to_buffer, prepared, &err) != SINEW_OK) {
             fprintf(stderr, "bench_load: %s: %s\n", path, err.description);
             return 1;
         }
         sinew_asset_free(a);
-        size_t size = (size_t)buffer[1];
+        size_t size = (size_t)buffer[1], prepared_size = (size_t)prepared[1];
         FILE *in = fopen(path, "rb");
         long file_size = -1;
         if (in && fseek(in, 0, SEEK_END) == 0) file_size = ftell(in);
         if (in) fclose(in);
-        double *sums = ts + 2 * (size_t)reps;
+        double *sums = ts + 2 * (size_t)reps, *preps = ts + 3 * (size_t)reps;
         for (int r = -2; r < reps; ++r) {
             double t0 = bench_now();
             sinew_asset *x = sinew_load_file(path, NULL, &err);
@@ -132,20 +135,23 @@ static int archive(int reps, int first, int argc, char **argv, double *ts)
             double t2 = bench_now();
             volatile uint64_t h = sinew__xxh64(buffer[0] + 64, size - 64, 0);
             double t3 = bench_now();
+            sinew_asset *z = sinew_archive_load(prepared[0], prepared_size, NULL, &err);
+            double t4 = bench_now();
             (void)h;
-            if (!x || !y) {
+            if (!x || !y || !z) {
                 fprintf(stderr, "bench_load: %s: %s\n", path, err.description);
                 return 1;
             }
-            sinew_asset_free(x), sinew_asset_free(y);
-            if (r >= 0) ts[r] = t1 - t0, ts[reps + r] = t2 - t1, sums[r] = t3 - t2;
+            sinew_asset_free(x), sinew_asset_free(y), sinew_asset_free(z);
+            if (r >= 0) ts[r] = t1 - t0, ts[reps + r] = t2 - t1, sums[r] = t3 - t2, preps[r] = t4 - t3;
         }
         double fm = bench_median(ts, reps) * 1e3, am = bench_median(ts + reps, reps) * 1e3;
+        double pm = bench_median(preps, reps) * 1e3;
         double gbs = (double)size / bench_median(sums, reps) * 1e-9;
         const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        printf("%-16s %10.1f %10.1f %10.3f %10.3f %7.1fx %10.1f\n", name, file_size / 1024.0, size / 1024.0, fm, am,
-               fm / am, gbs);
-        free(buffer[0]);
+        printf("%-16s %9.1f %9.1f %9.1f %9.3f %9.3f %9.3f %6.1fx %6.1fx %10.1f\n", name, file_size / 1024.0,
+               size / 1024.0, prepared_size / 1024.0, fm, am, pm, fm / am, fm / pm, gbs);
+        free(buffer[0]), free(prepared[0]);
     }
     return 0;
 }
