@@ -2,14 +2,14 @@
  * generated BVH and Collada text: truncated, bit-flipped and over-counted
  * FBX, Collada and BVH, nesting 100,000 deep, counts of two billion, a
  * named pipe, a directory and a sparse 4 GiB file; archives (the golden
- * one, and those `sinew convert` makes of the shared assets) truncated,
- * bit-flipped, and changed with the checksum made right again, so that the
- * bytes reach the section validators. Each goes through
+ * ones, and those `sinew convert --prepare` makes of the shared assets)
+ * truncated, bit-flipped, and changed with the checksum made right again,
+ * so that the bytes reach the section validators. Each goes through
  * `sinew info` and `sinew bake`, each run timed and measured: it must end
  * by itself (no signal) with status 0 (a mutant that still reads) or 1
  * with a sentence on stderr, within 20 s and, outside the sanitizers, under
  * 1 GiB of resident memory (the Assimp child included).
- * usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_ARCHIVE */
+ * usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_FOLDER */
 #define _XOPEN_SOURCE 700 /* mkfifo, wait4 through the BSD name below */
 #define _DEFAULT_SOURCE
 #include "sinew/sinew.h"
@@ -265,7 +265,7 @@ static const char small_bvh[] =
 int main(int argc, char **argv)
 {
     if (argc < 5) {
-        fprintf(stderr, "usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_ARCHIVE\n");
+        fprintf(stderr, "usage: stress_hostile SINEW_BINARY WORK_FOLDER ASSETS_FOLDER GOLDEN_FOLDER\n");
         return 2;
     }
     sinew_bin = argv[1], work = argv[2];
@@ -313,12 +313,14 @@ int main(int argc, char **argv)
         close(fd);
         ++files;
     }
-    /* the golden archive, always */
-    {
+    /* the golden archives (plain, and with the skin's blocks), always */
+    static const char *const goldens[][2] = {{"golden-1.0.sinew", "golden"}, {"golden-1.0-prepared.sinew", "prepared"}};
+    for (size_t g = 0; g < sizeof goldens / sizeof *goldens; ++g) {
         size_t size = 0;
-        unsigned char *golden = test_read_file(argv[4], &size);
-        CHECK(golden != NULL, "the golden archive %s", argv[4]);
-        if (golden) archive_mutants("golden", golden, size);
+        snprintf(path, sizeof path, "%s/%s", argv[4], goldens[g][0]);
+        unsigned char *golden = test_read_file(path, &size);
+        CHECK(golden != NULL, "the golden archive %s", path);
+        if (golden) archive_mutants(goldens[g][1], golden, size);
         free(golden);
     }
     /* from the shared assets, when they are there */
@@ -331,10 +333,11 @@ int main(int argc, char **argv)
         unsigned char *d = test_read_file(path, &size);
         if (!d) continue;
         ++shared;
-        /* the archive `sinew convert` makes of it, converted outside the catalog folder */
+        /* the archive `sinew convert --prepare` makes of it (skins' blocks
+         * included), converted outside the catalog folder */
         char out[512], command[1600];
         snprintf(out, sizeof out, "%s.%s.sinew", work, sources[s][1]);
-        snprintf(command, sizeof command, "'%s' convert '%s' -o '%s' > /dev/null", sinew_bin, path, out);
+        snprintf(command, sizeof command, "'%s' convert '%s' --prepare -o '%s' > /dev/null", sinew_bin, path, out);
         CHECK(system(command) == 0, "sinew convert %s", sources[s][0]);
         size_t archive_size = 0;
         unsigned char *archive = test_read_file(out, &archive_size);

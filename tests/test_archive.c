@@ -12,6 +12,7 @@
 #include "check.h"
 #include "count_alloc.h"
 #include "gltf_features.h"
+#include "fuzz/fuzz_play.h"
 #include "read_file.h"
 
 #include <stdlib.h>
@@ -223,7 +224,7 @@ static void no_skeleton(unsigned char *b, size_t n) { (void)n, b[64 + 32] = 1; }
 
 /* `rounds` archives with a few bytes changed and the checksum made right:
  * each refused with a sentence, or an asset whose indices stay within its
- * vertices. */
+ * vertices and which plays (fuzz_play.h: sampled, posed, skinned). */
 static void mutated(const memory *m, int rounds, const char *what)
 {
     sinew_error err;
@@ -247,7 +248,13 @@ static void mutated(const memory *m, int rounds, const char *what)
                 const sinew_mesh *mesh = &a->meshes[i];
                 for (int x = 0; x < mesh->index_count; ++x)
                     if (mesh->indices[x] >= (uint32_t)mesh->vertex_count) CHECK(false, "an index past the vertices");
+                /* the prepared inputs map each block to its slot: every block once */
+                sinew_skin_inputs *in = mesh->skin ? sinew_skin_inputs_create(mesh->skin, mesh->positions, 0,
+                                                                              mesh->normals, 0, &err)
+                                                   : NULL;
+                sinew_skin_inputs_free(in);
             }
+            fuzz_play(a);
         } else {
             CHECK(err.description[0] != '\0', "a refusal says why");
         }
@@ -312,6 +319,65 @@ static void test_corrupted(const sinew_asset *demo)
     free(m.bytes);
 }
 
+/* sinew__skin_create_stored on a skin of two blocks (vertices 0-7 on joint
+ * 0 with weight 1: the unit group; 8-15 split between joints 0 and 1: group
+ * 2): the blocks it builds given back load; each wrong layout is refused. */
+static void test_stored_blocks(void)
+{
+    sinew_error err;
+    int parents[2] = {-1, 0};
+    const char *names[2] = {"root", "tip"};
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){2, parents, names, NULL}, NULL, NULL, &err);
+    uint8_t idx[16][2];
+    float w[16][2];
+    for (int v = 0; v < 16; ++v)
+        idx[v][0] = 0, idx[v][1] = 1, w[v][0] = v < 8 ? 1.0f : 0.5f, w[v][1] = v < 8 ? 0.0f : 0.5f;
+    int joints[2] = {0, 1};
+    sinew_skin_desc d = {.joint_count = 2, .joints = joints, .vertex_count = 16, .influence_count = 2,
+                         .index_type = SINEW_INDEX_U8, .indices = idx, .weight_type = SINEW_WEIGHT_F32, .weights = w};
+    sinew_skin *built = sk ? sinew_skin_create(sk, &d, NULL, NULL, &err) : NULL;
+    CHECK(built != NULL, "the two-block skin: %s", err.description);
+    if (!built) {
+        sinew_skeleton_free(sk);
+        return;
+    }
+    const sinew__skin_blocks *bl = sinew__skin_of(built)->blocks;
+    CHECK(bl->group[SINEW__UNIT_GROUP].count == 1 && bl->group[2].count == 1, "one unit block, one of two joints");
+    sinew__stored_blocks good;
+    memset(&good, 0, sizeof good);
+    for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        good.count[k] = bl->group[k].count;
+        good.block[k] = bl->group[k].block, good.joints[k] = bl->group[k].joints;
+        good.weights[k] = bl->group[k].weights, good.pivot[k] = bl->group[k].pivot;
+    }
+    sinew_skin *again = sinew__skin_create_stored(sk, &d, &good, NULL, NULL, &err);
+    CHECK(again != NULL, "its own blocks load: %s", err.description);
+    sinew_skin_free(again);
+    const uint32_t block0 = 0;
+    float half[SINEW__BLOCK] = {0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f, 0.5f};
+    struct {
+        const char *what;
+        sinew__stored_blocks b;
+        sinew_result result;
+        const char *needle;
+    } cases[] = {{"a block in two groups", good, SINEW_ERROR_OUT_OF_BOUNDS, "block 0 is past the 2 blocks, out of order or listed twice"},
+                 {"groups short of the blocks", good, SINEW_ERROR_SIZE_MISMATCH, "the groups hold 1 blocks, not the skin's 2"},
+                 {"a group's count negative", good, SINEW_ERROR_SIZE_MISMATCH, "group 3 holds -1 of the skin's 2 blocks"},
+                 {"a unit row not 1", good, SINEW_ERROR_NOT_FINITE, "weight 0 is 0.5, not 1 in the unit group"}};
+    cases[0].b.block[2] = &block0;
+    cases[1].b.count[2] = 0;
+    cases[2].b.count[3] = -1;
+    cases[3].b.weights[SINEW__UNIT_GROUP] = half;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        sinew_skin *s = sinew__skin_create_stored(sk, &d, &cases[c].b, NULL, NULL, &err);
+        CHECK(s == NULL, "%s: refused", cases[c].what);
+        if (!s) CHECK_ERROR(err, cases[c].result, cases[c].needle);
+        sinew_skin_free(s);
+    }
+    sinew_skin_free(built);
+    sinew_skeleton_free(sk);
+}
+
 /* The blocks section of a prepared archive: each field the loader relies
  * on set wrong (the checksum made right), each refused with its sentence;
  * the section where no mesh comes before it; bytes changed at random. */
@@ -354,7 +420,7 @@ static void test_prepared(const sinew_asset *demo)
         sinew_result result;
         const char *needle;
     } cases[] = {
-        {"block count", at, 1u << 20, 4, SINEW_ERROR_SIZE_MISMATCH, "blocks at byte"},
+        {"block count", at, 1u << 20, 4, SINEW_ERROR_SIZE_MISMATCH, "1048576 where its"},
         {"a group's count", at + 4, 0x7fffffffu, 4, SINEW_ERROR_PARSE, "holds 2147483647 of"},
         {"a block listed twice", block + 4, 0, 4, SINEW_ERROR_OUT_OF_BOUNDS, "listed twice"},
         {"a block past the last", block, 0xffffffffu, 4, SINEW_ERROR_OUT_OF_BOUNDS, "past the"},
@@ -438,6 +504,7 @@ int main(void)
     test_golden();
     test_allocation_failures(demo);
     test_prepared(demo);
+    test_stored_blocks();
     test_corrupted(demo);
     sinew_asset_free(demo);
     static const char *const files[] = {"/gltf/cesium_man.gltf", "/gltf/interpolation_test.gltf",

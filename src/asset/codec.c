@@ -435,7 +435,13 @@ static void read_blocks(reader *r, int vertices, sinew__stored_blocks *out)
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS && !r->bad; ++k) {
         size_t c = (size_t)out->count[k], n = (size_t)sinew__group_joints(k);
         if (!c) continue;
-        /* c is at most INT32_MAX / 8 + 1 and n at most 64: no product overflows */
+        /* a block of n joints takes 4 + 2n + 32n + 8 bytes (less 2 of padding):
+         * c bounded by the bytes left, no product below overflows */
+        if (c > r->left / (10 + 34 * n)) {
+            refuse(r, SINEW_ERROR_TRUNCATED, "the skin's group %d: %zu blocks need more bytes than the frame holds",
+                   k, c);
+            break;
+        }
         out->block[k] = skip(r, c * sizeof(uint32_t));
         out->joints[k] = skip(r, c * n * sizeof(uint16_t));
         if (c * n % 2) skip(r, 2);

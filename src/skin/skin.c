@@ -268,7 +268,7 @@ static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *
                 if (g->joints[(size_t)i * (size_t)n + (size_t)j] >= s->joint_count)
                     return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
                                        "%s: block %u: joint %u is not one of the skin's %d", who, b,
-                                       g->joints[(size_t)i * (size_t)n + (size_t)j], s->joint_count);
+                                       (unsigned)g->joints[(size_t)i * (size_t)n + (size_t)j], s->joint_count);
             const float *rows = g->weights + (size_t)i * (size_t)n * SINEW__BLOCK;
             for (int x = 0; x < n * SINEW__BLOCK; ++x)
                 if (!isfinite(rows[x]) || (k == SINEW__UNIT_GROUP && rows[x] != 1.0f))
@@ -289,15 +289,25 @@ static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored
                                         const sinew_allocator *alloc, sinew_error *err)
 {
     static const char who[] = "sinew_skin_create: the stored SIMD blocks";
-    int per_group[SINEW__BLOCK_MAX_JOINTS + 1];
+    int per_group[SINEW__BLOCK_MAX_JOINTS + 1] = {0};
     int64_t total = 0, count = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
+        if (stored->count[k] < 0 || stored->count[k] > count) {
+            sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: group %d holds %d of the skin's %lld blocks", who, k,
+                        stored->count[k], (long long)count);
+            return NULL;
+        }
         per_group[k] = stored->count[k];
-        if (per_group[k] < 0 || per_group[k] > count) break;
         total += per_group[k];
     }
     if (total != count) {
-        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: the groups do not hold the skin's %lld blocks", who,
+        sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: the groups hold %lld blocks, not the skin's %lld", who,
+                    (long long)total, (long long)count);
+        return NULL;
+    }
+    /* the largest group's weight rows, in bytes, fit in a size_t on every host */
+    if ((uint64_t)count > SIZE_MAX / (SINEW__BLOCK_MAX_JOINTS * SINEW__BLOCK * sizeof(float))) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: %lld blocks are too many for this host", who,
                     (long long)count);
         return NULL;
     }
