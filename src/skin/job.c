@@ -14,6 +14,13 @@ static sinew_result check_stride(const char *who, const char *name, size_t strid
     return SINEW_OK;
 }
 
+/* A stream's element: 3 floats (positions, normals), 4 (tangents). */
+#define VEC3_BYTES (3 * sizeof(float))
+#define VEC4_BYTES (4 * sizeof(float))
+
+/* A job's stride: 0 means tightly packed elements of `element` bytes. */
+static size_t stride_of(size_t given, size_t element) { return given ? given : element; }
+
 static sinew_result check_stream(const void *in, size_t in_stride, const void *out, size_t out_stride, size_t elem,
                                  const char *name, const char *who, sinew_error *err)
 {
@@ -29,7 +36,7 @@ static sinew_result check_stream(const void *in, size_t in_stride, const void *o
  * prepared layout, the blocks at their slots. */
 static void prepare_stream(const sinew_skin *s, const uint32_t *slot, const float *in, size_t stride, float *out)
 {
-    stride = stride ? stride : 3 * sizeof(float);
+    stride = stride_of(stride, VEC3_BYTES);
     int blocks = (s->vertex_count + SINEW__BLOCK - 1) / SINEW__BLOCK;
     for (int b = 0; b < blocks; ++b) {
         float *o = out + (size_t)slot[b] * SINEW__PREPARED_FLOATS;
@@ -124,11 +131,11 @@ sinew_result sinew__skin_job_check(const sinew_skin_job *job, bool dqs, const ch
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: unknown normal_mode %d", who, (int)job->normal_mode);
     sinew_result r;
     const float *positions = job_source(job, false), *normals = job_source(job, true);
-    if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, 12,
+    if ((r = check_stream(positions, job->positions_stride, job->out_positions, job->out_positions_stride, VEC3_BYTES,
                           "positions", who, err)) != SINEW_OK ||
-        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, 12, "normals", who,
+        (r = check_stream(normals, job->normals_stride, job->out_normals, job->out_normals_stride, VEC3_BYTES, "normals", who,
                           err)) != SINEW_OK ||
-        (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, 16,
+        (r = check_stream(job->tangents, job->tangents_stride, job->out_tangents, job->out_tangents_stride, VEC4_BYTES,
                           "tangents", who, err)) != SINEW_OK)
         return r;
     sinew__ok(err);
@@ -140,12 +147,12 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     sinew__job_streams r;
     r.begin = job->first_vertex;
     r.end = job->vertex_count ? job->first_vertex + job->vertex_count : job->skin->vertex_count;
-    r.ps = job->positions_stride ? job->positions_stride : 12;
-    r.ns = job->normals_stride ? job->normals_stride : 12;
-    r.ts = job->tangents_stride ? job->tangents_stride : 16;
-    r.ops = job->out_positions_stride ? job->out_positions_stride : 12;
-    r.ons = job->out_normals_stride ? job->out_normals_stride : 12;
-    r.ots = job->out_tangents_stride ? job->out_tangents_stride : 16;
+    r.ps = stride_of(job->positions_stride, VEC3_BYTES);
+    r.ns = stride_of(job->normals_stride, VEC3_BYTES);
+    r.ts = stride_of(job->tangents_stride, VEC4_BYTES);
+    r.ops = stride_of(job->out_positions_stride, VEC3_BYTES);
+    r.ons = stride_of(job->out_normals_stride, VEC3_BYTES);
+    r.ots = stride_of(job->out_tangents_stride, VEC4_BYTES);
     const sinew_skin_inputs *in = job->inputs;
     const float *positions = job_source(job, false), *normals = job_source(job, true);
     r.prepared_positions = in ? positions : NULL;
