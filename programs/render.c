@@ -276,6 +276,10 @@ static bool fit_camera(render_job *j)
     return true;
 }
 
+/* The larger text scale (2, else 1) at which `text` fits in `width`
+ * pixels: a small frame keeps its labels whole. */
+static int label_scale(const char *text, int width) { return cli_image_text_width(text, 2) <= width ? 2 : 1; }
+
 /* Frame i in each method, side by side, labelled, into `cell`. */
 static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_image *shot)
 {
@@ -297,14 +301,18 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
         cli_image_blit(cell, shot, x, 0);
         if (a->method_count > 1 || a->methods[m] != SINEW_SKINNING_LBS) {
             const char *name = a->methods[m] == SINEW_SKINNING_DQS ? "DQS" : "LBS";
-            cli_image_text(cell, x + t->width - cli_image_text_width(name, 2) - 6, 8, 2, gold, name);
+            int scale = label_scale(name, t->width / 3);
+            cli_image_text(cell, x + t->width - cli_image_text_width(name, scale) - 6, 8, scale, gold, name);
         }
     }
+    int room = t->width - 16;
     frame_label(j, i, text, sizeof text);
-    cli_image_text(cell, 8, 8, 2, white, text);
+    int scale = label_scale(text, room);
+    cli_image_text(cell, 8, 8, scale, white, text);
     if (j->layer) {
+        int below = 8 + 11 * scale;
         cli_layer_state(j->layer, text, sizeof text);
-        if (*text) cli_image_text(cell, 8, 30, 2, gold, text);
+        if (*text) cli_image_text(cell, 8, below, label_scale(text, room), gold, text);
     }
     if (j->weights_joint >= 0) {
         const char *name = j->asset->skeleton->names[j->weights_joint];
@@ -312,7 +320,8 @@ static bool render_cell(render_job *j, target *t, int i, cli_image *cell, cli_im
             snprintf(text, sizeof text, "weights %s", name);
         else
             snprintf(text, sizeof text, "weights joint %d", j->weights_joint);
-        cli_image_text(cell, 8, t->height - 22, 2, gold, text);
+        scale = label_scale(text, room);
+        cli_image_text(cell, 8, t->height - 11 * scale, scale, gold, text);
     }
     GLenum e = glGetError();
     if (e != GL_NO_ERROR) {
