@@ -5,10 +5,13 @@
  * Assimp runs twice: with no post-processing (its own minimum) and with
  * the steps that give what sinew delivers (triangles, normals, bone
  * weights limited to 8... Assimp's maximum is 4 by default, so 8 is set).
- * usage: bench_load --wall [--reps N] FILE...
+ * usage: bench_load --wall [--reps N] [--ballast MB] FILE...
  * The cost of the wall around Assimp: sinew_load_file as it runs by
  * default (Assimp in a child process) against Assimp in this process
- * (sinew_load_options.assimp_in_process), interleaved.
+ * (sinew_load_options.assimp_in_process), interleaved. --ballast holds MB
+ * of written memory, as a large host program would, and times one pass
+ * writing it after each load: a fork shares that memory copy-on-write, so
+ * the host pays for it again after a walled load.
  * usage: bench_load --archive [--reps N] FILE...
  * Each file against the archives `sinew convert` makes of it, without and
  * with --prepare (the skins' SIMD blocks stored): their bytes, their load
@@ -57,40 +60,69 @@ static double first_load(const char *path, const sinew_load_options *options)
 /* The wall's cost: the default load against the one in process, both in a
  * warm process (the heap reused from the last load) and as the first load
  * of a process. */
-static int wall(int reps, int first, int argc, char **argv, double *ts)
+/* Seconds one pass writing the ballast takes. */
+static double pass(unsigned char *ballast, size_t size, int r)
 {
-    printf("%-16s %11s %11s %8s %8s | %11s %11s %8s %8s\n", "file", "walled ms", "in-proc ms", "wall ms", "wall",
-           "first, wall", "first, in", "wall ms", "wall");
+    double t0 = bench_now();
+    memset(ballast, r & 0xff, size);
+    double t = bench_now() - t0;
+    /* read back, so that the pass cannot be left out */
+    return ballast[(size_t)r * 4096 % size] == (unsigned char)(r & 0xff) ? t : -1.0;
+}
+
+static int wall(int reps, int first, int argc, char **argv, double *ts, size_t ballast_mb)
+{
+    if (ballast_mb)
+        printf("%-16s %11s %11s %8s %8s | %11s %11s\n", "file", "walled ms", "in-proc ms", "wall ms", "wall",
+               "pass, wall", "pass, in");
+    else
+        printf("%-16s %11s %11s %8s %8s | %11s %11s %8s %8s\n", "file", "walled ms", "in-proc ms", "wall ms",
+               "wall", "first, wall", "first, in", "wall ms", "wall");
     const sinew_load_options walled = {0}, in_process = {.assimp_in_process = true};
     double *cold = ts + 2 * (size_t)reps, *cold_in = malloc(sizeof(double) * (size_t)reps);
+    size_t size = ballast_mb << 20;
+    unsigned char *ballast = size ? malloc(size) : NULL;
+    if (!cold_in || (size && !ballast)) {
+        fprintf(stderr, "bench_load: out of memory\n");
+        free(cold_in), free(ballast);
+        return 1;
+    }
+    if (size) pass(ballast, size, 1);
     for (int f = first; f < argc; ++f) {
         const char *path = argv[f];
         for (int r = -2; r < reps; ++r) {
             sinew_error err;
             double t0 = bench_now();
             sinew_asset *a = sinew_load_file(path, r % 2 ? &walled : &in_process, &err);
-            double t1 = bench_now();
+            double t1 = bench_now(), pa = size ? pass(ballast, size, r) : 0.0, t2 = bench_now();
             sinew_asset *b = sinew_load_file(path, r % 2 ? &in_process : &walled, &err);
-            double t2 = bench_now();
-            double c1 = first_load(path, &walled), c2 = first_load(path, &in_process);
+            double t3 = bench_now(), pb = size ? pass(ballast, size, r) : 0.0;
+            /* the passes after the walled and the in-process load; without
+             * ballast, the first loads (a process of its own has none) */
+            double c1 = size ? (r % 2 ? pa : pb) : first_load(path, &walled);
+            double c2 = size ? (r % 2 ? pb : pa) : first_load(path, &in_process);
             if (!a || !b || c1 < 0.0 || c2 < 0.0) {
                 fprintf(stderr, "bench_load: %s: %s\n", path, a && b ? "a first load failed" : err.description);
-                free(cold_in);
+                free(cold_in), free(ballast);
                 return 1;
             }
             sinew_asset_free(a), sinew_asset_free(b);
             if (r >= 0) {
-                ts[r] = r % 2 ? t1 - t0 : t2 - t1, ts[reps + r] = r % 2 ? t2 - t1 : t1 - t0;
+                ts[r] = r % 2 ? t1 - t0 : t3 - t2, ts[reps + r] = r % 2 ? t3 - t2 : t1 - t0;
                 cold[r] = c1, cold_in[r] = c2;
             }
         }
         double w = bench_median(ts, reps) * 1e3, p = bench_median(ts + reps, reps) * 1e3;
         double cw = bench_median(cold, reps) * 1e3, cp = bench_median(cold_in, reps) * 1e3;
         const char *name = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        printf("%-16s %11.2f %11.2f %8.2f %7.0f%% | %11.2f %11.2f %8.2f %7.0f%%\n", name, w, p, w - p,
-               100.0 * (w - p) / p, cw, cp, cw - cp, 100.0 * (cw - cp) / cp);
+        if (size)
+            printf("%-16s %11.2f %11.2f %8.2f %7.0f%% | %11.2f %11.2f\n", name, w, p, w - p, 100.0 * (w - p) / p,
+                   cw, cp);
+        else
+            printf("%-16s %11.2f %11.2f %8.2f %7.0f%% | %11.2f %11.2f %8.2f %7.0f%%\n", name, w, p, w - p,
+                   100.0 * (w - p) / p, cw, cp, cw - cp, 100.0 * (cw - cp) / cp);
     }
-    free(cold_in);
+    free(cold_in), free(ballast);
     return 0;
 }
 
@@ -162,14 +194,16 @@ int main(int argc, char **argv)
     bool walls = argc > 1 && strcmp(argv[1], "--wall") == 0;
     bool archives = argc > 1 && strcmp(argv[1], "--archive") == 0;
     if (walls || archives) ++argv, --argc;
-    if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), first = 3;
-    if (first >= argc || reps < 1) {
+    if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), argv += 2, argc -= 2;
+    size_t ballast_mb = 0;
+    if (walls && argc > 2 && strcmp(argv[1], "--ballast") == 0) ballast_mb = strtoul(argv[2], NULL, 10), argv += 2, argc -= 2;
+    if (first >= argc || reps < 1 || ballast_mb > ((size_t)-1 >> 21)) {
         fprintf(stderr, "usage: bench_load [--reps N] FILE...\n");
         return 2;
     }
     double *ts = malloc(sizeof(double) * (size_t)reps * 4);
     if (walls || archives) {
-        int status = walls ? wall(reps, first, argc, argv, ts) : archive(reps, first, argc, argv, ts);
+        int status = walls ? wall(reps, first, argc, argv, ts, ballast_mb) : archive(reps, first, argc, argv, ts);
         free(ts);
         return status;
     }

@@ -105,8 +105,12 @@ typedef struct sinew_load_options {
      * the importer and what happened; the child's result crosses back as
      * data this process checks before use. It is a wall against crashes
      * and runaway imports, not a sandbox against code running in the
-     * child. The child costs a fork and a copy of the converted scene.
-     * Set this for files you trust, to run Assimp in this process. */
+     * child. The child costs a fork and a copy of the converted scene; a
+     * fork shares this process's memory copy-on-write, so a process that
+     * holds gigabytes pays in proportion, at the fork and again as it
+     * writes its memory while the child lives. Such a program loads
+     * archives that `sinew convert` made in a process of its own, or sets
+     * this for files it trusts, to run Assimp in this process. */
     bool assimp_in_process;
     unsigned assimp_timeout_ms;
 } sinew_load_options;
