@@ -6,6 +6,7 @@
 
 #if defined(SINEW_X86_SIMD)
 #include <cpuid.h>
+#include <stdatomic.h>
 
 static uint64_t xgetbv0(void)
 {
@@ -14,7 +15,7 @@ static uint64_t xgetbv0(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
-sinew_simd sinew_simd_supported(void)
+static sinew_simd probe(void)
 {
     unsigned a, b, c, d;
     if (!__get_cpuid(1, &a, &b, &c, &d)) return SINEW_SIMD_SCALAR;
@@ -28,6 +29,19 @@ sinew_simd sinew_simd_supported(void)
     if (!avx2) return SINEW_SIMD_SCALAR;
     if (avx512 && (xcr0 & 0xe0) == 0xe0) return SINEW_SIMD_AVX512; /* opmask and ZMM state */
     return SINEW_SIMD_AVX2;
+}
+
+/* CPUID is slow (a trap in a virtual machine) and every object's creation
+ * asks: the answer is kept. Threads that race both store the same value. */
+sinew_simd sinew_simd_supported(void)
+{
+    static _Atomic int known = -1;
+    int level = atomic_load_explicit(&known, memory_order_relaxed);
+    if (level < 0) {
+        level = (int)probe();
+        atomic_store_explicit(&known, level, memory_order_relaxed);
+    }
+    return (sinew_simd)level;
 }
 #elif defined(__aarch64__)
 /* Advanced SIMD is part of every AArch64 CPU */

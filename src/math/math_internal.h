@@ -130,11 +130,18 @@ static inline void sinew__mat4_mul_affine(sinew_mat4 *out, const sinew_mat4 *a, 
     *out = r;
 }
 
+/* Whether every float is finite: an exponent of all ones is a NaN or an
+ * infinity. Branch-free over the bits, so that the compiler vectorizes it
+ * (archives check every stream they load this way). */
 static inline bool sinew__finite_n(const float *v, size_t n)
 {
-    for (size_t i = 0; i < n; ++i)
-        if (!isfinite(v[i])) return false;
-    return true;
+    uint32_t bad = 0;
+    for (size_t i = 0; i < n; ++i) {
+        uint32_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        bad |= (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    return !bad;
 }
 
 /* Cofactor matrix of a column-major 3x3: cof(A) = det(A) * A^-T, so it maps
