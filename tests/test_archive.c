@@ -1,10 +1,11 @@
-/* Archives: what is written loads back the same, bit for bit, and the same
- * asset writes the same bytes; the golden archive of format 1.0 still
- * loads (and with its skin's blocks stored); XXH64 gives its published values; and a catalog of corrupted
- * archives (truncated at every section boundary, each header and table
- * field set to extremes, the checksum or the version wrong, bytes changed
- * with the checksum made right again) is refused with its sentence, or
- * loads into an asset that plays. */
+/* Archives: what is written loads back the same, bit for bit, copied and
+ * viewed where it lies, and the same asset writes the same bytes; the
+ * golden archives of formats 1.0 and 2.0 still load (and with their skin's
+ * blocks stored); XXH64 gives its published values; and a catalog of
+ * corrupted archives (truncated at every section boundary, each header and
+ * table field set to extremes, the checksum or the version wrong, bytes
+ * changed with the checksum made right again) is refused with its
+ * sentence, or loads into an asset that plays, in both modes. */
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
 
@@ -130,6 +131,45 @@ static bool same_blocks(const sinew_asset *x, const sinew_asset *y)
     return true;
 }
 
+/* A copy of m's bytes on a 64-byte boundary, as a view needs them (the
+ * block malloc gave is kept just before it); free with aligned_free. */
+static unsigned char *aligned_copy(const memory *m)
+{
+    unsigned char *raw = malloc(m->size + 64 + sizeof(void *));
+    if (!raw) return NULL;
+    unsigned char *p = raw + sizeof(void *) + (64 - (uintptr_t)(raw + sizeof(void *)) % 64) % 64;
+    memcpy(p - sizeof(void *), &raw, sizeof raw);
+    memcpy(p, m->bytes, m->size);
+    return p;
+}
+
+static void aligned_free(unsigned char *p)
+{
+    if (!p) return;
+    void *raw;
+    memcpy(&raw, p - sizeof(void *), sizeof raw);
+    free(raw);
+}
+
+/* Whether the view's meshes (and their skins' influences, and with
+ * `blocks` their SIMD blocks) lie in the bytes [p, p + n), as a view
+ * promises. */
+static bool viewed_in(const sinew_asset *a, const unsigned char *p, size_t n, bool blocks)
+{
+#define INSIDE(q) ((const unsigned char *)(q) >= p && (const unsigned char *)(q) < p + n)
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_mesh *mesh = &a->meshes[m];
+        if (mesh->vertex_count && !INSIDE(mesh->positions)) return false;
+        if (mesh->index_count && !INSIDE(mesh->indices)) return false;
+        if (mesh->skin && mesh->vertex_count && !INSIDE(mesh->skin->indices)) return false;
+        const sinew__skin_blocks *bl = blocks && mesh->skin ? sinew__skin_of(mesh->skin)->blocks : NULL;
+        for (int k = 0; bl && k <= SINEW__BLOCK_MAX_JOINTS; ++k)
+            if (bl->group[k].count && !INSIDE(bl->group[k].weights)) return false;
+    }
+    return true;
+#undef INSIDE
+}
+
 static void round_trip(const sinew_asset *a, const char *what)
 {
     memory m = write_asset(a, NULL), again = write_asset(a, NULL);
@@ -152,6 +192,16 @@ static void round_trip(const sinew_asset *a, const char *what)
     sinew_asset *e = sinew_archive_load(prepared.bytes, prepared.size, NULL, &err);
     CHECK(e && same_asset(a, e) && same_blocks(a, e), "%s: prepared: the same asset, the same blocks: %s", what,
           e ? "" : err.description);
+    /* viewed where they lie, plain and prepared: the same, pointing into the bytes */
+    unsigned char *plain = aligned_copy(&m), *ready = aligned_copy(&prepared);
+    sinew_asset *f = sinew_archive_view(plain, m.size, NULL, &err);
+    CHECK(f && same_asset(a, f) && viewed_in(f, plain, m.size, false), "%s: viewed, the same asset in its bytes: %s", what,
+          f ? "" : err.description);
+    sinew_asset *g = sinew_archive_view(ready, prepared.size, NULL, &err);
+    CHECK(g && same_asset(a, g) && same_blocks(a, g) && viewed_in(g, ready, prepared.size, true),
+          "%s: prepared and viewed, the same asset and blocks in its bytes: %s", what, g ? "" : err.description);
+    sinew_asset_free(f), sinew_asset_free(g);
+    aligned_free(plain), aligned_free(ready);
     printf("  %s: %zu bytes (%zu clips only, %zu prepared)\n", what, m.size, clips.size, prepared.size);
     sinew_asset_free(b), sinew_asset_free(c), sinew_asset_free(d), sinew_asset_free(e);
     free(m.bytes), free(again.bytes), free(clips.bytes), free(prepared.bytes);
@@ -188,7 +238,13 @@ static void test_golden(void)
     sinew_asset *b = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0-prepared.sinew", NULL, &err);
     CHECK(b && same_asset(a, b) && same_blocks(a, b), "the prepared 1.0 golden archive loads the same: %s",
           b ? "" : err.description);
-    sinew_asset_free(a), sinew_asset_free(b);
+    /* format 2.0 (arrays aligned, viewed where they lie), plain and prepared */
+    sinew_asset *c = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-2.0.sinew", NULL, &err);
+    CHECK(c && same_asset(a, c), "the 2.0 golden archive loads the same: %s", c ? "" : err.description);
+    sinew_asset *d = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-2.0-prepared.sinew", NULL, &err);
+    CHECK(d && same_asset(a, d) && same_blocks(a, d), "the prepared 2.0 golden archive loads the same: %s",
+          d ? "" : err.description);
+    sinew_asset_free(a), sinew_asset_free(b), sinew_asset_free(c), sinew_asset_free(d);
 }
 
 static sinew_result load_copy(const memory *m, void (*mutate)(unsigned char *, size_t), sinew_error *err,
@@ -209,7 +265,7 @@ static sinew_result load_copy(const memory *m, void (*mutate)(unsigned char *, s
 }
 
 static void set_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static void major2(unsigned char *b, size_t n) { (void)n, b[8] = 2; }
+static void major3(unsigned char *b, size_t n) { (void)n, b[8] = 3; }
 static void minor9(unsigned char *b, size_t n) { (void)n, b[10] = 9; }
 static void sum_off(unsigned char *b, size_t n) { (void)n, b[24] ^= 1; }
 static void magic_off(unsigned char *b, size_t n) { (void)n, b[1] = 'X'; }
@@ -228,7 +284,7 @@ static void no_skeleton(unsigned char *b, size_t n) { (void)n, b[64 + 32] = 1; }
 static void mutated(const memory *m, int rounds, const char *what)
 {
     sinew_error err;
-    unsigned char *copy = malloc(m->size);
+    unsigned char *copy = aligned_copy(m);
     uint32_t seed = 4242;
     int loaded = 0;
     for (int round = 0; round < rounds; ++round) {
@@ -241,7 +297,9 @@ static void mutated(const memory *m, int rounds, const char *what)
         }
         uint64_t sum = sinew__xxh64(copy + 64, m->size - 64, 0);
         memcpy(copy + 24, &sum, 8);
-        sinew_asset *a = sinew_archive_load(copy, m->size, NULL, &err);
+        /* copied, and viewed on odd rounds */
+        sinew_asset *a = round % 2 ? sinew_archive_view(copy, m->size, NULL, &err)
+                                   : sinew_archive_load(copy, m->size, NULL, &err);
         if (a) {
             ++loaded;
             for (int i = 0; i < a->mesh_count; ++i) {
@@ -261,7 +319,7 @@ static void mutated(const memory *m, int rounds, const char *what)
         sinew_asset_free(a);
     }
     printf("  %d changed archives%s: %d loaded, %d refused\n", rounds, what, loaded, rounds - loaded);
-    free(copy);
+    aligned_free(copy);
 }
 
 static void test_corrupted(const sinew_asset *demo)
@@ -294,7 +352,7 @@ static void test_corrupted(const sinew_asset *demo)
         sinew_result result;
         const char *needle;
     } cases[] = {
-        {"major version 2", major2, false, SINEW_ERROR_PARSE, "format version 2.0, this library reads 1.x"},
+        {"major version 3", major3, false, SINEW_ERROR_PARSE, "format version 3.0, this library reads 1.x to 2.x"},
         {"checksum", sum_off, false, SINEW_ERROR_PARSE, "the checksum does not match"},
         {"magic", magic_off, false, SINEW_ERROR_PARSE, "not a sinew archive"},
         {"total size", total_big, false, SINEW_ERROR_TRUNCATED, "bytes declared"},
@@ -350,7 +408,7 @@ static void test_stored_blocks(void)
         good.block[k] = bl->group[k].block, good.joints[k] = bl->group[k].joints;
         good.weights[k] = bl->group[k].weights, good.pivot[k] = bl->group[k].pivot;
     }
-    sinew_skin *again = sinew__skin_create_stored(sk, &d, &good, NULL, NULL, &err);
+    sinew_skin *again = sinew__skin_create_stored(sk, &d, &good, false, NULL, NULL, &err);
     CHECK(again != NULL, "its own blocks load: %s", err.description);
     sinew_skin_free(again);
     const uint32_t block0 = 0;
@@ -369,7 +427,7 @@ static void test_stored_blocks(void)
     cases[2].b.count[3] = -1;
     cases[3].b.weights[SINEW__UNIT_GROUP] = half;
     for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
-        sinew_skin *s = sinew__skin_create_stored(sk, &d, &cases[c].b, NULL, NULL, &err);
+        sinew_skin *s = sinew__skin_create_stored(sk, &d, &cases[c].b, false, NULL, NULL, &err);
         CHECK(s == NULL, "%s: refused", cases[c].what);
         if (!s) CHECK_ERROR(err, cases[c].result, cases[c].needle);
         sinew_skin_free(s);
@@ -401,16 +459,20 @@ static void test_prepared(const sinew_asset *demo)
         free(m.bytes);
         return;
     }
-    /* the first group of two blocks or more: where its arrays lie */
+    /* the first group of two blocks or more: where its arrays lie, each on
+     * its boundary from the section's start */
+#define ON(x, a) (at + ((x) - at + (a) - 1) / (a) * (a))
     size_t p = at + 4 + 4 * (SINEW__BLOCK_MAX_JOINTS + 1), block = 0, joints = 0, weights = 0, pivot = 0;
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS && !block; ++k) {
         uint32_t c;
         memcpy(&c, m.bytes + at + 4 + 4 * (size_t)k, 4);
         size_t n = (size_t)(k ? k : 1);
-        if (c >= 2) block = p, joints = p + 4 * c, weights = joints + (2 * c * n + 3) / 4 * 4,
-                    pivot = weights + 4 * c * n * SINEW__BLOCK;
-        p += 4 * c + (2 * c * n + 3) / 4 * 4 + 4 * c * n * SINEW__BLOCK + c * SINEW__BLOCK;
+        if (!c) continue;
+        size_t b = ON(p, 16), j = ON(b + 4 * c, 16), w = ON(j + 2 * c * n, 32), v = ON(w + 4 * c * n * SINEW__BLOCK, 16);
+        if (c >= 2) block = b, joints = j, weights = w, pivot = v;
+        p = v + c * SINEW__BLOCK;
     }
+#undef ON
     CHECK(block != 0, "a group of two blocks or more");
     struct {
         const char *what;
@@ -460,19 +522,21 @@ static void test_prepared(const sinew_asset *demo)
 
 /* Every allocation of a load refused in turn: a sentence each time, and
  * nothing left allocated. */
-static void allocation_failures(const unsigned char *bytes, size_t size, const char *what)
+static void allocation_failures(const unsigned char *bytes, size_t size, bool view, const char *what)
 {
     sinew_error err;
     counter c = {0};
     sinew_options o = {.allocator = {count_alloc, count_free, &c}};
-    sinew_asset *a = sinew_archive_load(bytes, size, &o, &err);
+    sinew_asset *(*load)(const void *, size_t, const sinew_options *, sinew_error *) =
+        view ? sinew_archive_view : sinew_archive_load;
+    sinew_asset *a = load(bytes, size, &o, &err);
     long needed = c.total;
     CHECK(a != NULL && needed > 0, "loads with the counting allocator: %s", err.description);
     sinew_asset_free(a);
     int refused = 0, leaks = 0;
     for (long k = 1; k <= needed; ++k) {
         c = (counter){0, 0, k};
-        a = sinew_archive_load(bytes, size, &o, &err);
+        a = load(bytes, size, &o, &err);
         if (!a) refused += err.result == SINEW_ERROR_OUT_OF_MEMORY && err.description[0];
         sinew_asset_free(a);
         leaks += c.live != 0;
@@ -486,10 +550,19 @@ static void test_allocation_failures(const sinew_asset *demo)
     size_t size = 0;
     unsigned char *bytes = test_read_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0.sinew", &size);
     CHECK(bytes != NULL, "the golden archive read");
-    if (bytes) allocation_failures(bytes, size, "the golden archive");
+    if (bytes) allocation_failures(bytes, size, false, "the 1.0 golden archive");
     free(bytes);
     memory m = write_asset(demo, &(sinew_archive_write_options){.skin_blocks = true});
-    allocation_failures(m.bytes, m.size, "the built-in character with its skin's blocks");
+    allocation_failures(m.bytes, m.size, false, "the built-in character with its skin's blocks");
+    unsigned char *aligned = aligned_copy(&m);
+    allocation_failures(aligned, m.size, true, "the built-in character with its skin's blocks, viewed");
+    /* a view needs its bytes on a 64-byte boundary */
+    sinew_error err;
+    sinew_asset *a = sinew_archive_view(aligned + 8, m.size - 8, NULL, &err);
+    CHECK(!a, "a view of bytes off a 64-byte boundary is refused");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "must start on a 64-byte boundary; it starts 8 bytes past one");
+    sinew_asset_free(a);
+    aligned_free(aligned);
     free(m.bytes);
 }
 

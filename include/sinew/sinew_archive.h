@@ -16,7 +16,8 @@
  * Index, by pipeline stage:
  *
  *   Offline      sinew_archive_write sinew_archive_save
- *   Runtime      sinew_archive_is sinew_archive_load sinew_archive_load_file
+ *   Runtime      sinew_archive_is sinew_archive_load sinew_archive_view
+ *                sinew_archive_load_file
  *
  * Loading checks every byte before use: the header, the checksum of the
  * payload, each section's place and size, every count against the bytes
@@ -37,8 +38,8 @@ extern "C" {
 
 /* The format version this library writes; it reads every minor version of
  * this major one (sections it does not know are skipped unless marked
- * required) and refuses another major. */
-#define SINEW_ARCHIVE_MAJOR 1
+ * required) and of the majors before it, and refuses a newer major. */
+#define SINEW_ARCHIVE_MAJOR 2
 #define SINEW_ARCHIVE_MINOR 0
 
 /* What goes into an archive. Zero-initialised: the whole asset, its skins
@@ -80,8 +81,24 @@ SINEW_API sinew_result sinew_archive_save(const sinew_asset *asset, const char *
 SINEW_API sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options,
                                           sinew_error *err);
 
-/* Loads the archive file at `path` as sinew_archive_load() does (a regular
- * file only). */
+/* Loads an archive where it lies: the asset's vertex streams, indices,
+ * morph targets, skin influences and inverse bind matrices, and the SIMD
+ * blocks of a prepared archive point into `data`, which must start on a
+ * 64-byte boundary (SINEW_ERROR_INVALID_ARGUMENT otherwise) and stay
+ * alive and unchanged until sinew_asset_free(); the skeleton, the clips
+ * and the small objects are allocated. Every byte is checked first, as
+ * sinew_archive_load() checks it, and a skin whose weights would need
+ * repairing is refused (a view does not write). A 1.x archive, whose
+ * arrays are packed, is copied, with a note to the logger. Errors: those
+ * of sinew_archive_load(). */
+SINEW_API sinew_asset *sinew_archive_view(const void *data, size_t size, const sinew_options *options,
+                                          sinew_error *err);
+
+/* Loads the archive file at `path` (a regular file only): its bytes are
+ * read into memory the asset holds and viewed there as
+ * sinew_archive_view() does, freed with the asset. Read rather than
+ * mapped: a mapped file that another process shortens or rewrites after
+ * the check would fault or change under the runtime. */
 SINEW_API sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *options, sinew_error *err);
 
 /* Whether `data` starts with an archive's magic number (8 bytes). */

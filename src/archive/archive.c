@@ -182,7 +182,7 @@ sinew_result sinew_archive_save(const sinew_asset *asset, const char *path,
 
 /* ---- loading ------------------------------------------------------------------ */
 
-sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const char *name,
+sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const char *name, bool view,
                                  const sinew_options *options, sinew_asset *asset, sinew_error *err)
 {
     if (!sinew_archive_is(bytes, size))
@@ -192,9 +192,14 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     if (!little_endian())
         return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: archives are little-endian; this host is not", name);
     unsigned major = get_u16(bytes + 8), minor = get_u16(bytes + 10);
-    if (major != SINEW_ARCHIVE_MAJOR)
-        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: format version %u.%u, this library reads %d.x", name, major,
-                           minor, SINEW_ARCHIVE_MAJOR);
+    if (major < 1 || major > SINEW_ARCHIVE_MAJOR)
+        return sinew__fail(err, SINEW_ERROR_PARSE, "%s: format version %u.%u, this library reads 1.x to %d.x", name,
+                           major, minor, SINEW_ARCHIVE_MAJOR);
+    /* 1.x packs its arrays: it is read by copying */
+    sinew__codec codec = {major == 1 ? 1 : 2, view && major >= 2};
+    if (view && major == 1)
+        sinew__warn(options, "%s: format %u.%u is copied, not viewed where it lies: convert it again to view it",
+                    name, major, minor);
     uint64_t header = get_u32(bytes + 12), total = get_u64(bytes + 16), table = get_u64(bytes + 32);
     uint32_t count = get_u32(bytes + 40), flags = get_u32(bytes + 44);
     if (header != HEADER_BYTES || flags != 0)
@@ -272,9 +277,9 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             memcpy(asset_name, p + 4, n);
             asset->name = asset_name;
         } else if (kind == SINEW__SECTION_SKELETON) {
-            r = sinew__decode_skeleton(p, (size_t)length, where, options, asset, err);
+            r = sinew__decode_skeleton(p, (size_t)length, codec, where, options, asset, err);
         } else if (kind == SINEW__SECTION_CLIP) {
-            sinew_clip *c = sinew__decode_clip(p, (size_t)length, where, options, asset, err);
+            sinew_clip *c = sinew__decode_clip(p, (size_t)length, codec, where, options, asset, err);
             if (c)
                 clip_list[asset->clip_count++] = c;
             else
@@ -290,7 +295,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                          name, i, (unsigned long long)offset, (unsigned long long)at);
             }
             /* counted before it is read into: sinew_asset_free then frees its skin */
-            r = sinew__decode_mesh(p, (size_t)length, blocks, (size_t)blocks_length, where, options, asset,
+            r = sinew__decode_mesh(p, (size_t)length, blocks, (size_t)blocks_length, codec, where, options, asset,
                                    &mesh_list[asset->mesh_count++], err);
         }
         if (r != SINEW_OK) return r;
@@ -298,29 +303,50 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     return SINEW_OK;
 }
 
-sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options, sinew_error *err)
+/* sinew_archive_load and sinew_archive_view: `who` names the function. */
+static sinew_asset *load(const void *data, size_t size, bool view, const char *who, const sinew_options *options,
+                         sinew_error *err)
 {
     sinew_error local;
     if (!err) err = &local;
     sinew__ok(err);
     if (!data) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_archive_load: no data");
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: no data", who);
+        return NULL;
+    }
+    if (view && (uintptr_t)data % SECTION_ALIGN) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: the data must start on a %d-byte boundary; it starts "
+                    "%u bytes past one", who, SECTION_ALIGN, (unsigned)((uintptr_t)data % SECTION_ALIGN));
         return NULL;
     }
     sinew_asset *asset = sinew__asset_new("", options);
     if (!asset) {
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_archive_load: out of memory");
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
         return NULL;
     }
-    if (sinew__archive_read(data, size, "sinew_archive_load", options, asset, err) != SINEW_OK) {
+    if (sinew__archive_read(data, size, who, view, options, asset, err) != SINEW_OK) {
         sinew_asset_free(asset);
         return NULL;
     }
     return asset;
 }
 
+sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options, sinew_error *err)
+{
+    return load(data, size, false, "sinew_archive_load", options, err);
+}
+
+sinew_asset *sinew_archive_view(const void *data, size_t size, const sinew_options *options, sinew_error *err)
+{
+    return load(data, size, true, "sinew_archive_view", options, err);
+}
+
 /* The largest archive file read without a memory budget of the caller's. */
 #define MAX_FILE ((size_t)1 << 30)
+
+/* The file's bytes on a cache line, through the caller's allocator. */
+static void *alloc_aligned(void *user, size_t size) { return sinew__alloc_aligned(user, size); }
+static void free_aligned(void *user, void *ptr) { sinew__free_aligned(user, ptr); }
 
 sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *options, sinew_error *err)
 {
@@ -331,10 +357,10 @@ sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *opti
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_archive_load_file: no path");
         return NULL;
     }
-    sinew_allocator alloc = sinew__allocator(options);
+    sinew_allocator alloc = sinew__allocator(options), aligned = {alloc_aligned, free_aligned, &alloc};
     size_t size = 0;
     sinew_error why;
-    uint8_t *data = sinew__read_file(path, &alloc, SIZE_MAX, MAX_FILE, &size, &why);
+    uint8_t *data = sinew__read_file(path, &aligned, SIZE_MAX, MAX_FILE, &size, &why);
     if (!data) {
         sinew__fail(err, why.result, "sinew_archive_load_file: %s: cannot read: %s", path, why.description);
         return NULL;
@@ -344,10 +370,14 @@ sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *opti
     snprintf(name, sizeof name, "sinew_archive_load_file: %.250s", path);
     if (!asset) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", name);
-    } else if (sinew__archive_read(data, size, name, options, asset, err) != SINEW_OK) {
+        sinew__free_aligned(&alloc, data);
+        return NULL;
+    }
+    /* the asset views the bytes it holds */
+    sinew__asset_of(asset)->held = data;
+    if (sinew__archive_read(data, size, name, true, options, asset, err) != SINEW_OK) {
         sinew_asset_free(asset);
         asset = NULL;
     }
-    sinew__free(&alloc, data);
     return asset;
 }

@@ -23,8 +23,9 @@ uint64_t sinew__xxh64(const void *data, size_t n, uint64_t seed);
 /* Reads an archive of `size` bytes into `asset` (made by the caller with
  * `options`, whose allocator, logger and SIMD level the objects take);
  * `name` starts each error ("sinew_archive_load", "sinew_load_file:
- * hero.sinew"). */
-SINEW__SHARED sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const char *name,
+ * hero.sinew"). `view`: the asset keeps pointing into `bytes` (on a 64-byte
+ * boundary) where format 2 allows it. */
+SINEW__SHARED sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const char *name, bool view,
                                                const sinew_options *options, sinew_asset *asset, sinew_error *err);
 
 #endif

@@ -57,6 +57,7 @@ void sinew_asset_free(sinew_asset *a)
         sinew__free_aligned(&alloc, b);
         b = next;
     }
+    sinew__free_aligned(&alloc, sinew__asset_of(a)->held);
     sinew__free(&alloc, a);
 }
 
@@ -170,13 +171,14 @@ sinew_result sinew_mesh_pose(const sinew_mesh *m, const sinew_mat4 *model, int m
 }
 
 sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc, const sinew__stored_blocks *stored,
-                                const char *what, const sinew_options *options, sinew_error *err, sinew_mesh *mesh)
+                                bool borrow, const char *what, const sinew_options *options, sinew_error *err,
+                                sinew_mesh *mesh)
 {
     sinew_options quiet = options ? *options : (sinew_options){0};
     quiet.logger.log = NULL;
     sinew_skin_report rep;
     sinew_error e;
-    sinew_skin *skin = sinew__skin_create_stored(asset->skeleton, desc, stored, &quiet, &rep, &e);
+    sinew_skin *skin = sinew__skin_create_stored(asset->skeleton, desc, stored, borrow, &quiet, &rep, &e);
     if (!skin) return sinew__fail(err, e.result, "%s: %s", what, sinew__error_sentence(e.description));
     if (rep.normalized_vertices)
         sinew__warn(options, "%s: %d of %d vertices had weights not summing to 1 and were normalized (worst: "

@@ -14,6 +14,7 @@ typedef struct sinew__asset {
     sinew_asset base;
     sinew_allocator allocator;
     void *blocks; /* allocations freed with the asset (a list) */
+    void *held;   /* bytes the asset views, from sinew__alloc_aligned, freed last; or NULL */
 } sinew__asset;
 
 /* The library's view of an asset it made. */
@@ -38,7 +39,7 @@ SINEW__SHARED void sinew__asset_set_allocator(sinew_asset *asset, sinew_allocato
  * prefixed with `what`. `stored`: the SIMD blocks a file holds, or NULL
  * (see sinew__skin_create_stored). */
 SINEW__SHARED sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_skin_desc *desc,
-                                             const sinew__stored_blocks *stored, const char *what,
+                                             const sinew__stored_blocks *stored, bool borrow, const char *what,
                                              const sinew_options *options, sinew_error *err, sinew_mesh *mesh);
 
 /* ---- the asset codec (codec.c) ---------------------------------------------- */
@@ -47,11 +48,26 @@ SINEW__SHARED sinew_result sinew__asset_skin(sinew_asset *asset, const sinew_ski
 typedef struct sinew__bytes {
     unsigned char *bytes; /* malloc'd: free() it */
     size_t size, capacity;
-    bool failed; /* out of memory: the bytes are incomplete */
+    size_t origin; /* where the payload being written starts: its arrays align from there */
+    bool failed;   /* out of memory: the bytes are incomplete */
 } sinew__bytes;
 
 SINEW__SHARED void sinew__bytes_put(sinew__bytes *b, const void *data, size_t n);
 SINEW__SHARED void sinew__bytes_u32(sinew__bytes *b, uint32_t v);
+
+/* How a payload is laid out and read. Layout 1 (archives 1.0) packs every
+ * field; layout 2 (what the encoders write) starts each array on a
+ * boundary of SINEW__ARRAY_ALIGN bytes from the payload's start (the skin
+ * blocks' weight rows on SINEW__ROW_ALIGN), zeros between, so that a
+ * payload on a 64-byte boundary in memory can be used where it lies. A
+ * view (layout 2 only, the payload so aligned) leaves the mesh streams,
+ * the skins' influences and their blocks in the payload, which must then
+ * outlive the asset and never change. */
+enum { SINEW__ARRAY_ALIGN = 16, SINEW__ROW_ALIGN = 32 };
+typedef struct sinew__codec {
+    int layout; /* 1 or 2 */
+    bool view;
+} sinew__codec;
 
 /* The payloads: the skeleton with the asset's node maps, a clip (its
  * tracks: a packed clip has none to write, see sinew__encode_clip's
@@ -67,16 +83,17 @@ void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
  * with `options`. Errors start with `where`, the payload's place ("the
  * importer's output: mesh 3", "hero.sinew: section 4 (mesh) at byte 8192"),
  * then name the field. A clip and a mesh need the asset's skeleton. */
-SINEW__SHARED sinew_result sinew__decode_skeleton(const unsigned char *p, size_t n, const char *where,
-                                                  const sinew_options *options, sinew_asset *asset,
-                                                  sinew_error *err);
-SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, const char *where,
+SINEW__SHARED sinew_result sinew__decode_skeleton(const unsigned char *p, size_t n, sinew__codec codec,
+                                                  const char *where, const sinew_options *options,
+                                                  sinew_asset *asset, sinew_error *err);
+SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
                                              const sinew_options *options, sinew_asset *asset, sinew_error *err);
 /* A mesh's payload may come with its skin's blocks (`blocks`, `blocks_n`
  * bytes from sinew__encode_skin_blocks; NULL without): the skin then takes
  * them instead of building its own. */
 SINEW__SHARED sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks,
-                                              size_t blocks_n, const char *where, const sinew_options *options,
-                                              sinew_asset *asset, sinew_mesh *mesh, sinew_error *err);
+                                              size_t blocks_n, sinew__codec codec, const char *where,
+                                              const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,
+                                              sinew_error *err);
 
 #endif

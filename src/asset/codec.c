@@ -49,6 +49,25 @@ static void put_u8(sinew__bytes *f, bool v)
     sinew__bytes_put(f, &b, 1);
 }
 static void put_floats(sinew__bytes *f, const float *v, size_t n) { sinew__bytes_put(f, v, n * sizeof *v); }
+
+/* Zeros up to the next boundary of `align` bytes from the payload's start. */
+static void pad(sinew__bytes *f, size_t align)
+{
+    static const unsigned char zeros[64];
+    size_t off = (f->size - f->origin) % align;
+    if (off) sinew__bytes_put(f, zeros, align - off);
+}
+
+/* An array of layout 2: on a boundary, then its bytes. */
+static void put_array(sinew__bytes *f, const void *data, size_t bytes, size_t align)
+{
+    pad(f, align);
+    sinew__bytes_put(f, data, bytes);
+}
+static void put_stream(sinew__bytes *f, const float *v, size_t n)
+{
+    put_array(f, v, n * sizeof *v, SINEW__ARRAY_ALIGN);
+}
 static void put_string(sinew__bytes *f, const char *s)
 {
     size_t n = s ? strlen(s) : 0;
@@ -87,8 +106,8 @@ void sinew__encode_clip(sinew__bytes *f, const sinew_clip *c)
         put_i32(f, (int32_t)t->interpolation);
         put_i32(f, t->key_count);
         put_i32(f, t->width);
-        put_floats(f, t->times, (size_t)t->key_count);
-        put_floats(f, t->values, sinew__track_floats(t));
+        put_stream(f, t->times, (size_t)t->key_count);
+        put_stream(f, t->values, sinew__track_floats(t));
     }
 }
 
@@ -104,14 +123,14 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
                      (m->skin ? HAS_SKIN : 0) | (m->morph ? HAS_MORPH : 0) |
                      (m->morph && m->morph_weights ? HAS_MORPH_WEIGHTS : 0);
     sinew__bytes_u32(f, flags);
-    put_floats(f, m->positions, 3 * v);
-    if (m->normals) put_floats(f, m->normals, 3 * v);
-    if (m->tangents) put_floats(f, m->tangents, 4 * v);
+    put_stream(f, m->positions, 3 * v);
+    if (m->normals) put_stream(f, m->normals, 3 * v);
+    if (m->tangents) put_stream(f, m->tangents, 4 * v);
     put_i32(f, m->texcoord_count);
-    for (int t = 0; t < m->texcoord_count; ++t) put_floats(f, m->texcoords[t], 2 * v);
-    if (m->colors) put_floats(f, m->colors, 4 * v);
+    for (int t = 0; t < m->texcoord_count; ++t) put_stream(f, m->texcoords[t], 2 * v);
+    if (m->colors) put_stream(f, m->colors, 4 * v);
     put_i32(f, m->index_count);
-    sinew__bytes_put(f, m->indices, sizeof *m->indices * (size_t)m->index_count);
+    put_array(f, m->indices, sizeof *m->indices * (size_t)m->index_count, SINEW__ARRAY_ALIGN);
     put_i32(f, m->joint);
     put_i32(f, m->source_node);
     put_i32(f, m->source_mesh);
@@ -120,7 +139,7 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
         const sinew_skin *s = m->skin;
         put_i32(f, s->joint_count);
         for (int j = 0; j < s->joint_count; ++j) put_i32(f, s->joints[j]);
-        put_floats(f, s->inverse_bind[0].m, 16 * (size_t)s->joint_count);
+        put_stream(f, s->inverse_bind[0].m, 16 * (size_t)s->joint_count);
         put_i32(f, s->influence_count);
         put_i32(f, (int32_t)s->index_type);
         put_i32(f, (int32_t)s->weight_type);
@@ -130,9 +149,9 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
                                                sinew__weight_bytes(s->weight_type)
                                          : 0;
         sinew__bytes_u32(f, (uint32_t)index_bytes);
-        sinew__bytes_put(f, s->indices, index_bytes);
+        put_array(f, s->indices, index_bytes, SINEW__ARRAY_ALIGN);
         sinew__bytes_u32(f, (uint32_t)weight_bytes);
-        sinew__bytes_put(f, s->weights, weight_bytes);
+        put_array(f, s->weights, weight_bytes, SINEW__ARRAY_ALIGN);
     }
     if (m->morph) {
         const sinew_morph *mo = m->morph;
@@ -140,16 +159,16 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
         put_i32(f, mo->target_count);
         sinew__bytes_u32(f, (mo->positions ? MORPH_POSITIONS : 0) | (mo->normals ? MORPH_NORMALS : 0) |
                        (mo->tangents ? MORPH_TANGENTS : 0));
-        if (mo->positions) put_floats(f, mo->positions, 3 * n);
-        if (mo->normals) put_floats(f, mo->normals, 3 * n);
-        if (mo->tangents) put_floats(f, mo->tangents, 3 * n);
-        if (m->morph_weights) put_floats(f, m->morph_weights, (size_t)mo->target_count);
+        if (mo->positions) put_stream(f, mo->positions, 3 * n);
+        if (mo->normals) put_stream(f, mo->normals, 3 * n);
+        if (mo->tangents) put_stream(f, mo->tangents, 3 * n);
+        if (m->morph_weights) put_stream(f, m->morph_weights, (size_t)mo->target_count);
     }
 }
 
 /* The blocks: the block count, each group's count, then each group's
- * arrays (block indices, joints, weight rows, pivots), the joints padded
- * to 4 bytes so that the rows stay 4-byte aligned. */
+ * arrays (block indices, joints, weight rows, pivots), each on its
+ * boundary. */
 void sinew__encode_skin_blocks(sinew__bytes *f, const sinew_skin *skin)
 {
     const sinew__skin_blocks *bl = sinew__skin_of(skin)->blocks;
@@ -159,11 +178,10 @@ void sinew__encode_skin_blocks(sinew__bytes *f, const sinew_skin *skin)
         const sinew__block_group *g = &bl->group[k];
         size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
         if (!c) continue;
-        sinew__bytes_put(f, g->block, c * sizeof(uint32_t));
-        sinew__bytes_put(f, g->joints, c * n * sizeof(uint16_t));
-        if (c * n % 2) sinew__bytes_put(f, "\0\0", 2);
-        sinew__bytes_put(f, g->weights, c * n * SINEW__BLOCK * sizeof(float));
-        sinew__bytes_put(f, g->pivot, c * SINEW__BLOCK);
+        put_array(f, g->block, c * sizeof(uint32_t), SINEW__ARRAY_ALIGN);
+        put_array(f, g->joints, c * n * sizeof(uint16_t), SINEW__ARRAY_ALIGN);
+        put_array(f, g->weights, c * n * SINEW__BLOCK * sizeof(float), SINEW__ROW_ALIGN);
+        put_array(f, g->pivot, c * SINEW__BLOCK, SINEW__ARRAY_ALIGN);
     }
 }
 
@@ -180,6 +198,8 @@ typedef struct reader {
     const char *what; /* where the payload is: "the importer's output: mesh 3" */
     sinew_allocator scratch;
     sinew_asset *asset;
+    const unsigned char *start; /* the payload's first byte: arrays align from it */
+    sinew__codec codec;
 } reader;
 
 static bool refuse(reader *r, sinew_result result, const char *fmt, ...) SINEW__PRINTF(3, 4);
@@ -252,6 +272,14 @@ static int get_count(reader *r, const char *name, int lo, int hi, size_t each)
     return n;
 }
 
+/* Past the zeros before an array of layout 2, to its boundary. */
+static void align_to(reader *r, size_t align)
+{
+    if (r->codec.layout < 2 || r->bad) return;
+    size_t off = (size_t)(r->p - r->start) % align;
+    if (off) skip(r, align - off);
+}
+
 /* n elements of `each` bytes into memory of the asset, or NULL. */
 static void *get_array(reader *r, size_t n, size_t each)
 {
@@ -269,11 +297,26 @@ static void *get_array(reader *r, size_t n, size_t each)
     return out;
 }
 
-/* n floats into the asset, every one finite (as the loaders hold them), or
- * NULL; `what` names them in the error. */
-static float *get_finite(reader *r, size_t n, const char *what)
+/* An array of layout 2 (n elements of `each` bytes on its boundary):
+ * where it lies in a view, else copied into the asset; NULL where it is
+ * not all there. */
+static const void *get_stream(reader *r, size_t n, size_t each, size_t align)
 {
-    float *v = get_array(r, n, sizeof(float));
+    align_to(r, align);
+    if (!r->codec.view) return get_array(r, n, each);
+    if (r->bad) return NULL;
+    if (each && n > r->left / each) {
+        refuse(r, SINEW_ERROR_TRUNCATED, "the frame ends early");
+        return NULL;
+    }
+    return skip(r, n * each);
+}
+
+/* n floats of an array, every one finite (as the loaders hold them), or
+ * NULL; `what` names them in the error. */
+static const float *get_finite(reader *r, size_t n, const char *what)
+{
+    const float *v = get_stream(r, n, sizeof(float), SINEW__ARRAY_ALIGN);
     if (v && !sinew__finite_n(v, n)) {
         refuse(r, SINEW_ERROR_NOT_FINITE, "its %s hold a NaN or an infinity", what);
         return NULL;
@@ -401,7 +444,9 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
             break;
         }
         blocks[held++] = block;
+        align_to(r, SINEW__ARRAY_ALIGN);
         take(r, block, sizeof(float) * (size_t)t->key_count);
+        align_to(r, SINEW__ARRAY_ALIGN);
         take(r, block + t->key_count, sizeof(float) * floats);
         t->times = block, t->values = block + t->key_count;
     }
@@ -442,10 +487,14 @@ static void read_blocks(reader *r, int vertices, sinew__stored_blocks *out)
                    k, c);
             break;
         }
+        align_to(r, SINEW__ARRAY_ALIGN);
         out->block[k] = skip(r, c * sizeof(uint32_t));
+        align_to(r, SINEW__ARRAY_ALIGN);
         out->joints[k] = skip(r, c * n * sizeof(uint16_t));
-        if (c * n % 2) skip(r, 2);
+        if (r->codec.layout < 2 && c * n % 2) skip(r, 2);
+        align_to(r, SINEW__ROW_ALIGN);
         out->weights[k] = skip(r, c * n * SINEW__BLOCK * sizeof(float));
+        align_to(r, SINEW__ARRAY_ALIGN);
         out->pivot[k] = skip(r, c * SINEW__BLOCK);
     }
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the skin's blocks", r->left);
@@ -457,7 +506,7 @@ static void read_skin(reader *r, sinew_mesh *m, const sinew__stored_blocks *stor
     sinew_skin_desc d = {0};
     d.joint_count = get_count(r, "the skin's joint count", 1, SINEW_MAX_JOINTS, 4 + sizeof(sinew_mat4));
     d.joints = get_array(r, (size_t)d.joint_count, sizeof(int));
-    d.inverse_bind = get_array(r, (size_t)d.joint_count, sizeof(sinew_mat4));
+    d.inverse_bind = get_stream(r, (size_t)d.joint_count, sizeof(sinew_mat4), SINEW__ARRAY_ALIGN);
     d.vertex_count = m->vertex_count;
     d.influence_count = get_count(r, "the influence count", 1, SINEW_MAX_INFLUENCES, 0);
     int32_t index_type = get_i32(r), weight_type = get_i32(r);
@@ -474,7 +523,7 @@ static void read_skin(reader *r, sinew_mesh *m, const sinew__stored_blocks *stor
     if (!r->bad && index_bytes != want_indices)
         refuse(r, SINEW_ERROR_SIZE_MISMATCH, "the skin's joint indices: %u bytes where %zu are due", index_bytes,
                want_indices);
-    d.indices = get_array(r, index_bytes, 1);
+    d.indices = get_stream(r, index_bytes, 1, SINEW__ARRAY_ALIGN);
     size_t want_weights = nv * (size_t)sinew__stored_weights(d.influence_count, d.last_weight_implied) *
                           sinew__weight_bytes(d.weight_type);
     uint32_t weight_bytes = get_u32(r);
@@ -483,10 +532,11 @@ static void read_skin(reader *r, sinew_mesh *m, const sinew__stored_blocks *stor
     if (!r->bad && weight_bytes != want_weights && weight_bytes != 0)
         refuse(r, SINEW_ERROR_SIZE_MISMATCH, "the skin's weights: %u bytes where %zu are due", weight_bytes,
                want_weights);
-    d.weights = weight_bytes ? get_array(r, weight_bytes, 1) : NULL;
+    if (weight_bytes) d.weights = get_stream(r, weight_bytes, 1, SINEW__ARRAY_ALIGN);
     if (r->bad) return;
     sinew_error e;
-    if (sinew__asset_skin(r->asset, &d, stored, "its skin", options, &e, m) != SINEW_OK) refused_by(r, &e);
+    if (sinew__asset_skin(r->asset, &d, stored, r->codec.view, "its skin", options, &e, m) != SINEW_OK)
+        refused_by(r, &e);
 }
 
 static void read_morph(reader *r, sinew_mesh *m, bool weights)
@@ -542,7 +592,7 @@ static void read_mesh(reader *r, sinew_mesh *m, reader *blocks, const sinew_opti
     }
     if (flags & HAS_COLORS) m->colors = get_finite(r, 4 * nv, "colors");
     int indices = get_count(r, "the index count", 0, INT32_MAX, 4);
-    uint32_t *list = get_array(r, (size_t)indices, sizeof(uint32_t));
+    const uint32_t *list = get_stream(r, (size_t)indices, sizeof(uint32_t), SINEW__ARRAY_ALIGN);
     if (!r->bad && indices % 3) refuse(r, SINEW_ERROR_PARSE, "%d indices are not whole triangles", indices);
     for (int i = 0; !r->bad && i < indices; ++i)
         if (list[i] >= (uint32_t)v)
@@ -578,27 +628,27 @@ static void read_mesh(reader *r, sinew_mesh *m, reader *blocks, const sinew_opti
 
 /* ---- the decoders' entry points ------------------------------------------------ */
 
-sinew_result sinew__decode_skeleton(const unsigned char *p, size_t n, const char *where, const sinew_options *options,
-                                    sinew_asset *asset, sinew_error *err)
+sinew_result sinew__decode_skeleton(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                                    const sinew_options *options, sinew_asset *asset, sinew_error *err)
 {
-    reader r = {p, n, false, err, where, sinew__allocator(options), asset};
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
     read_skeleton(&r, options);
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
 }
 
-sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, const char *where, const sinew_options *options,
-                               sinew_asset *asset, sinew_error *err)
+sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                               const sinew_options *options, sinew_asset *asset, sinew_error *err)
 {
-    reader r = {p, n, false, err, where, sinew__allocator(options), asset};
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
     return read_clip(&r, options);
 }
 
 sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,
-                                const char *where, const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,
-                                sinew_error *err)
+                                sinew__codec codec, const char *where, const sinew_options *options,
+                                sinew_asset *asset, sinew_mesh *mesh, sinew_error *err)
 {
-    reader r = {p, n, false, err, where, sinew__allocator(options), asset};
-    reader b = {blocks, blocks_n, false, err, where, r.scratch, asset};
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
+    reader b = {blocks, blocks_n, false, err, where, r.scratch, asset, blocks, codec};
     read_mesh(&r, mesh, blocks ? &b : NULL, options);
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
 }

@@ -368,7 +368,7 @@ static sinew_result read_skin(ai_builder *b, int node, const struct aiMesh *m, c
         goto done;
     }
     sinew_skin_desc d = {joint_count, skin_joints, NULL, ibm, nv, K, SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
-    r = sinew__asset_skin(b->asset, &d, NULL, what, b->options, b->err, out);
+    r = sinew__asset_skin(b->asset, &d, NULL, false, what, b->options, b->err, out);
 done:
     sinew__free(&b->alloc, skin_joints), sinew__free(&b->alloc, ibm);
     sinew__free(&b->alloc, idx), sinew__free(&b->alloc, w);

@@ -406,7 +406,7 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
                     path, trimmed, SINEW_MAX_INFLUENCES, SINEW_MAX_INFLUENCES);
     sinew_skin_desc d = {gs->joint_count, gs->joints, NULL, gs->inverse_bind, vertex_count, slots,
                          SINEW_INDEX_U16, idx, SINEW_WEIGHT_F32, w, false};
-    r = sinew__asset_skin(b->asset, &d, NULL, path, b->options, b->doc->err, mesh);
+    r = sinew__asset_skin(b->asset, &d, NULL, false, path, b->options, b->doc->err, mesh);
 done:
     sinew__free(&b->alloc, joints), sinew__free(&b->alloc, weights);
     sinew__free(&b->alloc, idx), sinew__free(&b->alloc, w);

@@ -99,7 +99,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     } else if (sinew_archive_is(data, size)) {
         /* the archive's own sentences name the section: the file's name and
          * the function's are added below, as for any load */
-        r = sinew__archive_read(data, size, "archive", &counted.base, asset, err);
+        r = sinew__archive_read(data, size, "archive", false, &counted.base, asset, err);
     } else if (is_gltf(data, size)) {
         r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
         owned = false; /* the document freed it */

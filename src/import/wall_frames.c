@@ -14,6 +14,7 @@ static size_t begin_frame(sinew__bytes *f, uint32_t tag)
     size_t at = f->size;
     sinew__bytes_u32(f, tag);
     sinew__bytes_u32(f, 0);
+    f->origin = f->size;
     return at;
 }
 
@@ -66,6 +67,9 @@ void sinew__frames_asset(sinew__bytes *f, const sinew_asset *a)
     at = begin_frame(f, SINEW__FRAME_END);
     end_frame(f, at);
 }
+
+/* The payloads as the encoders write them, read by copying. */
+static const sinew__codec LAYOUT = {2, false};
 
 /* The most warnings of one import passed on to the caller's logger. */
 enum { MAX_WARNINGS = 200 };
@@ -175,10 +179,10 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
         at += sizeof head + head[1];
         sinew_result r = SINEW_OK;
         if (head[0] == SINEW__FRAME_SKELETON) {
-            r = sinew__decode_skeleton(payload, head[1], "the importer's output: the skeleton", base, asset, err);
+            r = sinew__decode_skeleton(payload, head[1], LAYOUT, "the importer's output: the skeleton", base, asset, err);
         } else if (head[0] == SINEW__FRAME_CLIP) {
             snprintf(where, sizeof where, "the importer's output: clip %d", asset->clip_count);
-            sinew_clip *c = sinew__decode_clip(payload, head[1], where, base, asset, err);
+            sinew_clip *c = sinew__decode_clip(payload, head[1], LAYOUT, where, base, asset, err);
             if (c)
                 clip_list[asset->clip_count++] = c;
             else
@@ -186,7 +190,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
         } else if (head[0] == SINEW__FRAME_MESH) {
             snprintf(where, sizeof where, "the importer's output: mesh %d", asset->mesh_count);
             /* counted before it is read into: sinew_asset_free then frees its skin */
-            r = sinew__decode_mesh(payload, head[1], NULL, 0, where, base, asset, &mesh_list[asset->mesh_count++], err);
+            r = sinew__decode_mesh(payload, head[1], NULL, 0, LAYOUT, where, base, asset, &mesh_list[asset->mesh_count++], err);
         }
         if (r != SINEW_OK) return r;
     }

@@ -62,7 +62,7 @@ static void normalize_unorm(uint32_t *w, int n, uint32_t sum, uint32_t full)
 
 /* Validates and normalizes the copied influences in place: the stored
  * weights, so that with an implied last weight it is the one that gives. */
-static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sinew_error *err)
+static sinew_result check_influences(sinew_skin *s, bool repair, sinew_skin_report *rep, sinew_error *err)
 {
     int n = s->influence_count, k = sinew__skin_stored_weights(s);
     for (int v = 0; v < s->vertex_count; ++v) {
@@ -92,7 +92,7 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
                 isum += iw[i];
             }
             if (idx[i] >= s->joint_count) {
-                if (w > 0.0f)
+                if (w > 0.0f || !repair)
                     return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
                                        "sinew_skin_create: vertex %d: influence %d uses skin joint %d, "
                                        "the skin has %d joints", v, i, idx[i], s->joint_count);
@@ -110,16 +110,20 @@ static sinew_result check_influences(sinew_skin *s, sinew_skin_report *rep, sine
             return sinew__fail(err, SINEW_ERROR_ZERO_WEIGHT, "sinew_skin_create: vertex %d: all %d weights are 0", v,
                                n);
 
-        bool off;
+        bool off = s->weight_type == SINEW_WEIGHT_F32 ? fabs(sum - 1.0) > 1e-5
+                   : k < n ? isum > (s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u)
+                           : isum != (s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u);
+        if (off && !repair)
+            return sinew__fail(err, SINEW_ERROR_BAD_WEIGHT,
+                               "sinew_skin_create: vertex %d: its weights sum to %g, not 1, and stay unrepaired "
+                               "where they lie", v, sum);
         if (s->weight_type == SINEW_WEIGHT_F32) {
-            off = fabs(sum - 1.0) > 1e-5;
             if (off) { /* an implied weight is 0 here: the stored ones make the sum */
                 float *w = (float *)s->weights + wbase;
                 for (int i = 0; i < k; ++i) w[i] = (float)(w[i] / sum);
             }
         } else {
             uint32_t full = s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u;
-            off = k < n ? isum > full : isum != full;
             if (off) {
                 normalize_unorm(iw, k, isum, full);
                 for (int i = 0; i < k; ++i) {
@@ -285,7 +289,7 @@ static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *
 }
 
 /* The blocks copied from `stored` and checked (NULL with `err` filled). */
-static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored_blocks *stored,
+static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored_blocks *stored, bool borrow,
                                         const sinew_allocator *alloc, sinew_error *err)
 {
     static const char who[] = "sinew_skin_create: the stored SIMD blocks";
@@ -311,7 +315,12 @@ static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored
                     (long long)count);
         return NULL;
     }
-    sinew__skin_blocks *bl = blocks_alloc(s, per_group, alloc);
+    /* borrowed where every group's arrays are aligned as the kernels load them */
+    for (int k = 0; borrow && k <= SINEW__BLOCK_MAX_JOINTS; ++k)
+        borrow = !per_group[k] || ((uintptr_t)stored->block[k] % 4 == 0 && (uintptr_t)stored->joints[k] % 2 == 0 &&
+                                   (uintptr_t)stored->weights[k] % 32 == 0);
+    static const int none[SINEW__BLOCK_MAX_JOINTS + 1];
+    sinew__skin_blocks *bl = blocks_alloc(s, borrow ? none : per_group, alloc);
     uint8_t *seen = bl ? sinew__alloc(alloc, (size_t)count + 1) : NULL;
     if (!seen) {
         sinew__free_aligned(alloc, bl);
@@ -319,7 +328,14 @@ static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored
         return NULL;
     }
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
-        const sinew__block_group *g = &bl->group[k];
+        sinew__block_group *g = &bl->group[k];
+        if (borrow) {
+            if (!per_group[k]) continue; /* an empty group keeps its (empty) arrays */
+            g->count = per_group[k];
+            g->block = stored->block[k], g->joints = stored->joints[k];
+            g->weights = stored->weights[k], g->pivot = stored->pivot[k];
+            continue;
+        }
         size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
         if (!c) continue;
         memcpy(GROUP_ARRAY(g, block, uint32_t), stored->block[k], c * sizeof(uint32_t));
@@ -340,11 +356,11 @@ static sinew__skin_blocks *adopt_blocks(const sinew_skin *s, const sinew__stored
 sinew_skin *sinew_skin_create(const sinew_skeleton *sk, const sinew_skin_desc *d, const sinew_options *options,
                               sinew_skin_report *report, sinew_error *err)
 {
-    return sinew__skin_create_stored(sk, d, NULL, options, report, err);
+    return sinew__skin_create_stored(sk, d, NULL, false, options, report, err);
 }
 
 sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin_desc *d,
-                                      const sinew__stored_blocks *stored, const sinew_options *options,
+                                      const sinew__stored_blocks *stored, bool borrow, const sinew_options *options,
                                       sinew_skin_report *report, sinew_error *err)
 {
     sinew__ok(err);
@@ -358,9 +374,11 @@ sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin
     size_t index_size = sinew__index_bytes(d->index_type), weight_size = sinew__weight_bytes(d->weight_type);
     sinew__layout l = {sizeof(sinew__skin), false};
     size_t off_joints = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(int16_t), 8);
-    size_t off_ibm = sinew__layout_add(&l, (size_t)d->joint_count, sizeof(sinew_mat4), 16);
-    size_t off_idx = sinew__layout_add(&l, entries, index_size, 8);
-    size_t off_w = sinew__layout_add(&l, weight_entries, weight_size, 8);
+    /* a borrowing skin keeps the caller's influences (and matrices, given) */
+    bool keep_ibm = borrow && d->inverse_bind;
+    size_t off_ibm = sinew__layout_add(&l, keep_ibm ? 0 : (size_t)d->joint_count, sizeof(sinew_mat4), 16);
+    size_t off_idx = sinew__layout_add(&l, borrow ? 0 : entries, index_size, 8);
+    size_t off_w = sinew__layout_add(&l, borrow ? 0 : weight_entries, weight_size, 8);
     sinew_allocator alloc = sinew__allocator(options);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -392,26 +410,26 @@ sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin
             }
         }
         joints[j] = (int16_t)k;
-        ibm[j] = d->inverse_bind ? d->inverse_bind[j] : sinew_mat4_identity();
+        if (!keep_ibm) ibm[j] = d->inverse_bind ? d->inverse_bind[j] : sinew_mat4_identity();
     }
-    if (entries) memcpy(block + off_idx, d->indices, entries * index_size);
-    if (weight_entries) memcpy(block + off_w, d->weights, weight_entries * weight_size);
+    if (!borrow && entries) memcpy(block + off_idx, d->indices, entries * index_size);
+    if (!borrow && weight_entries) memcpy(block + off_w, d->weights, weight_entries * weight_size);
     s->joint_count = d->joint_count;
     s->joints = joints;
-    s->inverse_bind = ibm;
+    s->inverse_bind = keep_ibm ? d->inverse_bind : ibm;
     s->vertex_count = d->vertex_count;
     s->influence_count = d->influence_count;
     s->index_type = d->index_type;
-    s->indices = block + off_idx;
+    s->indices = borrow ? d->indices : block + off_idx;
     s->weight_type = d->weight_type;
-    s->weights = block + off_w;
+    s->weights = borrow ? d->weights : block + off_w;
     s->last_weight_implied = d->last_weight_implied;
     made->allocator = alloc;
 
-    if (check_influences(s, &rep, err) != SINEW_OK) goto fail;
+    if (check_influences(s, !borrow, &rep, err) != SINEW_OK) goto fail;
     made->simd = sinew__simd_level(options);
     if (stored) {
-        made->blocks = adopt_blocks(s, stored, &alloc, err);
+        made->blocks = adopt_blocks(s, stored, borrow, &alloc, err);
         if (!made->blocks) goto fail;
     } else {
         made->blocks = build_blocks(s, &alloc);

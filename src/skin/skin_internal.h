@@ -170,8 +170,13 @@ typedef struct sinew__skin {
  * finite weights (a unit group's all 1); that the rows are the influences
  * regrouped is the writer's word, not checked. NULL `stored`: as
  * sinew_skin_create(). */
+/* `borrow`: the skin keeps `d`'s indices, weights and inverse bind matrices
+ * and `stored`'s arrays where they lie instead of copying them (the
+ * caller keeps them alive and unchanged for the skin's life; the blocks'
+ * weight rows 32-byte aligned, else they are copied), and refuses
+ * influences that would need repairing, which it cannot write. */
 sinew_skin *sinew__skin_create_stored(const sinew_skeleton *sk, const sinew_skin_desc *d,
-                                      const sinew__stored_blocks *stored, const sinew_options *options,
+                                      const sinew__stored_blocks *stored, bool borrow, const sinew_options *options,
                                       sinew_skin_report *report, sinew_error *err);
 
 /* The library's view of a skin it made (written only while it is made). */

@@ -1,10 +1,12 @@
-/* libFuzzer harness for the archive loader (sinew_archive_load): the bytes
- * as they come, and, where they start with an archive's header, again with
- * their checksum made right, so that mutations reach the table and the
- * sections' decoders instead of stopping at the checksum. An archive that
+/* libFuzzer harness for the archive loader in both modes
+ * (sinew_archive_load copies, sinew_archive_view reads in place): the
+ * bytes as they come, and, where they start with an archive's header,
+ * again with their checksum made right, so that mutations reach the table
+ * and the sections' decoders instead of stopping at the checksum; that
+ * copy lies on a 64-byte boundary and is also viewed. An archive that
  * loads must play (fuzz_play.h). Seeds: archives written by write_frames
- * (the built-in character, plain, clips only and with its skin's blocks) and
- * the golden 1.0 archives. */
+ * (the built-in character, plain, clips only and with its skin's blocks)
+ * and the golden 1.0 and 2.0 archives. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_archive.h"
 
@@ -17,25 +19,28 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void load(const uint8_t *data, size_t size)
+static void load(const uint8_t *data, size_t size, bool view)
 {
     sinew_error err;
-    sinew_asset *a = sinew_archive_load(data, size, NULL, &err);
+    sinew_asset *a = view ? sinew_archive_view(data, size, NULL, &err) : sinew_archive_load(data, size, NULL, &err);
     if (a) fuzz_play(a);
     sinew_asset_free(a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    load(data, size);
+    load(data, size, false);
     if (size < 64 || !sinew_archive_is(data, size)) return 0;
-    uint8_t *fixed = malloc(size);
-    if (!fixed) return 0;
+    /* exactly `size` bytes from the boundary, so that a read past them is seen */
+    uint8_t *raw = malloc(size + 64);
+    if (!raw) return 0;
+    uint8_t *fixed = raw + (64 - (uintptr_t)raw % 64) % 64;
     memcpy(fixed, data, size);
     uint64_t sum = sinew__xxh64(fixed + 64, size - 64, 0), total = size;
     memcpy(fixed + 24, &sum, 8);
     memcpy(fixed + 16, &total, 8);
-    load(fixed, size);
-    free(fixed);
+    load(fixed, size, false);
+    load(fixed, size, true);
+    free(raw);
     return 0;
 }
