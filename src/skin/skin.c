@@ -60,10 +60,58 @@ static void normalize_unorm(uint32_t *w, int n, uint32_t sum, uint32_t full)
     w[largest] = w[largest] + full - total; /* |full - total| <= n / 2 */
 }
 
+/* Whether the influences need neither a repair nor a sentence: every
+ * index below the joint count, every weight stored, finite and not
+ * negative, each vertex's weights summing to 1 within the exact pass's
+ * tolerance (1e-5 there; summed in float here, whose error over 8 weights
+ * stays far below the 1e-6 margin). Simple loops over the arrays that the
+ * compiler vectorizes; where this says no, the exact pass decides. */
+static bool plainly_valid(const sinew_skin *s)
+{
+    size_t n = (size_t)s->influence_count, count = (size_t)s->vertex_count * n;
+    if ((size_t)sinew__skin_stored_weights(s) != n) return false; /* an implied weight: the exact pass */
+    unsigned largest = 0;
+    if (s->index_type == SINEW_INDEX_U8) {
+        const uint8_t *p = s->indices;
+        for (size_t i = 0; i < count; ++i) largest = p[i] > largest ? p[i] : largest;
+    } else {
+        const uint16_t *p = s->indices;
+        for (size_t i = 0; i < count; ++i) largest = p[i] > largest ? p[i] : largest;
+    }
+    if (largest >= (unsigned)s->joint_count) return false;
+    if (s->weight_type == SINEW_WEIGHT_F32) {
+        const float *w = s->weights;
+        uint32_t bad = 0;
+        for (size_t i = 0; i < count; ++i) {
+            uint32_t bits;
+            memcpy(&bits, &w[i], sizeof bits);
+            /* a NaN or an infinity, or a negative number other than -0 */
+            bad |= ((bits & 0x7f800000u) == 0x7f800000u) | (bits > 0x80000000u);
+        }
+        if (bad) return false;
+        for (size_t v = 0; v < count; v += n) {
+            float sum = 0.0f;
+            for (size_t i = 0; i < n; ++i) sum += w[v + i];
+            if (!(fabsf(sum - 1.0f) <= 9e-6f)) return false;
+        }
+    } else {
+        uint32_t full = s->weight_type == SINEW_WEIGHT_UNORM8 ? 255u : 65535u;
+        for (size_t v = 0; v < count; v += n) {
+            uint32_t sum = 0;
+            for (size_t i = 0; i < n; ++i)
+                sum += s->weight_type == SINEW_WEIGHT_UNORM8 ? ((const uint8_t *)s->weights)[v + i]
+                                                             : ((const uint16_t *)s->weights)[v + i];
+            if (sum != full) return false;
+        }
+    }
+    return true;
+}
+
 /* Validates and normalizes the copied influences in place: the stored
  * weights, so that with an implied last weight it is the one that gives. */
 static sinew_result check_influences(sinew_skin *s, bool repair, sinew_skin_report *rep, sinew_error *err)
 {
+    if (plainly_valid(s)) return SINEW_OK;
     int n = s->influence_count, k = sinew__skin_stored_weights(s);
     for (int v = 0; v < s->vertex_count; ++v) {
         size_t base = (size_t)v * (size_t)n, wbase = (size_t)v * (size_t)k;
@@ -254,6 +302,26 @@ static sinew__skin_blocks *build_blocks(const sinew_skin *s, const sinew_allocat
  * once, ascending in its group; joints below the skin's joint count; rows
  * below the block's joint count) and what they read as values (finite
  * weights, a unit group's rows all 1). */
+/* Whether group k's joints, weights and pivots are plainly what the
+ * kernels need (the block list is checked entry by entry): loops over
+ * each array that the compiler vectorizes; where this says no, the entry
+ * by entry pass finds the first fault and says it. */
+static bool group_plainly_valid(const sinew__block_group *g, int k, int joint_count)
+{
+    size_t c = (size_t)g->count, n = (size_t)sinew__group_joints(k);
+    unsigned largest = 0;
+    for (size_t i = 0; i < c * n; ++i) largest = g->joints[i] > largest ? g->joints[i] : largest;
+    uint32_t bad = largest >= (unsigned)joint_count;
+    for (size_t i = 0; i < c * n * SINEW__BLOCK; ++i) {
+        uint32_t bits;
+        memcpy(&bits, &g->weights[i], sizeof bits);
+        bad |= k == SINEW__UNIT_GROUP ? bits != 0x3f800000u : (bits & 0x7f800000u) == 0x7f800000u;
+    }
+    unsigned pivot = 0;
+    for (size_t i = 0; i < c * SINEW__BLOCK; ++i) pivot = g->pivot[i] > pivot ? g->pivot[i] : pivot;
+    return !bad && pivot < n;
+}
+
 static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *bl, uint8_t *seen, sinew_error *err)
 {
     static const char who[] = "sinew_skin_create: the stored SIMD blocks";
@@ -261,6 +329,17 @@ static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         const sinew__block_group *g = &bl->group[k];
         int n = sinew__group_joints(k);
+        if (group_plainly_valid(g, k, s->joint_count)) {
+            for (int i = 0; i < g->count; ++i) {
+                uint32_t b = g->block[i];
+                if (b >= count || (i > 0 && b <= g->block[i - 1]) || seen[b])
+                    return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS,
+                                       "%s: group %d entry %d: block %u is past the %u blocks, out of order or "
+                                       "listed twice", who, k, i, b, count);
+                seen[b] = 1;
+            }
+            continue;
+        }
         for (int i = 0; i < g->count; ++i) {
             uint32_t b = g->block[i];
             if (b >= count || (i > 0 && b <= g->block[i - 1]) || seen[b])
