@@ -15,18 +15,29 @@ uint32_t sinew_name_hash(const char *name)
 
 uint64_t sinew__hash_bytes(const void *data, size_t size)
 {
-    /* FNV-1a over the 32-bit words (the last one padded with zeros), then a
-     * final mix so that every bit of the last words reaches every bit of
-     * the hash */
+    /* FNV-1a over the 64-bit words in four interleaved lanes (independent
+     * multiplies, so that they overlap), the last words padded with zeros;
+     * then the lanes and the size combined and a final mix, so that every
+     * bit of every word reaches every bit of the hash. An in-memory hash:
+     * never stored. */
     const unsigned char *p = data;
-    uint64_t h = 14695981039346656037u;
-    for (size_t at = 0; at < size; at += 4) {
-        uint32_t word = 0;
-        memcpy(&word, p + at, size - at < 4 ? size - at : 4);
-        h = (h ^ word) * 1099511628211u;
+    uint64_t h[4] = {14695981039346656037u, 14695981039346656037u ^ 1, 14695981039346656037u ^ 2,
+                     14695981039346656037u ^ 3};
+    size_t at = 0;
+    for (; size - at >= 32; at += 32)
+        for (int lane = 0; lane < 4; ++lane) {
+            uint64_t word;
+            memcpy(&word, p + at + 8 * (size_t)lane, sizeof word);
+            h[lane] = (h[lane] ^ word) * 1099511628211u;
+        }
+    for (int lane = 0; at < size; at += 8, lane = (lane + 1) % 4) {
+        uint64_t word = 0;
+        memcpy(&word, p + at, size - at < 8 ? size - at : 8);
+        h[lane] = (h[lane] ^ word) * 1099511628211u;
     }
-    h ^= h >> 33, h *= 0xff51afd7ed558ccdu, h ^= h >> 33;
-    return h;
+    uint64_t x = ((h[0] ^ (h[1] * 0x9e3779b97f4a7c15u)) * 1099511628211u ^ h[2]) * 1099511628211u ^ h[3] ^ size;
+    x ^= x >> 33, x *= 0xff51afd7ed558ccdu, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53u, x ^= x >> 33;
+    return x;
 }
 
 static const char *desc_name(const sinew_skeleton_desc *d, int j)
