@@ -151,12 +151,15 @@ static void aligned_free(unsigned char *p)
     free(raw);
 }
 
-/* Whether the view's meshes (and their skins' influences, and with
- * `blocks` their SIMD blocks) lie in the bytes [p, p + n), as a view
- * promises. */
+/* Whether the view's clips' keys and meshes (and their skins' influences,
+ * and with `blocks` their SIMD blocks) lie in the bytes [p, p + n), as a
+ * view promises. */
 static bool viewed_in(const sinew_asset *a, const unsigned char *p, size_t n, bool blocks)
 {
 #define INSIDE(q) ((const unsigned char *)(q) >= p && (const unsigned char *)(q) < p + n)
+    for (int c = 0; c < a->clip_count; ++c)
+        for (int t = 0; t < a->clips[c]->track_count; ++t)
+            if (!INSIDE(a->clips[c]->tracks[t].times) || !INSIDE(a->clips[c]->tracks[t].values)) return false;
     for (int m = 0; m < a->mesh_count; ++m) {
         const sinew_mesh *mesh = &a->meshes[m];
         if (mesh->vertex_count && !INSIDE(mesh->positions)) return false;
@@ -566,6 +569,46 @@ static void test_allocation_failures(const sinew_asset *demo)
     free(m.bytes);
 }
 
+/* What a view cannot repair (it does not write the caller's bytes) is
+ * refused with a sentence where a copy repairs it: a rotation key not of
+ * unit length, weights not summing to 1, a zero-weight influence past the
+ * skin's joints. */
+static void test_borrow_refuses(const sinew_asset *demo)
+{
+    const sinew_skeleton *sk = demo->skeleton;
+    float times[2] = {0.0f, 1.0f}, rotations[8] = {0, 0, 0, 1, 0, 0, 0, 2};
+    sinew_track track = {.joint = 0, .target = SINEW_TARGET_ROTATION, .interpolation = SINEW_INTERP_LINEAR,
+                         .key_count = 2, .times = times, .values = rotations};
+    sinew_clip_desc d = {.name = "long", .joint_count = sk->joint_count, .track_count = 1, .tracks = &track,
+                         .skeleton = sk};
+    sinew_error err;
+    sinew_clip *copied = sinew__clip_create(&d, false, NULL, &err);
+    CHECK(copied && copied->tracks[0].values[7] == 1.0f, "a copy normalizes the rotation: %s", err.description);
+    sinew_clip *viewed = sinew__clip_create(&d, true, NULL, &err);
+    CHECK(!viewed, "a view refuses a rotation not of unit length");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "track 0 key 1: a rotation not of unit length stays unrepaired");
+    sinew_clip_free(copied), sinew_clip_free(viewed);
+    uint16_t indices[2] = {0, 0};
+    float weights[2] = {0.5f, 0.4f};
+    int joints[1] = {0};
+    sinew_skin_desc sd = {.joint_count = 1, .joints = joints, .vertex_count = 1, .influence_count = 2,
+                          .index_type = SINEW_INDEX_U16, .indices = indices, .weight_type = SINEW_WEIGHT_F32,
+                          .weights = weights};
+    sinew_skin *fixed = sinew__skin_create_stored(sk, &sd, NULL, false, NULL, NULL, &err);
+    CHECK(fixed != NULL, "a copy normalizes the weights: %s", err.description);
+    sinew_skin *kept = sinew__skin_create_stored(sk, &sd, NULL, true, NULL, NULL, &err);
+    CHECK(!kept, "a view refuses weights that sum to 0.9");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_WEIGHT, "vertex 0: its weights sum to 0.9, not 1, and stay unrepaired");
+    sinew_skin_free(fixed), sinew_skin_free(kept);
+    indices[1] = 7, weights[0] = 1.0f, weights[1] = 0.0f;
+    fixed = sinew__skin_create_stored(sk, &sd, NULL, false, NULL, NULL, &err);
+    CHECK(fixed && ((const uint16_t *)fixed->indices)[1] == 0, "a copy clears a zero-weight index past the joints");
+    kept = sinew__skin_create_stored(sk, &sd, NULL, true, NULL, NULL, &err);
+    CHECK(!kept, "a view refuses a zero-weight index past the joints");
+    CHECK_ERROR(err, SINEW_ERROR_BAD_JOINT_INDEX, "vertex 0: influence 1 uses skin joint 7, the skin has 1 joints");
+    sinew_skin_free(fixed), sinew_skin_free(kept);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -575,6 +618,7 @@ int main(void)
     if (!demo) return check_finish("test_archive");
     round_trip(demo, "built-in character");
     test_golden();
+    test_borrow_refuses(demo);
     test_allocation_failures(demo);
     test_prepared(demo);
     test_stored_blocks();

@@ -438,6 +438,11 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
                    t->key_count);
             break;
         }
+        if (r->codec.view) { /* where they lie */
+            t->times = get_stream(r, (size_t)t->key_count, sizeof(float), SINEW__ARRAY_ALIGN);
+            t->values = get_stream(r, floats, sizeof(float), SINEW__ARRAY_ALIGN);
+            continue;
+        }
         float *block = sinew__alloc(&r->scratch, sizeof(float) * ((size_t)t->key_count + floats));
         if (!block) {
             refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -456,7 +461,7 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
                              .track_count = n, .tracks = tracks, .additive = additive,
                              .skeleton = r->asset->skeleton};
         sinew_error e;
-        clip = sinew_clip_create(&d, options, &e);
+        clip = sinew__clip_create(&d, r->codec.view, options, &e);
         if (!clip) refused_by(r, &e);
     }
     for (int i = 0; i < held; ++i) sinew__free(&r->scratch, blocks[i]);

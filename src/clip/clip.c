@@ -101,6 +101,11 @@ static void share_times(const sinew_track *tracks, int n, int *times_of, int *ta
 
 sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *options, sinew_error *err)
 {
+    return sinew__clip_create(d, false, options, err);
+}
+
+sinew_clip *sinew__clip_create(const sinew_clip_desc *d, bool borrow, const sinew_options *options, sinew_error *err)
+{
     sinew__ok(err);
     if (!d) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: clip description is NULL");
@@ -175,7 +180,7 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     size_t off_tracks = sinew__layout_add(&l, (size_t)d->track_count, sizeof(sinew_track), 8);
     /* Per track: its times (unless shared) then values. The same sequence of
      * layout_add calls runs again below to place the pointers. */
-    for (int i = 0; i < d->track_count; ++i) {
+    for (int i = 0; i < d->track_count && !borrow; ++i) {
         if (times_of[i] == i) sinew__layout_add(&l, (size_t)d->tracks[i].key_count, sizeof(float), 4);
         sinew__layout_add(&l, sinew__track_floats(&d->tracks[i]), sizeof(float), 4);
     }
@@ -194,6 +199,24 @@ sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *opt
     for (int i = 0; i < d->track_count; ++i) {
         const sinew_track *src = &d->tracks[i];
         const float *times = tracks[times_of[i]].times; /* placed already where shared */
+        if (borrow) {
+            /* the keys stay where they lie: rotations must be unit already */
+            bool cubic = src->interpolation == SINEW_INTERP_CUBICSPLINE;
+            for (int k = 0; src->target == SINEW_TARGET_ROTATION && k < src->key_count; ++k) {
+                const float *q = &src->values[(size_t)k * (cubic ? 12 : 4) + (cubic ? 4 : 0)];
+                sinew_quat v = sinew__q(q[0], q[1], q[2], q[3]);
+                if (fabsf(sinew__q_dot(v, v) - 1.0f) > 1e-5f) {
+                    sinew__free(&alloc, times_of);
+                    sinew__free(&alloc, block);
+                    sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: clip \"%s\": track %d key "
+                                "%d: a rotation not of unit length stays unrepaired where it lies", name, i, k);
+                    return NULL;
+                }
+            }
+            tracks[i] = *src;
+            if (src->target != SINEW_TARGET_WEIGHTS) tracks[i].width = 0;
+            continue;
+        }
         if (times_of[i] == i) {
             float *copy = (float *)(block + sinew__layout_add(&l2, (size_t)src->key_count, sizeof(float), 4));
             memcpy(copy, src->times, sizeof(float) * (size_t)src->key_count);

@@ -36,6 +36,13 @@ typedef struct sinew__clip {
 /* The library's view of a clip it made (written only while it is made). */
 static inline sinew__clip *sinew__clip_of(const sinew_clip *clip) { return (sinew__clip *)(uintptr_t)clip; }
 
+/* sinew_clip_create(); `borrow`: the clip keeps the tracks' times and
+ * values where they lie instead of copying them (the caller keeps them
+ * alive and unchanged for the clip's life, 4-byte aligned), and refuses a
+ * rotation key that is not of unit length, which it cannot repair. */
+SINEW__SHARED sinew_clip *sinew__clip_create(const sinew_clip_desc *desc, bool borrow, const sinew_options *options,
+                                             sinew_error *err);
+
 /* A clip's sampling plan (src/clip/plan.c): its LINEAR tracks laid out
  * per shared timeline for sampling many at once, or, for a clip made for
  * `skeleton` (optional) whose tracks allow it, in that skeleton's blocks
