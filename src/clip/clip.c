@@ -215,6 +215,8 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, bool borrow, const sine
             }
             tracks[i] = *src;
             if (src->target != SINEW_TARGET_WEIGHTS) tracks[i].width = 0;
+            /* equal key times as one array, as the plan recognizes them */
+            tracks[i].times = d->tracks[times_of[i]].times;
             continue;
         }
         if (times_of[i] == i) {

@@ -669,8 +669,13 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
             bool rotation = t->target == SINEW_TARGET_ROTATION;
             uint32_t dst = out_offset(t), width = (uint32_t)sinew_track_components(t);
             uint32_t src = x->image ? dst - x->image_at : 4 * (uint32_t)(rotation ? x->vec_count + nr : nv);
-            for (size_t k = 0; k < (size_t)x->key_count; ++k)
-                memcpy(&frames[k * (size_t)x->frame_floats + src], &t->values[k * width], sizeof(float) * width);
+            /* three or four floats a key: copied in place, not by a call each */
+            for (size_t k = 0; k < (size_t)x->key_count; ++k) {
+                float *to = &frames[k * (size_t)x->frame_floats + src];
+                const float *from = &t->values[k * width];
+                to[0] = from[0], to[1] = from[1], to[2] = from[2];
+                if (width == 4) to[3] = from[3];
+            }
             if (rotation) {
                 int e = x->rot_first + nr++;
                 rot_src[e] = src, rot_dst[e] = dst, rot_line[e] = l;
