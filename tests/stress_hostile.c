@@ -223,8 +223,7 @@ static void archive_mutants(const char *stem, const unsigned char *d, size_t siz
             seed = seed * 1664525u + 1013904223u;
             copy[at] ^= (unsigned char)(1u + (seed >> 24) % 255u);
         }
-        uint64_t sum = sinew__xxh64(copy + 64, size - 64, 0);
-        memcpy(copy + 24, &sum, 8);
+        sinew__archive_seal(copy, size);
         char name[128];
         snprintf(name, sizeof name, "%s-sealed%02d.sinew", stem, k);
         save(name, copy, size);

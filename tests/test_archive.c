@@ -200,6 +200,11 @@ static void round_trip(const sinew_asset *a, const char *what)
     sinew_asset *f = sinew_archive_view(plain, m.size, NULL, &err);
     CHECK(f && same_asset(a, f) && viewed_in(f, plain, m.size, false), "%s: viewed, the same asset in its bytes: %s", what,
           f ? "" : err.description);
+    /* a viewed clip is planned as the copied one (equal key times found equal) */
+    for (int k = 0; f && b && k < f->clip_count; ++k)
+        CHECK(sinew__sampler_bytes(sinew__clip_of(f->clips[k])->sampler) ==
+                  sinew__sampler_bytes(sinew__clip_of(b->clips[k])->sampler),
+              "%s: clip %d viewed has the plan of the clip copied", what, k);
     sinew_asset *g = sinew_archive_view(ready, prepared.size, NULL, &err);
     CHECK(g && same_asset(a, g) && same_blocks(a, g) && viewed_in(g, ready, prepared.size, true),
           "%s: prepared and viewed, the same asset and blocks in its bytes: %s", what, g ? "" : err.description);
@@ -210,8 +215,32 @@ static void round_trip(const sinew_asset *a, const char *what)
     free(m.bytes), free(again.bytes), free(clips.bytes), free(prepared.bytes);
 }
 
+/* The bytes the XXH3 vectors hash: byte i is ((7 i + 3)(i / 256 | 1)) mod 256. */
+static unsigned char pattern(size_t i) { return (unsigned char)((i * 7 + 3) * (i >> 8 | 1)); }
+
 static void test_xxh64(void)
 {
+    /* XXH3-64 of the pattern's first n bytes, as xxhsum -H3 gives them: every
+     * path of the algorithm (up to 16, 128, 240 bytes, blocks of 1024) */
+    static const struct {
+        size_t n;
+        uint64_t hash;
+    } xxh3[] = {{0, 0x2d06800538d394c2u},     {1, 0x13e608bc156defedu},    {2, 0x1c9074b93943b86cu},
+                {3, 0xa9088dda485b481cu},     {4, 0x6d9253b16c8b1ed3u},    {5, 0x998620e10e3a4b37u},
+                {8, 0x60539db630471163u},     {9, 0xfeff668361d723a8u},    {15, 0x9ec169f4a98231c1u},
+                {16, 0xb8c859b0f030b585u},    {17, 0x714a04408e79b80fu},   {31, 0xed41ac283d0674b3u},
+                {32, 0x19ff4ee1d6ba1a55u},    {33, 0x3e44983ad21679c8u},   {64, 0x287eb1fa9e4be2c1u},
+                {100, 0xb5937857f0d78c9fu},   {128, 0x67425a03650261bfu},  {129, 0xc664bf3311c6abc4u},
+                {200, 0x746cd0025327bf5bu},   {240, 0x64556dc6b462a6cfu},  {241, 0x8beadd3a8874fe17u},
+                {255, 0xb67b6637a76e6c39u},   {256, 0x3c38817f6d79c0dau},  {511, 0xe3fca5c97aa72e1bu},
+                {1024, 0xdb78f5ef2bf84ce6u},  {1025, 0x0b96c08edf393d47u}, {1088, 0x46a4ac67bb068d21u},
+                {2047, 0x804c3461e5d3b4d2u},  {5000, 0x4bfcec4a51dcf760u}, {100003, 0x449976bc64f3b933u}};
+    unsigned char *bytes = malloc(100003);
+    for (size_t i = 0; i < 100003; ++i) bytes[i] = pattern(i);
+    for (size_t v = 0; v < sizeof xxh3 / sizeof *xxh3; ++v)
+        CHECK(sinew__xxh3(bytes, xxh3[v].n) == xxh3[v].hash, "XXH3-64 of %zu bytes: %016llx", xxh3[v].n,
+              (unsigned long long)sinew__xxh3(bytes, xxh3[v].n));
+    free(bytes);
     CHECK(sinew__xxh64("", 0, 0) == 0xEF46DB3751D8E999ULL, "XXH64 of nothing");
     CHECK(sinew__xxh64("a", 1, 0) == 0xD24EC4F1A98C6E5BULL, "XXH64 of \"a\"");
     CHECK(sinew__xxh64("abc", 3, 0) == 0x44BC2CF5AD770999ULL, "XXH64 of \"abc\"");
@@ -257,8 +286,7 @@ static sinew_result load_copy(const memory *m, void (*mutate)(unsigned char *, s
     memcpy(copy, m->bytes, m->size);
     mutate(copy, m->size);
     if (fix_sum && m->size >= 64) {
-        uint64_t sum = sinew__xxh64(copy + 64, m->size - 64, 0);
-        memcpy(copy + 24, &sum, 8);
+        sinew__archive_seal(copy, m->size);
     }
     sinew_asset *a = sinew_archive_load(copy, m->size, NULL, err);
     sinew_result r = a ? SINEW_OK : err->result;
@@ -298,8 +326,7 @@ static void mutated(const memory *m, int rounds, const char *what)
             seed = seed * 1664525u + 1013904223u;
             copy[at] ^= (unsigned char)(1u + (seed >> 24) % 255u);
         }
-        uint64_t sum = sinew__xxh64(copy + 64, m->size - 64, 0);
-        memcpy(copy + 24, &sum, 8);
+        sinew__archive_seal(copy, m->size);
         /* copied, and viewed on odd rounds */
         sinew_asset *a = round % 2 ? sinew_archive_view(copy, m->size, NULL, &err)
                                    : sinew_archive_load(copy, m->size, NULL, &err);
@@ -499,8 +526,7 @@ static void test_prepared(const sinew_asset *demo)
     for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
         memcpy(copy, m.bytes, m.size);
         memcpy(copy + cases[c].offset, &cases[c].value, (size_t)cases[c].bytes);
-        uint64_t sum = sinew__xxh64(copy + 64, m.size - 64, 0);
-        memcpy(copy + 24, &sum, 8);
+        sinew__archive_seal(copy, m.size);
         sinew_error err;
         sinew_asset *a = sinew_archive_load(copy, m.size, NULL, &err);
         CHECK(a == NULL, "%s: refused", cases[c].what);
@@ -511,8 +537,7 @@ static void test_prepared(const sinew_asset *demo)
     memcpy(copy, m.bytes, m.size);
     uint32_t unknown = 77;
     memcpy(copy + entry, &unknown, 4);
-    uint64_t sum = sinew__xxh64(copy + 64, m.size - 64, 0);
-    memcpy(copy + 24, &sum, 8);
+    sinew__archive_seal(copy, m.size);
     sinew_error err;
     sinew_asset *a = sinew_archive_load(copy, m.size, NULL, &err);
     CHECK(a && same_blocks(demo, a), "without its blocks section the skin builds the same blocks: %s",

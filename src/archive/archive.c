@@ -61,6 +61,17 @@ static uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
+uint64_t sinew__archive_checksum(const unsigned char *bytes, size_t size)
+{
+    return get_u16(bytes + 8) == 1 ? sinew__xxh64(bytes + HEADER_BYTES, size - HEADER_BYTES, 0)
+                                   : sinew__xxh3(bytes + HEADER_BYTES, size - HEADER_BYTES);
+}
+
+void sinew__archive_seal(unsigned char *bytes, size_t size)
+{
+    put_u64(bytes + 24, sinew__archive_checksum(bytes, size));
+}
+
 bool sinew_archive_is(const void *data, size_t size)
 {
     return data && size >= sizeof magic && memcmp(data, magic, sizeof magic) == 0;
@@ -149,7 +160,7 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
             if (sections[i].payload.size) memcpy(bytes + at, sections[i].payload.bytes, sections[i].payload.size);
             at += sections[i].payload.size;
         }
-        put_u64(bytes + 24, sinew__xxh64(bytes + HEADER_BYTES, total - HEADER_BYTES, 0));
+        sinew__archive_seal(bytes, total);
         if (!writer(user, bytes, total)) r = sinew__fail(err, SINEW_ERROR_IO, "%s: the writer stopped", who);
     }
     for (int i = 0; i < count; ++i) free(sections[i].payload.bytes);
@@ -209,8 +220,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
         return sinew__fail(err, total > size ? SINEW_ERROR_TRUNCATED : SINEW_ERROR_PARSE,
                            "%s: header at byte 16: %llu bytes declared, %zu given", name,
                            (unsigned long long)total, size);
-    uint64_t sum = sinew__xxh64(bytes + HEADER_BYTES, size - HEADER_BYTES, 0);
-    if (sum != get_u64(bytes + 24))
+    if (sinew__archive_checksum(bytes, size) != get_u64(bytes + 24))
         return sinew__fail(err, SINEW_ERROR_PARSE, "%s: header at byte 24: the checksum does not match the payload",
                            name);
     if (table < HEADER_BYTES || table % 8 || table > size || count > (size - table) / ENTRY_BYTES)

@@ -16,9 +16,22 @@ enum {
     SINEW__SECTION_SKIN_BLOCKS = 5 /* optional: the SIMD blocks of the skin of the mesh section before it */
 };
 
-/* XXH64 (Y. Collet's xxHash, 64-bit) of n bytes with `seed`: the archive's
- * checksum, several GB/s in plain C. */
+/* XXH64 (Y. Collet's xxHash, 64-bit) of n bytes with `seed`: the checksum
+ * of 1.x archives. */
 uint64_t sinew__xxh64(const void *data, size_t n, uint64_t seed);
+
+/* XXH3-64 (the same author's XXH3, 64-bit, seed 0, default secret) of n
+ * bytes: the checksum of 2.x archives, which the compiler can vectorize. */
+uint64_t sinew__xxh3(const void *data, size_t n);
+
+/* The checksum of an archive of `size` bytes (64 at least) as its header's
+ * major version defines it (1: XXH64, later: XXH3-64), over bytes 64 to the
+ * end. */
+SINEW__SHARED uint64_t sinew__archive_checksum(const unsigned char *bytes, size_t size);
+
+/* Writes that checksum into the header (byte 24): for tests and fuzzers
+ * that change an archive's bytes and keep it otherwise valid. */
+SINEW__SHARED void sinew__archive_seal(unsigned char *bytes, size_t size);
 
 /* Reads an archive of `size` bytes into `asset` (made by the caller with
  * `options`, whose allocator, logger and SIMD level the objects take);

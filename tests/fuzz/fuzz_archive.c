@@ -36,9 +36,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!raw) return 0;
     uint8_t *fixed = raw + (64 - (uintptr_t)raw % 64) % 64;
     memcpy(fixed, data, size);
-    uint64_t sum = sinew__xxh64(fixed + 64, size - 64, 0), total = size;
-    memcpy(fixed + 24, &sum, 8);
+    uint64_t total = size;
     memcpy(fixed + 16, &total, 8);
+    sinew__archive_seal(fixed, size);
     load(fixed, size, false);
     load(fixed, size, true);
     free(raw);
