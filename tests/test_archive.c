@@ -237,9 +237,11 @@ static void test_xxh64(void)
                 {2047, 0x804c3461e5d3b4d2u},  {5000, 0x4bfcec4a51dcf760u}, {100003, 0x449976bc64f3b933u}};
     unsigned char *bytes = malloc(100003);
     for (size_t i = 0; i < 100003; ++i) bytes[i] = pattern(i);
-    for (size_t v = 0; v < sizeof xxh3 / sizeof *xxh3; ++v)
-        CHECK(sinew__xxh3(bytes, xxh3[v].n) == xxh3[v].hash, "XXH3-64 of %zu bytes: %016llx", xxh3[v].n,
-              (unsigned long long)sinew__xxh3(bytes, xxh3[v].n));
+    /* at every SIMD level this CPU runs */
+    for (int level = SINEW_SIMD_SCALAR; level <= (int)sinew_simd_supported(); ++level)
+        for (size_t v = 0; v < sizeof xxh3 / sizeof *xxh3; ++v)
+            CHECK(sinew__xxh3_at(bytes, xxh3[v].n, level) == xxh3[v].hash, "XXH3-64 of %zu bytes at level %d: %016llx",
+                  xxh3[v].n, level, (unsigned long long)sinew__xxh3_at(bytes, xxh3[v].n, level));
     free(bytes);
     CHECK(sinew__xxh64("", 0, 0) == 0xEF46DB3751D8E999ULL, "XXH64 of nothing");
     CHECK(sinew__xxh64("a", 1, 0) == 0xD24EC4F1A98C6E5BULL, "XXH64 of \"a\"");

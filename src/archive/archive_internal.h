@@ -23,6 +23,19 @@ uint64_t sinew__xxh64(const void *data, size_t n, uint64_t seed);
 /* XXH3-64 (the same author's XXH3, 64-bit, seed 0, default secret) of n
  * bytes: the checksum of 2.x archives, which the compiler can vectorize. */
 uint64_t sinew__xxh3(const void *data, size_t n);
+/* The same, its stripes run at SIMD level `level` (a sinew_simd; the CPU
+ * must run it): the same result at every level. */
+uint64_t sinew__xxh3_at(const void *data, size_t n, int level);
+/* XXH3's long inputs: 16 stripes of 64 bytes a block, the accumulators
+ * scrambled with this prime after each. */
+#define SINEW__XXH3_BLOCK_STRIPES 16
+#define SINEW__XXH3_SCRAMBLE_PRIME 0x9E3779B1u
+#if defined(SINEW_X86_SIMD)
+/* `blocks` full blocks from p (each accumulated and scrambled), then
+ * `stripes` stripes of the next, with the 192-byte `secret`. */
+void sinew__xxh3_stripes_avx2(uint64_t acc[8], const unsigned char *p, size_t blocks, size_t stripes,
+                              const unsigned char *secret);
+#endif
 
 /* The checksum of an archive of `size` bytes (64 at least) as its header's
  * major version defines it (1: XXH64, later: XXH3-64), over bytes 64 to the

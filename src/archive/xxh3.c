@@ -11,6 +11,7 @@
 #endif
 
 enum { SECRET_BYTES = 192, STRIPE = 64, STRIPES_PER_BLOCK = (SECRET_BYTES - 64) / 8, BLOCK = STRIPE * STRIPES_PER_BLOCK };
+_Static_assert(STRIPES_PER_BLOCK == SINEW__XXH3_BLOCK_STRIPES, "the SIMD kernels' block");
 
 /* The specification's default secret. */
 static const unsigned char secret[SECRET_BYTES] = {
@@ -27,7 +28,7 @@ static const unsigned char secret[SECRET_BYTES] = {
     0x40, 0x7e,
 };
 
-static const uint64_t P32_1 = 0x9E3779B1u, P32_2 = 0x85EBCA77u, P32_3 = 0xC2B2AE3Du;
+static const uint64_t P32_1 = SINEW__XXH3_SCRAMBLE_PRIME, P32_2 = 0x85EBCA77u, P32_3 = 0xC2B2AE3Du;
 static const uint64_t P64_1 = 0x9E3779B185EBCA87u, P64_2 = 0xC2B2AE3D27D4EB4Fu, P64_3 = 0x165667B19E3779F9u,
                       P64_4 = 0x85EBCA77C2B2AE63u, P64_5 = 0x27D4EB2F165667C5u;
 static const uint64_t MX1 = 0x165667919E3779F9u, MX2 = 0x9FB21C651E98DF25u;
@@ -158,44 +159,82 @@ static inline void accumulate(uint64_t acc[8], const unsigned char *stripe, cons
     for (int i = 0; i < 8; ++i) acc[i] += (mixed[i] & 0xffffffffu) * (mixed[i] >> 32) + value[i ^ 1];
 }
 
+/* After each block: the accumulators scrambled with the secret's last 64
+ * bytes. */
+static void scramble(uint64_t acc[8])
+{
+    for (int i = 0; i < 8; ++i) {
+        acc[i] ^= acc[i] >> 47;
+        acc[i] ^= read64(secret + SECRET_BYTES - 64 + 8 * i);
+        acc[i] *= P32_1;
+    }
+}
+
+/* `blocks` full blocks from p, each accumulated and scrambled, then
+ * `stripes` stripes of the next. */
+typedef void (*blocks_fn)(uint64_t acc[8], const unsigned char *p, size_t blocks, size_t stripes,
+                          const unsigned char *key);
+
 #if defined(__SSE2__) && !defined(BIG_ENDIAN_HOST)
-/* accumulate() over `count` stripes with SSE2 (part of every x86-64 CPU):
- * two lanes a vector, the 32 x 32 -> 64-bit products by pmuludq. */
-static void accumulate_stripes(uint64_t acc[8], const unsigned char *p, const unsigned char *key, size_t count)
+/* With SSE2 (part of every x86-64 CPU): two lanes a vector, the 32 x 32 ->
+ * 64-bit products by pmuludq. */
+static void blocks_sse2(uint64_t acc[8], const unsigned char *p, size_t blocks, size_t stripes,
+                        const unsigned char *key)
 {
     __m128i a[4];
     for (int j = 0; j < 4; ++j) a[j] = _mm_loadu_si128((const __m128i *)(const void *)(acc + 2 * j));
-    for (size_t s = 0; s < count; ++s)
-        for (int j = 0; j < 4; ++j) {
-            __m128i value = _mm_loadu_si128((const __m128i *)(const void *)(p + STRIPE * s + 16 * j));
-            __m128i mixed = _mm_xor_si128(value, _mm_loadu_si128((const __m128i *)(const void *)(key + 8 * s + 16 * j)));
-            __m128i product = _mm_mul_epu32(mixed, _mm_shuffle_epi32(mixed, _MM_SHUFFLE(2, 3, 0, 1)));
-            __m128i swapped = _mm_shuffle_epi32(value, _MM_SHUFFLE(1, 0, 3, 2));
-            a[j] = _mm_add_epi64(a[j], _mm_add_epi64(product, swapped));
-        }
+    for (size_t b = 0; b <= blocks; ++b) {
+        size_t count = b < blocks ? STRIPES_PER_BLOCK : stripes;
+        for (size_t s = 0; s < count; ++s)
+            for (int j = 0; j < 4; ++j) {
+                __m128i value = _mm_loadu_si128((const __m128i *)(const void *)(p + STRIPE * s + 16 * j));
+                __m128i mixed =
+                    _mm_xor_si128(value, _mm_loadu_si128((const __m128i *)(const void *)(key + 8 * s + 16 * j)));
+                __m128i product = _mm_mul_epu32(mixed, _mm_shuffle_epi32(mixed, _MM_SHUFFLE(2, 3, 0, 1)));
+                __m128i swapped = _mm_shuffle_epi32(value, _MM_SHUFFLE(1, 0, 3, 2));
+                a[j] = _mm_add_epi64(a[j], _mm_add_epi64(product, swapped));
+            }
+        if (b == blocks) break;
+        p += BLOCK;
+        for (int j = 0; j < 4; ++j) _mm_storeu_si128((__m128i *)(void *)(acc + 2 * j), a[j]);
+        scramble(acc);
+        for (int j = 0; j < 4; ++j) a[j] = _mm_loadu_si128((const __m128i *)(const void *)(acc + 2 * j));
+    }
     for (int j = 0; j < 4; ++j) _mm_storeu_si128((__m128i *)(void *)(acc + 2 * j), a[j]);
 }
 #else
-static void accumulate_stripes(uint64_t acc[8], const unsigned char *p, const unsigned char *key, size_t count)
+static void blocks_portable(uint64_t acc[8], const unsigned char *p, size_t blocks, size_t stripes,
+                            const unsigned char *key)
 {
-    for (size_t s = 0; s < count; ++s) accumulate(acc, p + STRIPE * s, key + 8 * s);
+    for (size_t b = 0; b <= blocks; ++b, p += BLOCK) {
+        size_t count = b < blocks ? STRIPES_PER_BLOCK : stripes;
+        for (size_t s = 0; s < count; ++s) accumulate(acc, p + STRIPE * s, key + 8 * s);
+        if (b < blocks) scramble(acc);
+    }
 }
 #endif
 
-static uint64_t longer(const unsigned char *p, size_t n)
+/* The blocks' loop of a SIMD level (a sinew_simd): AVX2 where it is built
+ * and asked for, else SSE2 (the x86-64 baseline, which the scalar level
+ * means there), else the portable loop (the arm64 build's tests run it). */
+static blocks_fn blocks_for(int level)
+{
+#if defined(SINEW_X86_SIMD) && !defined(BIG_ENDIAN_HOST)
+    if (level == SINEW_SIMD_AVX2 || level == SINEW_SIMD_AVX512) return sinew__xxh3_stripes_avx2;
+#endif
+    (void)level;
+#if defined(__SSE2__) && !defined(BIG_ENDIAN_HOST)
+    return blocks_sse2;
+#else
+    return blocks_portable;
+#endif
+}
+
+static uint64_t longer(const unsigned char *p, size_t n, blocks_fn run)
 {
     uint64_t acc[8] = {P32_3, P64_1, P64_2, P64_3, P64_4, P32_2, P64_5, P32_1};
-    size_t blocks = (n - 1) / BLOCK;
-    for (size_t b = 0; b < blocks; ++b) {
-        accumulate_stripes(acc, p + b * BLOCK, secret, STRIPES_PER_BLOCK);
-        for (int i = 0; i < 8; ++i) {
-            acc[i] ^= acc[i] >> 47;
-            acc[i] ^= read64(secret + SECRET_BYTES - 64 + 8 * i);
-            acc[i] *= P32_1;
-        }
-    }
-    size_t last = n - blocks * BLOCK, full = (last - 1) / STRIPE;
-    accumulate_stripes(acc, p + blocks * BLOCK, secret, full);
+    size_t blocks = (n - 1) / BLOCK, last = n - blocks * BLOCK;
+    run(acc, p, blocks, (last - 1) / STRIPE, secret);
     accumulate(acc, p + n - STRIPE, secret + SECRET_BYTES - 71);
     uint64_t result = n * P64_1;
     for (int i = 0; i < 4; ++i)
@@ -203,10 +242,12 @@ static uint64_t longer(const unsigned char *p, size_t n)
     return avalanche(result);
 }
 
-uint64_t sinew__xxh3(const void *data, size_t n)
+uint64_t sinew__xxh3_at(const void *data, size_t n, int level)
 {
     const unsigned char *p = data;
     if (n <= 16) return up_to_16(p, n);
     if (n <= 240) return up_to_240(p, n);
-    return longer(p, n);
+    return longer(p, n, blocks_for(level));
 }
+
+uint64_t sinew__xxh3(const void *data, size_t n) { return sinew__xxh3_at(data, n, (int)sinew_simd_supported()); }

@@ -16,6 +16,22 @@
 #define SINEW__PRINTF(fmt, args)
 #endif
 
+/* A loop over a whole array that the compiler vectorizes: built also for
+ * AVX2, the version the CPU runs chosen when the program loads, where the
+ * toolchain can (GCC and Clang on x86-64 ELF systems: an ifunc); built once
+ * elsewhere. Only for plain loops whose result is the same either way. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) || __has_feature(thread_sanitizer)
+#define SINEW__SANITIZED 1 /* the resolvers would run before the sanitizer's runtime */
+#endif
+#endif
+#if defined(SINEW_X86_SIMD) && defined(__ELF__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) && !defined(SINEW__SANITIZED)
+#define SINEW__VECTOR_LOOP __attribute__((target_clones("avx2", "default")))
+#else
+#define SINEW__VECTOR_LOOP
+#endif
+
 /* Internal functions the other sinew libraries (libsinew_import,
  * libsinew_gpu) call: exported from the shared libsinew, named sinew__ and
  * declared in no public header. */
