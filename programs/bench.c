@@ -30,11 +30,17 @@
  * have gone to sleep and must be woken, and the caches have cooled;
  * skin_lbs_pos_nrm_frame_woken wakes them (sinew_pool_wake, waiting) after
  * the pause and before the call, as an engine that wakes them early in its
- * frame: the caches cooled alone. */
+ * frame: the caches cooled alone. The archive rows load the character from
+ * the archive sinew_archive_write makes of it (format 2.0, checked whole):
+ * archive_load copies it (sinew_archive_load), archive_view views it where
+ * it lies (sinew_archive_view), archive_view_prepared views the archive
+ * with the skins' SIMD blocks stored; their unit is the archive's byte
+ * ("archive_bytes", "archive_bytes_prepared"). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include "../bench/bench.h"
+#include "sinew/sinew_archive.h"
 
 #include <errno.h>
 #include <math.h>
@@ -54,6 +60,22 @@ typedef struct bench_args {
     const char *json;
     int copies;
 } bench_args;
+
+/* An archive written into memory. */
+typedef struct grown {
+    unsigned char *bytes;
+    size_t size;
+} grown;
+
+static bool grow(void *user, const void *bytes, size_t size)
+{
+    grown *g = user;
+    unsigned char *bigger = realloc(g->bytes, g->size + size);
+    if (!bigger) return false;
+    memcpy(bigger + g->size, bytes, size);
+    g->bytes = bigger, g->size += size;
+    return true;
+}
 
 /* ---- a bigger mesh ------------------------------------------------------------ */
 
@@ -139,7 +161,8 @@ static sinew_skin *one_joint_skin(const sinew_skeleton *sk, const sinew_mesh *m)
 typedef enum operation {
     OP_SAMPLE, OP_SEEK, OP_L2M, OP_SAMPLE_MODEL, /* sinew_clip_sample_model */
     OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
-    OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK
+    OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
+    OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW /* the character from its archive, copied or viewed where it lies */
 } operation;
 
 enum {
@@ -186,7 +209,8 @@ static const kernel kernels[] = {
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
     {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}, {"skin_lbs_pos_nrm_frame", OP_LBS_PN, FRAME},
-    {"skin_lbs_pos_nrm_frame_woken", OP_LBS_PN, FRAME | WOKEN}};
+    {"skin_lbs_pos_nrm_frame_woken", OP_LBS_PN, FRAME | WOKEN}, {"archive_load", OP_ARCHIVE_LOAD, 0},
+    {"archive_view", OP_ARCHIVE_VIEW, 0}, {"archive_view_prepared", OP_ARCHIVE_VIEW, PREPARED}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -211,6 +235,8 @@ typedef struct bench {
     sinew_vec3 ik_target;
     sinew_pool *pool;
     sinew_simd simd;          /* the level the skinning kernels run */
+    const unsigned char *archive[2]; /* the character's archive, plain and prepared, on cache lines */
+    size_t archive_size[2];
 } bench;
 
 /* The mesh through a skinning kernel, over the pool's threads. */
@@ -293,6 +319,16 @@ static void run_kernel(bench *b, const kernel *k)
     case OP_BLEND3: {
         sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
         sinew_blend(sk, layers, k->op == OP_BLEND2 ? 2 : 3, 0.0f, b->local, n, NULL);
+        break;
+    }
+    case OP_ARCHIVE_LOAD:
+    case OP_ARCHIVE_VIEW: {
+        int which = (k->is & PREPARED) != 0;
+        sinew_options options = {.simd = b->simd};
+        sinew_asset *a = k->op == OP_ARCHIVE_VIEW
+                             ? sinew_archive_view(b->archive[which], b->archive_size[which], &options, NULL)
+                             : sinew_archive_load(b->archive[which], b->archive_size[which], &options, NULL);
+        sinew_asset_free(a);
         break;
     }
     case OP_IK: {
@@ -530,6 +566,23 @@ int cli_bench(int argc, char **argv)
             goto done;
         }
     }
+    /* the character's archives, plain and with its skins' blocks */
+    unsigned char *archive_raw[2] = {NULL, NULL};
+    for (int w = 0; w < 2; ++w) {
+        grown g = {0};
+        const sinew_archive_write_options write = {.skin_blocks = w == 1};
+        if (sinew_archive_write(l.asset, &write, grow, &g, &err) != SINEW_OK ||
+            !(archive_raw[w] = malloc(g.size + 64))) {
+            free(g.bytes);
+            fprintf(stderr, "sinew: bench: the archive: %s\n", err.result ? err.description : "out of memory");
+            status = EXIT_FAILED;
+            goto done;
+        }
+        unsigned char *at = archive_raw[w] + (64 - (uintptr_t)archive_raw[w] % 64) % 64;
+        memcpy(at, g.bytes, g.size);
+        free(g.bytes);
+        b.archive[w] = at, b.archive_size[w] = g.size;
+    }
     find_chain(b.sk, b.ik);
     if (b.ik[2] >= 0) {
         const float *m = b.model[b.ik[2]].m, *s = b.model[b.ik[0]].m;
@@ -557,6 +610,7 @@ int cli_bench(int argc, char **argv)
         printf(", packed from the optimized clip: %zu bytes (keys within %g units, %g rad, %g)",
                sinew_clip_bytes(b.packed_clip), (double)pack_report.translation_error,
                (double)pack_report.rotation_error, (double)pack_report.scale_error);
+    printf(", archive %zu bytes (prepared: %zu)", b.archive_size[0], b.archive_size[1]);
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
@@ -570,6 +624,8 @@ int cli_bench(int argc, char **argv)
         fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu, \"clip_bytes_optimized\": %zu",
                 sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip), sinew_clip_bytes(b.optimized_clip));
         if (b.packed_clip) fprintf(f, ", \"clip_bytes_packed\": %zu", sinew_clip_bytes(b.packed_clip));
+        fprintf(f, ", \"archive_bytes\": %zu, \"archive_bytes_prepared\": %zu", b.archive_size[0],
+                b.archive_size[1]);
         fputs(",\n \"results\": [", f);
     }
     bool first = true;
@@ -586,11 +642,17 @@ int cli_bench(int argc, char **argv)
         cli_progress_show(&progress, "bench", "row %d of %d: %s", i + 1, KERNEL_COUNT, k->name);
         result r = measure(&b, k);
         cli_progress_clear(&progress); /* before the row, where stdout is the same terminal */
-        const char *unit = skin ? "vertex" : "joint";
-        int count = skin ? nv : k->op == OP_PALETTE ? np : k->op == OP_IK ? 3 : n;
+        bool archive = k->op == OP_ARCHIVE_LOAD || k->op == OP_ARCHIVE_VIEW;
+        const char *unit = skin ? "vertex" : archive ? "byte" : "joint";
+        int count = skin      ? nv
+                    : archive ? (int)b.archive_size[(k->is & PREPARED) != 0]
+                    : k->op == OP_PALETTE ? np
+                    : k->op == OP_IK      ? 3
+                                          : n;
         printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
                r.median / count);
         if (skin) printf("  %.0f Mvertex/s", 1e3 * nv / r.median);
+        if (archive) printf("  %.1f GB/s", count / r.median);
         if (r.speedup > 0) printf(", %.2fx one thread (%.0f)", r.speedup, 1e3 * nv / r.one_thread);
         printf("\n");
         fflush(stdout);
@@ -623,6 +685,7 @@ done:
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);
     if (copies.skin) free_copies(&copies);
+    free(archive_raw[0]), free(archive_raw[1]);
     cli_unload(&l);
     return status;
 }
