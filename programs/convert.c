@@ -17,7 +17,7 @@ typedef struct convert_settings {
     cli_source source;     /* the load options, --anim files */
     const char *out;       /* OUT.sinew, or DIR/ */
     bool out_dir;
-    bool optimize, clips_only, prepare;
+    bool optimize, pack, clips_only, prepare;
 } convert_settings;
 
 typedef struct job {
@@ -77,8 +77,9 @@ static void convert_one(void *user, int index)
         }
         capacity += anims[f]->clip_count;
     }
+    /* each clip may be made three times over: retargeted, optimized, packed */
     clips = calloc((size_t)capacity + 1, sizeof *clips);
-    owned = calloc((size_t)capacity + 1, sizeof *owned);
+    owned = calloc(3 * (size_t)capacity + 1, sizeof *owned);
     if (!clips || !owned) {
         fail(j, "out of memory");
         goto free_anims;
@@ -107,6 +108,22 @@ static void convert_one(void *user, int index)
             owned[made++] = slim;
             clips[c] = slim;
         }
+    /* packing takes clips whose tracks share one set of key times: another
+     * stays as it is, and the logger says why */
+    for (int c = 0; s->pack && c < count; ++c) {
+        sinew_clip *packed = sinew_clip_pack(clips[c], a->skeleton, NULL, NULL, &err);
+        if (packed) {
+            owned[made++] = packed;
+            clips[c] = packed;
+        } else if (err.result == SINEW_ERROR_UNSUPPORTED && load.base.logger.log) {
+            char note[600];
+            snprintf(note, sizeof note, "%s: stays unpacked: %s", j->in, err.description);
+            load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
+        } else {
+            fail(j, "%s", err.description);
+            goto free_anims;
+        }
+    }
     {
         /* the asset as read, with the clips chosen */
         sinew_asset out = *a;
@@ -156,7 +173,7 @@ int cli_convert(int argc, char **argv)
         } else if (cli_flag(&p, "--prepare")) {
             s.prepare = true;
         } else if (cli_flag(&p, "--pack")) {
-            cli_usage(&p, "%s: archives hold clips as tracks; packed clips come with a later format", argv[p.i]);
+            s.pack = true;
         } else if (argv[p.i][0] != '-' && s.source.file) {
             inputs[input_count++] = argv[p.i]; /* a second, third ... input */
         } else if (cli_source_arg(&p, &s.source)) {

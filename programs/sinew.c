@@ -105,13 +105,16 @@ static const char help_view[] =
 
 static const char help_convert[] =
     "  convert FILE [FILE...] -o OUT.sinew | -o DIR/ [--anim CLIPFILE]... [--optimize]\n"
-    "       [--clips-only] [--prepare] [--weld] [--order-vertices] [--scene N] [-j N]\n"
+    "       [--pack] [--clips-only] [--prepare] [--weld] [--order-vertices] [--scene N]\n"
+    "       [-j N]\n"
     "                convert files into archives (docs/ARCHIVE.md) that every command,\n"
     "                and sinew_archive_load, reads without a parser; one FILE to\n"
     "                OUT.sinew, several into DIR/ (each FILE's name, .sinew), N at a\n"
     "                time (-j). --anim takes the clips from CLIPFILEs instead,\n"
     "                retargeted by joint name; --optimize reduces constant tracks to\n"
-    "                one key within 1e-5 of their values; --clips-only writes the\n"
+    "                one key within 1e-5 of their values; --pack quantizes the keys\n"
+    "                to 16 bits (sinew_clip_pack; a clip it cannot take stays as it\n"
+    "                is, with a warning); --clips-only writes the\n"
     "                skeleton and clips without the meshes; --prepare stores each\n"
     "                skin's SIMD blocks too, which loading then checks instead of\n"
     "                building (a larger file, a faster load). The same FILE gives the\n"

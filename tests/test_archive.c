@@ -16,6 +16,7 @@
 #include "fuzz/fuzz_play.h"
 #include "read_file.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 typedef struct memory {
@@ -636,6 +637,84 @@ static void test_borrow_refuses(const sinew_asset *demo)
     sinew_skin_free(fixed), sinew_skin_free(kept);
 }
 
+/* A packed clip is written as its 16-bit keys and loads packed again,
+ * copied or viewed: sampled at every frame it gives the poses of the clip
+ * written, to within a rounding of its keys (a few float steps). */
+static void test_packed(const sinew_asset *demo)
+{
+    /* the built-in clip sampled at 31 times for every joint: tracks on one
+     * set of key times, as packing takes them */
+    enum { KEYS = 31 };
+    sinew_error err;
+    int joints = demo->skeleton->joint_count;
+    float times[KEYS];
+    float *values = malloc(sizeof(float) * 10 * KEYS * (size_t)joints);
+    sinew_track *tracks = malloc(sizeof *tracks * 3 * (size_t)joints);
+    sinew_transform *pose = malloc(sizeof *pose * (size_t)joints);
+    for (int k = 0; k < KEYS; ++k) {
+        times[k] = demo->clips[0]->duration * (float)k / (KEYS - 1);
+        sinew_clip_sample(demo->clips[0], demo->skeleton, times[k], 0, NULL, pose, joints, NULL);
+        for (int j = 0; j < joints; ++j) {
+            float *v = values + 10 * KEYS * (size_t)j;
+            memcpy(v + 3 * k, &pose[j].translation, 12);
+            memcpy(v + 3 * KEYS + 4 * k, &pose[j].rotation, 16);
+            memcpy(v + 7 * KEYS + 3 * k, &pose[j].scale, 12);
+        }
+    }
+    for (int j = 0; j < joints; ++j)
+        for (int target = 0; target < 3; ++target)
+            tracks[3 * j + target] = (sinew_track){
+                .joint = j, .target = (sinew_track_target)target, .interpolation = SINEW_INTERP_LINEAR,
+                .key_count = KEYS, .times = times,
+                .values = values + 10 * KEYS * (size_t)j + (target == 0 ? 0 : target == 1 ? 3 * KEYS : 7 * KEYS)};
+    sinew_clip_desc d = {.name = "resampled", .joint_count = joints, .track_count = 3 * joints,
+                         .tracks = tracks, .skeleton = demo->skeleton};
+    sinew_clip *baked = sinew_clip_create(&d, NULL, &err);
+    free(pose);
+    sinew_clip *packed = baked ? sinew_clip_pack(baked, demo->skeleton, NULL, NULL, &err) : NULL;
+    sinew_clip_free(baked), free(values), free(tracks);
+    CHECK(packed != NULL, "the built-in clip packs: %s", err.description);
+    if (!packed) return;
+    sinew_asset with = *demo;
+    const sinew_clip *list[1] = {packed};
+    with.clips = list, with.clip_count = 1;
+    memory m = write_asset(&with, NULL), again = write_asset(&with, NULL);
+    CHECK(m.size == again.size && memcmp(m.bytes, again.bytes, m.size) == 0, "a packed clip writes the same bytes");
+    unsigned char *aligned = aligned_copy(&m);
+    sinew_asset *copied = sinew_archive_load(m.bytes, m.size, NULL, &err);
+    CHECK(copied && copied->clip_count == 1 && copied->clips[0]->packed, "the packed clip loads packed: %s",
+          copied ? "" : err.description);
+    sinew_asset *viewed = sinew_archive_view(aligned, m.size, NULL, &err);
+    CHECK(viewed && viewed->clips[0]->packed, "and viewed: %s", viewed ? "" : err.description);
+    int n = demo->skeleton->joint_count;
+    sinew_transform *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
+    float worst = 0.0f;
+    for (int frame = 0; copied && viewed && frame <= 60; ++frame) {
+        float t = packed->duration * (float)frame / 60.0f;
+        for (int which = 0; which < 2; ++which) {
+            const sinew_asset *loaded = which ? viewed : copied;
+            sinew_clip_sample(packed, demo->skeleton, t, 0, NULL, x, n, NULL);
+            sinew_clip_sample(loaded->clips[0], loaded->skeleton, t, 0, NULL, y, n, NULL);
+            const float *a = &x[0].translation.x, *b = &y[0].translation.x;
+            for (size_t i = 0; i < 10 * (size_t)n; ++i) {
+                float gap = fabsf(a[i] - b[i]) / fmaxf(1.0f, fabsf(a[i]));
+                if (gap > worst) worst = gap;
+            }
+        }
+    }
+    printf("  packed clip: %zu bytes archived; loaded, sampled within %g of the clip written\n", m.size,
+           (double)worst);
+    CHECK(worst <= 1e-5f, "the loaded packed clip samples as the one written (within %g)", (double)worst);
+    memory clips = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
+    mutated(&clips, 1000, " (a packed clip alone)");
+    free(clips.bytes);
+    free(x), free(y);
+    sinew_asset_free(copied), sinew_asset_free(viewed);
+    aligned_free(aligned);
+    free(m.bytes), free(again.bytes);
+    sinew_clip_free(packed);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -646,6 +725,7 @@ int main(void)
     round_trip(demo, "built-in character");
     test_golden();
     test_borrow_refuses(demo);
+    test_packed(demo);
     test_allocation_failures(demo);
     test_prepared(demo);
     test_stored_blocks();

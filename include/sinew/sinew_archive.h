@@ -58,8 +58,9 @@ typedef struct sinew_archive_write_options {
 typedef bool (*sinew_archive_writer)(void *user, const void *bytes, size_t size);
 
 /* Writes `asset` as an archive through `writer`. The same asset gives the
- * same bytes. `options` may be NULL. Errors: SINEW_ERROR_INVALID_ARGUMENT,
- * SINEW_ERROR_UNSUPPORTED (a packed clip: archives hold clips as tracks),
+ * same bytes. `options` may be NULL. A packed clip (sinew_clip_pack) is
+ * written as its 16-bit keys and loads packed again, its keys within a
+ * rounding of the ones written. Errors: SINEW_ERROR_INVALID_ARGUMENT,
  * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_IO (the writer stopped). */
 SINEW_API sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_write_options *options,
                                            sinew_archive_writer writer, void *user, sinew_error *err);

@@ -27,6 +27,7 @@ static const char *kind_name(uint32_t kind)
     case SINEW__SECTION_CLIP: return "clip";
     case SINEW__SECTION_MESH: return "mesh";
     case SINEW__SECTION_SKIN_BLOCKS: return "skin blocks";
+    case SINEW__SECTION_PACKED_CLIP: return "packed clip";
     default: return "unknown";
     }
 }
@@ -94,11 +95,6 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
         return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: archives are little-endian; this host is not", who);
     static const sinew_archive_write_options defaults;
     if (!options) options = &defaults;
-    for (int c = 0; c < asset->clip_count; ++c)
-        if (asset->clips[c]->packed)
-            return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
-                               "%s: clip \"%s\" is packed (sinew_clip_pack): archives hold clips as tracks; write "
-                               "the clip it was packed from", who, asset->clips[c]->name);
     bool meshes = !options->clips_only && !options->no_meshes;
     int prepared = 0;
     for (int m = 0; meshes && options->skin_blocks && m < asset->mesh_count; ++m)
@@ -116,8 +112,12 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     sinew__encode_skeleton(&sections[1].payload, asset);
     int n = 2;
     for (int c = 0; c < asset->clip_count; ++c, ++n) {
-        sections[n].kind = SINEW__SECTION_CLIP;
-        sinew__encode_clip(&sections[n].payload, asset->clips[c]);
+        bool packed = asset->clips[c]->packed;
+        sections[n].kind = packed ? SINEW__SECTION_PACKED_CLIP : SINEW__SECTION_CLIP;
+        if (packed)
+            sinew__encode_packed_clip(&sections[n].payload, asset->clips[c]);
+        else
+            sinew__encode_clip(&sections[n].payload, asset->clips[c]);
     }
     for (int m = 0; meshes && m < asset->mesh_count; ++m, ++n) {
         sections[n].kind = SINEW__SECTION_MESH;
@@ -243,7 +243,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
         switch (kind) {
         case SINEW__SECTION_ASSET: ++assets; break;
         case SINEW__SECTION_SKELETON: ++skeletons; break;
-        case SINEW__SECTION_CLIP: ++clips; break;
+        case SINEW__SECTION_CLIP:
+        case SINEW__SECTION_PACKED_CLIP: ++clips; break;
         case SINEW__SECTION_MESH: ++meshes; break;
         case SINEW__SECTION_SKIN_BLOCKS:
             if (i == 0 || get_u32(e - ENTRY_BYTES) != SINEW__SECTION_MESH)
@@ -256,7 +257,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    "%s: section %u at byte %llu is of kind %u, which this library does not read",
                                    name, i, (unsigned long long)offset, kind);
         }
-        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_MESH) && skeletons != 1)
+        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP || kind == SINEW__SECTION_MESH) &&
+            skeletons != 1)
             return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes before the skeleton", name, i,
                                kind_name(kind));
     }
@@ -288,8 +290,10 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             asset->name = asset_name;
         } else if (kind == SINEW__SECTION_SKELETON) {
             r = sinew__decode_skeleton(p, (size_t)length, codec, where, options, asset, err);
-        } else if (kind == SINEW__SECTION_CLIP) {
-            sinew_clip *c = sinew__decode_clip(p, (size_t)length, codec, where, options, asset, err);
+        } else if (kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP) {
+            sinew_clip *c = kind == SINEW__SECTION_CLIP
+                                ? sinew__decode_clip(p, (size_t)length, codec, where, options, asset, err)
+                                : sinew__decode_packed_clip(p, (size_t)length, codec, where, options, asset, err);
             if (c)
                 clip_list[asset->clip_count++] = c;
             else

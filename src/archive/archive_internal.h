@@ -13,7 +13,8 @@ enum {
     SINEW__SECTION_SKELETON = 2,
     SINEW__SECTION_CLIP = 3,
     SINEW__SECTION_MESH = 4,
-    SINEW__SECTION_SKIN_BLOCKS = 5 /* optional: the SIMD blocks of the skin of the mesh section before it */
+    SINEW__SECTION_SKIN_BLOCKS = 5, /* optional: the SIMD blocks of the skin of the mesh section before it */
+    SINEW__SECTION_PACKED_CLIP = 6  /* a clip as sinew_clip_pack made it */
 };
 
 /* XXH64 (Y. Collet's xxHash, 64-bit) of n bytes with `seed`: the checksum

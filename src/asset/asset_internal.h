@@ -75,6 +75,10 @@ typedef struct sinew__codec {
 SINEW__SHARED void sinew__encode_skeleton(sinew__bytes *b, const sinew_asset *asset);
 SINEW__SHARED void sinew__encode_clip(sinew__bytes *b, const sinew_clip *clip);
 SINEW__SHARED void sinew__encode_mesh(sinew__bytes *b, const sinew_mesh *mesh);
+/* A packed clip (sinew_clip_pack): its translation, rotation and scale
+ * keys as the plan quantized them, then its clip payload (name, duration,
+ * weights tracks); decoded into a clip packed again. */
+SINEW__SHARED void sinew__encode_packed_clip(sinew__bytes *b, const sinew_clip *clip);
 /* A skin's SIMD blocks as sinew__skin_create_stored() takes them back. */
 void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
 
@@ -88,6 +92,9 @@ SINEW__SHARED sinew_result sinew__decode_skeleton(const unsigned char *p, size_t
                                                   sinew_asset *asset, sinew_error *err);
 SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
                                              const sinew_options *options, sinew_asset *asset, sinew_error *err);
+SINEW__SHARED sinew_clip *sinew__decode_packed_clip(const unsigned char *p, size_t n, sinew__codec codec,
+                                                    const char *where, const sinew_options *options,
+                                                    sinew_asset *asset, sinew_error *err);
 /* A mesh's payload may come with its skin's blocks (`blocks`, `blocks_n`
  * bytes from sinew__encode_skin_blocks; NULL without): the skin then takes
  * them instead of building its own. */

@@ -111,6 +111,43 @@ void sinew__encode_clip(sinew__bytes *f, const sinew_clip *c)
     }
 }
 
+void sinew__encode_packed_clip(sinew__bytes *f, const sinew_clip *c)
+{
+    const float *times = NULL;
+    int keys = 0;
+    size_t stride = 0;
+    sinew__packed_track none;
+    int n = sinew__packed_tracks(c, &times, &keys, &stride, &none, 0);
+    sinew__packed_track *tracks = malloc(sizeof *tracks * ((size_t)n + 1));
+    if (!tracks) {
+        f->failed = true;
+        return;
+    }
+    sinew__packed_tracks(c, &times, &keys, &stride, tracks, n);
+    put_i32(f, keys);
+    put_stream(f, times, (size_t)keys);
+    put_i32(f, n);
+    for (int i = 0; i < n; ++i) {
+        const sinew__packed_track *t = &tracks[i];
+        put_i32(f, t->joint);
+        put_i32(f, (int32_t)t->target);
+        for (int k = 0; k < (t->target == SINEW_TARGET_ROTATION ? 4 : 3); ++k) {
+            const sinew__packed_float *x = &t->f[k];
+            put_u8(f, x->q != NULL);
+            if (!x->q) {
+                put_floats(f, &x->value, 1);
+                continue;
+            }
+            put_floats(f, &x->offset, 1);
+            put_floats(f, &x->step, 1);
+            for (int key = 0; key < keys; ++key) sinew__bytes_put(f, &x->q[(size_t)key * stride], sizeof(uint16_t));
+        }
+    }
+    free(tracks);
+    /* then the clip itself: its name, duration and weights tracks */
+    sinew__encode_clip(f, c);
+}
+
 enum { HAS_NORMALS = 1, HAS_TANGENTS = 2, HAS_COLORS = 4, HAS_SKIN = 8, HAS_MORPH = 16, HAS_MORPH_WEIGHTS = 32 };
 enum { MORPH_POSITIONS = 1, MORPH_NORMALS = 2, MORPH_TANGENTS = 4 };
 
@@ -403,7 +440,11 @@ static void read_skeleton(reader *r, const sinew_options *options)
     sinew__free(&r->scratch, parents), sinew__free(&r->scratch, rest), sinew__free(&r->scratch, (void *)names);
 }
 
-static sinew_clip *read_clip(reader *r, const sinew_options *options)
+/* A clip payload; with `packed` (n_packed tracks, made from a packed clip
+ * section's keys) those tracks come first, and the clip made is packed
+ * again (sinew_clip_pack), as it was written. */
+static sinew_clip *read_clip(reader *r, const sinew_options *options, const sinew_track *packed, int n_packed,
+                             bool pack)
 {
     const char *name = get_string(r);
     float duration;
@@ -413,13 +454,14 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
     int n = get_count(r, "the track count", 0, INT32_MAX / 4, 5 * 4 + 4);
     if (r->bad) return NULL;
     /* each track's keys and values in a scratch block; the clip copies them */
-    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
+    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + (size_t)n_packed + 1));
     float **blocks = sinew__alloc(&r->scratch, sizeof *blocks * ((size_t)n + 1));
     int held = 0;
     sinew_clip *clip = NULL;
     if (!tracks || !blocks) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (tracks && n_packed) memcpy(tracks, packed, sizeof *tracks * (size_t)n_packed);
     for (int i = 0; i < n && !r->bad; ++i) {
-        sinew_track *t = &tracks[i];
+        sinew_track *t = &tracks[n_packed + i];
         t->joint = get_i32(r);
         int32_t target = get_i32(r), interp = get_i32(r);
         t->key_count = get_count(r, "a key count", 1, INT32_MAX, 4);
@@ -458,14 +500,98 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options)
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the clip", r->left);
     if (!r->bad) {
         sinew_clip_desc d = {.name = name, .joint_count = r->asset->skeleton->joint_count, .duration = duration,
-                             .track_count = n, .tracks = tracks, .additive = additive,
+                             .track_count = n + n_packed, .tracks = tracks, .additive = additive,
                              .skeleton = r->asset->skeleton};
         sinew_error e;
-        clip = sinew__clip_create(&d, r->codec.view, options, &e);
-        if (!clip) refused_by(r, &e);
+        /* a packed clip's keys come back within 16 bits of unit length:
+         * normalized without a word, as packing them again gives */
+        sinew_options quiet = options ? *options : (sinew_options){0};
+        if (pack) quiet.logger.log = NULL;
+        clip = sinew__clip_create(&d, r->codec.view && !pack, pack ? &quiet : options, &e);
+        if (!clip) {
+            refused_by(r, &e);
+        } else if (pack) {
+            sinew_clip *packed_clip = sinew_clip_pack(clip, r->asset->skeleton, options, NULL, &e);
+            sinew_clip_free(clip);
+            clip = packed_clip;
+            if (!clip) refused_by(r, &e);
+        }
     }
     for (int i = 0; i < held; ++i) sinew__free(&r->scratch, blocks[i]);
     sinew__free(&r->scratch, blocks), sinew__free(&r->scratch, tracks);
+    return clip;
+}
+
+/* A packed clip section: its keys made float tracks again (scratch that
+ * the clip copies), then the clip payload that follows. */
+static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
+{
+    int joints = r->asset->skeleton->joint_count;
+    int keys = get_count(r, "the key count", 1, INT32_MAX, 4);
+    const float *times = get_stream(r, (size_t)keys, sizeof(float), SINEW__ARRAY_ALIGN);
+    /* each track: joint, target and three floats of five bytes at least */
+    int n = get_count(r, "the packed track count", 0, 3 * joints, 8 + 3 * 5);
+    if (r->bad) return NULL;
+    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
+    /* the floats made: a track of keys for each one that stores its q's
+     * (two bytes a key, so fewer than the bytes left), one key for the others */
+    size_t room = 4 * ((size_t)n + (r->left / (2 * (size_t)keys) + 1) * (size_t)keys);
+    float *values = sinew__alloc(&r->scratch, sizeof(float) * room);
+    size_t used = 0;
+    float *copy = r->codec.view ? NULL : sinew__alloc(&r->scratch, sizeof(float) * (size_t)keys);
+    if (!tracks || !values || (!r->codec.view && !copy)) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (copy && times) memcpy(copy, times, sizeof(float) * (size_t)keys);
+    for (int i = 0; i < n && !r->bad; ++i) {
+        sinew_track *t = &tracks[i];
+        int32_t joint = get_i32(r), target = get_i32(r);
+        if (!r->bad && (joint < 0 || joint >= joints || target < 0 || target > SINEW_TARGET_SCALE)) {
+            refuse(r, SINEW_ERROR_PARSE, "packed track %d: joint %d or target %d out of range", i, (int)joint,
+                   (int)target);
+            break;
+        }
+        int width = target == SINEW_TARGET_ROTATION ? 4 : 3;
+        float *v = values + used;
+        *t = (sinew_track){.joint = joint, .target = (sinew_track_target)target,
+                           .interpolation = SINEW_INTERP_LINEAR, .key_count = keys, .times = copy ? copy : times,
+                           .values = v};
+        /* each float constant, or its keys' q (2 bytes a key); a track of
+         * constant floats has one key, so that the floats made are at
+         * most eight times the bytes read */
+        float constant[4];
+        const unsigned char *q[4] = {NULL, NULL, NULL, NULL};
+        float offset[4], step[4];
+        bool varies = false;
+        for (int c = 0; c < width && !r->bad; ++c) {
+            if (!get_u8(r)) {
+                take(r, &constant[c], sizeof constant[c]);
+                continue;
+            }
+            take(r, &offset[c], sizeof offset[c]), take(r, &step[c], sizeof step[c]);
+            q[c] = skip(r, 2 * (size_t)keys);
+            varies = true;
+        }
+        if (r->bad) break;
+        if (!varies) t->key_count = 1;
+        if ((size_t)width * (size_t)t->key_count > room - used) { /* cannot be, by the bound above */
+            refuse(r, SINEW_ERROR_PARSE, "packed track %d: more keys than its bytes hold", i);
+            break;
+        }
+        used += (size_t)width * (size_t)t->key_count;
+        for (int c = 0; c < width; ++c)
+            for (int k = 0; k < t->key_count; ++k) {
+                float *at = &v[(size_t)k * (size_t)width + (size_t)c];
+                if (!q[c]) {
+                    *at = constant[c];
+                    continue;
+                }
+                /* as the packed kernels read them: the product exact, one rounding */
+                uint16_t n16;
+                memcpy(&n16, q[c] + 2 * (size_t)k, sizeof n16);
+                *at = offset[c] + (float)n16 * step[c];
+            }
+    }
+    sinew_clip *clip = r->bad ? NULL : read_clip(r, options, tracks, n, true);
+    sinew__free(&r->scratch, tracks), sinew__free(&r->scratch, values), sinew__free(&r->scratch, copy);
     return clip;
 }
 
@@ -645,7 +771,14 @@ sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, sinew__codec co
                                const sinew_options *options, sinew_asset *asset, sinew_error *err)
 {
     reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
-    return read_clip(&r, options);
+    return read_clip(&r, options, NULL, 0, false);
+}
+
+sinew_clip *sinew__decode_packed_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                                      const sinew_options *options, sinew_asset *asset, sinew_error *err)
+{
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
+    return read_packed_clip(&r, options);
 }
 
 sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,

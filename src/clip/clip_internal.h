@@ -78,6 +78,28 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
 void sinew__sampler_joint(const sinew__sampler *sampler, float t, unsigned flags, const sinew_skeleton *sk,
                           int joint, sinew_transform *out);
 
+/* One float of a packed track as its plan holds it: at key k,
+ * offset + q[k * stride] step where q is not NULL (step a power of two or
+ * 0), else `value` at every key. */
+typedef struct sinew__packed_float {
+    float value, offset, step;
+    const uint16_t *q;
+} sinew__packed_float;
+
+/* A translation, rotation or scale track of a packed clip: its floats. */
+typedef struct sinew__packed_track {
+    int joint;
+    sinew_track_target target;
+    sinew__packed_float f[4]; /* 3, or 4 for a rotation */
+} sinew__packed_track;
+
+/* A packed clip's key times, its q stride, and its translation, rotation
+ * and scale tracks as they are stored, joint by joint: writes at most
+ * `capacity` of them to `out` and returns how many there are (0 for a
+ * clip that is not packed). */
+SINEW__SHARED int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_count, size_t *stride,
+                                       sinew__packed_track *out, int capacity);
+
 /* Bytes the plan holds. */
 size_t sinew__sampler_bytes(const sinew__sampler *sampler);
 

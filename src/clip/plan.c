@@ -706,6 +706,51 @@ done:
     return s;
 }
 
+int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_count, size_t *stride,
+                         sinew__packed_track *out, int capacity)
+{
+    const sinew__sampler *sm = clip && clip->packed ? sinew__clip_of(clip)->sampler : NULL;
+    const sinew__blocks *p = sm ? sm->blocks : NULL;
+    if (!p || !p->packed) return 0;
+    const sinew__packed_keys *q = p->packed;
+    *times = p->times, *key_count = p->key_count, *stride = 8 * (size_t)q->stored;
+    int n = 0;
+    /* a joint's first entry: the schedule repeats joints to fill pairs and blocks */
+    uint8_t seen[SINEW_MAX_JOINTS / 8 + 1] = {0};
+    for (int e = 0; e < p->length; ++e) {
+        int joint = p->schedule[e], b = e / 8, lane = e % 8;
+        if (joint < 0 || seen[joint / 8] >> (joint % 8) & 1) continue;
+        seen[joint / 8] |= (uint8_t)(1u << (joint % 8));
+        for (int target = 0; target < 3; ++target) {
+            int first = (int)target_float(target), width = target == SINEW_TARGET_ROTATION ? 4 : 3;
+            if (!p->mask[(size_t)b * SINEW__BLOCK_FLOATS + 8 * (size_t)first + (size_t)lane]) continue;
+            if (n < capacity) {
+                sinew__packed_track *t = &out[n];
+                t->joint = joint, t->target = (sinew_track_target)target;
+                for (int c = 0; c < width; ++c) {
+                    int f = first + c;
+                    sinew__packed_float *x = &t->f[c];
+                    *x = (sinew__packed_float){0};
+                    if (b >= p->animated) {
+                        x->value = p->constants[(size_t)(b - p->animated) * SINEW__BLOCK_FLOATS + 8 * (size_t)f +
+                                                (size_t)lane];
+                    } else if (q->varying[b] >> f & 1) {
+                        /* vector f of the block's stored ones, counted from its first */
+                        int v = q->first[b];
+                        for (int g = 0; g < f; ++g) v += q->varying[b] >> g & 1;
+                        x->offset = q->offset[8 * v + lane], x->step = q->step[8 * v + lane];
+                        x->q = q->keys + 8 * (size_t)v + (size_t)lane;
+                    } else {
+                        x->value = q->fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * (size_t)f + (size_t)lane];
+                    }
+                }
+            }
+            ++n;
+        }
+    }
+    return n;
+}
+
 size_t sinew__sampler_bytes(const sinew__sampler *s) { return s ? s->bytes : 0; }
 
 int sinew__sampler_constant_blocks(const sinew__sampler *s)
