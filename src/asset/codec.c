@@ -399,11 +399,29 @@ static void read_skeleton(reader *r, const sinew_options *options)
     int *parents = sinew__alloc(&r->scratch, sizeof *parents * (size_t)n);
     sinew_transform *rest = sinew__alloc(&r->scratch, sizeof *rest * (size_t)n);
     const char **names = sinew__alloc(&r->scratch, sizeof *names * (size_t)n);
-    if (!parents || !rest || !names) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    /* the names in one scratch block (the skeleton copies them): no more
+     * bytes than the payload's, and a NUL each */
+    size_t text_used = 0, text_room = r->left + (size_t)n;
+    char *text = sinew__alloc(&r->scratch, text_room);
+    if (!parents || !rest || !names || !text) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     for (int j = 0; j < n && !r->bad; ++j) {
         parents[j] = get_i32(r);
         take(r, &rest[j], sizeof rest[j]);
-        names[j] = get_string(r);
+        uint32_t length = get_u32(r);
+        if (r->bad) break;
+        if (length > r->left) {
+            refuse(r, SINEW_ERROR_TRUNCATED, "a name of %u bytes ends early", length);
+            break;
+        }
+        char *name = text + text_used;
+        take(r, name, length);
+        name[length] = '\0';
+        text_used += (size_t)length + 1;
+        if (strlen(name) != length) {
+            refuse(r, SINEW_ERROR_PARSE, "a name holds a NUL byte");
+            break;
+        }
+        names[j] = name;
         /* parents first, as the child's skeleton is: a joint index then
          * means the same joint on both sides */
         if (!r->bad && (parents[j] < -1 || parents[j] >= j))
@@ -438,6 +456,7 @@ static void read_skeleton(reader *r, const sinew_options *options)
         }
     }
     sinew__free(&r->scratch, parents), sinew__free(&r->scratch, rest), sinew__free(&r->scratch, (void *)names);
+    sinew__free(&r->scratch, text);
 }
 
 /* A clip payload; with `packed` (n_packed tracks, made from a packed clip
