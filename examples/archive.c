@@ -1,11 +1,14 @@
 /* The offline -> runtime split. A tool writes an archive once (what `sinew
  * convert hero.fbx -o hero.sinew --prepare` does for a file); the game
  * loads it with nothing but libsinew, every byte checked before use, and
- * plays it. Without a path, the built-in character is written to
- * example.sinew first. usage: example_archive [FILE.sinew] */
+ * plays it; then views the same bytes where an engine's own buffer holds
+ * them. Without a path, the built-in character is written to example.sinew
+ * first. usage: example_archive [FILE.sinew] */
 #include "sinew/sinew_archive.h"
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 int main(int argc, char **argv)
 {
@@ -36,5 +39,31 @@ int main(int argc, char **argv)
     if (err.result != SINEW_OK) fprintf(stderr, "%s\n", err.description);
     sinew_instance_free(inst);
     sinew_asset_free(hero);
-    return err.result == SINEW_OK ? 0 : 1;
+    if (err.result != SINEW_OK) return 1;
+    /* an engine that reads its own files (a pack, a stream): the bytes on a
+     * 64-byte boundary, viewed where they lie, kept until the asset goes */
+    FILE *f = fopen(path, "rb");
+    long size = f && fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    unsigned char *block = size > 0 ? malloc((size_t)size + 63) : NULL;
+    unsigned char *bytes = block ? block + (64 - (uintptr_t)block % 64) % 64 : NULL;
+    if (!f || !bytes || fseek(f, 0, SEEK_SET) != 0 || fread(bytes, 1, (size_t)size, f) != (size_t)size) {
+        fprintf(stderr, "%s: cannot read it again\n", path);
+        if (f) fclose(f);
+        free(block);
+        return 1;
+    }
+    fclose(f);
+    sinew_asset *viewed = sinew_archive_view(bytes, (size_t)size, NULL, &err);
+    if (viewed)
+        printf("viewed in place: %d vertices in mesh 0, its positions inside the engine's buffer: %s\n",
+               viewed->mesh_count ? viewed->meshes[0].vertex_count : 0,
+               viewed->mesh_count && (const unsigned char *)viewed->meshes[0].positions >= bytes &&
+                       (const unsigned char *)viewed->meshes[0].positions < bytes + size
+                   ? "yes"
+                   : "no");
+    else
+        fprintf(stderr, "%s\n", err.description);
+    sinew_asset_free(viewed); /* first the asset, then its bytes */
+    free(block);
+    return viewed ? 0 : 1;
 }
