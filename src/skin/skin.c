@@ -341,17 +341,9 @@ static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *
     for (int k = 0; k <= SINEW__BLOCK_MAX_JOINTS; ++k) {
         const sinew__block_group *g = &bl->group[k];
         int n = sinew__group_joints(k);
-        if (group_plainly_valid(g, k, s->joint_count)) {
-            for (int i = 0; i < g->count; ++i) {
-                uint32_t b = g->block[i];
-                if (b >= count || (i > 0 && b <= g->block[i - 1]) || seen[b])
-                    return sinew__fail(err, SINEW_ERROR_OUT_OF_BOUNDS,
-                                       "%s: group %d entry %d: block %u is past the %u blocks, out of order or "
-                                       "listed twice", who, k, i, b, count);
-                seen[b] = 1;
-            }
-            continue;
-        }
+        /* the block list entry by entry; the rest too where the fast pass
+         * found something, to say what and where */
+        bool plain = group_plainly_valid(g, k, s->joint_count);
         for (int i = 0; i < g->count; ++i) {
             uint32_t b = g->block[i];
             if (b >= count || (i > 0 && b <= g->block[i - 1]) || seen[b])
@@ -359,6 +351,7 @@ static sinew_result check_stored(const sinew_skin *s, const sinew__skin_blocks *
                                    "%s: group %d entry %d: block %u is past the %u blocks, out of order or listed "
                                    "twice", who, k, i, b, count);
             seen[b] = 1;
+            if (plain) continue;
             for (int j = 0; j < n; ++j)
                 if (g->joints[(size_t)i * (size_t)n + (size_t)j] >= s->joint_count)
                     return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX,
