@@ -5,13 +5,16 @@
  * Assimp runs twice: with no post-processing (its own minimum) and with
  * the steps that give what sinew delivers (triangles, normals, bone
  * weights limited to 8... Assimp's maximum is 4 by default, so 8 is set).
- * usage: bench_load --wall [--reps N] [--ballast MB] FILE...
+ * usage: bench_load --wall [--reps N] [--ballast MB] [--worker] FILE...
  * The cost of the wall around Assimp: sinew_load_file as it runs by
  * default (Assimp in a child process) against Assimp in this process
  * (sinew_load_options.assimp_in_process), interleaved. --ballast holds MB
  * of written memory, as a large host program would, and times one pass
  * writing it after each load: a fork shares that memory copy-on-write, so
- * the host pays for it again after a walled load.
+ * the host pays for it again after a walled load. --worker runs the walled
+ * loads in the worker program (sinew_load_options.assimp_process; the
+ * environment variable SINEW_IMPORT_WORKER names it in a build tree)
+ * instead of a fork.
  * usage: bench_load --archive [--reps N] FILE...
  * Each file against the archives `sinew convert` makes of it, without and
  * with --prepare (the skins' SIMD blocks stored): their bytes, their load
@@ -71,7 +74,7 @@ static double pass(unsigned char *ballast, size_t size, int r)
     return ballast[(size_t)r * 4096 % size] == (unsigned char)(r & 0xff) ? t : -1.0;
 }
 
-static int wall(int reps, int first, int argc, char **argv, double *ts, size_t ballast_mb)
+static int wall(int reps, int first, int argc, char **argv, double *ts, size_t ballast_mb, bool worker)
 {
     if (ballast_mb)
         printf("%-16s %11s %11s %8s %8s | %11s %11s\n", "file", "walled ms", "in-proc ms", "wall ms", "wall",
@@ -79,7 +82,9 @@ static int wall(int reps, int first, int argc, char **argv, double *ts, size_t b
     else
         printf("%-16s %11s %11s %8s %8s | %11s %11s %8s %8s\n", "file", "walled ms", "in-proc ms", "wall ms",
                "wall", "first, wall", "first, in", "wall ms", "wall");
-    const sinew_load_options walled = {0}, in_process = {.assimp_in_process = true};
+    const sinew_load_options walled = {.assimp_process = worker ? SINEW_ASSIMP_PROCESS_WORKER
+                                                                : SINEW_ASSIMP_PROCESS_FORK},
+                             in_process = {.assimp_in_process = true};
     double *cold = ts + 2 * (size_t)reps, *cold_in = malloc(sizeof(double) * (size_t)reps);
     size_t size = ballast_mb << 20;
     unsigned char *ballast = size ? malloc(size) : NULL;
@@ -230,13 +235,15 @@ int main(int argc, char **argv)
     if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), argv += 2, argc -= 2;
     size_t ballast_mb = 0;
     if (walls && argc > 2 && strcmp(argv[1], "--ballast") == 0) ballast_mb = strtoul(argv[2], NULL, 10), argv += 2, argc -= 2;
+    bool worker = walls && argc > 1 && strcmp(argv[1], "--worker") == 0;
+    if (worker) ++argv, --argc;
     if (first >= argc || reps < 1 || ballast_mb > ((size_t)-1 >> 21)) {
         fprintf(stderr, "usage: bench_load [--reps N] FILE...\n");
         return 2;
     }
     double *ts = malloc(sizeof(double) * (size_t)reps * 4);
     if (walls || archives) {
-        int status = walls ? wall(reps, first, argc, argv, ts, ballast_mb) : archive(reps, first, argc, argv, ts);
+        int status = walls ? wall(reps, first, argc, argv, ts, ballast_mb, worker) : archive(reps, first, argc, argv, ts);
         free(ts);
         return status;
     }

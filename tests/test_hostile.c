@@ -180,6 +180,66 @@ static void test_deep_bvh(void)
           "the sentence says what happened: %s", err.description);
     sinew_asset_free(a);
 }
+
+/* The worker program (sinew-import-worker, started where the caller is too
+ * large to fork cheaply): the same assets as a fork gives, and the same
+ * sentences for a crash, a timeout and a budget. */
+static void test_worker(void)
+{
+    if (!getenv("SINEW_IMPORT_WORKER")) {
+        printf("skip: SINEW_IMPORT_WORKER is not set (ctest sets it): the worker program unchecked\n");
+        return;
+    }
+    static const char *const files[] = {"/fbx/pab/arnaud.fbx", "/fbx/pab/walk.fbx", "/collada/seymour.dae"};
+    const sinew_load_options fork_it = {.assimp_process = SINEW_ASSIMP_PROCESS_FORK},
+                             worker = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER},
+                             welded = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .weld_vertices = true};
+    sinew_error err = {0};
+    for (size_t i = 0; i < sizeof files / sizeof *files; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, "%s%s", SINEW_ASSETS, files[i]);
+        sinew_asset *a = sinew_load_file(path, &fork_it, &err);
+        if (!a) {
+            printf("skip: %s: %s\n", files[i], err.description);
+            continue;
+        }
+        sinew_asset *b = sinew_load_file(path, &worker, &err);
+        CHECK(b != NULL, "%s through the worker program: %s", files[i], err.description);
+        bool same = b && a->skeleton->joint_count == b->skeleton->joint_count && a->clip_count == b->clip_count &&
+                    a->mesh_count == b->mesh_count;
+        for (int m = 0; same && m < a->mesh_count; ++m)
+            same = a->meshes[m].vertex_count == b->meshes[m].vertex_count &&
+                   memcmp(a->meshes[m].positions, b->meshes[m].positions,
+                          sizeof(float) * 3 * (size_t)a->meshes[m].vertex_count) == 0;
+        for (int c = 0; same && c < a->clip_count; ++c)
+            same = a->clips[c]->track_count == b->clips[c]->track_count &&
+                   a->clips[c]->duration == b->clips[c]->duration;
+        CHECK(same, "%s: the worker's asset is the fork's", files[i]);
+        /* the load's options reach it: welded, fewer vertices */
+        sinew_asset *w = a->mesh_count ? sinew_load_file(path, &welded, &err) : NULL;
+        if (a->mesh_count)
+            CHECK(w && w->meshes[0].vertex_count < a->meshes[0].vertex_count, "%s: welded by the worker: %s",
+                  files[i], w ? "" : err.description);
+        sinew_asset_free(a), sinew_asset_free(b), sinew_asset_free(w);
+    }
+    /* what goes wrong in it is said as for a fork */
+    sinew_asset *a = sinew_load_file(in_dir("deep.bvh"), &worker, &err);
+    CHECK(!a && strstr(err.description, "the BVH importer crashed (SIGSEGV)"), "the worker's crash: %s",
+          err.description);
+    sinew_asset_free(a);
+    char path[512];
+    snprintf(path, sizeof path, "%s/fbx/pab/walk.fbx", SINEW_ASSETS);
+    const sinew_load_options hurried = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .assimp_timeout_ms = 1};
+    a = sinew_load_file(path, &hurried, &err);
+    CHECK(!a && strstr(err.description, "did not finish within"), "the worker's timeout: %s", err.description);
+    sinew_asset_free(a);
+    /* arnaud's 0.5 MB file read, its 2 MB of frames over the budget */
+    const sinew_load_options tight = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .max_memory = 1000000};
+    snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
+    a = sinew_load_file(path, &tight, &err);
+    CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the worker's budget: %s", err.description);
+    sinew_asset_free(a);
+}
 #endif
 
 /* The stream the child sends, as a compromised child might send it. */
@@ -318,6 +378,7 @@ int main(void)
     test_formats();
     test_limits();
     test_deep_bvh();
+    test_worker();
 #else
     printf("skip: built without Assimp: the formats and the child's limits unchecked\n");
 #endif

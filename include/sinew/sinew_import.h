@@ -53,6 +53,15 @@
 extern "C" {
 #endif
 
+/* Where a walled Assimp import runs (sinew_load_options.assimp_process). */
+typedef enum sinew_assimp_process {
+    /* a fork, or the worker program where this process holds 256 MiB or
+     * more (its fork would cost in proportion) and the program is there */
+    SINEW_ASSIMP_PROCESS_AUTO = 0,
+    SINEW_ASSIMP_PROCESS_FORK = 1,   /* a fork of this process */
+    SINEW_ASSIMP_PROCESS_WORKER = 2  /* the worker program; a load fails with a sentence where it is not found */
+} sinew_assimp_process;
+
 typedef struct sinew_load_options {
     sinew_options base;        /* allocator and logger for the asset */
     /* External buffer URIs that are absolute, climb out of the file's
@@ -108,11 +117,17 @@ typedef struct sinew_load_options {
      * child. The child costs a fork and a copy of the converted scene; a
      * fork shares this process's memory copy-on-write, so a process that
      * holds gigabytes pays in proportion, at the fork and again as it
-     * writes its memory while the child lives. Such a program loads
-     * archives that `sinew convert` made in a process of its own, or sets
-     * this for files it trusts, to run Assimp in this process. */
+     * writes its memory while the child lives (assimp_process below
+     * starts a worker program instead). Set this for files you trust, to
+     * run Assimp in this process. */
     bool assimp_in_process;
     unsigned assimp_timeout_ms;
+    /* What the child is: a fork of this process, or a worker program
+     * (sinew-import-worker, installed in libexec/sinew; the environment
+     * variable SINEW_IMPORT_WORKER names another place), which starts
+     * small whatever this process holds and runs the same import under the
+     * same limits. See sinew_assimp_process. */
+    sinew_assimp_process assimp_process;
 } sinew_load_options;
 
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative

@@ -28,6 +28,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
+#include <spawn.h>
+#include <sys/mman.h> /* memfd_create */
 #include <sys/resource.h>
 #if defined(__linux__)
 #include <sys/prctl.h>
@@ -203,11 +205,8 @@ static void write_all(int fd, const unsigned char *p, size_t n)
     }
 }
 
-/* The child: limits, then the import, then its frames down the pipe. Never
- * returns; exits without running the parent's exit handlers or flushing
- * the parent's stdio buffers, which it shares. */
-static void child(int fd, const void *data, size_t size, const format *f, const char *file_name,
-                  const sinew_load_options *options, size_t budget, unsigned cpu_seconds)
+void sinew__wall_child(int fd, const void *data, size_t size, const char *extension, const char *file_name,
+                       const sinew_load_options *options, size_t budget, unsigned cpu_seconds)
 {
 #if defined(__linux__)
     /* ends with the process that forked it */
@@ -259,7 +258,7 @@ static void child(int fd, const void *data, size_t size, const format *f, const 
     o.max_memory = 0;
     sinew_error e = {SINEW_OK, ""};
     sinew_asset *a = sinew__asset_new("", &o.base);
-    sinew_result r = a ? sinew__assimp_read(data, size, f->extension, file_name, &o, a, &e)
+    sinew_result r = a ? sinew__assimp_read(data, size, extension, file_name, &o, a, &e)
                        : sinew__fail(&e, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     if (r == SINEW_OK)
         sinew__frames_asset(&frames, a);
@@ -326,6 +325,97 @@ static ending ended(pid_t pid, bool *gone)
     }
 }
 
+/* Resident bytes of this process, 0 where the system does not say. */
+static size_t resident_now(void)
+{
+#if defined(__linux__)
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long size = 0, pages = 0;
+    if (f) {
+        if (fscanf(f, "%lu %lu", &size, &pages) != 2) pages = 0;
+        fclose(f);
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 && pages < SIZE_MAX / (size_t)page ? pages * (size_t)page : 0;
+#else
+    return 0;
+#endif
+}
+
+/* The worker program's path (the environment's, else where it is
+ * installed), or NULL where there is none to run. */
+static const char *worker_path(void)
+{
+    const char *path = getenv("SINEW_IMPORT_WORKER");
+#if defined(SINEW_IMPORT_WORKER)
+    if (!path || !*path) path = SINEW_IMPORT_WORKER;
+#endif
+    return path && *path && access(path, X_OK) == 0 ? path : NULL;
+}
+
+/* Where this process holds that much, a fork costs more than starting the
+ * worker program (docs/BENCHMARKS.md). */
+enum { WORKER_ABOVE = 256 << 20 };
+
+/* Starts the worker program on the file's bytes (copied into a file of its
+ * own, as fd 4), its frames down `pipe_end` (as fd 3); the pid, or -1 with
+ * errno. */
+static pid_t spawn_worker(const char *path, int pipe_end, const void *data, size_t size, const format *f,
+                          const char *file_name, const sinew_load_options *options, size_t budget,
+                          unsigned cpu_seconds)
+{
+    int input = -1;
+#if defined(__linux__) && defined(MFD_CLOEXEC)
+    input = memfd_create("sinew-import-input", MFD_CLOEXEC);
+#endif
+    if (input < 0) {
+        char name[] = "/tmp/sinew-import-XXXXXX";
+        input = mkstemp(name);
+        if (input >= 0) unlink(name), fcntl(input, F_SETFD, FD_CLOEXEC);
+    }
+    if (input < 0) return -1;
+    for (size_t put = 0; put < size;) {
+        ssize_t n = write(input, (const unsigned char *)data + put, size - put);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            int e = errno;
+            close(input);
+            errno = e ? e : EIO;
+            return -1;
+        }
+        put += (size_t)n;
+    }
+    char budget_text[32], cpu_text[16];
+    snprintf(budget_text, sizeof budget_text, "%zu", budget);
+    snprintf(cpu_text, sizeof cpu_text, "%u", cpu_seconds);
+    char *argv[] = {(char *)path,       (char *)f->extension, (char *)(file_name ? file_name : ""),
+                    options->weld_vertices ? "1" : "0", budget_text, cpu_text, NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    /* the pipe as fd 3 and the bytes as fd 4 (dup2 clears close-on-exec),
+     * where the caller's own descriptors 3 and 4 would be */
+    posix_spawn_file_actions_adddup2(&actions, pipe_end, 3);
+    posix_spawn_file_actions_adddup2(&actions, input, 4);
+    /* nothing blocked: a crash or a limit ends it by its signal */
+    sigset_t none;
+    sigemptyset(&none);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
+    extern char **environ;
+    pid_t pid = -1;
+    int e = posix_spawn(&pid, path, &actions, &attr, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    close(input);
+    if (e != 0) {
+        errno = e;
+        return -1;
+    }
+    return pid;
+}
+
 static sinew_result walled(const void *data, size_t size, const format *f, const char *file_name,
                            const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
@@ -347,17 +437,34 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     if (made != 0)
         return sinew__fail(err, SINEW_ERROR_IO, "cannot make a pipe for the %s importer: %s", f->name,
                            strerror(errno));
+    /* a fork, or the worker program (chosen, or for a process that holds much) */
+    const char *worker = options->assimp_process == SINEW_ASSIMP_PROCESS_FORK ? NULL : worker_path();
+    if (options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER && !worker) {
+        close(fds[0]), close(fds[1]);
+        return sinew__fail(err, SINEW_ERROR_IO, "the %s importer's worker program is not there (%s; the "
+                           "environment variable SINEW_IMPORT_WORKER names its place)", f->name,
+#if defined(SINEW_IMPORT_WORKER)
+                           SINEW_IMPORT_WORKER
+#else
+                           "not built"
+#endif
+        );
+    }
+    if (options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && worker && resident_now() < WORKER_ABOVE)
+        worker = NULL;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
-    pid_t pid = fork();
+    pid_t pid = worker ? spawn_worker(worker, fds[1], data, size, f, file_name, options, budget, cpu_seconds)
+                       : fork();
     if (pid < 0) {
         int e = errno;
         close(fds[0]), close(fds[1]);
-        return sinew__fail(err, SINEW_ERROR_IO, "cannot start the %s importer's process: %s", f->name, strerror(e));
+        return sinew__fail(err, SINEW_ERROR_IO, "cannot start the %s importer's process%s: %s", f->name,
+                           worker ? " (the worker program)" : "", strerror(e));
     }
     if (pid == 0) {
         close(fds[0]);
-        child(fds[1], data, size, f, file_name, options, budget, cpu_seconds);
+        sinew__wall_child(fds[1], data, size, f->extension, file_name, options, budget, cpu_seconds);
     }
     close(fds[1]);
     fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);

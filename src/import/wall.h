@@ -21,6 +21,18 @@ enum {
     SINEW__FRAME_END = 0x20444e45       /* "END " */
 };
 
+/* The child's side of the wall, in a fork of the caller or in the worker
+ * program (src/import/worker_main.c): limits on the process (its address
+ * space what it holds plus `budget` and room for the importer, its CPU
+ * time, no core file, default signal actions, standard streams to
+ * /dev/null, `fd` renumbered 3 and every other descriptor closed), then
+ * the import of the file's bytes by Assimp (`extension` picks the
+ * importer), then its frames down `fd`. Never returns; exits without
+ * running exit handlers or flushing stdio buffers, which a fork shares
+ * with its parent. */
+void sinew__wall_child(int fd, const void *data, size_t size, const char *extension, const char *file_name,
+                       const sinew_load_options *options, size_t budget, unsigned cpu_seconds);
+
 /* The frames are written into the asset codec's growing buffer. */
 typedef sinew__bytes sinew__frames;
 
