@@ -385,10 +385,11 @@ static pid_t spawn_worker(const char *path, int pipe_end, const void *data, size
         }
         put += (size_t)n;
     }
-    char budget_text[32], cpu_text[16];
+    char budget_text[32], cpu_text[16], version[32];
     snprintf(budget_text, sizeof budget_text, "%zu", budget);
     snprintf(cpu_text, sizeof cpu_text, "%u", cpu_seconds);
-    char *argv[] = {(char *)path,       (char *)f->extension, (char *)(file_name ? file_name : ""),
+    snprintf(version, sizeof version, "%d.%d.%d", SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
+    char *argv[] = {(char *)path, version, (char *)f->extension, (char *)(file_name ? file_name : ""),
                     options->weld_vertices ? "1" : "0", budget_text, cpu_text, NULL};
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attr;

@@ -3,25 +3,40 @@
  * and its page tables are copied; a spawned program starts small whatever
  * the caller holds). Started by libsinew_import (wall.c), never by hand:
  *
- *   sinew-import-worker EXTENSION FILE_NAME WELD BUDGET CPU_SECONDS
+ *   sinew-import-worker VERSION EXTENSION FILE_NAME WELD BUDGET CPU_SECONDS
  *   fd 3: the pipe its frames go down; fd 4: the file's bytes
  *
  * It reads the bytes, then runs what a fork of the caller runs
- * (sinew__wall_child): the limits, the import, the frames. */
+ * (sinew__wall_child): the limits, the import, the frames. A worker of
+ * another version than the caller's library (an older one left installed)
+ * answers with an error frame instead: the frames are not a stable format. */
 #define _XOPEN_SOURCE 700 /* pread */
 #include "import/wall.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
+    if (argc != 7) {
         fprintf(stderr, "sinew-import-worker: started by libsinew_import, not by hand\n");
         return 2;
     }
+    char version[32];
+    snprintf(version, sizeof version, "%d.%d.%d", SINEW_VERSION_MAJOR, SINEW_VERSION_MINOR, SINEW_VERSION_PATCH);
+    if (strcmp(argv[1], version) != 0) {
+        sinew__frames f = {0};
+        char sentence[160];
+        snprintf(sentence, sizeof sentence, "the worker program is sinew %s, the library %.32s: install them together",
+                 version, argv[1]);
+        sinew__frames_error(&f, SINEW_ERROR_UNSUPPORTED, sentence);
+        if (f.failed || write(3, f.bytes, f.size) != (ssize_t)f.size) return 3;
+        return 0;
+    }
+    ++argv; /* the rest as a fork of the caller is given them */
     struct stat st;
     if (fstat(4, &st) != 0 || st.st_size < 0) return 3;
     size_t size = (size_t)st.st_size, got = 0;
