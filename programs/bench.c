@@ -59,6 +59,7 @@ typedef struct bench_args {
     sinew_simd simd;
     const char *json;
     int copies;
+    float shell; /* the virtual vertices' distance the clips' errors are measured at */
 } bench_args;
 
 /* An archive written into memory. */
@@ -462,6 +463,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
             a->simd = (sinew_simd)level;
         } else if ((v = cli_value(&p, "--json"))) {
             a->json = v;
+        } else if ((v = cli_value(&p, "--shell"))) {
+            if (!cli_parse_float(v, &a->shell) || !(a->shell > 0.0f))
+                cli_bad_value(&p, "--shell", v, "is not a distance above 0");
         } else if ((v = cli_value(&p, "--copies"))) {
             if (!cli_parse_int(v, 1, 1000, &a->copies))
                 cli_bad_value(&p, "--copies", v, "is not a count from 1 to 1000");
@@ -474,7 +478,7 @@ static int parse_args(int argc, char **argv, bench_args *a)
 
 int cli_bench(int argc, char **argv)
 {
-    bench_args args = {0};
+    bench_args args = {.shell = 0.03f};
     int status = parse_args(argc, argv, &args);
     cli_loaded l = {0};
     if (status == EXIT_OK) status = cli_load("bench", &args.source, &l);
@@ -611,6 +615,14 @@ int cli_bench(int argc, char **argv)
                sinew_clip_bytes(b.packed_clip), (double)pack_report.translation_error,
                (double)pack_report.rotation_error, (double)pack_report.scale_error);
     printf(", archive %zu bytes (prepared: %zu)", b.archive_size[0], b.archive_size[1]);
+    /* how far the optimized and packed clips play from the clip, where a mesh shows it */
+    sinew_clip_error_report optimized_error = {0}, packed_error = {0};
+    sinew_clip_measure_error(b.clip, b.optimized_clip, b.sk, args.shell, 0, &optimized_error, NULL);
+    if (b.packed_clip) sinew_clip_measure_error(b.clip, b.packed_clip, b.sk, args.shell, 0, &packed_error, NULL);
+    printf(";\n  measured %g units from each joint: optimized within %g (99%%: %g)", (double)args.shell,
+           (double)optimized_error.largest, (double)optimized_error.percentile_99);
+    if (b.packed_clip)
+        printf(", packed within %g (99%%: %g)", (double)packed_error.largest, (double)packed_error.percentile_99);
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
@@ -624,6 +636,9 @@ int cli_bench(int argc, char **argv)
         fprintf(f, ", \"simd\": \"%s\", \"threads\": %d, \"clip_bytes\": %zu, \"clip_bytes_optimized\": %zu",
                 sinew_simd_name(b.simd), args.threads, sinew_clip_bytes(b.clip), sinew_clip_bytes(b.optimized_clip));
         if (b.packed_clip) fprintf(f, ", \"clip_bytes_packed\": %zu", sinew_clip_bytes(b.packed_clip));
+        fprintf(f, ", \"shell_distance\": %g, \"clip_error_optimized\": %g", (double)args.shell,
+                (double)optimized_error.largest);
+        if (b.packed_clip) fprintf(f, ", \"clip_error_packed\": %g", (double)packed_error.largest);
         fprintf(f, ", \"archive_bytes\": %zu, \"archive_bytes_prepared\": %zu", b.archive_size[0],
                 b.archive_size[1]);
         fputs(",\n \"results\": [", f);

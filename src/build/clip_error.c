@@ -1,0 +1,132 @@
+/* sinew_clip_measure_error: how far one clip plays from another, measured
+ * where a mesh would show it: on virtual vertices around each joint in
+ * model space. */
+#include "build/build_internal.h"
+
+#include <stdlib.h>
+
+enum {
+    DEFAULT_RATE = 60,   /* samples a second between the key times */
+    BUCKETS = 1 << 16    /* of the histogram the 99th percentile is read from */
+};
+
+static int compare_floats(const void *a, const void *b)
+{
+    float x = *(const float *)a, y = *(const float *)b;
+    return (x > y) - (x < y);
+}
+
+/* The reference's key times (its packed keys' for a packed clip), sorted,
+ * each once: into a malloc'd array; the count, or -1 out of memory. */
+static int key_times(const sinew_clip *clip, float **out)
+{
+    size_t n = 0;
+    for (int i = 0; i < clip->track_count; ++i) n += (size_t)clip->tracks[i].key_count;
+    const float *packed_times = NULL;
+    int packed_keys = 0;
+    size_t stride;
+    sinew__packed_track none;
+    if (clip->packed) sinew__packed_tracks(clip, &packed_times, &packed_keys, &stride, &none, 0);
+    n += (size_t)packed_keys;
+    float *t = malloc(sizeof *t * (n + 1));
+    if (!t) return -1;
+    size_t at = 0;
+    for (int i = 0; i < clip->track_count; ++i)
+        for (int k = 0; k < clip->tracks[i].key_count; ++k) t[at++] = clip->tracks[i].times[k];
+    for (int k = 0; k < packed_keys; ++k) t[at++] = packed_times[k];
+    qsort(t, at, sizeof *t, compare_floats);
+    size_t kept = 0;
+    for (size_t i = 0; i < at; ++i)
+        if (kept == 0 || t[i] != t[kept - 1]) t[kept++] = t[i];
+    *out = t;
+    return (int)kept;
+}
+
+/* The largest distance between the two matrices' images of the joint's
+ * origin and of the points `d` along its three axes. */
+static float joint_error(const sinew_mat4 *a, const sinew_mat4 *b, float d)
+{
+    double worst = 0.0;
+    for (int p = 0; p < 4; ++p) {
+        double sum = 0.0;
+        for (int r = 0; r < 3; ++r) {
+            /* column p - 1 scaled by d, plus the translation column */
+            double x = (double)a->m[12 + r] - (double)b->m[12 + r];
+            if (p > 0) x += (double)d * ((double)a->m[4 * (p - 1) + r] - (double)b->m[4 * (p - 1) + r]);
+            sum += x * x;
+        }
+        if (sum > worst) worst = sum;
+    }
+    return (float)sqrt(worst);
+}
+
+sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_clip *candidate,
+                                      const sinew_skeleton *skeleton, float shell_distance, float rate,
+                                      sinew_clip_error_report *report, sinew_error *err)
+{
+    static const char who[] = "sinew_clip_measure_error";
+    sinew__ok(err);
+    if (!reference || !candidate || !skeleton || !report)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: two clips, a skeleton and a report are required",
+                           who);
+    if (!(shell_distance > 0.0f) || !isfinite(shell_distance) || !(rate >= 0.0f) || !isfinite(rate))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "%s: the shell distance %g must be above 0 and the rate %g not negative, both finite",
+                           who, (double)shell_distance, (double)rate);
+    int n = skeleton->joint_count;
+    if (reference->joint_count != n || candidate->joint_count != n)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: the clips animate %d and %d joints, the skeleton has %d",
+                           who, reference->joint_count, candidate->joint_count, n);
+    if (rate == 0.0f) rate = DEFAULT_RATE;
+    float *keys = NULL;
+    int key_count = key_times(reference, &keys);
+    /* the key times, and between them samples at `rate` over the duration
+     * (a sampling time past the last key plays as the last key) */
+    double span = reference->duration > candidate->duration ? reference->duration : candidate->duration;
+    double uniform = floor(span * (double)rate) + 1.0;
+    if (uniform > 1e7) uniform = 1e7; /* ten million poses: beyond any clip's need */
+    size_t steps = (size_t)uniform;
+    sinew_transform *local = malloc(sizeof *local * 2 * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * 2 * (size_t)n);
+    uint32_t *histogram = malloc(sizeof *histogram * BUCKETS);
+    if (key_count < 0 || !local || !model || !histogram) {
+        free(keys), free(local), free(model), free(histogram);
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
+    }
+    memset(histogram, 0, sizeof *histogram * BUCKETS);
+    sinew_clip_error_report r = {0.0f, 0.0f, -1, 0.0f, 0, shell_distance};
+    /* two passes: the largest error, then each one's bucket below it */
+    for (int pass = 0; pass < 2; ++pass) {
+        size_t poses = (size_t)key_count + steps;
+        for (size_t i = 0; i < poses; ++i) {
+            float t = i < (size_t)key_count ? keys[i] : (float)((double)(i - (size_t)key_count) / (double)rate);
+            sinew_clip_sample(reference, skeleton, t, 0, NULL, local, n, NULL);
+            sinew_clip_sample(candidate, skeleton, t, 0, NULL, local + n, n, NULL);
+            sinew_local_to_model(skeleton, local, NULL, model, n, NULL);
+            sinew_local_to_model(skeleton, local + n, NULL, model + n, n, NULL);
+            for (int j = 0; j < n; ++j) {
+                float e = joint_error(&model[j], &model[n + j], shell_distance);
+                if (pass == 0) {
+                    if (e > r.largest || r.worst_joint < 0) r.largest = e, r.worst_joint = j, r.worst_time = t;
+                    continue;
+                }
+                size_t b = r.largest > 0.0f ? (size_t)((double)e / (double)r.largest * (BUCKETS - 1)) : 0;
+                histogram[b < BUCKETS ? b : BUCKETS - 1]++;
+            }
+        }
+        r.poses = (int)(poses < INT32_MAX ? poses : INT32_MAX);
+    }
+    /* the 99th percentile: the upper edge of the bucket that reaches it */
+    uint64_t total = (uint64_t)r.poses * (uint64_t)n, seen = 0, want = (total * 99 + 99) / 100;
+    for (size_t b = 0; b < BUCKETS; ++b) {
+        seen += histogram[b];
+        if (seen >= want) {
+            r.percentile_99 = (float)((double)r.largest * (double)(b + 1) / (BUCKETS - 1));
+            if (r.percentile_99 > r.largest) r.percentile_99 = r.largest;
+            break;
+        }
+    }
+    *report = r;
+    free(keys), free(local), free(model), free(histogram);
+    return SINEW_OK;
+}
