@@ -98,8 +98,10 @@ static void convert_one(void *user, int index)
             owned[made++] = moved;
             clips[count++] = moved;
         }
+    /* a clip packed already (read from an archive) stays as it is */
     if (s->optimize)
         for (int c = 0; c < count; ++c) {
+            if (clips[c]->packed) continue;
             sinew_clip *slim = sinew_clip_optimize(clips[c], &optimize_tolerance, a->skeleton, NULL, NULL, &err);
             if (!slim) {
                 fail(j, "%s", err.description);
@@ -111,6 +113,7 @@ static void convert_one(void *user, int index)
     /* packing takes clips whose tracks share one set of key times: another
      * stays as it is, and the logger says why */
     for (int c = 0; s->pack && c < count; ++c) {
+        if (clips[c]->packed) continue;
         sinew_clip *packed = sinew_clip_pack(clips[c], a->skeleton, NULL, NULL, &err);
         if (packed) {
             owned[made++] = packed;

@@ -1189,8 +1189,8 @@ SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_ma
 
 /* The best SIMD level this CPU and operating system run: from CPUID and
  * XGETBV on x86-64 built with GCC or Clang, SINEW_SIMD_NEON on AArch64,
- * SINEW_SIMD_SCALAR elsewhere. Costs a CPUID: skeletons, clips and skins
- * call it once, when made. */
+ * SINEW_SIMD_SCALAR elsewhere. The first call asks the CPU (CPUID, a trap
+ * in some virtual machines); the answer is kept for the next ones. */
 SINEW_API sinew_simd sinew_simd_supported(void);
 
 /* "auto", "scalar", "avx2", "avx512" or "neon" ("unknown" for other

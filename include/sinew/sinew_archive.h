@@ -82,22 +82,28 @@ SINEW_API sinew_result sinew_archive_save(const sinew_asset *asset, const char *
 SINEW_API sinew_asset *sinew_archive_load(const void *data, size_t size, const sinew_options *options,
                                           sinew_error *err);
 
-/* Loads an archive where it lies: the asset's vertex streams, indices,
- * morph targets, skin influences and inverse bind matrices, and the SIMD
- * blocks of a prepared archive point into `data`, which must start on a
- * 64-byte boundary (SINEW_ERROR_INVALID_ARGUMENT otherwise) and stay
- * alive and unchanged until sinew_asset_free(); the skeleton, the clips
- * and the small objects are allocated. Every byte is checked first, as
- * sinew_archive_load() checks it, and a skin whose weights would need
- * repairing is refused (a view does not write). A 1.x archive, whose
- * arrays are packed, is copied, with a note to the logger. Errors: those
- * of sinew_archive_load(). */
+/* Loads an archive where it lies: the asset's vertex streams (each on a
+ * 64-byte boundary, as a copy's), indices, morph targets, skin influences
+ * and inverse bind matrices, the SIMD blocks of a prepared archive and the
+ * clips' keys point into `data`, which must start on a 64-byte boundary
+ * (SINEW_ERROR_INVALID_ARGUMENT otherwise) and stay alive and unchanged
+ * until sinew_asset_free(); the skeleton, the track lists, the sampling
+ * plans and the small objects are allocated. Every byte is checked first,
+ * as sinew_archive_load() checks it; what a copy would repair, a view
+ * refuses, since it does not write: weights not summing to 1
+ * (SINEW_ERROR_BAD_WEIGHT), a zero-weight influence past the skin's joints
+ * (SINEW_ERROR_BAD_JOINT_INDEX), a rotation key not of unit length
+ * (SINEW_ERROR_BAD_ROTATION); archives sinew_archive_write made hold none.
+ * A 1.x archive, whose arrays are packed, is copied, with a note to the
+ * logger. Errors: those of sinew_archive_load(). */
 SINEW_API sinew_asset *sinew_archive_view(const void *data, size_t size, const sinew_options *options,
                                           sinew_error *err);
 
 /* Loads the archive file at `path` (a regular file only): its bytes are
  * read into memory the asset holds and viewed there as
- * sinew_archive_view() does, freed with the asset. Read rather than
+ * sinew_archive_view() does, freed with the asset (sinew_load_file, which
+ * every command uses, copies archives instead, and repairs what a copy
+ * repairs). Read rather than
  * mapped: a mapped file that another process shortens or rewrites after
  * the check would fault or change under the runtime. */
 SINEW_API sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *options, sinew_error *err);

@@ -243,8 +243,13 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
         switch (kind) {
         case SINEW__SECTION_ASSET: ++assets; break;
         case SINEW__SECTION_SKELETON: ++skeletons; break;
-        case SINEW__SECTION_CLIP:
-        case SINEW__SECTION_PACKED_CLIP: ++clips; break;
+        case SINEW__SECTION_PACKED_CLIP:
+            if (major == 1)
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) in a %u.%u archive, which has none",
+                                   name, i, kind_name(kind), major, minor);
+            ++clips;
+            break;
+        case SINEW__SECTION_CLIP: ++clips; break;
         case SINEW__SECTION_MESH: ++meshes; break;
         case SINEW__SECTION_SKIN_BLOCKS:
             if (i == 0 || get_u32(e - ENTRY_BYTES) != SINEW__SECTION_MESH)

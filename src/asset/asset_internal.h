@@ -60,10 +60,12 @@ SINEW__SHARED void sinew__bytes_u32(sinew__bytes *b, uint32_t v);
  * boundary of SINEW__ARRAY_ALIGN bytes from the payload's start (the skin
  * blocks' weight rows on SINEW__ROW_ALIGN), zeros between, so that a
  * payload on a 64-byte boundary in memory can be used where it lies. A
- * view (layout 2 only, the payload so aligned) leaves the mesh streams,
+ * view (layout 2 only, the payload so aligned; mesh vertex streams and
+ * morph deltas on SINEW__STREAM_ALIGN, a cache line, as the loaders give
+ * them) leaves the mesh streams,
  * the skins' influences and their blocks in the payload, which must then
  * outlive the asset and never change. */
-enum { SINEW__ARRAY_ALIGN = 16, SINEW__ROW_ALIGN = 32 };
+enum { SINEW__ARRAY_ALIGN = 16, SINEW__ROW_ALIGN = 32, SINEW__STREAM_ALIGN = 64 };
 typedef struct sinew__codec {
     int layout; /* 1 or 2 */
     bool view;

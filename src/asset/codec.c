@@ -68,6 +68,12 @@ static void put_stream(sinew__bytes *f, const float *v, size_t n)
 {
     put_array(f, v, n * sizeof *v, SINEW__ARRAY_ALIGN);
 }
+
+/* A vertex stream or morph deltas: on a cache line, as the loaders give them. */
+static void put_vertices(sinew__bytes *f, const float *v, size_t n)
+{
+    put_array(f, v, n * sizeof *v, SINEW__STREAM_ALIGN);
+}
 static void put_string(sinew__bytes *f, const char *s)
 {
     size_t n = s ? strlen(s) : 0;
@@ -133,9 +139,12 @@ void sinew__encode_packed_clip(sinew__bytes *f, const sinew_clip *c)
         put_i32(f, (int32_t)t->target);
         for (int k = 0; k < (t->target == SINEW_TARGET_ROTATION ? 4 : 3); ++k) {
             const sinew__packed_float *x = &t->f[k];
-            put_u8(f, x->q != NULL);
-            if (!x->q) {
-                put_floats(f, &x->value, 1);
+            /* a lane of step 0 holds its offset at every key: written as
+             * that value, sign of zero included, which packing gives back */
+            bool varies = x->q && x->step != 0.0f;
+            put_u8(f, varies);
+            if (!varies) {
+                put_floats(f, x->q ? &x->offset : &x->value, 1);
                 continue;
             }
             put_floats(f, &x->offset, 1);
@@ -160,12 +169,12 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
                      (m->skin ? HAS_SKIN : 0) | (m->morph ? HAS_MORPH : 0) |
                      (m->morph && m->morph_weights ? HAS_MORPH_WEIGHTS : 0);
     sinew__bytes_u32(f, flags);
-    put_stream(f, m->positions, 3 * v);
-    if (m->normals) put_stream(f, m->normals, 3 * v);
-    if (m->tangents) put_stream(f, m->tangents, 4 * v);
+    put_vertices(f, m->positions, 3 * v);
+    if (m->normals) put_vertices(f, m->normals, 3 * v);
+    if (m->tangents) put_vertices(f, m->tangents, 4 * v);
     put_i32(f, m->texcoord_count);
-    for (int t = 0; t < m->texcoord_count; ++t) put_stream(f, m->texcoords[t], 2 * v);
-    if (m->colors) put_stream(f, m->colors, 4 * v);
+    for (int t = 0; t < m->texcoord_count; ++t) put_vertices(f, m->texcoords[t], 2 * v);
+    if (m->colors) put_vertices(f, m->colors, 4 * v);
     put_i32(f, m->index_count);
     put_array(f, m->indices, sizeof *m->indices * (size_t)m->index_count, SINEW__ARRAY_ALIGN);
     put_i32(f, m->joint);
@@ -196,9 +205,9 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
         put_i32(f, mo->target_count);
         sinew__bytes_u32(f, (mo->positions ? MORPH_POSITIONS : 0) | (mo->normals ? MORPH_NORMALS : 0) |
                        (mo->tangents ? MORPH_TANGENTS : 0));
-        if (mo->positions) put_stream(f, mo->positions, 3 * n);
-        if (mo->normals) put_stream(f, mo->normals, 3 * n);
-        if (mo->tangents) put_stream(f, mo->tangents, 3 * n);
+        if (mo->positions) put_vertices(f, mo->positions, 3 * n);
+        if (mo->normals) put_vertices(f, mo->normals, 3 * n);
+        if (mo->tangents) put_vertices(f, mo->tangents, 3 * n);
         if (m->morph_weights) put_stream(f, m->morph_weights, (size_t)mo->target_count);
     }
 }
@@ -351,9 +360,9 @@ static const void *get_stream(reader *r, size_t n, size_t each, size_t align)
 
 /* n floats of an array, every one finite (as the loaders hold them), or
  * NULL; `what` names them in the error. */
-static const float *get_finite(reader *r, size_t n, const char *what)
+static const float *get_finite(reader *r, size_t n, size_t align, const char *what)
 {
-    const float *v = get_stream(r, n, sizeof(float), SINEW__ARRAY_ALIGN);
+    const float *v = get_stream(r, n, sizeof(float), align);
     if (v && !sinew__finite_n(v, n)) {
         refuse(r, SINEW_ERROR_NOT_FINITE, "its %s hold a NaN or an infinity", what);
         return NULL;
@@ -522,11 +531,12 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const sine
                              .track_count = n + n_packed, .tracks = tracks, .additive = additive,
                              .skeleton = r->asset->skeleton};
         sinew_error e;
-        /* a packed clip's keys come back within 16 bits of unit length:
-         * normalized without a word, as packing them again gives */
-        sinew_options quiet = options ? *options : (sinew_options){0};
-        if (pack) quiet.logger.log = NULL;
-        clip = sinew__clip_create(&d, r->codec.view && !pack, pack ? &quiet : options, &e);
+        /* a packed clip's keys as its plan held them (rotations within 16
+         * bits of unit length, left so), packed again: the same offsets,
+         * steps and quantized keys */
+        int how = pack ? SINEW__CLIP_TO_PACK : r->codec.view ? SINEW__CLIP_BORROW : SINEW__CLIP_COPY;
+        if (pack) d.skeleton = NULL;
+        clip = sinew__clip_create(&d, how, options, &e);
         if (!clip) {
             refused_by(r, &e);
         } else if (pack) {
@@ -547,7 +557,11 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
 {
     int joints = r->asset->skeleton->joint_count;
     int keys = get_count(r, "the key count", 1, INT32_MAX, 4);
-    const float *times = get_stream(r, (size_t)keys, sizeof(float), SINEW__ARRAY_ALIGN);
+    /* the key times where they lie in a view, else in scratch (the clip copies them) */
+    align_to(r, SINEW__ARRAY_ALIGN);
+    float *copy = r->codec.view || r->bad ? NULL : sinew__alloc(&r->scratch, sizeof(float) * (size_t)keys);
+    const float *times = r->codec.view ? (const float *)skip(r, sizeof(float) * (size_t)keys) : copy;
+    if (copy) take(r, copy, sizeof(float) * (size_t)keys);
     /* each track: joint, target and three floats of five bytes at least */
     int n = get_count(r, "the packed track count", 0, 3 * joints, 8 + 3 * 5);
     if (r->bad) return NULL;
@@ -555,11 +569,9 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
     /* the floats made: a track of keys for each one that stores its q's
      * (two bytes a key, so fewer than the bytes left), one key for the others */
     size_t room = 4 * ((size_t)n + (r->left / (2 * (size_t)keys) + 1) * (size_t)keys);
-    float *values = sinew__alloc(&r->scratch, sizeof(float) * room);
+    float *values = room <= SIZE_MAX / sizeof(float) / 2 ? sinew__alloc(&r->scratch, sizeof(float) * room) : NULL;
     size_t used = 0;
-    float *copy = r->codec.view ? NULL : sinew__alloc(&r->scratch, sizeof(float) * (size_t)keys);
-    if (!tracks || !values || (!r->codec.view && !copy)) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    if (copy && times) memcpy(copy, times, sizeof(float) * (size_t)keys);
+    if (!tracks || !values || !times) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     for (int i = 0; i < n && !r->bad; ++i) {
         sinew_track *t = &tracks[i];
         int32_t joint = get_i32(r), target = get_i32(r);
@@ -571,7 +583,7 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
         int width = target == SINEW_TARGET_ROTATION ? 4 : 3;
         float *v = values + used;
         *t = (sinew_track){.joint = joint, .target = (sinew_track_target)target,
-                           .interpolation = SINEW_INTERP_LINEAR, .key_count = keys, .times = copy ? copy : times,
+                           .interpolation = SINEW_INTERP_LINEAR, .key_count = keys, .times = times,
                            .values = v};
         /* each float constant, or its keys' q (2 bytes a key); a track of
          * constant floats has one key, so that the floats made are at
@@ -707,10 +719,10 @@ static void read_morph(reader *r, sinew_mesh *m, bool weights)
         refuse(r, SINEW_ERROR_PARSE, "its %d morph targets come without default weights", targets);
         return;
     }
-    if (which & MORPH_POSITIONS) mo->positions = get_finite(r, 3 * n, "morph position deltas");
-    if (which & MORPH_NORMALS) mo->normals = get_finite(r, 3 * n, "morph normal deltas");
-    if (which & MORPH_TANGENTS) mo->tangents = get_finite(r, 3 * n, "morph tangent deltas");
-    m->morph_weights = get_finite(r, (size_t)targets, "default morph weights");
+    if (which & MORPH_POSITIONS) mo->positions = get_finite(r, 3 * n, SINEW__STREAM_ALIGN, "morph position deltas");
+    if (which & MORPH_NORMALS) mo->normals = get_finite(r, 3 * n, SINEW__STREAM_ALIGN, "morph normal deltas");
+    if (which & MORPH_TANGENTS) mo->tangents = get_finite(r, 3 * n, SINEW__STREAM_ALIGN, "morph tangent deltas");
+    m->morph_weights = get_finite(r, (size_t)targets, SINEW__ARRAY_ALIGN, "default morph weights");
     if (!r->bad) m->morph = mo;
 }
 
@@ -730,17 +742,17 @@ static void read_mesh(reader *r, sinew_mesh *m, reader *blocks, const sinew_opti
         refuse(r, SINEW_ERROR_PARSE, "tangents without normals");
         return;
     }
-    m->positions = get_finite(r, 3 * nv, "positions");
-    if (flags & HAS_NORMALS) m->normals = get_finite(r, 3 * nv, "normals");
-    if (flags & HAS_TANGENTS) m->tangents = get_finite(r, 4 * nv, "tangents");
+    m->positions = get_finite(r, 3 * nv, SINEW__STREAM_ALIGN, "positions");
+    if (flags & HAS_NORMALS) m->normals = get_finite(r, 3 * nv, SINEW__STREAM_ALIGN, "normals");
+    if (flags & HAS_TANGENTS) m->tangents = get_finite(r, 4 * nv, SINEW__STREAM_ALIGN, "tangents");
     int sets = get_count(r, "the texture coordinate set count", 0, 64, 8 * nv);
     if (sets) {
         const float **list = sinew__asset_alloc(r->asset, (size_t)sets, sizeof *list);
         if (!list) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-        for (int t = 0; t < sets && !r->bad; ++t) list[t] = get_finite(r, 2 * nv, "texture coordinates");
+        for (int t = 0; t < sets && !r->bad; ++t) list[t] = get_finite(r, 2 * nv, SINEW__STREAM_ALIGN, "texture coordinates");
         m->texcoords = list, m->texcoord_count = r->bad ? 0 : sets;
     }
-    if (flags & HAS_COLORS) m->colors = get_finite(r, 4 * nv, "colors");
+    if (flags & HAS_COLORS) m->colors = get_finite(r, 4 * nv, SINEW__STREAM_ALIGN, "colors");
     int indices = get_count(r, "the index count", 0, INT32_MAX, 4);
     const uint32_t *list = get_stream(r, (size_t)indices, sizeof(uint32_t), SINEW__ARRAY_ALIGN);
     if (!r->bad && indices % 3) refuse(r, SINEW_ERROR_PARSE, "%d indices are not whole triangles", indices);

@@ -101,11 +101,12 @@ static void share_times(const sinew_track *tracks, int n, int *times_of, int *ta
 
 sinew_clip *sinew_clip_create(const sinew_clip_desc *d, const sinew_options *options, sinew_error *err)
 {
-    return sinew__clip_create(d, false, options, err);
+    return sinew__clip_create(d, SINEW__CLIP_COPY, options, err);
 }
 
-sinew_clip *sinew__clip_create(const sinew_clip_desc *d, bool borrow, const sinew_options *options, sinew_error *err)
+sinew_clip *sinew__clip_create(const sinew_clip_desc *d, int how, const sinew_options *options, sinew_error *err)
 {
+    bool borrow = how != SINEW__CLIP_COPY;
     sinew__ok(err);
     if (!d) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: clip description is NULL");
@@ -202,13 +203,14 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, bool borrow, const sine
         if (borrow) {
             /* the keys stay where they lie: rotations must be unit already */
             bool cubic = src->interpolation == SINEW_INTERP_CUBICSPLINE;
-            for (int k = 0; src->target == SINEW_TARGET_ROTATION && k < src->key_count; ++k) {
+            for (int k = 0; how == SINEW__CLIP_BORROW && src->target == SINEW_TARGET_ROTATION && k < src->key_count;
+                 ++k) {
                 const float *q = &src->values[(size_t)k * (cubic ? 12 : 4) + (cubic ? 4 : 0)];
                 sinew_quat v = sinew__q(q[0], q[1], q[2], q[3]);
                 if (fabsf(sinew__q_dot(v, v) - 1.0f) > 1e-5f) {
                     sinew__free(&alloc, times_of);
                     sinew__free(&alloc, block);
-                    sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_clip_create: clip \"%s\": track %d key "
+                    sinew__fail(err, SINEW_ERROR_BAD_ROTATION, "sinew_clip_create: clip \"%s\": track %d key "
                                 "%d: a rotation not of unit length stays unrepaired where it lies", name, i, k);
                     return NULL;
                 }
@@ -261,8 +263,9 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, bool borrow, const sine
     memset(made->packed_keys, 0, sizeof made->packed_keys);
     made->allocator = alloc;
     made->bytes = l.total;
-    made->sampler = sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
-    if (!made->sampler) {
+    made->sampler = how == SINEW__CLIP_TO_PACK ? NULL
+                                               : sinew__sampler_create(clip, d->skeleton, &alloc, sinew__simd_level(options));
+    if (!made->sampler && how != SINEW__CLIP_TO_PACK) {
         sinew__free(&alloc, block);
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;

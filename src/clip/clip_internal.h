@@ -36,11 +36,21 @@ typedef struct sinew__clip {
 /* The library's view of a clip it made (written only while it is made). */
 static inline sinew__clip *sinew__clip_of(const sinew_clip *clip) { return (sinew__clip *)(uintptr_t)clip; }
 
-/* sinew_clip_create(); `borrow`: the clip keeps the tracks' times and
- * values where they lie instead of copying them (the caller keeps them
- * alive and unchanged for the clip's life, 4-byte aligned), and refuses a
- * rotation key that is not of unit length, which it cannot repair. */
-SINEW__SHARED sinew_clip *sinew__clip_create(const sinew_clip_desc *desc, bool borrow, const sinew_options *options,
+/* How sinew__clip_create keeps a description's keys. */
+enum {
+    SINEW__CLIP_COPY = 0,   /* copied (sinew_clip_create), rotations not of unit length normalized */
+    /* kept where they lie (alive, unchanged and 4-byte aligned for the
+     * clip's life); a rotation not of unit length refused, as it cannot be
+     * repaired there */
+    SINEW__CLIP_BORROW = 1,
+    /* kept where they lie as given, unchecked beyond sinew_clip_create's
+     * checks and without a sampling plan: a clip sinew_clip_pack reads
+     * once, freed before its keys (a packed clip read back from its keys) */
+    SINEW__CLIP_TO_PACK = 2
+};
+
+/* sinew_clip_create() keeping the keys as `how` says. */
+SINEW__SHARED sinew_clip *sinew__clip_create(const sinew_clip_desc *desc, int how, const sinew_options *options,
                                              sinew_error *err);
 
 /* A clip's sampling plan (src/clip/plan.c): its LINEAR tracks laid out

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L /* posix_memalign */
 /* libFuzzer harness for the archive loader in both modes
  * (sinew_archive_load copies, sinew_archive_view reads in place): the
  * bytes as they come, and, where they start with an archive's header,
@@ -32,9 +33,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     load(data, size, false);
     if (size < 64 || !sinew_archive_is(data, size)) return 0;
     /* exactly `size` bytes from the boundary, so that a read past them is seen */
-    uint8_t *raw = malloc(size + 64);
-    if (!raw) return 0;
-    uint8_t *fixed = raw + (64 - (uintptr_t)raw % 64) % 64;
+    void *raw = NULL;
+    if (posix_memalign(&raw, 64, size) != 0) return 0;
+    uint8_t *fixed = raw;
     memcpy(fixed, data, size);
     uint64_t total = size;
     memcpy(fixed + 16, &total, 8);
