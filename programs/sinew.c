@@ -802,14 +802,23 @@ static void print_clip(int index, const sinew_clip *c)
 {
     int by_interp[3];
     int animated = clip_shape(c, by_interp);
-    printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale", index,
-           c->name, (double)c->duration, c->track_count, animated, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
-           sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    if (c->packed) /* its tracks list its weights tracks only: the packed keys are counted from the clip's */
+        printf("  %d \"%s\": %.3f s, packed (16-bit keys) from keys: %d translation, %d rotation, %d scale", index,
+               c->name, (double)c->duration, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
+               sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    else
+        printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale", index,
+               c->name, (double)c->duration, c->track_count, animated,
+               sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION), sinew_clip_key_count(c, SINEW_TARGET_ROTATION),
+               sinew_clip_key_count(c, SINEW_TARGET_SCALE));
     int weight_keys = sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS);
     printf(weight_keys ? ", %d morph weights\n" : "\n", weight_keys);
-    printf("      interpolation:");
-    for (int i = 0; i < 3; ++i)
-        if (by_interp[i]) printf(" %d %s", by_interp[i], interp_name((sinew_interpolation)i));
+    printf("      %zu bytes in memory", sinew_clip_bytes(c));
+    if (!c->packed) {
+        printf("; interpolation:");
+        for (int i = 0; i < 3; ++i)
+            if (by_interp[i]) printf(" %d %s", by_interp[i], interp_name((sinew_interpolation)i));
+    }
     printf("\n");
 }
 
@@ -934,11 +943,13 @@ static void json_clip(int index, const sinew_clip *c)
     json_number(c->duration);
     printf(", \"tracks\": %d, \"animated_joints\": %d, \"additive\": %s, "
            "\"keys\": {\"translation\": %d, \"rotation\": %d, \"scale\": %d, \"weights\": %d}, "
-           "\"interpolation\": {\"step\": %d, \"linear\": %d, \"cubicspline\": %d}, \"bytes\": %zu}",
+           "\"interpolation\": {\"step\": %d, \"linear\": %d, \"cubicspline\": %d}, \"bytes\": %zu, "
+           "\"packed\": %s}",
            c->track_count, animated, c->additive ? "true" : "false", sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
            sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE),
            sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS), by_interp[SINEW_INTERP_STEP],
-           by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE], sinew_clip_bytes(c));
+           by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE], sinew_clip_bytes(c),
+           c->packed ? "true" : "false");
 }
 
 static void json_mesh(int index, const sinew_mesh *m)
@@ -988,7 +999,7 @@ static void json_mesh(int index, const sinew_mesh *m)
  *        "animated_joints": 22, "additive": false,
  *        "keys": {"translation": 0, "rotation": 0, "scale": 0, "weights": 0},
  *        "interpolation": {"step": 0, "linear": 66, "cubicspline": 0},
- *        "bytes": (sinew_clip_bytes)} ],
+ *        "bytes": (sinew_clip_bytes), "packed": (sinew_clip_pack made it)} ],
  *     "meshes": [ {"index": 0, "name": "...", "vertices": 0, "triangles": 0,
  *        "attributes": ["position", "normal", "tangent", "texcoord_0", "color"],
  *        "morph_targets": 0, "bounds": {"min": [...], "max": [...]} (null: no vertices),
