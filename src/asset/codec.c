@@ -564,7 +564,10 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
     if (copy) take(r, copy, sizeof(float) * (size_t)keys);
     /* each track: joint, target and three floats of five bytes at least */
     int n = get_count(r, "the packed track count", 0, 3 * joints, 8 + 3 * 5);
-    if (r->bad) return NULL;
+    if (r->bad) {
+        sinew__free(&r->scratch, copy);
+        return NULL;
+    }
     sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
     /* the floats made: a track of keys for each one that stores its q's
      * (two bytes a key, so fewer than the bytes left), one key for the others */
