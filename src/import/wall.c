@@ -168,25 +168,25 @@ static sinew_result choose_format(const uint8_t *d, size_t size, const char *pat
  * Assimp's code and stacks beside the load's budget. */
 enum { DEFAULT_TIMEOUT_MS = 10000, LONGEST_TIMEOUT_MS = 86400000, ROOM = 256 << 20 };
 
-#if !defined(SINEW__UNLIMITED_ADDRESS_SPACE)
-/* The address space this process holds now (its size, not what is
- * resident), 0 where the system does not say. */
-static size_t address_space_now(void)
+/* Bytes of this process's memory: its address space (field 0, its size,
+ * not what is resident) or what is resident (field 1); 0 where the system
+ * does not say. */
+static size_t memory_now(int field)
 {
 #if defined(__linux__)
     FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long pages = 0;
+    unsigned long pages[2] = {0, 0};
     if (f) {
-        if (fscanf(f, "%lu", &pages) != 1) pages = 0;
+        if (fscanf(f, "%lu %lu", &pages[0], &pages[1]) != 2) pages[0] = pages[1] = 0;
         fclose(f);
     }
     long page = sysconf(_SC_PAGESIZE);
-    return page > 0 && pages < SIZE_MAX / (size_t)page ? pages * (size_t)page : 0;
+    return page > 0 && pages[field] < SIZE_MAX / (size_t)page ? pages[field] * (size_t)page : 0;
 #else
+    (void)field;
     return 0;
 #endif
 }
-#endif
 
 /* The child's logger: each warning becomes a frame. */
 static void log_to_frames(void *user, sinew_log_level level, const char *message)
@@ -242,7 +242,7 @@ void sinew__wall_child(int fd, const void *data, size_t size, const char *extens
 #if !defined(SINEW__UNLIMITED_ADDRESS_SPACE)
     /* what the process holds already (the caller's own memory), then the
      * budget and room for the importer's code */
-    size_t now = address_space_now(), limit = SIZE_MAX / 2;
+    size_t now = memory_now(0), limit = SIZE_MAX / 2;
     if (budget < SIZE_MAX / 4 && now < SIZE_MAX / 4) limit = now + budget + ROOM;
     struct rlimit as = {limit, limit};
     setrlimit(RLIMIT_AS, &as);
@@ -323,23 +323,6 @@ static ending ended(pid_t pid, bool *gone)
         if (w < 0) *gone = true; /* ECHILD: reaped by someone else */
         return e;
     }
-}
-
-/* Resident bytes of this process, 0 where the system does not say. */
-static size_t resident_now(void)
-{
-#if defined(__linux__)
-    FILE *f = fopen("/proc/self/statm", "r");
-    unsigned long size = 0, pages = 0;
-    if (f) {
-        if (fscanf(f, "%lu %lu", &size, &pages) != 2) pages = 0;
-        fclose(f);
-    }
-    long page = sysconf(_SC_PAGESIZE);
-    return page > 0 && pages < SIZE_MAX / (size_t)page ? pages * (size_t)page : 0;
-#else
-    return 0;
-#endif
 }
 
 /* The worker program's path (the environment's, else where it is
@@ -451,7 +434,7 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
 #endif
         );
     }
-    if (options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && worker && resident_now() < WORKER_ABOVE)
+    if (options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && worker && memory_now(1) < WORKER_ABOVE)
         worker = NULL;
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
