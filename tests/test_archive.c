@@ -278,6 +278,15 @@ static void test_golden(void)
     sinew_asset *b = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0-prepared.sinew", NULL, &err);
     CHECK(b && same_asset(a, b) && same_blocks(a, b), "the prepared 1.0 golden archive loads the same: %s",
           b ? "" : err.description);
+    /* a 1.0 archive handed to a view is copied, wherever it lies */
+    size_t size = 0;
+    unsigned char *bytes = test_read_file(SINEW_SOURCE_DIR "/tests/archive/golden-1.0.sinew", &size);
+    unsigned char *shifted = bytes ? malloc(size + 8) : NULL;
+    if (shifted) memcpy(shifted + 1, bytes, size); /* malloc's boundary plus 1: off any 64-byte one */
+    sinew_asset *e = shifted ? sinew_archive_view(shifted + 1, size, NULL, &err) : NULL;
+    CHECK(e && same_asset(a, e), "a 1.0 archive viewed off a boundary is copied: %s", e ? "" : err.description);
+    sinew_asset_free(e);
+    free(shifted), free(bytes);
     /* format 2.0 (arrays aligned, viewed where they lie), plain and prepared */
     sinew_asset *c = sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/archive/golden-2.0.sinew", NULL, &err);
     CHECK(c && same_asset(a, c), "the 2.0 golden archive loads the same: %s", c ? "" : err.description);

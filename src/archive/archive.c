@@ -333,7 +333,10 @@ static sinew_asset *load(const void *data, size_t size, bool view, const char *w
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: no data", who);
         return NULL;
     }
-    if (view && (uintptr_t)data % SECTION_ALIGN) {
+    /* a 1.x archive is copied whatever its place: only 2.x needs the boundary */
+    bool copied_anyway = size >= HEADER_BYTES && sinew_archive_is(data, size) &&
+                         get_u16((const unsigned char *)data + 8) == 1;
+    if (view && !copied_anyway && (uintptr_t)data % SECTION_ALIGN) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: the data must start on a %d-byte boundary; it starts "
                     "%u bytes past one", who, SECTION_ALIGN, (unsigned)((uintptr_t)data % SECTION_ALIGN));
         return NULL;
@@ -392,11 +395,14 @@ sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *opti
         sinew__free_aligned(&alloc, data);
         return NULL;
     }
-    /* the asset views the bytes it holds */
-    sinew__asset_of(asset)->held = data;
+    /* the asset views the bytes it holds (a 1.x archive is copied: its
+     * bytes go once read) */
+    bool copied = size >= HEADER_BYTES && get_u16(data + 8) == 1;
+    if (!copied) sinew__asset_of(asset)->held = data;
     if (sinew__archive_read(data, size, name, true, options, asset, err) != SINEW_OK) {
         sinew_asset_free(asset);
         asset = NULL;
     }
+    if (copied) sinew__free_aligned(&alloc, data);
     return asset;
 }
