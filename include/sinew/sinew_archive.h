@@ -94,8 +94,8 @@ SINEW_API sinew_asset *sinew_archive_load(const void *data, size_t size, const s
  * (SINEW_ERROR_BAD_WEIGHT), a zero-weight influence past the skin's joints
  * (SINEW_ERROR_BAD_JOINT_INDEX), a rotation key not of unit length
  * (SINEW_ERROR_BAD_ROTATION); archives sinew_archive_write made hold none.
- * A 1.x archive, whose arrays are packed, is copied, with a note to the
- * logger. Errors: those of sinew_archive_load(). */
+ * A 1.x archive, whose arrays are packed, is copied (from any address),
+ * with a note to the logger. Errors: those of sinew_archive_load(). */
 SINEW_API sinew_asset *sinew_archive_view(const void *data, size_t size, const sinew_options *options,
                                           sinew_error *err);
 
