@@ -116,28 +116,28 @@ sinew_result sinew_skin_dqs(const sinew_skin_job *job, sinew_error *err)
             2.0f);
 
         if (st.positions) {
-            sinew_vec3 q = sinew__read_input(st.prepared_positions, st.slot, job->positions, st.ps, v);
+            sinew_vec3 q = sinew__read_input(st.prepared_positions, st.slot, job->positions, st.position_stride, v);
             if (!rigid) q = sinew__mat3_apply(S, q);
             q = sinew__v3_add(sinew__q_rotate(r, q), t);
-            float *o = sinew__out(job->out_positions, st.ops, v);
+            float *o = sinew__out(job->out_positions, st.out_position_stride, v);
             o[0] = q.x, o[1] = q.y, o[2] = q.z;
         }
         if (st.normals) {
-            sinew_vec3 nv = sinew__read_input(st.prepared_normals, st.slot, job->normals, st.ns, v);
+            sinew_vec3 nv = sinew__read_input(st.prepared_normals, st.slot, job->normals, st.normal_stride, v);
             if (!rigid && !uniform) nv = sinew__mat3_transform_normal(S, nv);
             nv = sinew__q_rotate(r, nv);
             if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);
-            float *o = sinew__out(job->out_normals, st.ons, v);
+            float *o = sinew__out(job->out_normals, st.out_normal_stride, v);
             o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
         }
         if (job->tangents) {
-            const float *p = sinew__in(job->tangents, st.ts, v);
+            const float *p = sinew__in(job->tangents, st.tangent_stride, v);
             float handedness = p[3];
             sinew_vec3 tv = sinew__v3(p[0], p[1], p[2]);
             if (!rigid) tv = sinew__mat3_apply(S, tv);
             tv = sinew__q_rotate(r, tv);
             if (!job->skip_renormalize) tv = sinew__v3_normalize(tv);
-            float *o = sinew__out(job->out_tangents, st.ots, v);
+            float *o = sinew__out(job->out_tangents, st.out_tangent_stride, v);
             o[0] = tv.x, o[1] = tv.y, o[2] = tv.z, o[3] = handedness;
         }
     }

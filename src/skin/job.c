@@ -147,12 +147,12 @@ sinew__job_streams sinew__job_resolve(const sinew_skin_job *job)
     sinew__job_streams r;
     r.begin = job->first_vertex;
     r.end = job->vertex_count ? job->first_vertex + job->vertex_count : job->skin->vertex_count;
-    r.ps = stride_of(job->positions_stride, VEC3_BYTES);
-    r.ns = stride_of(job->normals_stride, VEC3_BYTES);
-    r.ts = stride_of(job->tangents_stride, VEC4_BYTES);
-    r.ops = stride_of(job->out_positions_stride, VEC3_BYTES);
-    r.ons = stride_of(job->out_normals_stride, VEC3_BYTES);
-    r.ots = stride_of(job->out_tangents_stride, VEC4_BYTES);
+    r.position_stride = stride_of(job->positions_stride, VEC3_BYTES);
+    r.normal_stride = stride_of(job->normals_stride, VEC3_BYTES);
+    r.tangent_stride = stride_of(job->tangents_stride, VEC4_BYTES);
+    r.out_position_stride = stride_of(job->out_positions_stride, VEC3_BYTES);
+    r.out_normal_stride = stride_of(job->out_normals_stride, VEC3_BYTES);
+    r.out_tangent_stride = stride_of(job->out_tangents_stride, VEC4_BYTES);
     const sinew_skin_inputs *in = job->inputs;
     const float *positions = job_source(job, false), *normals = job_source(job, true);
     r.prepared_positions = in ? positions : NULL;

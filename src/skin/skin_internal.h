@@ -210,7 +210,9 @@ sinew_result sinew__skin_job_check(const sinew_skin_job *job, bool dqs, const ch
  * and where its positions and normals come from. */
 typedef struct sinew__job_streams {
     int begin, end;
-    size_t ps, ns, ts, ops, ons, ots;
+    /* bytes from one vertex to the next in each stream, in and out */
+    size_t position_stride, normal_stride, tangent_stride;
+    size_t out_position_stride, out_normal_stride, out_tangent_stride;
     bool positions, normals; /* skinned, from the job's streams or its inputs */
     /* the job's sinew_skin_inputs, NULL without: */
     const float *prepared_positions, *prepared_normals;
@@ -264,25 +266,25 @@ static inline void sinew__lbs_vertex(const sinew_skin_job *job, const sinew__job
 {
     if (st->positions) {
         sinew_vec3 q = sinew__mat3_apply(m, sinew__read_input(st->prepared_positions, st->slot, job->positions,
-                                                              st->ps, v));
-        float *o = sinew__out(job->out_positions, st->ops, v);
+                                                              st->position_stride, v));
+        float *o = sinew__out(job->out_positions, st->out_position_stride, v);
         o[0] = q.x + m[9];
         o[1] = q.y + m[10];
         o[2] = q.z + m[11];
     }
     if (st->normals) {
-        sinew_vec3 nv = sinew__read_input(st->prepared_normals, st->slot, job->normals, st->ns, v);
+        sinew_vec3 nv = sinew__read_input(st->prepared_normals, st->slot, job->normals, st->normal_stride, v);
         nv = mode == SINEW_NORMALS_FAST ? sinew__mat3_apply(m, nv) : sinew__mat3_transform_normal(m, nv);
         if (!job->skip_renormalize) nv = sinew__v3_normalize(nv);
-        float *o = sinew__out(job->out_normals, st->ons, v);
+        float *o = sinew__out(job->out_normals, st->out_normal_stride, v);
         o[0] = nv.x, o[1] = nv.y, o[2] = nv.z;
     }
     if (job->tangents) {
-        const float *p = sinew__in(job->tangents, st->ts, v);
+        const float *p = sinew__in(job->tangents, st->tangent_stride, v);
         float handedness = p[3];
         sinew_vec3 t = sinew__mat3_apply(m, sinew__v3(p[0], p[1], p[2]));
         if (!job->skip_renormalize) t = sinew__v3_normalize(t);
-        float *o = sinew__out(job->out_tangents, st->ots, v);
+        float *o = sinew__out(job->out_tangents, st->out_tangent_stride, v);
         o[0] = t.x, o[1] = t.y, o[2] = t.z, o[3] = handedness;
     }
 }

@@ -294,18 +294,19 @@ SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *
     __m256 m[12];
     blend(k, joints, weights, job->palette, m);
     if (st->positions)
-        store_block(job->out_positions, st->ops, first, lo, hi,
-                    transform_point(m, load_input(st->prepared_positions, slot, job->positions, st->ps, first, lo,
-                                                  hi)));
+        store_block(job->out_positions, st->out_position_stride, first, lo, hi,
+                    transform_point(m, load_input(st->prepared_positions, slot, job->positions, st->position_stride,
+                                                  first, lo, hi)));
     if (st->normals) {
-        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->ns, first, lo, hi);
-        store_block(job->out_normals, st->ons, first, lo, hi,
+        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->normal_stride, first, lo, hi);
+        store_block(job->out_normals, st->out_normal_stride, first, lo, hi,
                     finish_direction(fast_normals ? apply3(m, nv) : transform_normal(m, nv), renormalize));
     }
     if (job->tangents) {
         float w[SINEW__BLOCK];
-        v3x8 t = finish_direction(apply3(m, load3_lanes(job->tangents, st->ts, first, lo, hi, w)), renormalize);
-        store3_lanes(job->out_tangents, st->ots, first, lo, hi, t, w);
+        v3x8 t = finish_direction(apply3(m, load3_lanes(job->tangents, st->tangent_stride, first, lo, hi, w)),
+                                  renormalize);
+        store3_lanes(job->out_tangents, st->out_tangent_stride, first, lo, hi, t, w);
     }
 }
 
@@ -376,8 +377,12 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
     size_t lo, end, n = (size_t)sinew__group_joints(k), row = n * SINEW__BLOCK, slot = group_slot(st, k);
     sinew__group_span(g, st, &lo, &end);
     /* whole blocks (all but the range's first and last) pipelined when packed */
-    bool packed = !job->tangents && (!st->positions || ((st->prepared_positions || st->ps == 12) && st->ops == 12)) &&
-                  (!st->normals || ((st->prepared_normals || st->ns == 12) && st->ons == 12));
+    const size_t tight = 3 * sizeof(float); /* three floats a vertex, nothing between */
+    bool packed = !job->tangents &&
+                  (!st->positions || ((st->prepared_positions || st->position_stride == tight) &&
+                                      st->out_position_stride == tight)) &&
+                  (!st->normals ||
+                   ((st->prepared_normals || st->normal_stride == tight) && st->out_normal_stride == tight));
     size_t i = lo;
     if (packed) {
         uint32_t whole_first = (uint32_t)((st->begin + SINEW__BLOCK - 1) / SINEW__BLOCK);
@@ -547,22 +552,24 @@ SIMD_INLINE void dqs_block(const sinew_skin_job *job, const sinew__job_streams *
         t.x = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[0], d[3], _mm256_mul_ps(d[0], r[3])), c.x), two);
         t.y = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[1], d[3], _mm256_mul_ps(d[1], r[3])), c.y), two);
         t.z = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(r[2], d[3], _mm256_mul_ps(d[2], r[3])), c.z), two);
-        v3x8 p = load_input(st->prepared_positions, slot, job->positions, st->ps, first, lo, hi);
+        v3x8 p = load_input(st->prepared_positions, slot, job->positions, st->position_stride, first, lo, hi);
         if (!rigid) p = apply3(b.stretch, p);
         p = rotate3(r, p);
         p.x = _mm256_add_ps(p.x, t.x), p.y = _mm256_add_ps(p.y, t.y), p.z = _mm256_add_ps(p.z, t.z);
-        store_block(job->out_positions, st->ops, first, lo, hi, p);
+        store_block(job->out_positions, st->out_position_stride, first, lo, hi, p);
     }
     if (st->normals) {
-        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->ns, first, lo, hi);
+        v3x8 nv = load_input(st->prepared_normals, slot, job->normals, st->normal_stride, first, lo, hi);
         if (!rigid && !uniform) nv = transform_normal(b.stretch, nv);
-        store_block(job->out_normals, st->ons, first, lo, hi, finish_direction(rotate3(r, nv), renormalize));
+        store_block(job->out_normals, st->out_normal_stride, first, lo, hi,
+                    finish_direction(rotate3(r, nv), renormalize));
     }
     if (job->tangents) {
         float w[SINEW__BLOCK];
-        v3x8 tv = load3_lanes(job->tangents, st->ts, first, lo, hi, w);
+        v3x8 tv = load3_lanes(job->tangents, st->tangent_stride, first, lo, hi, w);
         if (!rigid) tv = apply3(b.stretch, tv);
-        store3_lanes(job->out_tangents, st->ots, first, lo, hi, finish_direction(rotate3(r, tv), renormalize), w);
+        store3_lanes(job->out_tangents, st->out_tangent_stride, first, lo, hi,
+                     finish_direction(rotate3(r, tv), renormalize), w);
     }
 }
 
