@@ -693,7 +693,6 @@ typedef struct sinew_clip_error_report {
     int worst_joint;      /* where the largest is */
     float worst_time;
     int poses;            /* poses compared */
-    float shell_distance; /* as given */
 } sinew_clip_error_report;
 
 /* Measures how far `candidate` plays from `reference` on `skeleton`, where

@@ -211,6 +211,11 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     if (view && major == 1)
         sinew__warn(options, "%s: format %u.%u is copied, not viewed where it lies: convert it again to view it",
                     name, major, minor);
+    /* a view's arrays sit on their boundaries only where the archive does */
+    if (codec.view && (uintptr_t)bytes % SECTION_ALIGN)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: the data must start on a %d-byte boundary; it "
+                           "starts %u bytes past one", name, SECTION_ALIGN,
+                           (unsigned)((uintptr_t)bytes % SECTION_ALIGN));
     uint64_t header = get_u32(bytes + 12), total = get_u64(bytes + 16), table = get_u64(bytes + 32);
     uint32_t count = get_u32(bytes + 40), flags = get_u32(bytes + 44);
     if (header != HEADER_BYTES || flags != 0)
@@ -331,14 +336,6 @@ static sinew_asset *load(const void *data, size_t size, bool view, const char *w
     sinew__ok(err);
     if (!data) {
         sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: no data", who);
-        return NULL;
-    }
-    /* a 1.x archive is copied whatever its place: only 2.x needs the boundary */
-    bool copied_anyway = size >= HEADER_BYTES && sinew_archive_is(data, size) &&
-                         get_u16((const unsigned char *)data + 8) == 1;
-    if (view && !copied_anyway && (uintptr_t)data % SECTION_ALIGN) {
-        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: the data must start on a %d-byte boundary; it starts "
-                    "%u bytes past one", who, SECTION_ALIGN, (unsigned)((uintptr_t)data % SECTION_ALIGN));
         return NULL;
     }
     sinew_asset *asset = sinew__asset_new("", options);

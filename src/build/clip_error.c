@@ -94,7 +94,7 @@ sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_c
         return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
     }
     memset(histogram, 0, sizeof *histogram * BUCKETS);
-    sinew_clip_error_report r = {0.0f, 0.0f, -1, 0.0f, 0, shell_distance};
+    sinew_clip_error_report r = {0.0f, 0.0f, -1, 0.0f, 0};
     /* two passes: the largest error, then each one's bucket below it */
     for (int pass = 0; pass < 2; ++pass) {
         size_t poses = (size_t)key_count + steps;
