@@ -229,6 +229,10 @@ static void test_worker(void)
     sinew_asset_free(a);
     char path[512];
     snprintf(path, sizeof path, "%s/fbx/pab/walk.fbx", SINEW_ASSETS);
+    if (access(path, R_OK) != 0) {
+        printf("skip: %s is missing (the shared assets): the worker's timeout and budget unchecked\n", path);
+        return;
+    }
     const sinew_load_options hurried = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .assimp_timeout_ms = 1};
     a = sinew_load_file(path, &hurried, &err);
     CHECK(!a && strstr(err.description, "did not finish within"), "the worker's timeout: %s", err.description);
