@@ -39,7 +39,8 @@
  *                sinew_track_components
  *   Sampling     sinew_clip_cursor_size sinew_clip_time sinew_clip_sample
  *                sinew_clip_sample_model sinew_clip_sample_weights sinew_track_sample
- *   Offline      sinew_clip_pack sinew_clip_optimize sinew_clip_retarget sinew_clip_measure_error
+ *   Offline      sinew_clip_pack sinew_clip_compress sinew_clip_compression sinew_clip_optimize
+ *                sinew_clip_retarget sinew_clip_measure_error
  *   (build once) sinew_clip_make_additive sinew_skin_vertex_order
  *   Poses        sinew_local_to_model sinew_rest_pose
  *   Layer        sinew_blend sinew_additive_delta sinew_additive_apply
@@ -425,6 +426,8 @@ typedef struct sinew_clip {
     bool packed;            /* made by sinew_clip_pack(): its translation, rotation and scale keys
                                are held quantized for sampling alone, and `tracks` lists its
                                weights tracks only */
+    bool compressed;        /* made by sinew_clip_compress(): likewise, compressed to an error
+                               bound */
 } sinew_clip;
 
 typedef struct sinew_clip_desc {
@@ -709,6 +712,74 @@ typedef struct sinew_clip_error_report {
 SINEW_API sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_clip *candidate,
                                                 const sinew_skeleton *skeleton, float shell_distance, float rate,
                                                 sinew_clip_error_report *report, sinew_error *err);
+
+/* How sinew_clip_compress() compresses; zero-initialised means the
+ * defaults. Distances are in the skeleton's units. */
+typedef struct sinew_compress_options {
+    float meters_per_unit;  /* the skeleton's unit in meters, for the defaults below (0: 1, glTF's meter) */
+    float error_bound;      /* the largest error allowed (0: 0.01 cm) */
+    float shell_distance;   /* of the virtual vertices the error is measured on (0: 3 cm) */
+    const float *joint_shell_distances; /* optional, per joint: its own shell distance (each above 0) */
+} sinew_compress_options;
+
+/* What sinew_clip_compress() made, or what a compressed clip holds
+ * (sinew_clip_compression). */
+typedef struct sinew_compress_report {
+    size_t bytes;           /* of the compressed form: what the clip reads to sample */
+    float error_bound;      /* as used, in the skeleton's units */
+    float shell_distance;   /* as used (the default one where joints have their own) */
+    float largest;          /* the largest error measured, as sinew_clip_measure_error() measures it */
+    float percentile_99;
+    int worst_joint;
+    float worst_time;
+    int sample_count;       /* the clip resampled at `sample_rate` a second */
+    float sample_rate;
+    int segment_count;      /* of up to 16 samples */
+    int default_tracks;     /* translation, rotation, scale of a joint: left at the pose under the clip */
+    int constant_tracks;    /* held as one value */
+    int animated_tracks;    /* held per sample */
+    int bit_rates[33];      /* (animated track, segment) pairs stored at each count of bits a
+                               component: 0 (one value over the segment), 3 to 16, 32 (floats) */
+} sinew_compress_report;
+
+/* A compressed copy of `clip` (made for `skeleton`) whose every pose lies
+ * within `options->error_bound` of the clip's, measured on virtual
+ * vertices: each joint's origin and the points at the shell distance
+ * along its axes, in model space, as sinew_clip_measure_error() measures
+ * (the clip's key times and 60 samples a second between). The clip is
+ * resampled at its densest track's key rate (a clip whose tracks share
+ * evenly spaced keys keeps them); each translation, rotation and scale
+ * that stays at the skeleton's rest pose (the identity for an additive
+ * clip) is left out, one that stays still is held as one value, and the
+ * others are held per sample: normalized over their range in the clip and
+ * again in each segment of 16 samples, rotations as x, y, z with w
+ * rebuilt, at the fewest bits (0, 3 to 16, or floats) per track and
+ * segment that keep the error of every joint below it within the bound,
+ * found by a search from the leaves up, then measured (`report`, optional;
+ * sinew_clip_compression() gives it again later). A dropped rest-pose
+ * track plays the rest pose of the skeleton the clip plays on.
+ *
+ * The result samples like the clip (sinew_clip_sample(),
+ * sinew_clip_sample_model(), sinew_clip_sample_weights(), the animation
+ * layer and root motion) at any time for the same cost: a sample reads
+ * the two stored samples around it, whatever came before. Weights tracks
+ * are kept as they are; its cursor needs only their entries. It holds no
+ * translation, rotation or scale tracks, so sinew_clip_retarget(),
+ * sinew_clip_make_additive(), sinew_clip_optimize(), sinew_clip_pack() and
+ * the CUDA crowd refuse it: keep the source clip for those. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL clip or skeleton, a packed or
+ * compressed clip, a bound, shell distance or unit not above 0 and
+ * finite), SINEW_ERROR_SIZE_MISMATCH (joint counts),
+ * SINEW_ERROR_UNSUPPORTED (more than 2^24 samples),
+ * SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_clip_free(). */
+SINEW_API sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *skeleton,
+                                          const sinew_compress_options *compress, const sinew_options *options,
+                                          sinew_compress_report *report, sinew_error *err);
+
+/* Fills `report` with what a compressed clip holds (its bytes, bound,
+ * measured error, samples and bit rates) and returns true; false, leaving
+ * it alone, for a clip that is not compressed or NULL. */
+SINEW_API bool sinew_clip_compression(const sinew_clip *clip, sinew_compress_report *report);
 
 /* ======================================================================== */
 /* Poses                                                                     */

@@ -6,14 +6,15 @@
 #include "clip/clip_internal.h"
 #include "skin/skin_internal.h"
 
-/* True, with the error set, for a packed clip: `who` (the public function
+/* True, with the error set, for a packed or compressed clip: `who` (the public function
  * refusing it) reads its tracks, which a packed clip no longer holds. */
 static inline bool sinew__refuse_packed(const sinew_clip *clip, const char *who, sinew_error *err)
 {
-    if (!clip->packed) return false;
+    if (!clip->packed && !clip->compressed) return false;
+    const char *how = clip->packed ? "packed" : "compressed";
     sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                "%s: clip \"%s\" is packed (sinew_clip_pack) and holds no tracks to read: give the clip it was "
-                "packed from", who, clip->name);
+                "%s: clip \"%s\" is %s (sinew_clip_%s) and holds no tracks to read: give the clip it was "
+                "%s from", who, clip->name, how, clip->packed ? "pack" : "compress", how);
     return true;
 }
 
@@ -29,5 +30,15 @@ static inline bool sinew__refuse_clip_for(const sinew_clip *clip, int joints, co
                 clip->joint_count, whose, joints);
     return true;
 }
+
+/* The clip's key times (its packed keys' too; with `weights`, its weights
+ * tracks' too), sorted, each once: into a malloc'd array; the count, or -1
+ * out of memory. */
+int sinew__key_times(const sinew_clip *clip, bool weights, float **out);
+
+/* sinew_clip_measure_error() with each joint's own shell distance. */
+sinew_result sinew__measure_error(const sinew_clip *reference, const sinew_clip *candidate,
+                                  const sinew_skeleton *skeleton, const float *shells, float rate,
+                                  sinew_clip_error_report *report);
 
 #endif /* SINEW_BUILD_INTERNAL_H */

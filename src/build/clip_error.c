@@ -10,18 +10,21 @@ enum {
     BUCKETS = 1 << 16    /* of the histogram the 99th percentile is read from */
 };
 
+static sinew_result measure(const sinew_clip *reference, const sinew_clip *candidate,
+                            const sinew_skeleton *skeleton, const float *shells, float shell_distance, float rate,
+                            sinew_clip_error_report *report, sinew_error *err);
+
 static int compare_floats(const void *a, const void *b)
 {
     float x = *(const float *)a, y = *(const float *)b;
     return (x > y) - (x < y);
 }
 
-/* The reference's key times (its packed keys' for a packed clip), sorted,
- * each once: into a malloc'd array; the count, or -1 out of memory. */
-static int key_times(const sinew_clip *clip, float **out)
+int sinew__key_times(const sinew_clip *clip, bool weights, float **out)
 {
     size_t n = 0;
-    for (int i = 0; i < clip->track_count; ++i) n += (size_t)clip->tracks[i].key_count;
+    for (int i = 0; i < clip->track_count; ++i)
+        if (weights || clip->tracks[i].target != SINEW_TARGET_WEIGHTS) n += (size_t)clip->tracks[i].key_count;
     const float *packed_times = NULL;
     int packed_keys = 0;
     size_t stride;
@@ -32,14 +35,15 @@ static int key_times(const sinew_clip *clip, float **out)
     if (!t) return -1;
     size_t at = 0;
     for (int i = 0; i < clip->track_count; ++i)
-        for (int k = 0; k < clip->tracks[i].key_count; ++k) t[at++] = clip->tracks[i].times[k];
+        if (weights || clip->tracks[i].target != SINEW_TARGET_WEIGHTS)
+            for (int k = 0; k < clip->tracks[i].key_count; ++k) t[at++] = clip->tracks[i].times[k];
     for (int k = 0; k < packed_keys; ++k) t[at++] = packed_times[k];
     qsort(t, at, sizeof *t, compare_floats);
     size_t kept = 0;
     for (size_t i = 0; i < at; ++i)
         if (kept == 0 || t[i] != t[kept - 1]) t[kept++] = t[i];
     *out = t;
-    return (int)kept;
+    return (int)(kept < INT32_MAX ? kept : INT32_MAX);
 }
 
 /* The largest distance between the two matrices' images of the joint's
@@ -64,6 +68,20 @@ sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_c
                                       const sinew_skeleton *skeleton, float shell_distance, float rate,
                                       sinew_clip_error_report *report, sinew_error *err)
 {
+    return measure(reference, candidate, skeleton, NULL, shell_distance, rate, report, err);
+}
+
+sinew_result sinew__measure_error(const sinew_clip *reference, const sinew_clip *candidate,
+                                  const sinew_skeleton *skeleton, const float *shells, float rate,
+                                  sinew_clip_error_report *report)
+{
+    return measure(reference, candidate, skeleton, shells, 1.0f, rate, report, NULL);
+}
+
+static sinew_result measure(const sinew_clip *reference, const sinew_clip *candidate,
+                            const sinew_skeleton *skeleton, const float *shells, float shell_distance, float rate,
+                            sinew_clip_error_report *report, sinew_error *err)
+{
     static const char who[] = "sinew_clip_measure_error";
     sinew__ok(err);
     if (!reference || !candidate || !skeleton || !report)
@@ -79,7 +97,7 @@ sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_c
                            who, reference->joint_count, candidate->joint_count, n);
     if (rate == 0.0f) rate = DEFAULT_RATE;
     float *keys = NULL;
-    int key_count = key_times(reference, &keys);
+    int key_count = sinew__key_times(reference, true, &keys);
     /* the key times, and between them samples at `rate` over the duration
      * (a sampling time past the last key plays as the last key) */
     double span = reference->duration > candidate->duration ? reference->duration : candidate->duration;
@@ -105,7 +123,7 @@ sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_c
             sinew_local_to_model(skeleton, local, NULL, model, n, NULL);
             sinew_local_to_model(skeleton, local + n, NULL, model + n, n, NULL);
             for (int j = 0; j < n; ++j) {
-                float e = joint_error(&model[j], &model[n + j], shell_distance);
+                float e = joint_error(&model[j], &model[n + j], shells ? shells[j] : shell_distance);
                 if (pass == 0) {
                     if (e > r.largest || r.worst_joint < 0) r.largest = e, r.worst_joint = j, r.worst_time = t;
                     continue;

@@ -1,6 +1,6 @@
 /* Clips: creation with validation (every key checked once, so that sampling
  * trusts them), the tracks' storage and queries. Sampling is in sample.c. */
-#include "clip/clip_internal.h"
+#include "clip/compressed.h"
 
 #include <stdio.h>
 
@@ -260,7 +260,10 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, int how, const sinew_op
     clip->tracks = tracks;
     clip->additive = d->additive;
     clip->packed = false;
+    clip->compressed = false;
     memset(made->packed_keys, 0, sizeof made->packed_keys);
+    made->compressed = NULL;
+    made->compressed_block = NULL;
     made->allocator = alloc;
     made->bytes = l.total;
     made->sampler = how == SINEW__CLIP_TO_PACK ? NULL
@@ -278,13 +281,70 @@ void sinew_clip_free(sinew_clip *clip)
     if (!clip) return;
     sinew_allocator a = sinew__clip_of(clip)->allocator;
     sinew__free_aligned(&a, sinew__clip_of(clip)->sampler);
+    sinew__free_aligned(&a, sinew__clip_of(clip)->compressed_block);
     sinew__free(&a, clip);
+}
+
+/* The bytes before a compressed block's copy that hold its reading (the
+ * copy then starts on a cache line too). */
+enum { READING = 128 };
+
+const char *sinew__clip_compressed(sinew_clip *clip, const unsigned char *bytes, size_t size, bool borrow, int simd)
+{
+    sinew__clip *made = sinew__clip_of(clip);
+    sinew__compressed c;
+    if (!borrow) {
+        /* checked where it will lie: a copy's alignment is the block's own */
+        made->compressed_block = sinew__alloc_aligned(&made->allocator, READING + size);
+        if (!made->compressed_block) return "out of memory";
+        memcpy((unsigned char *)made->compressed_block + READING, bytes, size);
+        bytes = (const unsigned char *)made->compressed_block + READING;
+    } else {
+        made->compressed_block = sinew__alloc_aligned(&made->allocator, READING);
+        if (!made->compressed_block) return "out of memory";
+    }
+    const char *why = sinew__compressed_open(bytes, size, clip->joint_count, simd, &c);
+    if (why) {
+        sinew__free_aligned(&made->allocator, made->compressed_block);
+        made->compressed_block = NULL;
+        return why;
+    }
+    _Static_assert(sizeof c <= READING, "the compressed form's reading fits before its bytes");
+    memcpy(made->compressed_block, &c, sizeof c);
+    made->compressed = made->compressed_block;
+    clip->compressed = true;
+    return NULL;
+}
+
+const unsigned char *sinew__clip_compressed_bytes(const sinew_clip *clip, size_t *size)
+{
+    const sinew__compressed *c = clip ? sinew__clip_of(clip)->compressed : NULL;
+    *size = c ? c->size : 0;
+    return c ? c->bytes : NULL;
+}
+
+bool sinew_clip_compression(const sinew_clip *clip, sinew_compress_report *report)
+{
+    const sinew__compressed *c = clip ? sinew__clip_of(clip)->compressed : NULL;
+    if (!c || !report) return false;
+    sinew_compress_report r = {.bytes = c->size, .error_bound = c->bound, .shell_distance = c->shell,
+                               .largest = c->largest, .percentile_99 = c->percentile_99,
+                               .worst_joint = c->worst_joint, .worst_time = c->worst_time,
+                               .sample_count = c->sample_count, .sample_rate = c->rate,
+                               .segment_count = c->segment_count, .default_tracks = c->default_count,
+                               .constant_tracks = c->constant_count, .animated_tracks = c->animated_count};
+    for (int s = 0; s < c->segment_count; ++s)
+        for (int i = 0; i < c->animated_count; ++i)
+            r.bit_rates[sinew__bits_of[sinew__segment_rate(c->bytes + c->segments[2 * s], i)]]++;
+    *report = r;
+    return true;
 }
 
 size_t sinew_clip_bytes(const sinew_clip *c)
 {
     if (!c) return 0;
-    return sinew__clip_of(c)->bytes + sinew__sampler_bytes(sinew__clip_of(c)->sampler);
+    const sinew__compressed *z = sinew__clip_of(c)->compressed;
+    return sinew__clip_of(c)->bytes + sinew__sampler_bytes(sinew__clip_of(c)->sampler) + (z ? z->size : 0);
 }
 
 int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)

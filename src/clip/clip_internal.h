@@ -21,6 +21,7 @@ static inline size_t sinew__track_floats(const sinew_track *t)
 int sinew__find_key(const float *times, int n, float t, int32_t *hint);
 
 typedef struct sinew__sampler sinew__sampler;
+typedef struct sinew__compressed sinew__compressed;
 
 /* A clip as sinew_clip_create (or a build operation) makes it: the public
  * struct first, then what only the library reads, so that the public
@@ -31,6 +32,10 @@ typedef struct sinew__clip {
     size_t bytes;              /* of the clip's allocation: the tracks (equal key times stored once) */
     int packed_keys[3];        /* a packed clip's translation, rotation and scale keys before packing */
     sinew__sampler *sampler;   /* the tracks laid out for sampling */
+    /* a compressed clip's form (compressed.h), in `compressed_block` with
+     * its bytes (or beside them where they are borrowed); NULL otherwise */
+    const sinew__compressed *compressed;
+    void *compressed_block;
 } sinew__clip;
 
 /* The library's view of a clip it made (written only while it is made). */
@@ -48,6 +53,24 @@ enum {
      * once, freed before its keys (a packed clip read back from its keys) */
     SINEW__CLIP_TO_PACK = 2
 };
+
+/* Makes `clip` (made by sinew__clip_create with its weights tracks alone)
+ * a compressed clip of the `size` bytes at `bytes` (compressed.h), checked
+ * first, then copied into the clip's memory or, with `borrow`, used where
+ * they lie (4-byte aligned, alive and unchanged for the clip's life),
+ * sampled at SIMD level `simd`. Returns NULL, or what is wrong as a phrase
+ * ("out of memory" included). */
+SINEW__SHARED const char *sinew__clip_compressed(sinew_clip *clip, const unsigned char *bytes, size_t size,
+                                                 bool borrow, int simd);
+
+/* A compressed clip's block and its size (NULL for another clip). */
+SINEW__SHARED const unsigned char *sinew__clip_compressed_bytes(const sinew_clip *clip, size_t *size);
+
+/* Joint `joint`'s local transform in a compressed clip at clip time t
+ * (wrapped already); what the clip leaves out from `under` (the joint's
+ * rest transform, or the identity for an additive clip). */
+void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
+                             const sinew_transform *under, sinew_transform *out);
 
 /* sinew_clip_create() keeping the keys as `how` says. */
 SINEW__SHARED sinew_clip *sinew__clip_create(const sinew_clip_desc *desc, int how, const sinew_options *options,

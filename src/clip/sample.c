@@ -1,7 +1,7 @@
 /* Sampling a clip: one track at a time (sinew_track_sample, the reference
  * formulas), a whole pose through the clip's sampling plan, straight into
  * model space, and morph target weights; the cursor's key hints. */
-#include "clip/clip_internal.h"
+#include "clip/compressed.h"
 
 #include <stdalign.h>
 
@@ -125,6 +125,18 @@ static sinew_result cursor_hints(const sinew_clip *clip, sinew_cursor *cursor, i
     return SINEW_OK;
 }
 
+/* The clip's pose at clip time t (wrapped already) into `pose`: its
+ * compressed form's, or its sampling plan's. */
+static void sample_local(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
+                         sinew_transform *pose)
+{
+    const sinew__compressed *c = sinew__clip_of(clip)->compressed;
+    if (c)
+        sinew__compressed_sample(c, t, flags, clip->additive ? NULL : sk->rest_pose, pose);
+    else
+        sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, pose);
+}
+
 /* The checks of sinew_clip_sample(): the cursor's hints into `hints`. */
 static sinew_result check_sample(const sinew_clip *clip, const sinew_skeleton *sk, float time, sinew_cursor *cursor,
                                  const void *out, int output_count, int32_t **hints, const char *who, sinew_error *err)
@@ -148,7 +160,7 @@ sinew_result sinew_clip_sample(const sinew_clip *clip, const sinew_skeleton *sk,
     sinew_result r = check_sample(clip, sk, time, cursor, out, output_count, &hints, "sinew_clip_sample", err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, out);
+    sample_local(clip, t, flags, hints, sk, out);
     sinew__ok(err);
     return SINEW_OK;
 }
@@ -161,7 +173,8 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     sinew_result r = check_sample(clip, sk, time, cursor, model, count, &hints, "sinew_clip_sample_model", err);
     if (r != SINEW_OK) return r;
     float t = sinew_clip_time(clip, time, flags);
-    if (sinew__sampler_run_model(sinew__clip_of(clip)->sampler, t, flags, hints, sk, root, local, model)) {
+    if (!clip->compressed &&
+        sinew__sampler_run_model(sinew__clip_of(clip)->sampler, t, flags, hints, sk, root, local, model)) {
         sinew__ok(err);
         return SINEW_OK;
     }
@@ -172,14 +185,14 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     alignas(64) sinew_transform stack_pose[SINEW_SAMPLE_STACK_JOINTS];
     if (!local && count <= SINEW_SAMPLE_STACK_JOINTS) local = stack_pose;
     if (local) {
-        sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, local);
+        sample_local(clip, t, flags, hints, sk, local);
         return sinew_local_to_model(sk, local, root, model, count, err);
     }
     /* larger skeletons: sampled into model's last 40 bytes per joint, each
      * transform read before its matrix is written over it */
     _Static_assert(sizeof(sinew_mat4) == 64 && sizeof(sinew_transform) == 40, "the in-place layout's sizes");
     sinew_transform *in_place = (sinew_transform *)((unsigned char *)model + 24 * (size_t)count);
-    sinew__sampler_run(sinew__clip_of(clip)->sampler, clip, t, flags, hints, sk, in_place);
+    sample_local(clip, t, flags, hints, sk, in_place);
     sinew__local_to_model_in_order(sk, in_place, root, model, count);
     sinew__ok(err);
     return SINEW_OK;

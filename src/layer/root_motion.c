@@ -69,6 +69,11 @@ static sinew_transform sample_joint(const sinew_clip *clip, const sinew_skeleton
         sinew__sampler_joint(sinew__clip_of(clip)->sampler, t, 0, sk, joint, &x);
         return x;
     }
+    if (clip->compressed) {
+        sinew_transform under = clip->additive ? sinew_transform_identity() : x;
+        sinew__compressed_joint(sinew__clip_of(clip)->compressed, t, 0, joint, &under, &x);
+        return x;
+    }
     for (int i = 0; i < clip->track_count; ++i) {
         const sinew_track *tr = &clip->tracks[i];
         if (tr->joint != joint || tr->target == SINEW_TARGET_SCALE || tr->target == SINEW_TARGET_WEIGHTS) continue;

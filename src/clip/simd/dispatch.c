@@ -1,5 +1,6 @@
 /* Which sampling-plan kernels a SIMD level runs. Compiled for the baseline
  * instruction set: it runs on every CPU, before any kernel is chosen. */
+#include "clip/compressed.h"
 #include "clip/plan.h"
 
 const sinew__plan_kernels *sinew__plan_kernels_for(int level)
@@ -9,6 +10,15 @@ const sinew__plan_kernels *sinew__plan_kernels_for(int level)
     static const sinew__plan_kernels avx2 = {sinew__blocks_run_avx2, sinew__packed_run_avx2,
                                              sinew__timeline_vectors_avx2, sinew__rotations_avx2};
     if (level >= SINEW_SIMD_AVX2) return &avx2;
+#endif
+    (void)level;
+    return NULL;
+}
+
+sinew__rotations_kernel sinew__compressed_kernel_for(int level)
+{
+#if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX2) return sinew__compressed_rotations_avx2;
 #endif
     (void)level;
     return NULL;

@@ -1,0 +1,396 @@
+/* Sampling a compressed clip where its bytes lie, and the checks that make
+ * any bytes safe to sample (the format: compressed.h). */
+#include "clip/compressed.h"
+
+#define X4(k) (float)(k) / 255.0f, (float)(k + 1) / 255.0f, (float)(k + 2) / 255.0f, (float)(k + 3) / 255.0f
+#define X16(k) X4(k), X4(k + 4), X4(k + 8), X4(k + 12)
+#define X64(k) X16(k), X16(k + 16), X16(k + 32), X16(k + 48)
+const float sinew__in_255ths[256] = {X64(0), X64(64), X64(128), X64(192)};
+#undef X4
+#undef X16
+#undef X64
+
+static uint32_t u32_at(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static float f32_at(const unsigned char *p)
+{
+    float v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* Whether [at, at + count * elem) lies in [floor, limit) on a 4-byte boundary. */
+static bool array_fits(uint32_t at, uint64_t count, uint64_t elem, uint64_t floor, uint64_t limit)
+{
+    return at % 4 == 0 && at >= floor && count <= (limit - at) / elem;
+}
+
+/* A track's place in the lists' order: its joint, then its target. */
+static uint32_t key_of(uint32_t code) { return (code >> 4) * 4 + (code & 3); }
+
+/* A rotation component's range may reach a little past [-1, 1]: quantized
+ * values beyond unit length are scaled back when w is rebuilt. */
+static bool rotation_range(const float *r)
+{
+    for (int c = 0; c < 3; ++c)
+        if (!(r[c] >= -1.01f && r[c] + r[3 + c] <= 1.01f && r[3 + c] >= 0.0f)) return false;
+    return true;
+}
+
+const char *sinew__compressed_open(const unsigned char *p, size_t size, int joint_count, int simd,
+                                   sinew__compressed *out)
+{
+    if (size < SINEW__COMPRESSED_HEADER + SINEW__COMPRESSED_TAIL || ((uintptr_t)p & 3) != 0)
+        return "the block is shorter than its header or not on a 4-byte boundary";
+    if (memcmp(p, "SNWC", 4) != 0 || u32_at(p + 8) != 1) return "the block's magic or version is not SNWC 1";
+    if (u32_at(p + 4) != size) return "the block's size is not the bytes given";
+    sinew__compressed c = {.bytes = p, .size = size, .kernel = sinew__compressed_kernel_for(simd)};
+    uint32_t joints = u32_at(p + 12), samples = u32_at(p + 16), segments = u32_at(p + 24);
+    uint32_t constant = u32_at(p + 28), animated = u32_at(p + 32), defaults = u32_at(p + 36);
+    if ((int64_t)joints != joint_count) return "the block's joint count is not the clip's";
+    if (samples < 1 || samples > (uint32_t)INT32_MAX) return "the sample count is 0 or too large";
+    c.rate = f32_at(p + 20);
+    uint32_t at_times = u32_at(p + 80);
+    if (!isfinite(c.rate) || c.rate < 0.0f || (samples > 1 && at_times == 0) != (c.rate > 0.0f))
+        return "the sample rate is negative, not finite, or not the one way the sample times are given";
+    for (int i = 84; i < 96; ++i)
+        if (p[i]) return "the header's reserved bytes are not zero";
+    if (segments != (samples + SINEW__SEGMENT_SAMPLES - 1) / SINEW__SEGMENT_SAMPLES)
+        return "the segment count does not match the sample count";
+    if ((uint64_t)constant + animated + defaults != 3u * (uint64_t)joints)
+        return "the default, constant and animated tracks do not add up to three a joint";
+    static const int figures[] = {40, 44, 48, 52, 60};
+    for (int i = 0; i < 5; ++i)
+        if (!isfinite(f32_at(p + figures[i]))) return "a stored error figure is not finite";
+    c.joint_count = (int)joints, c.sample_count = (int)samples, c.segment_count = (int)segments;
+    c.constant_count = (int)constant, c.animated_count = (int)animated, c.default_count = (int)defaults;
+    c.bound = f32_at(p + 40), c.shell = f32_at(p + 44), c.largest = f32_at(p + 48);
+    c.percentile_99 = f32_at(p + 52), c.worst_time = f32_at(p + 60);
+    memcpy(&c.worst_joint, p + 56, 4);
+    uint64_t limit = size - SINEW__COMPRESSED_TAIL;
+    uint32_t at_tracks = u32_at(p + 64), at_constants = u32_at(p + 68), at_ranges = u32_at(p + 72),
+             at_segments = u32_at(p + 76);
+    uint64_t times_end = SINEW__COMPRESSED_HEADER;
+    if (at_times) {
+        if (!array_fits(at_times, samples, 4, SINEW__COMPRESSED_HEADER, limit))
+            return "the sample times lie outside the block";
+        c.times = (const float *)(const void *)(p + at_times);
+        if (!(c.times[0] >= 0.0f) || !sinew__finite_n(c.times, samples)) return "a sample time is negative or not finite";
+        for (uint32_t k = 1; k < samples; ++k)
+            if (!(c.times[k] > c.times[k - 1])) return "the sample times are not strictly increasing";
+        times_end = at_times + 4u * (uint64_t)samples;
+    }
+    if (!array_fits(at_tracks, (uint64_t)constant + animated, 4, times_end, limit))
+        return "the track list lies outside the block";
+    c.tracks = (const uint32_t *)(const void *)(p + at_tracks);
+    /* each list strictly increasing, so no (joint, target) twice in one */
+    uint32_t floats = 0;
+    for (uint32_t i = 0; i < constant + animated; ++i) {
+        uint32_t t = c.tracks[i];
+        if ((uint32_t)sinew__track_joint(t) >= joints || sinew__track_target(t) > 2)
+            return "a track's joint or target is out of range";
+        if (sinew__track_dropped(t) != 0 && (i < constant || sinew__track_target(t) != 1))
+            return "a track that is not an animated rotation drops a component";
+        if (i != 0 && i != constant && key_of(t) <= key_of(c.tracks[i - 1]))
+            return "a track list is not strictly increasing";
+        if (i < constant) floats += sinew__track_target(t) == 1 ? 4 : 3;
+    }
+    /* and none in both */
+    for (uint32_t i = 0, j = constant; i < constant && j < constant + animated;) {
+        if (key_of(c.tracks[i]) == key_of(c.tracks[j])) return "a track is both constant and animated";
+        if (key_of(c.tracks[i]) < key_of(c.tracks[j]))
+            ++i;
+        else
+            ++j;
+    }
+    uint64_t tracks_end = at_tracks + 4u * ((uint64_t)constant + animated);
+    if (!array_fits(at_constants, floats, 4, tracks_end, limit)) return "the constants lie outside the block";
+    c.constants = (const float *)(const void *)(p + at_constants);
+    if (!sinew__finite_n(c.constants, floats)) return "a constant value is not finite";
+    if (!array_fits(at_ranges, (uint64_t)animated * 6u, 4, at_constants + 4u * (uint64_t)floats, limit))
+        return "the clip ranges lie outside the block";
+    c.ranges = (const float *)(const void *)(p + at_ranges);
+    if (!sinew__finite_n(c.ranges, (size_t)animated * 6u)) return "a clip range is not finite";
+    for (uint32_t i = 0; i < animated; ++i) {
+        const float *r = c.ranges + 6u * i;
+        for (int k = 0; k < 3; ++k)
+            if (!(r[3 + k] >= 0.0f) || !isfinite(r[k] + r[3 + k])) return "a clip range is negative or too wide";
+        if (sinew__track_target(c.tracks[constant + i]) == 1 && !rotation_range(r)) return "a rotation's range exceeds [-1, 1]";
+    }
+    for (uint32_t i = 0, v = 0; i < constant; ++i) {
+        if (sinew__track_target(c.tracks[i]) == 1) {
+            const float *q = c.constants + v;
+            float d = q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3];
+            if (!(fabsf(d - 1.0f) <= 1e-3f)) return "a constant rotation is not of unit length";
+        }
+        v += sinew__track_target(c.tracks[i]) == 1 ? 4 : 3;
+    }
+    uint64_t ranges_end = at_ranges + 24u * (uint64_t)animated;
+    if (!array_fits(at_segments, 2u * (uint64_t)segments, 4, ranges_end, limit))
+        return "the segment table lies outside the block";
+    c.segments = (const uint32_t *)(const void *)(p + at_segments);
+    /* each segment's bytes as its bit rates make them, one after another,
+     * the last ending where the tail begins */
+    uint64_t expected = at_segments + 8u * (uint64_t)segments;
+    uint64_t header_bytes = (animated + 1u) / 2u + 6u * (uint64_t)animated;
+    for (uint32_t s = 0; s < segments; ++s) {
+        if (c.segments[2 * s] != expected || header_bytes > limit - expected) return "a segment lies out of place";
+        const unsigned char *seg = p + expected;
+        uint64_t bits = 0;
+        bool raw = false;
+        for (uint32_t i = 0; i < animated; ++i) {
+            int r = sinew__segment_rate(seg, (int)i);
+            bits += sinew__sample_bits(r, sinew__track_target(c.tracks[constant + i]) == 1);
+            const unsigned char *range = seg + (animated + 1u) / 2u + 6u * i;
+            raw = raw || r == SINEW__RAW_RATE;
+            if (r == SINEW__RAW_RATE && memcmp(range, "\0\0\0\0\0\0", 6) != 0) return "a raw track's range is not 0";
+        }
+        if (c.segments[2 * s + 1] != bits) return "a segment's bits a sample are not its tracks'";
+        uint64_t n = s + 1 < segments ? SINEW__SEGMENT_SAMPLES : samples - (uint64_t)s * SINEW__SEGMENT_SAMPLES;
+        uint64_t bytes = header_bytes + (bits * n + 7u) / 8u;
+        if (bytes > limit - expected) return "a segment's samples run past the block";
+        /* raw floats must be finite, and a raw rotation of unit length */
+        const unsigned char *stream = seg + header_bytes;
+        uint64_t at = 0;
+        for (uint64_t k = 0; raw && k < n; ++k)
+            for (uint32_t i = 0; i < animated; ++i) {
+                int r = sinew__segment_rate(seg, (int)i);
+                bool rotation = sinew__track_target(c.tracks[constant + i]) == 1;
+                if (r == SINEW__RAW_RATE) {
+                    float v[4];
+                    int m = sinew__decode_value(stream, at, r, rotation, NULL, NULL, v);
+                    if (!sinew__finite_n(v, (size_t)m)) return "a raw value is not finite";
+                    if (rotation && !(fabsf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3] - 1.0f) <= 1e-3f))
+                        return "a raw rotation is not of unit length";
+                }
+                at += sinew__sample_bits(r, rotation);
+            }
+        expected += bytes;
+        if (expected % 4) expected += 4 - expected % 4;
+    }
+    if (expected != limit) return "the segments do not end where the tail begins";
+    for (uint64_t i = limit; i < size; ++i)
+        if (p[i]) return "the tail is not zero";
+    *out = c;
+    return NULL;
+}
+
+/* The two samples around t and the factor between them. */
+static int locate_sample(const sinew__compressed *c, float t, float *s)
+{
+    int last = c->sample_count - 1;
+    if (c->times) {
+        const float *times = c->times;
+        if (!(t > times[0]) || last == 0) {
+            *s = 0.0f;
+            return 0;
+        }
+        if (t >= times[last]) {
+            *s = 0.0f;
+            return last;
+        }
+        int lo = 0, hi = last - 1; /* times[lo] <= t < times[hi + 1] */
+        while (lo < hi) {
+            int mid = lo + (hi - lo + 1) / 2;
+            if (times[mid] <= t)
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        *s = t == times[lo] ? 0.0f : (t - times[lo]) / (times[lo + 1] - times[lo]);
+        return lo;
+    }
+    float x = t * c->rate;
+    if (!(x > 0.0f)) {
+        *s = 0.0f;
+        return 0;
+    }
+    if (x >= (float)last) {
+        *s = 0.0f;
+        return last;
+    }
+    int k = (int)x;
+    if (k >= last) k = last - 1;
+    *s = x - (float)k;
+    return k;
+}
+
+/* Where sample k's bits begin: its segment's rates and ranges, its
+ * stream, and its first bit there. */
+typedef struct sample_at {
+    const unsigned char *rates, *ranges, *stream;
+    uint64_t bit;
+} sample_at;
+
+static sample_at sample_place(const sinew__compressed *c, int k)
+{
+    int s = k / SINEW__SEGMENT_SAMPLES, a = c->animated_count;
+    const unsigned char *seg = c->bytes + c->segments[2 * s];
+    return (sample_at){seg, seg + (a + 1) / 2, seg + (a + 1) / 2 + 6 * a,
+                       (uint64_t)c->segments[2 * s + 1] * (uint64_t)(k % SINEW__SEGMENT_SAMPLES)};
+}
+
+static void write_value(sinew_transform *x, int target, const float *v)
+{
+    if (target == 0)
+        x->translation = sinew__v3(v[0], v[1], v[2]);
+    else if (target == 2)
+        x->scale = sinew__v3(v[0], v[1], v[2]);
+    else
+        x->rotation = sinew__q(v[0], v[1], v[2], v[3]);
+}
+
+void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
+                             const sinew_transform *under, sinew_transform *out)
+{
+    *out = *under;
+    const float *v = c->constants;
+    for (int i = 0; i < c->constant_count; ++i) {
+        int target = sinew__track_target(c->tracks[i]);
+        if (sinew__track_joint(c->tracks[i]) == joint) write_value(out, target, v);
+        v += target == 1 ? 4 : 3;
+    }
+    float s;
+    int ka = locate_sample(c, t, &s);
+    int kb = s != 0.0f ? ka + 1 : ka;
+    sample_at a = sample_place(c, ka), b = sample_place(c, kb);
+    const uint32_t *tracks = c->tracks + c->constant_count;
+    for (int i = 0; i < c->animated_count; ++i) {
+        bool rotation = sinew__track_target(tracks[i]) == 1;
+        int ra = sinew__segment_rate(a.rates, i), rb = sinew__segment_rate(b.rates, i);
+        if (sinew__track_joint(tracks[i]) == joint) {
+            int dropped = sinew__track_dropped(tracks[i]);
+            float va[4], vb[4];
+            int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
+            int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
+            if (rotation) {
+                sinew_quat qa = sinew__rotation_from_stored(va, na, dropped),
+                           qb = sinew__rotation_from_stored(vb, nb, dropped);
+                out->rotation = s == 0.0f                      ? qa
+                                : (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s)
+                                                               : sinew_quat_slerp(qa, qb, s);
+            } else {
+                for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * s;
+                write_value(out, sinew__track_target(tracks[i]), va);
+            }
+        }
+        a.bit += sinew__sample_bits(ra, rotation);
+        b.bit += sinew__sample_bits(rb, rotation);
+    }
+}
+
+/* The reference formulas for a chunk's rotations (as
+ * sinew__compressed_rotations_avx2). */
+static void rotations_reference(const sinew__rotation_chunk *k, float s, bool nlerp)
+{
+    for (int i = 0; i < k->count; ++i) {
+        float a[4] = {k->a[0][i], k->a[1][i], k->a[2][i], k->a[3][i]};
+        float b[4] = {k->b[0][i], k->b[1][i], k->b[2][i], k->b[3][i]};
+        sinew_quat qa = sinew__rebuild(a, k->dropped[i]), qb = sinew__rebuild(b, k->dropped[i]);
+        *k->out[i] = nlerp ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
+    }
+}
+
+/* Runs the chunk's rotations through the kernel (its last group of eight
+ * filled out with copies of its last lane, which the kernel reads and
+ * drops), else the reference. */
+static void run_chunk(sinew__rotation_chunk *k, sinew__rotations_kernel kernel, float s, bool nlerp)
+{
+    if (!kernel) {
+        rotations_reference(k, s, nlerp);
+        return;
+    }
+    for (int i = k->count; i % 8; ++i) {
+        for (int c = 0; c < 4; ++c) k->a[c][i] = k->a[c][k->count - 1], k->b[c][i] = k->b[c][k->count - 1];
+        k->dropped[i] = k->dropped[k->count - 1];
+    }
+    kernel(k, s, nlerp);
+}
+
+/* A track's values at samples a and b into lane `lane` of va and vb: 3
+ * floats each, 4 for a raw rotation. Returns whether either is raw. */
+static inline bool decode_pair(const sinew__compressed *c, int i, bool rotation, const sample_at *a, int ra,
+                               const sample_at *b, int rb, bool same, float (*va)[SINEW__ROTATION_CHUNK],
+                               float (*vb)[SINEW__ROTATION_CHUNK], int lane)
+{
+    const float *range = c->ranges + 6 * i;
+    if (same && ra != 0 && ra != SINEW__RAW_RATE) {
+        /* the common case: the segment's map once, each sample's integers
+         * from one word */
+        float lo[3], sc[3], qa[3], qb[3];
+        sinew__segment_map(range, a->ranges + 6 * i, ra, lo, sc);
+        sinew__sample_integers(sinew__bits_at(a->stream, a->bit), ra, qa);
+        sinew__sample_integers(sinew__bits_at(b->stream, b->bit), ra, qb);
+        for (int k = 0; k < 3; ++k) va[k][lane] = lo[k] + sc[k] * qa[k], vb[k][lane] = lo[k] + sc[k] * qb[k];
+        return false;
+    }
+    float x[4], y[4];
+    int na = sinew__decode_value(a->stream, a->bit, ra, rotation, range, a->ranges + 6 * i, x);
+    int nb = sinew__decode_value(b->stream, b->bit, rb, rotation, range, b->ranges + 6 * i, y);
+    for (int k = 0; k < na; ++k) va[k][lane] = x[k];
+    for (int k = 0; k < nb; ++k) vb[k][lane] = y[k];
+    return na == 4 || nb == 4;
+}
+
+void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
+                              sinew_transform *pose)
+{
+    if (under)
+        memcpy(pose, under, sizeof *pose * (size_t)c->joint_count);
+    else
+        for (int j = 0; j < c->joint_count; ++j) pose[j] = sinew_transform_identity();
+    const float *v = c->constants;
+    for (int i = 0; i < c->constant_count; ++i) {
+        int joint = sinew__track_joint(c->tracks[i]), target = sinew__track_target(c->tracks[i]);
+        write_value(&pose[joint], target, v);
+        v += target == 1 ? 4 : 3;
+    }
+    if (c->animated_count == 0) return;
+    float s;
+    int ka = locate_sample(c, t, &s);
+    /* on a sample b is a, and the interpolation at 0 gives a's value */
+    sample_at a = sample_place(c, ka), b = sample_place(c, s != 0.0f ? ka + 1 : ka);
+    bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0, same = a.rates == b.rates;
+    sinew__rotation_chunk chunk;
+    chunk.count = 0;
+    float vectors[2][3][SINEW__ROTATION_CHUNK];
+    const uint32_t *tracks = c->tracks + c->constant_count;
+    for (int i = 0; i < c->animated_count; ++i) {
+        uint32_t code = tracks[i];
+        int target = sinew__track_target(code);
+        bool rotation = target == 1;
+        sinew_transform *x = &pose[sinew__track_joint(code)];
+        int ra = sinew__segment_rate(a.rates, i), rb = same ? ra : sinew__segment_rate(b.rates, i);
+        if (rotation) {
+            int lane = chunk.count++, dropped = sinew__track_dropped(code);
+            if (decode_pair(c, i, true, &a, ra, &b, rb, same, chunk.a, chunk.b, lane)) {
+                /* a raw sample beside a quantized one: both as rebuilt */
+                float qa[4], qb[4];
+                for (int k = 0; k < 4; ++k) qa[k] = chunk.a[k][lane], qb[k] = chunk.b[k][lane];
+                sinew_quat p = sinew__rebuild(qa, ra == SINEW__RAW_RATE ? 4 : dropped),
+                           q = sinew__rebuild(qb, rb == SINEW__RAW_RATE ? 4 : dropped);
+                chunk.a[0][lane] = p.x, chunk.a[1][lane] = p.y, chunk.a[2][lane] = p.z, chunk.a[3][lane] = p.w;
+                chunk.b[0][lane] = q.x, chunk.b[1][lane] = q.y, chunk.b[2][lane] = q.z, chunk.b[3][lane] = q.w;
+                dropped = 4;
+            }
+            chunk.dropped[lane] = dropped;
+            chunk.out[lane] = &x->rotation;
+            if (chunk.count == SINEW__ROTATION_CHUNK) {
+                run_chunk(&chunk, c->kernel, s, nlerp);
+                chunk.count = 0;
+            }
+        } else {
+            decode_pair(c, i, false, &a, ra, &b, rb, same, vectors[0], vectors[1], 0);
+            float *o = target == 0 ? &x->translation.x : &x->scale.x;
+            for (int k = 0; k < 3; ++k) o[k] = vectors[0][k][0] + (vectors[1][k][0] - vectors[0][k][0]) * s;
+        }
+        a.bit += sinew__sample_bits(ra, rotation);
+        b.bit += sinew__sample_bits(rb, rotation);
+    }
+    if (chunk.count) run_chunk(&chunk, c->kernel, s, nlerp);
+}

@@ -1,0 +1,308 @@
+/* sinew_clip_compress: tracks sorted into left out, constant and
+ * animated; every pose within the bound as sinew_clip_measure_error
+ * measures it; sampling at any time the same whatever came before; the
+ * SIMD levels within their tolerance of the reference; uneven key times;
+ * a rotation turning half a turn between two keys; additive clips;
+ * weights tracks kept; the refusals; and, with the shared assets, the pab
+ * clips against the sizes ozz-animation and ACL reach. */
+#include <sinew/sinew_asset.h>
+#include <sinew/sinew_import.h>
+
+#include "check.h"
+#include "shared_asset.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+enum { JOINTS = 4, KEYS = 31 };
+
+/* A chain of four joints one unit apart along y. */
+static sinew_skeleton *chain(void)
+{
+    sinew_transform rest[JOINTS];
+    for (int j = 0; j < JOINTS; ++j)
+        rest[j] = (sinew_transform){{0, j ? 1.0f : 0.0f, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+    return sinew_skeleton_create(&(sinew_skeleton_desc){JOINTS, (const int[]){-1, 0, 1, 2}, NULL, rest}, NULL,
+                                 NULL, NULL);
+}
+
+/* The test clip on the chain, keys at `times` (KEYS of them): joint 0
+ * translated along x and turned about z, joint 1 turned about x, joint 2
+ * held turned (constant), joint 3 at its rest pose (keys equal to it), and
+ * a weights track on joint 3. */
+static sinew_clip *test_clip(const float *times, bool additive)
+{
+    static float t0[3 * KEYS], r0[4 * KEYS], r1[4 * KEYS], r2[4 * KEYS], t3[3 * KEYS], w3[2 * KEYS];
+    for (int k = 0; k < KEYS; ++k) {
+        float u = times[k];
+        t0[3 * k] = 0.5f * sinf(3.0f * u), t0[3 * k + 1] = 0.0f, t0[3 * k + 2] = 0.1f * u;
+        float a = 0.8f * sinf(2.0f * u), b = 1.2f * cosf(5.0f * u);
+        r0[4 * k] = 0, r0[4 * k + 1] = 0, r0[4 * k + 2] = sinf(a / 2), r0[4 * k + 3] = cosf(a / 2);
+        r1[4 * k] = sinf(b / 2), r1[4 * k + 1] = 0, r1[4 * k + 2] = 0, r1[4 * k + 3] = cosf(b / 2);
+        r2[4 * k] = 0, r2[4 * k + 1] = sinf(0.35f), r2[4 * k + 2] = 0, r2[4 * k + 3] = cosf(0.35f);
+        t3[3 * k] = 0, t3[3 * k + 1] = 1, t3[3 * k + 2] = 0;
+        w3[2 * k] = u, w3[2 * k + 1] = 1 - u;
+    }
+    sinew_track tracks[] = {
+        {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, KEYS, times, t0, 0},
+        {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, KEYS, times, r0, 0},
+        {1, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, KEYS, times, r1, 0},
+        {2, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, KEYS, times, r2, 0},
+        {3, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, KEYS, times, t3, 0},
+        {3, SINEW_TARGET_WEIGHTS, SINEW_INTERP_LINEAR, KEYS, times, w3, 2},
+    };
+    sinew_clip_desc d = {.name = "test", .joint_count = JOINTS, .track_count = 6, .tracks = tracks,
+                         .additive = additive};
+    return sinew_clip_create(&d, NULL, NULL);
+}
+
+static float pose_difference(const sinew_transform *a, const sinew_transform *b, int n)
+{
+    float worst = 0.0f;
+    for (int j = 0; j < n; ++j) {
+        const float *x = &a[j].translation.x, *y = &b[j].translation.x;
+        for (int f = 0; f < 10; ++f) worst = fmaxf(worst, fabsf(x[f] - y[f]));
+    }
+    return worst;
+}
+
+/* The clip compressed at `bound` (shell 0.1), checked within it by the
+ * measure; its report in *r. */
+static sinew_clip *compressed_within(const sinew_clip *clip, const sinew_skeleton *sk, float bound, int simd,
+                                     sinew_compress_report *r, const char *what)
+{
+    sinew_error err;
+    sinew_compress_options o = {.error_bound = bound, .shell_distance = 0.1f};
+    sinew_clip *z = sinew_clip_compress(clip, sk, &o, &(sinew_options){.simd = simd}, r, &err);
+    CHECK(z && z->compressed && !z->packed, "%s: compressed: %s", what, z ? "" : err.description);
+    if (!z) return NULL;
+    sinew_clip_error_report e;
+    CHECK(sinew_clip_measure_error(clip, z, sk, 0.1f, 240.0f, &e, &err) == SINEW_OK, "%s", err.description);
+    CHECK(e.largest <= bound, "%s: measured at 240 a second: largest %g within the bound %g (the report's %g)", what,
+          (double)e.largest, (double)bound, (double)r->largest);
+    CHECK(r->largest <= bound && r->percentile_99 <= r->largest && r->bytes > 0 &&
+              r->bytes < sinew_clip_bytes(clip),
+          "%s: report: largest %g, 99%% %g, %zu bytes (the clip %zu)", what, (double)r->largest,
+          (double)r->percentile_99, r->bytes, sinew_clip_bytes(clip));
+    sinew_compress_report again;
+    CHECK(sinew_clip_compression(z, &again) && again.bytes == r->bytes && again.largest == r->largest &&
+              again.animated_tracks == r->animated_tracks,
+          "%s: the clip tells its report again", what);
+    return z;
+}
+
+static void test_sorting_and_bound(const sinew_skeleton *sk, const float *times)
+{
+    sinew_clip *clip = test_clip(times, false);
+    sinew_compress_report r;
+    sinew_clip *z = compressed_within(clip, sk, 1e-4f, 0, &r, "the test clip");
+    if (z) {
+        /* joint 0: translation and rotation animated; joint 1's rotation;
+         * joint 2's rotation constant; the rest at the rest pose */
+        CHECK(r.animated_tracks == 3 && r.constant_tracks == 1 && r.default_tracks == 3 * JOINTS - 4,
+              "tracks: %d animated, %d constant, %d left out", r.animated_tracks, r.constant_tracks,
+              r.default_tracks);
+        int pairs = 0;
+        for (int b = 0; b < 33; ++b) pairs += r.bit_rates[b];
+        CHECK(pairs == r.animated_tracks * r.segment_count, "a bit rate for each track and segment (%d)", pairs);
+        CHECK(z->track_count == 1 && z->tracks[0].target == SINEW_TARGET_WEIGHTS && sinew_clip_cursor_size(z) == 1,
+              "the weights track kept, the cursor its entry alone");
+        float w[2] = {-1, -1};
+        CHECK(sinew_clip_sample_weights(z, 0.5f, 0, NULL, 3, w, 2, NULL) == SINEW_OK && fabsf(w[0] - 0.5f) < 1e-6f,
+              "its weights sample: %g", (double)w[0]);
+        /* a tighter bound holds more */
+        sinew_compress_report tight;
+        sinew_clip *zt = compressed_within(clip, sk, 1e-6f, 0, &tight, "the test clip at 1e-6");
+        CHECK(tight.bytes > r.bytes, "a tighter bound takes more bytes: %zu against %zu", tight.bytes, r.bytes);
+        sinew_clip_free(zt);
+        /* random seek gives what forward playback gives */
+        sinew_transform fwd[JOINTS], seek[JOINTS];
+        float worst = 0.0f;
+        unsigned state = 7;
+        for (int i = 0; i < 200; ++i) {
+            float t = check_rand(&state) * z->duration;
+            sinew_clip_sample(z, sk, t, SINEW_SAMPLE_LOOP, NULL, seek, JOINTS, NULL);
+            sinew_clip_sample(z, sk, 0.0f, 0, NULL, fwd, JOINTS, NULL);
+            for (float u = 0.0f; u < t; u += 0.05f) sinew_clip_sample(z, sk, u, 0, NULL, fwd, JOINTS, NULL);
+            sinew_clip_sample(z, sk, t, SINEW_SAMPLE_LOOP, NULL, fwd, JOINTS, NULL);
+            worst = fmaxf(worst, pose_difference(fwd, seek, JOINTS));
+        }
+        CHECK(worst == 0.0f, "a seek samples what playing up to it samples: %g apart", (double)worst);
+        /* the one-pass model call agrees with the two calls */
+        sinew_mat4 m1[JOINTS], m2[JOINTS];
+        sinew_transform local[JOINTS];
+        sinew_clip_sample_model(z, sk, 0.37f, 0, NULL, NULL, NULL, m1, JOINTS, NULL);
+        sinew_clip_sample(z, sk, 0.37f, 0, NULL, local, JOINTS, NULL);
+        sinew_local_to_model(sk, local, NULL, m2, JOINTS, NULL);
+        CHECK(memcmp(m1, m2, sizeof m1) == 0, "sample_model as sample then local-to-model");
+        /* what reads tracks refuses it, naming why */
+        sinew_error err;
+        sinew_clip_tolerance tol = {1e-4f, 1e-4f, 1e-4f};
+        CHECK(!sinew_clip_optimize(z, &tol, sk, NULL, NULL, &err), "optimize refuses it");
+        CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "is compressed");
+        CHECK(!sinew_clip_pack(z, sk, NULL, NULL, &err), "pack refuses it");
+        CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "is compressed");
+        CHECK(!sinew_clip_compress(z, sk, NULL, NULL, NULL, &err), "compress refuses it");
+        CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "is compressed");
+        CHECK(!sinew_clip_retarget(z, sk, sk, NULL, NULL, &err), "retarget refuses it");
+        CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "is compressed");
+    }
+    sinew_clip_free(z);
+    sinew_clip_free(clip);
+}
+
+/* Every SIMD level this CPU runs samples within 1e-6 of the reference. */
+static void test_levels(const sinew_skeleton *sk, const float *times)
+{
+    sinew_clip *clip = test_clip(times, false);
+    sinew_compress_report r;
+    sinew_clip *reference = compressed_within(clip, sk, 1e-4f, SINEW_SIMD_SCALAR, &r, "the scalar level");
+    for (int level = SINEW_SIMD_AVX2; level <= SINEW_SIMD_NEON && reference; ++level) {
+        int best = (int)sinew_simd_supported();
+        if (level == SINEW_SIMD_NEON ? best != level : best == SINEW_SIMD_NEON || level > best) continue;
+        sinew_clip *z = compressed_within(clip, sk, 1e-4f, level, &r, sinew_simd_name((sinew_simd)level));
+        float worst = 0.0f;
+        sinew_transform a[JOINTS], b[JOINTS];
+        for (int i = 0; z && i <= 300; ++i) {
+            float t = (float)i / 300.0f * clip->duration;
+            for (unsigned flags = 0; flags <= SINEW_SAMPLE_NLERP; flags += SINEW_SAMPLE_NLERP) {
+                sinew_clip_sample(reference, sk, t, flags, NULL, a, JOINTS, NULL);
+                sinew_clip_sample(z, sk, t, flags, NULL, b, JOINTS, NULL);
+                worst = fmaxf(worst, pose_difference(a, b, JOINTS));
+            }
+        }
+        /* the blocks are the same: the search runs at the scalar level's formulas */
+        CHECK(worst <= 1e-6f, "%s samples within 1e-6 of the scalar level: %g", sinew_simd_name((sinew_simd)level),
+              (double)worst);
+        sinew_clip_free(z);
+    }
+    sinew_clip_free(reference);
+    sinew_clip_free(clip);
+}
+
+/* A rotation that turns by nearly half a turn between two keys can go the
+ * other way round once quantized: the search sees it between the samples. */
+static void test_half_turn(const sinew_skeleton *sk)
+{
+    static const float times[4] = {0.0f, 1.0f / 30, 2.0f / 30, 3.0f / 30};
+    float r[16];
+    const float angles[4] = {0.0f, 0.2f, 0.2f + 3.1f, 0.4f + 3.1f};
+    for (int k = 0; k < 4; ++k) r[4 * k] = sinf(angles[k] / 2), r[4 * k + 1] = 0, r[4 * k + 2] = 0,
+                                r[4 * k + 3] = cosf(angles[k] / 2);
+    sinew_track t = {1, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, 4, times, r, 0};
+    sinew_clip *clip = sinew_clip_create(&(sinew_clip_desc){.joint_count = JOINTS, .track_count = 1, .tracks = &t},
+                                         NULL, NULL);
+    sinew_compress_report rep;
+    sinew_clip *z = compressed_within(clip, sk, 1e-4f, 0, &rep, "a half turn between two keys");
+    sinew_clip_free(z);
+    sinew_clip_free(clip);
+}
+
+static void test_additive(const sinew_skeleton *sk, const float *times)
+{
+    sinew_clip *clip = test_clip(times, true);
+    sinew_compress_report r;
+    sinew_clip *z = compressed_within(clip, sk, 1e-4f, 0, &r, "an additive clip");
+    /* joint 3's translation (0, 1, 0) is not the identity's: held once */
+    CHECK(z && z->additive && r.constant_tracks == 2, "additive, %d constant tracks", r.constant_tracks);
+    sinew_transform p[JOINTS];
+    if (z) sinew_clip_sample(z, sk, 0.2f, 0, NULL, p, JOINTS, NULL);
+    CHECK(z && p[3].rotation.w == 1.0f && p[3].scale.x == 1.0f, "what it leaves out is the identity");
+    sinew_clip_free(z);
+    sinew_clip_free(clip);
+}
+
+static void test_refusals(const sinew_skeleton *sk, const float *times)
+{
+    sinew_clip *clip = test_clip(times, false);
+    sinew_error err;
+    CHECK(!sinew_clip_compress(NULL, sk, NULL, NULL, NULL, &err), "no clip");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "required");
+    sinew_compress_options bad = {.error_bound = -1.0f};
+    CHECK(!sinew_clip_compress(clip, sk, &bad, NULL, NULL, &err), "a negative bound");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "error bound");
+    float shells[JOINTS] = {0.1f, 0.1f, NAN, 0.1f};
+    sinew_compress_options nan_shell = {.joint_shell_distances = shells};
+    CHECK(!sinew_clip_compress(clip, sk, &nan_shell, NULL, NULL, &err), "a NaN shell distance");
+    CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "joint 2");
+    sinew_skeleton *one = sinew_skeleton_create(&(sinew_skeleton_desc){1, (const int[]){-1}, NULL, NULL}, NULL,
+                                                NULL, NULL);
+    CHECK(!sinew_clip_compress(clip, one, NULL, NULL, NULL, &err), "another joint count");
+    CHECK_ERROR(err, SINEW_ERROR_SIZE_MISMATCH, "animates 4 joints");
+    sinew_skeleton_free(one);
+    /* per-joint shells: a larger shell on the chain's root asks more of it */
+    float wide[JOINTS] = {10.0f, 0.1f, 0.1f, 0.1f};
+    sinew_compress_report plain, more;
+    sinew_compress_options o = {.error_bound = 1e-4f, .shell_distance = 0.1f};
+    sinew_clip *a = sinew_clip_compress(clip, sk, &o, NULL, &plain, &err);
+    o.joint_shell_distances = wide;
+    sinew_clip *b = sinew_clip_compress(clip, sk, &o, NULL, &more, &err);
+    CHECK(a && b && more.bytes > plain.bytes && more.largest <= 1e-4f,
+          "a joint's own shell distance: %zu bytes against %zu", more.bytes, plain.bytes);
+    sinew_clip_free(a);
+    sinew_clip_free(b);
+    sinew_clip_free(clip);
+}
+
+/* The pab clips: within the bound, and at ozz-animation's tolerance
+ * (1 mm at 10 cm) smaller than ozz's own walk (11,153 bytes), at the
+ * default bound within 1.2x of ACL 2.1's 7,770 bytes (docs/BENCHMARKS.md). */
+static void test_pab(void)
+{
+    char path[1024];
+    static const char *const clips[] = {"walk", "jog", "run", "crossarms"};
+    for (int i = 0; i < 4; ++i) {
+        snprintf(path, sizeof path, "%s/fbx/pab/%s.fbx", SINEW_ASSETS, clips[i]);
+        sinew_asset *a = test_load_shared(path);
+        if (!a) return;
+        sinew_error err;
+        CHECK(a->clip_count == 1, "%s: one clip", path);
+        if (a->clip_count != 1) {
+            sinew_asset_free(a);
+            continue;
+        }
+        const sinew_clip *clip = a->clips[0];
+        sinew_compress_report r;
+        /* FBX's unit here: centimeters */
+        sinew_compress_options o = {.meters_per_unit = 0.01f};
+        sinew_clip *z = sinew_clip_compress(clip, a->skeleton, &o, NULL, &r, &err);
+        sinew_clip_error_report e = {0};
+        if (z) sinew_clip_measure_error(clip, z, a->skeleton, 3.0f, 240.0f, &e, NULL);
+        CHECK(z && r.error_bound == 0.01f && r.shell_distance == 3.0f && e.largest <= 0.01f,
+              "%s: 0.01 cm at 3 cm: %zu bytes, largest %g at 240 a second", clips[i], r.bytes, (double)e.largest);
+        if (i == 0) {
+            CHECK(r.bytes <= 9324, "the walk in %zu bytes, within 1.2x of ACL's 7,770", r.bytes);
+            sinew_compress_options ozz = {.error_bound = 0.1f, .shell_distance = 10.0f};
+            sinew_clip *y = sinew_clip_compress(clip, a->skeleton, &ozz, NULL, &r, &err);
+            CHECK(y && r.bytes < 11153 && r.largest <= 0.1f, "at 1 mm at 10 cm in %zu bytes, under ozz's 11,153",
+                  r.bytes);
+            sinew_clip_free(y);
+        }
+        sinew_clip_free(z);
+        sinew_asset_free(a);
+    }
+}
+
+int main(void)
+{
+    sinew_skeleton *sk = chain();
+    CHECK(sk != NULL, "the chain");
+    if (!sk) return check_finish("test_compress");
+    float even[KEYS], uneven[KEYS];
+    for (int k = 0; k < KEYS; ++k) {
+        even[k] = (float)k / 30.0f;
+        /* hand-keyed curves: keys where the motion needs them */
+        uneven[k] = 1.2f * ((float)k / (KEYS - 1)) * ((float)k / (KEYS - 1)) + 0.01f * (float)(k % 3);
+    }
+    for (int k = 1; k < KEYS; ++k)
+        if (uneven[k] <= uneven[k - 1]) uneven[k] = uneven[k - 1] + 0.003f;
+    test_sorting_and_bound(sk, even);
+    test_sorting_and_bound(sk, uneven);
+    test_levels(sk, even);
+    test_half_turn(sk);
+    test_additive(sk, even);
+    test_refusals(sk, even);
+    test_pab();
+    sinew_skeleton_free(sk);
+    return check_finish("test_compress");
+}
