@@ -18,7 +18,11 @@
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
  * the tolerances of OPTIMIZE_TOLERANCE ("clip_bytes_optimized": its
  * memory); those with _packed the optimized clip after sinew_clip_pack
- * ("clip_bytes_packed"). skin_lbs_pos_nrm_one_joint skins the mesh with
+ * ("clip_bytes_packed"); those with _compressed the clip after
+ * sinew_clip_compress at the bound of --bound on virtual vertices at the
+ * distance of --shell ("clip_bytes_compressed": the compressed form's
+ * bytes; sample_seek_compressed seeks as sample_seek does: its sampling
+ * costs the same wherever it lands). skin_lbs_pos_nrm_one_joint skins the mesh with
  * every vertex bound to its skin's first joint, weight 1: the LBS kernel
  * without its blend.
  * skin_lbs_pos_nrm_raw leaves the normals unnormalized
@@ -60,6 +64,7 @@ typedef struct bench_args {
     const char *json;
     int copies;
     float shell; /* the virtual vertices' distance the clips' errors are measured at */
+    float bound; /* the compressed clip's error bound (0: a 300th of the shell, 0.01 cm at 3 cm) */
 } bench_args;
 
 /* An archive written into memory. */
@@ -177,7 +182,8 @@ enum {
     NO_LOCAL = 64, /* sinew_clip_sample_model writes the model matrices only */
     PACKED = 128,  /* the optimized clip after sinew_clip_pack */
     FRAME = 256,   /* each call FRAME_GAP_NS after the last, as an engine's frames: the pool's workers asleep */
-    WOKEN = 512    /* a FRAME row whose workers are woken (sinew_pool_wake) after the pause, before the call */
+    WOKEN = 512,   /* a FRAME row whose workers are woken (sinew_pool_wake) after the pause, before the call */
+    COMPRESSED = 1024 /* the clip after sinew_clip_compress */
 };
 
 /* The pause before each call of a FRAME row: longer than the pool's workers
@@ -206,6 +212,9 @@ static const kernel kernels[] = {
     {"sample_local_to_model_optimized_nlerp_no_local", OP_SAMPLE_MODEL, OPTIMIZED | NLERP | NO_LOCAL},
     {"sample_packed", OP_SAMPLE, PACKED}, {"sample_local_to_model_packed", OP_SAMPLE_MODEL, PACKED},
     {"sample_local_to_model_packed_nlerp_no_local", OP_SAMPLE_MODEL, PACKED | NLERP | NO_LOCAL},
+    {"sample_compressed", OP_SAMPLE, COMPRESSED}, {"sample_seek_compressed", OP_SEEK, COMPRESSED},
+    {"sample_compressed_nlerp", OP_SAMPLE, COMPRESSED | NLERP},
+    {"sample_local_to_model_compressed", OP_SAMPLE_MODEL, COMPRESSED},
     {"skin_lbs_pos_nrm_one_joint", OP_LBS_PN, ONE_JOINT}, {"skin_lbs_pos_nrm_raw", OP_LBS_PN, RAW},
     {"skin_lbs_pos_nrm_raw_scalar", OP_LBS_PN, RAW | SCALAR}, {"skin_lbs_pos_nrm_prepared", OP_LBS_PN, PREPARED},
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
@@ -220,7 +229,7 @@ typedef struct bench {
     const sinew_skeleton *sk; /* made again at the level asked for */
     const sinew_clip *clip;
     sinew_skeleton *level_sk, *scalar_sk;
-    sinew_clip *level_clip, *scalar_clip, *optimized_clip, *packed_clip;
+    sinew_clip *level_clip, *scalar_clip, *optimized_clip, *packed_clip, *compressed_clip;
     const sinew_mesh *mesh;   /* the skinned mesh with the most vertices, or NULL */
     sinew_skin *one_joint;    /* its vertices all on its skin's first joint (the ONE_JOINT rows) */
     sinew_skin_inputs *inputs; /* its positions and normals prepared (the PREPARED rows) */
@@ -287,6 +296,7 @@ static void run_kernel(bench *b, const kernel *k)
     const sinew_skeleton *sk = scalar ? b->scalar_sk : b->sk;
     const sinew_clip *clip = scalar              ? b->scalar_clip
                              : k->is & PACKED    ? b->packed_clip
+                             : k->is & COMPRESSED ? b->compressed_clip
                              : k->is & OPTIMIZED ? b->optimized_clip
                                                  : b->clip;
     int n = b->n;
@@ -307,7 +317,8 @@ static void run_kernel(bench *b, const kernel *k)
     }
     case OP_SEEK:
         b->seek = (b->seek + 1) % SEEKS;
-        sinew_clip_sample(clip, sk, b->seeks[b->seek], SINEW_SAMPLE_LOOP, &b->cursor, b->local, n, NULL);
+        sinew_clip_sample(clip, sk, b->seeks[b->seek] * clip->duration, SINEW_SAMPLE_LOOP, &b->cursor, b->local, n,
+                          NULL);
         break;
     case OP_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
     case OP_PALETTE:
@@ -466,6 +477,9 @@ static int parse_args(int argc, char **argv, bench_args *a)
         } else if ((v = cli_value(&p, "--shell"))) {
             if (!cli_parse_float(v, &a->shell) || !(a->shell > 0.0f))
                 cli_bad_value(&p, "--shell", v, "is not a distance above 0");
+        } else if ((v = cli_value(&p, "--bound"))) {
+            if (!cli_parse_float(v, &a->bound) || !(a->bound > 0.0f))
+                cli_bad_value(&p, "--bound", v, "is not a distance above 0");
         } else if ((v = cli_value(&p, "--copies"))) {
             if (!cli_parse_int(v, 1, 1000, &a->copies))
                 cli_bad_value(&p, "--copies", v, "is not a count from 1 to 1000");
@@ -547,10 +561,20 @@ int cli_bench(int argc, char **argv)
     sinew_pack_report pack_report = {0};
     b.packed_clip = sinew_clip_pack(b.optimized_clip, b.sk, &(sinew_options){.simd = b.simd}, &pack_report, &err);
     if (!b.packed_clip) fprintf(stderr, "sinew: bench: the _packed rows are left out: %s\n", err.description);
+    sinew_compress_report compress_report = {0};
+    sinew_compress_options compress = {.error_bound = args.bound > 0.0f ? args.bound : args.shell / 300.0f,
+                                       .shell_distance = args.shell};
+    b.compressed_clip = sinew_clip_compress(b.clip, b.sk, &compress, &(sinew_options){.simd = b.simd},
+                                            &compress_report, &err);
+    if (!b.compressed_clip) {
+        fprintf(stderr, "sinew: bench: %s\n", err.description);
+        status = EXIT_FAILED;
+        goto done;
+    }
     unsigned seed = 12345;
     for (int i = 0; i < SEEKS; ++i) {
         seed = seed * 1664525u + 1013904223u;
-        b.seeks[i] = b.clip->duration * (float)(seed >> 8) / 16777216.0f;
+        b.seeks[i] = (float)(seed >> 8) / 16777216.0f; /* of the clip's duration */
     }
     for (int p = 0; p < 3; ++p)
         sinew_clip_sample(b.clip, b.sk, b.clip->duration * (0.2f + 0.3f * (float)p), SINEW_SAMPLE_LOOP, NULL,
@@ -623,6 +647,10 @@ int cli_bench(int argc, char **argv)
            (double)optimized_error.largest, (double)optimized_error.percentile_99);
     if (b.packed_clip)
         printf(", packed within %g (99%%: %g)", (double)packed_error.largest, (double)packed_error.percentile_99);
+    printf(";\n  compressed to %g: %zu bytes, within %g (99%%: %g), %d samples, %d animated and %d constant tracks",
+           (double)compress_report.error_bound, compress_report.bytes, (double)compress_report.largest,
+           (double)compress_report.percentile_99, compress_report.sample_count, compress_report.animated_tracks,
+           compress_report.constant_tracks);
     if (args.simd > cpu_level)
         fprintf(stderr, "sinew: bench: this CPU does not run %s, using %s\n", sinew_simd_name(args.simd),
                 sinew_simd_name(b.simd));
@@ -639,6 +667,8 @@ int cli_bench(int argc, char **argv)
         fprintf(f, ", \"shell_distance\": %g, \"clip_error_optimized\": %g", (double)args.shell,
                 (double)optimized_error.largest);
         if (b.packed_clip) fprintf(f, ", \"clip_error_packed\": %g", (double)packed_error.largest);
+        fprintf(f, ", \"clip_bytes_compressed\": %zu, \"clip_error_compressed\": %g, \"compress_bound\": %g",
+                compress_report.bytes, (double)compress_report.largest, (double)compress_report.error_bound);
         fprintf(f, ", \"archive_bytes\": %zu, \"archive_bytes_prepared\": %zu", b.archive_size[0],
                 b.archive_size[1]);
         fputs(",\n \"results\": [", f);
@@ -694,7 +724,7 @@ done:
     sinew_pool_free(b.pool);
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
-    sinew_clip_free(b.packed_clip);
+    sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
     free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);

@@ -24,10 +24,14 @@ sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_l
  * are told on stderr, by name (unnamed joints as "joint N"); a file whose
  * clips match no joint at all fails, naming both files. Free with
  * cli_clips_free(). */
+/* Most --anim files one command takes. */
+enum { CLI_MAX_ANIMS = 16 };
+
 typedef struct cli_clips {
     int count;
     const sinew_clip **clips;
     sinew_clip **owned; /* the retargeted ones */
+    sinew_asset *held[CLI_MAX_ANIMS]; /* CLIPFILEs whose clips play as they are */
     char from[256];     /* where they come from, for messages: "walk.fbx, run.fbx" */
 } cli_clips;
 int cli_clips_load(const char *command, const char *file, const sinew_asset *asset, const char *const *anim_paths,
@@ -116,9 +120,6 @@ bool cli_parse_method(const char *text, sinew_skinning *method);
 
 /* "WxH" with each in [lo, hi]; false otherwise. */
 bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height);
-
-/* Most --anim files one command takes. */
-enum { CLI_MAX_ANIMS = 16 };
 
 /* What a command plays: FILE (NULL: the built-in character), --anim FILE
  * (repeatable), --clip C, and how FILE is loaded: --scene N

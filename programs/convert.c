@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 typedef struct convert_settings {
@@ -18,6 +19,8 @@ typedef struct convert_settings {
     const char *out;       /* OUT.sinew, or DIR/ */
     bool out_dir;
     bool optimize, pack, clips_only, prepare;
+    float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
+    float unit;            /* --unit: meters a unit of the input; 0: by its kind */
 } convert_settings;
 
 typedef struct job {
@@ -40,6 +43,31 @@ typedef struct batch {
  * degree, a millionth of scale): sinew_clip_optimize keeps every sampled
  * value within it. */
 static const sinew_clip_tolerance optimize_tolerance = {1e-5f, 2e-5f, 1e-6f};
+
+/* Meters a unit of the file at `path`, by its kind: glTF's meter; FBX's
+ * centimeter, which the importer keeps; 1 for the rest. */
+static float file_unit(const char *path)
+{
+    const char *dot = strrchr(path, '.');
+    return dot && strcasecmp(dot, ".fbx") == 0 ? 0.01f : 1.0f;
+}
+
+/* --compress, its bound in centimeters following it where one does
+ * ("--compress 0.05", "--compress=0.05"; 0.01 otherwise). */
+static bool compress_arg(cli_args *p, float *bound_cm)
+{
+    const char *a = p->argv[p->i], *text = NULL;
+    if (strncmp(a, "--compress=", 11) == 0)
+        text = a + 11;
+    else if (strcmp(a, "--compress") != 0)
+        return false;
+    float v = 0.01f;
+    if (!text && p->i + 1 < p->argc && cli_parse_float(p->argv[p->i + 1], &v)) text = p->argv[++p->i];
+    if (text && !(cli_parse_float(text, &v) && v > 0.0f))
+        cli_bad_value(p, "--compress", text, "is not a distance in centimeters above 0");
+    *bound_cm = v;
+    return true;
+}
 
 static void fail(job *j, const char *format, ...)
 {
@@ -77,7 +105,8 @@ static void convert_one(void *user, int index)
         }
         capacity += anims[f]->clip_count;
     }
-    /* each clip may be made three times over: retargeted, optimized, packed */
+    /* each clip may be made three times over: retargeted, optimized, then
+     * packed or compressed */
     clips = calloc((size_t)capacity + 1, sizeof *clips);
     owned = calloc(3 * (size_t)capacity + 1, sizeof *owned);
     if (!clips || !owned) {
@@ -98,10 +127,10 @@ static void convert_one(void *user, int index)
             owned[made++] = moved;
             clips[count++] = moved;
         }
-    /* a clip packed already (read from an archive) stays as it is */
+    /* a clip packed or compressed already (read from an archive) stays as it is */
     if (s->optimize)
         for (int c = 0; c < count; ++c) {
-            if (clips[c]->packed) continue;
+            if (clips[c]->packed || clips[c]->compressed) continue;
             sinew_clip *slim = sinew_clip_optimize(clips[c], &optimize_tolerance, a->skeleton, NULL, NULL, &err);
             if (!slim) {
                 fail(j, "%s", err.description);
@@ -113,7 +142,7 @@ static void convert_one(void *user, int index)
     /* packing takes clips whose tracks share one set of key times: another
      * stays as it is, and the logger says why */
     for (int c = 0; s->pack && c < count; ++c) {
-        if (clips[c]->packed) continue;
+        if (clips[c]->packed || clips[c]->compressed) continue;
         sinew_clip *packed = sinew_clip_pack(clips[c], a->skeleton, NULL, NULL, &err);
         if (packed) {
             owned[made++] = packed;
@@ -126,6 +155,27 @@ static void convert_one(void *user, int index)
             fail(j, "%s", err.description);
             goto free_anims;
         }
+    }
+    for (int c = 0; s->compress_cm > 0.0f && c < count; ++c) {
+        if (clips[c]->compressed) continue;
+        if (clips[c]->packed) {
+            if (load.base.logger.log) {
+                char note[600];
+                snprintf(note, sizeof note, "%s: clip \"%s\" stays packed: a packed clip holds no tracks to compress",
+                         j->in, clips[c]->name);
+                load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
+            }
+            continue;
+        }
+        float unit = s->unit > 0.0f ? s->unit : file_unit(j->in);
+        sinew_compress_options o = {.meters_per_unit = unit, .error_bound = s->compress_cm * 0.01f / unit};
+        sinew_clip *small = sinew_clip_compress(clips[c], a->skeleton, &o, &load.base, NULL, &err);
+        if (!small) {
+            fail(j, "%s", err.description);
+            goto free_anims;
+        }
+        owned[made++] = small;
+        clips[c] = small;
     }
     {
         /* the asset as read, with the clips chosen */
@@ -177,6 +227,10 @@ int cli_convert(int argc, char **argv)
             s.prepare = true;
         } else if (cli_flag(&p, "--pack")) {
             s.pack = true;
+        } else if (compress_arg(&p, &s.compress_cm)) {
+        } else if ((v = cli_value(&p, "--unit"))) {
+            if (!cli_parse_float(v, &s.unit) || !(s.unit > 0.0f))
+                cli_bad_value(&p, "--unit", v, "is not a length in meters above 0");
         } else if (argv[p.i][0] != '-' && s.source.file) {
             inputs[input_count++] = argv[p.i]; /* a second, third ... input */
         } else if (cli_source_arg(&p, &s.source)) {
@@ -185,6 +239,8 @@ int cli_convert(int argc, char **argv)
             cli_unknown(&p);
         }
     }
+    if (p.status == EXIT_OK && s.pack && s.compress_cm > 0.0f)
+        cli_usage(&p, "--pack and --compress: a clip is packed or compressed, choose one");
     if (p.status == EXIT_OK && input_count == 0) cli_usage(&p, "no input file");
     if (p.status == EXIT_OK && !s.out) cli_usage(&p, "no output: -o OUT.sinew, or -o DIR/ for several inputs");
     if (p.status != EXIT_OK) {

@@ -58,7 +58,7 @@ static const char help_bake[] =
 
 static const char help_bench[] =
     "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--simd L] [--json OUT]\n"
-    "       [--weld] [--order-vertices] [--copies K] [--shell D]\n"
+    "       [--weld] [--order-vertices] [--copies K] [--shell D] [--bound B]\n"
     "                time the runtime's kernels on one character (the built-in one\n"
     "                without FILE): sampling, local-to-model, palette, LBS and DQS\n"
     "                skinning (over N threads), blends and two-bone IK, at SIMD\n"
@@ -71,7 +71,9 @@ static const char help_bench[] =
     "                --copies K skins K copies of the mesh end to end as one;\n"
     "                the optimized and packed clips' errors are measured D units\n"
     "                from each joint (sinew_clip_measure_error; default 0.03, 3 cm\n"
-    "                in metres: give 3 for a rig in centimetres)\n";
+    "                in metres: give 3 for a rig in centimetres), and the clip is\n"
+    "                compressed to within B there (sinew_clip_compress; default\n"
+    "                D / 300: 0.01 cm at 3 cm)\n";
 
 static const char help_render[] =
     "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
@@ -108,8 +110,8 @@ static const char help_view[] =
 
 static const char help_convert[] =
     "  convert FILE [FILE...] -o OUT.sinew | -o DIR/ [--anim CLIPFILE]... [--optimize]\n"
-    "       [--pack] [--clips-only] [--prepare] [--weld] [--order-vertices] [--scene N]\n"
-    "       [-j N]\n"
+    "       [--pack | --compress [BOUND]] [--unit M] [--clips-only] [--prepare] [--weld]\n"
+    "       [--order-vertices] [--scene N] [-j N]\n"
     "                convert files into archives (docs/ARCHIVE.md) that every command,\n"
     "                and sinew_archive_load, reads without a parser; one FILE to\n"
     "                OUT.sinew, several into DIR/ (each FILE's name, .sinew), N at a\n"
@@ -117,7 +119,10 @@ static const char help_convert[] =
     "                retargeted by joint name; --optimize reduces constant tracks to\n"
     "                one key within 1e-5 of their values; --pack quantizes the keys\n"
     "                to 16 bits (sinew_clip_pack; a clip it cannot take stays as it\n"
-    "                is, with a warning); --clips-only writes the\n"
+    "                is, with a warning); --compress compresses each clip so that no\n"
+    "                vertex 3 cm from a joint moves more than BOUND cm (0.01), in a\n"
+    "                file whose unit is M meters (1 for glTF, 0.01 for FBX, else 1)\n"
+    "                (sinew_clip_compress); --clips-only writes the\n"
     "                skeleton and clips without the meshes; --prepare stores each\n"
     "                skin's SIMD blocks too, which loading then checks instead of\n"
     "                building (a larger file, a faster load). The same FILE gives the\n"
@@ -391,6 +396,15 @@ static bool named_in(const sinew_skeleton *from, int j, const sinew_skeleton *to
     return from->names[j][0] && sinew_skeleton_find_joint(to, from->names[j]) >= 0;
 }
 
+/* Whether two skeletons have the same joints: count, names and parents. */
+static bool same_joints(const sinew_skeleton *a, const sinew_skeleton *b)
+{
+    if (a->joint_count != b->joint_count) return false;
+    for (int j = 0; j < a->joint_count; ++j)
+        if (a->parents[j] != b->parents[j] || strcmp(a->names[j], b->names[j]) != 0) return false;
+    return true;
+}
+
 /* A clip of CLIPFILE (`path`, skeleton `from`) on FILE's skeleton `to`:
  * sinew_clip_retarget() after leaving out the tracks of joints without a
  * name (which would match FILE's first unnamed joint), its mismatches told
@@ -497,8 +511,18 @@ int cli_clips_load(const char *command, const char *file, const sinew_asset *ass
                             "sinew info on each)\n", command, anim_paths[f], file ? file : "the built-in character");
             status = EXIT_FAILED;
         }
+        bool kept = false;
         for (int i = 0; i < anim->clip_count && status == EXIT_OK; ++i) {
-            sinew_clip *c = retarget(command, file, anim_paths[f], anim->clips[i], anim->skeleton, asset->skeleton);
+            /* a packed or compressed clip holds no tracks to retarget: it
+             * plays as it is on a skeleton of the same joints */
+            const sinew_clip *clip = anim->clips[i];
+            if ((clip->packed || clip->compressed) && same_joints(anim->skeleton, asset->skeleton)) {
+                kept = true;
+                out->owned[out->count] = NULL;
+                out->clips[out->count++] = clip;
+                continue;
+            }
+            sinew_clip *c = retarget(command, file, anim_paths[f], clip, anim->skeleton, asset->skeleton);
             if (!c) {
                 status = EXIT_FAILED;
                 break;
@@ -508,7 +532,10 @@ int cli_clips_load(const char *command, const char *file, const sinew_asset *ass
         }
         if (status == EXIT_OK && anim->clip_count == 0)
             fprintf(stderr, "sinew: warning: %s has no animations\n", anim_paths[f]);
-        sinew_asset_free(anim);
+        if (kept)
+            out->held[f] = anim;
+        else
+            sinew_asset_free(anim);
     }
     if (status != EXIT_OK) cli_clips_free(out);
     return status;
@@ -517,6 +544,7 @@ int cli_clips_load(const char *command, const char *file, const sinew_asset *ass
 void cli_clips_free(cli_clips *c)
 {
     for (int i = 0; c->owned && i < c->count; ++i) sinew_clip_free(c->owned[i]);
+    for (int f = 0; f < CLI_MAX_ANIMS; ++f) sinew_asset_free(c->held[f]);
     free(c->owned);
     free(c->clips);
     *c = (cli_clips){0};
@@ -802,10 +830,16 @@ static void print_clip(int index, const sinew_clip *c)
 {
     int by_interp[3];
     int animated = clip_shape(c, by_interp);
+    sinew_compress_report z;
     if (c->packed) /* its tracks list its weights tracks only: the packed keys are counted from the clip's */
         printf("  %d \"%s\": %.3f s, packed (16-bit keys) from keys: %d translation, %d rotation, %d scale", index,
                c->name, (double)c->duration, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
                sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    else if (sinew_clip_compression(c, &z))
+        printf("  %d \"%s\": %.3f s, compressed: %d samples (%s), %d animated and %d constant tracks; error %g "
+               "(99%% within %g), bound %g at %g", index, c->name, (double)c->duration, z.sample_count,
+               z.sample_rate > 0.0f ? "evenly spaced" : "at the key times", z.animated_tracks, z.constant_tracks,
+               (double)z.largest, (double)z.percentile_99, (double)z.error_bound, (double)z.shell_distance);
     else
         printf("  %d \"%s\": %.3f s, %d tracks on %d joints; keys: %d translation, %d rotation, %d scale", index,
                c->name, (double)c->duration, c->track_count, animated,
@@ -814,7 +848,8 @@ static void print_clip(int index, const sinew_clip *c)
     int weight_keys = sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS);
     printf(weight_keys ? ", %d morph weights\n" : "\n", weight_keys);
     printf("      %zu bytes in memory", sinew_clip_bytes(c));
-    if (!c->packed) {
+    if (c->compressed) printf(" (%zu compressed)", z.bytes);
+    if (!c->packed && !c->compressed) {
         printf("; interpolation:");
         for (int i = 0; i < 3; ++i)
             if (by_interp[i]) printf(" %d %s", by_interp[i], interp_name((sinew_interpolation)i));
@@ -944,12 +979,29 @@ static void json_clip(int index, const sinew_clip *c)
     printf(", \"tracks\": %d, \"animated_joints\": %d, \"additive\": %s, "
            "\"keys\": {\"translation\": %d, \"rotation\": %d, \"scale\": %d, \"weights\": %d}, "
            "\"interpolation\": {\"step\": %d, \"linear\": %d, \"cubicspline\": %d}, \"bytes\": %zu, "
-           "\"packed\": %s}",
+           "\"packed\": %s",
            c->track_count, animated, c->additive ? "true" : "false", sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
            sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE),
            sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS), by_interp[SINEW_INTERP_STEP],
            by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE], sinew_clip_bytes(c),
            c->packed ? "true" : "false");
+    sinew_compress_report z;
+    if (sinew_clip_compression(c, &z)) {
+        printf(", \"compressed\": {\"bytes\": %zu, \"samples\": %d, \"rate\": ", z.bytes, z.sample_count);
+        json_number(z.sample_rate);
+        printf(", \"animated_tracks\": %d, \"constant_tracks\": %d, \"error_bound\": ", z.animated_tracks,
+               z.constant_tracks);
+        json_number(z.error_bound);
+        fputs(", \"shell_distance\": ", stdout);
+        json_number(z.shell_distance);
+        fputs(", \"largest_error\": ", stdout);
+        json_number(z.largest);
+        fputs(", \"percentile_99\": ", stdout);
+        json_number(z.percentile_99);
+        fputs("}}", stdout);
+    } else {
+        fputs(", \"compressed\": null}", stdout);
+    }
 }
 
 static void json_mesh(int index, const sinew_mesh *m)

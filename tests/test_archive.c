@@ -745,6 +745,84 @@ static void test_packed(const sinew_asset *demo)
     sinew_clip_free(packed);
 }
 
+/* A compressed clip archived: 2.1, the same bytes each time and again
+ * after a load (copied or viewed, the view reading the block where it
+ * lies), sampled as the clip written; allocation failures and changed
+ * bytes refused with a sentence. */
+static void test_compressed(const sinew_asset *demo)
+{
+    sinew_error err;
+    sinew_compress_report report;
+    sinew_clip *z = sinew_clip_compress(demo->clips[0], demo->skeleton, NULL, NULL, &report, &err);
+    CHECK(z != NULL, "the built-in clip compresses: %s", err.description);
+    if (!z) return;
+    sinew_asset with = *demo;
+    const sinew_clip *list[1] = {z};
+    with.clips = list, with.clip_count = 1;
+    memory m = write_asset(&with, NULL), again = write_asset(&with, NULL);
+    CHECK(m.size == again.size && memcmp(m.bytes, again.bytes, m.size) == 0 && m.bytes[10] == 1,
+          "a compressed clip writes the same bytes, as 2.1 (minor %d)", m.bytes[10]);
+    memory plain = write_asset(demo, NULL);
+    CHECK(plain.bytes[10] == 0, "an archive without one stays 2.0");
+    free(plain.bytes);
+    unsigned char *aligned = aligned_copy(&m);
+    sinew_asset *copied = sinew_archive_load(m.bytes, m.size, NULL, &err);
+    CHECK(copied && copied->clip_count == 1 && copied->clips[0]->compressed, "loads compressed: %s",
+          copied ? "" : err.description);
+    sinew_asset *viewed = sinew_archive_view(aligned, m.size, NULL, &err);
+    CHECK(viewed && viewed->clips[0]->compressed, "and viewed: %s", viewed ? "" : err.description);
+    sinew_compress_report r;
+    CHECK(viewed && sinew_clip_compression(viewed->clips[0], &r) && r.bytes == report.bytes &&
+              r.largest == report.largest && r.animated_tracks == report.animated_tracks,
+          "with its report");
+    /* the view's clip reads the block in the caller's bytes */
+    size_t held = viewed ? sinew_clip_bytes(viewed->clips[0]) : 0;
+    CHECK(viewed && held == sinew_clip_bytes(z), "the clip counts its block's bytes (%zu)", held);
+    int n = demo->skeleton->joint_count;
+    sinew_transform *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
+    float worst = 0.0f;
+    for (int frame = 0; x && y && copied && viewed && frame <= 60; ++frame) {
+        float t = z->duration * (float)frame / 60.0f;
+        for (int which = 0; which < 2; ++which) {
+            const sinew_asset *loaded = which ? viewed : copied;
+            sinew_clip_sample(z, demo->skeleton, t, 0, NULL, x, n, NULL);
+            sinew_clip_sample(loaded->clips[0], loaded->skeleton, t, 0, NULL, y, n, NULL);
+            const float *a = &x[0].translation.x, *b = &y[0].translation.x;
+            for (size_t i = 0; i < 10 * (size_t)n; ++i) worst = fmaxf(worst, fabsf(a[i] - b[i]));
+        }
+    }
+    CHECK(worst == 0.0f, "the loaded compressed clip samples as the one written, bit for bit (within %g)",
+          (double)worst);
+    if (copied && viewed) {
+        memory back = write_asset(copied, NULL), back_viewed = write_asset(viewed, NULL);
+        CHECK(back.size == m.size && memcmp(back.bytes, m.bytes, m.size) == 0 && back_viewed.size == m.size &&
+                  memcmp(back_viewed.bytes, m.bytes, m.size) == 0,
+              "a compressed clip loaded (copied or viewed) writes the bytes it was read from");
+        free(back.bytes), free(back_viewed.bytes);
+    }
+    /* a 2.0 archive holds no compressed clip */
+    unsigned char *older = aligned_copy(&m);
+    older[10] = 0;
+    sinew__archive_seal(older, m.size);
+    sinew_asset *refused = sinew_archive_load(older, m.size, NULL, &err);
+    CHECK(!refused, "a compressed clip in a 2.0 archive is refused");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "(compressed clip) in a 2.0 archive, which has none");
+    sinew_asset_free(refused);
+    aligned_free(older);
+    memory clips = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
+    allocation_failures(clips.bytes, clips.size, false, "a compressed clip");
+    unsigned char *clips_aligned = aligned_copy(&clips);
+    allocation_failures(clips_aligned, clips.size, true, "a compressed clip, viewed");
+    aligned_free(clips_aligned);
+    mutated(&clips, 2000, " (a compressed clip alone)");
+    free(clips.bytes);
+    free(x), free(y);
+    sinew_asset_free(copied), sinew_asset_free(viewed);
+    aligned_free(aligned);
+    free(m.bytes), free(again.bytes);
+    sinew_clip_free(z);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -756,6 +834,7 @@ int main(void)
     test_golden();
     test_borrow_refuses(demo);
     test_packed(demo);
+    test_compressed(demo);
     test_allocation_failures(demo);
     test_prepared(demo);
     test_stored_blocks();

@@ -1,7 +1,8 @@
 /* Writes seeds for the wall's and the archive's fuzzers into a folder: the
  * built-in character as the stream the Assimp child sends (demo.frames)
  * and as an archive (demo.sinew; its clips only: demo-clips.sinew; with
- * its skins' blocks: demo-prepared.sinew), and a
+ * its skins' blocks: demo-prepared.sinew; its clips compressed:
+ * demo-compressed.sinew), and a
  * small BVH (small.bvh). usage: write_frames DIR */
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_asset.h"
@@ -55,6 +56,18 @@ int main(int argc, char **argv)
     status |= sinew_archive_save(demo, path, &(sinew_archive_write_options){.clips_only = true}, &err) != SINEW_OK;
     snprintf(path, sizeof path, "%s/demo-prepared.sinew", argv[1]);
     status |= sinew_archive_save(demo, path, &(sinew_archive_write_options){.skin_blocks = true}, &err) != SINEW_OK;
+    sinew_clip **compressed = calloc((size_t)demo->clip_count + 1, sizeof *compressed);
+    sinew_asset small = *demo;
+    small.clips = (const sinew_clip *const *)compressed;
+    for (int c = 0; compressed && c < demo->clip_count; ++c) {
+        compressed[c] = sinew_clip_compress(demo->clips[c], demo->skeleton, NULL, NULL, NULL, &err);
+        status |= compressed[c] == NULL;
+    }
+    snprintf(path, sizeof path, "%s/demo-compressed.sinew", argv[1]);
+    status |= !compressed || sinew_archive_save(&small, path, &(sinew_archive_write_options){.clips_only = true},
+                                                &err) != SINEW_OK;
+    for (int c = 0; compressed && c < demo->clip_count; ++c) sinew_clip_free(compressed[c]);
+    free(compressed);
     free(f.bytes);
     sinew_asset_free(demo);
     return status;

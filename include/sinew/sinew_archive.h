@@ -36,11 +36,13 @@
 extern "C" {
 #endif
 
-/* The format version this library writes; it reads every minor version of
- * this major one (sections it does not know are skipped unless marked
- * required) and of the majors before it, and refuses a newer major. */
+/* The newest format version this library writes (an archive without
+ * compressed clips, which 2.1 adds, is written as 2.0); it reads every
+ * minor version of this major one (sections it does not know are skipped
+ * unless marked required) and of the majors before it, and refuses a
+ * newer major. */
 #define SINEW_ARCHIVE_MAJOR 2
-#define SINEW_ARCHIVE_MINOR 0
+#define SINEW_ARCHIVE_MINOR 1
 
 /* What goes into an archive. Zero-initialised: the whole asset, its skins
  * without their blocks. */

@@ -28,6 +28,7 @@ static const char *kind_name(uint32_t kind)
     case SINEW__SECTION_MESH: return "mesh";
     case SINEW__SECTION_SKIN_BLOCKS: return "skin blocks";
     case SINEW__SECTION_PACKED_CLIP: return "packed clip";
+    case SINEW__SECTION_COMPRESSED_CLIP: return "compressed clip";
     default: return "unknown";
     }
 }
@@ -111,13 +112,22 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     sections[1].kind = SINEW__SECTION_SKELETON;
     sinew__encode_skeleton(&sections[1].payload, asset);
     int n = 2;
+    /* 2.1 adds compressed clips: an archive without them stays 2.0, which
+     * readers of 2.0 read */
+    int minor = 0;
     for (int c = 0; c < asset->clip_count; ++c, ++n) {
-        bool packed = asset->clips[c]->packed;
-        sections[n].kind = packed ? SINEW__SECTION_PACKED_CLIP : SINEW__SECTION_CLIP;
-        if (packed)
-            sinew__encode_packed_clip(&sections[n].payload, asset->clips[c]);
-        else
-            sinew__encode_clip(&sections[n].payload, asset->clips[c]);
+        const sinew_clip *clip = asset->clips[c];
+        if (clip->packed) {
+            sections[n].kind = SINEW__SECTION_PACKED_CLIP;
+            sinew__encode_packed_clip(&sections[n].payload, clip);
+        } else if (clip->compressed) {
+            sections[n].kind = SINEW__SECTION_COMPRESSED_CLIP;
+            sinew__encode_compressed_clip(&sections[n].payload, clip);
+            minor = SINEW_ARCHIVE_MINOR;
+        } else {
+            sections[n].kind = SINEW__SECTION_CLIP;
+            sinew__encode_clip(&sections[n].payload, clip);
+        }
     }
     for (int m = 0; meshes && m < asset->mesh_count; ++m, ++n) {
         sections[n].kind = SINEW__SECTION_MESH;
@@ -143,7 +153,7 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     } else {
         memcpy(bytes, magic, sizeof magic);
         put_u16(bytes + 8, SINEW_ARCHIVE_MAJOR);
-        put_u16(bytes + 10, SINEW_ARCHIVE_MINOR);
+        put_u16(bytes + 10, (uint16_t)minor);
         put_u32(bytes + 12, HEADER_BYTES);
         put_u64(bytes + 16, total);
         put_u64(bytes + 32, HEADER_BYTES);
@@ -254,6 +264,12 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    name, i, kind_name(kind), major, minor);
             ++clips;
             break;
+        case SINEW__SECTION_COMPRESSED_CLIP:
+            if (major == 1 || (major == 2 && minor < 1))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) in a %u.%u archive, which has none",
+                                   name, i, kind_name(kind), major, minor);
+            ++clips;
+            break;
         case SINEW__SECTION_CLIP: ++clips; break;
         case SINEW__SECTION_MESH: ++meshes; break;
         case SINEW__SECTION_SKIN_BLOCKS:
@@ -267,7 +283,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    "%s: section %u at byte %llu is of kind %u, which this library does not read",
                                    name, i, (unsigned long long)offset, kind);
         }
-        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP || kind == SINEW__SECTION_MESH) &&
+        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP ||
+             kind == SINEW__SECTION_COMPRESSED_CLIP || kind == SINEW__SECTION_MESH) &&
             skeletons != 1)
             return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes before the skeleton", name, i,
                                kind_name(kind));
@@ -300,10 +317,13 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             asset->name = asset_name;
         } else if (kind == SINEW__SECTION_SKELETON) {
             r = sinew__decode_skeleton(p, (size_t)length, codec, where, options, asset, err);
-        } else if (kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP) {
-            sinew_clip *c = kind == SINEW__SECTION_CLIP
-                                ? sinew__decode_clip(p, (size_t)length, codec, where, options, asset, err)
-                                : sinew__decode_packed_clip(p, (size_t)length, codec, where, options, asset, err);
+        } else if (kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP ||
+                   kind == SINEW__SECTION_COMPRESSED_CLIP) {
+            sinew_clip *c =
+                kind == SINEW__SECTION_CLIP ? sinew__decode_clip(p, (size_t)length, codec, where, options, asset, err)
+                : kind == SINEW__SECTION_PACKED_CLIP
+                    ? sinew__decode_packed_clip(p, (size_t)length, codec, where, options, asset, err)
+                    : sinew__decode_compressed_clip(p, (size_t)length, codec, where, options, asset, err);
             if (c)
                 clip_list[asset->clip_count++] = c;
             else

@@ -81,6 +81,10 @@ SINEW__SHARED void sinew__encode_mesh(sinew__bytes *b, const sinew_mesh *mesh);
  * keys as the plan quantized them, then its clip payload (name, duration,
  * weights tracks); decoded into a clip packed again. */
 SINEW__SHARED void sinew__encode_packed_clip(sinew__bytes *b, const sinew_clip *clip);
+/* A compressed clip (sinew_clip_compress): its block as it is, then its
+ * clip payload (name, duration, weights tracks); decoded into a clip that
+ * reads the block where it lies in a view. */
+SINEW__SHARED void sinew__encode_compressed_clip(sinew__bytes *b, const sinew_clip *clip);
 /* A skin's SIMD blocks as sinew__skin_create_stored() takes them back. */
 void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
 
@@ -97,6 +101,9 @@ SINEW__SHARED sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, s
 SINEW__SHARED sinew_clip *sinew__decode_packed_clip(const unsigned char *p, size_t n, sinew__codec codec,
                                                     const char *where, const sinew_options *options,
                                                     sinew_asset *asset, sinew_error *err);
+SINEW__SHARED sinew_clip *sinew__decode_compressed_clip(const unsigned char *p, size_t n, sinew__codec codec,
+                                                        const char *where, const sinew_options *options,
+                                                        sinew_asset *asset, sinew_error *err);
 /* A mesh's payload may come with its skin's blocks (`blocks`, `blocks_n`
  * bytes from sinew__encode_skin_blocks; NULL without): the skin then takes
  * them instead of building its own. */

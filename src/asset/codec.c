@@ -157,6 +157,16 @@ void sinew__encode_packed_clip(sinew__bytes *f, const sinew_clip *c)
     sinew__encode_clip(f, c);
 }
 
+void sinew__encode_compressed_clip(sinew__bytes *f, const sinew_clip *c)
+{
+    size_t size;
+    const unsigned char *block = sinew__clip_compressed_bytes(c, &size);
+    sinew__bytes_u32(f, (uint32_t)size);
+    put_array(f, block, size, SINEW__STREAM_ALIGN);
+    /* then the clip itself: its name, duration and weights tracks */
+    sinew__encode_clip(f, c);
+}
+
 enum { HAS_NORMALS = 1, HAS_TANGENTS = 2, HAS_COLORS = 4, HAS_SKIN = 8, HAS_MORPH = 16, HAS_MORPH_WEIGHTS = 32 };
 enum { MORPH_POSITIONS = 1, MORPH_NORMALS = 2, MORPH_TANGENTS = 4 };
 
@@ -813,6 +823,40 @@ sinew_clip *sinew__decode_packed_clip(const unsigned char *p, size_t n, sinew__c
 {
     reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
     return read_packed_clip(&r, options);
+}
+
+/* A compressed clip section: its block (where it lies in a view, else
+ * copied by the clip), then the clip payload of its weights tracks. */
+static sinew_clip *read_compressed_clip(reader *r, const sinew_options *options)
+{
+    int32_t size = get_count(r, "the compressed block's size", 1, INT32_MAX, 1);
+    align_to(r, SINEW__STREAM_ALIGN);
+    const unsigned char *block = r->bad ? NULL : skip(r, (size_t)size);
+    if (!block) return NULL;
+    sinew_clip *clip = read_clip(r, options, NULL, 0, false);
+    for (int i = 0; clip && i < clip->track_count; ++i)
+        if (clip->tracks[i].target != SINEW_TARGET_WEIGHTS) {
+            refuse(r, SINEW_ERROR_PARSE, "track %d: a compressed clip's tracks are weights tracks", i);
+            sinew_clip_free(clip);
+            return NULL;
+        }
+    const char *why = clip ? sinew__clip_compressed(clip, block, (size_t)size, r->codec.view,
+                                                    sinew__simd_level(options))
+                           : NULL;
+    if (why) {
+        refuse(r, strcmp(why, "out of memory") == 0 ? SINEW_ERROR_OUT_OF_MEMORY : SINEW_ERROR_PARSE,
+               "the compressed block: %s", why);
+        sinew_clip_free(clip);
+        return NULL;
+    }
+    return clip;
+}
+
+sinew_clip *sinew__decode_compressed_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                                          const sinew_options *options, sinew_asset *asset, sinew_error *err)
+{
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
+    return read_compressed_clip(&r, options);
 }
 
 sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,

@@ -27,7 +27,7 @@ static float f32_at(const unsigned char *p)
 /* Whether [at, at + count * elem) lies in [floor, limit) on a 4-byte boundary. */
 static bool array_fits(uint32_t at, uint64_t count, uint64_t elem, uint64_t floor, uint64_t limit)
 {
-    return at % 4 == 0 && at >= floor && count <= (limit - at) / elem;
+    return at % 4 == 0 && at >= floor && at <= limit && count <= (limit - at) / elem;
 }
 
 /* A track's place in the lists' order: its joint, then its target. */

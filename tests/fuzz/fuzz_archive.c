@@ -6,7 +6,8 @@
  * and the sections' decoders instead of stopping at the checksum; that
  * copy lies on a 64-byte boundary and is also viewed. An archive that
  * loads must play (fuzz_play.h). Seeds: archives written by write_frames
- * (the built-in character, plain, clips only and with its skin's blocks)
+ * (the built-in character, plain, clips only, with its skin's blocks, and
+ * its clips compressed)
  * and the golden 1.0 and 2.0 archives. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_archive.h"
