@@ -220,21 +220,6 @@ static int locate_sample(const sinew__compressed *c, float t, float *s)
     return k;
 }
 
-/* Where sample k's bits begin: its segment's rates and ranges, its
- * stream, and its first bit there. */
-typedef struct sample_at {
-    const unsigned char *rates, *ranges, *stream;
-    uint64_t bit;
-} sample_at;
-
-static sample_at sample_place(const sinew__compressed *c, int k)
-{
-    int s = k / SINEW__SEGMENT_SAMPLES, a = c->animated_count;
-    const unsigned char *seg = c->bytes + c->segments[2 * s];
-    return (sample_at){seg, seg + (a + 1) / 2, seg + (a + 1) / 2 + 6 * a,
-                       (uint64_t)c->segments[2 * s + 1] * (uint64_t)(k % SINEW__SEGMENT_SAMPLES)};
-}
-
 static void write_value(sinew_transform *x, int target, const float *v)
 {
     if (target == 0)
@@ -258,7 +243,7 @@ void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags
     float s;
     int ka = locate_sample(c, t, &s);
     int kb = s != 0.0f ? ka + 1 : ka;
-    sample_at a = sample_place(c, ka), b = sample_place(c, kb);
+    sinew__sample_at a = sinew__sample_place(c, ka), b = sinew__sample_place(c, kb);
     const uint32_t *tracks = c->tracks + c->constant_count;
     for (int i = 0; i < c->animated_count; ++i) {
         bool rotation = sinew__track_target(tracks[i]) == 1;
@@ -284,57 +269,34 @@ void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags
     }
 }
 
-/* The reference formulas for a chunk's rotations (as
- * sinew__compressed_rotations_avx2). */
-static void rotations_reference(const sinew__rotation_chunk *k, float s, bool nlerp)
+/* The clip's animated tracks between samples a and b at factor s, by the
+ * reference formulas (as sinew__compressed_animated_avx2). */
+static void animated_reference(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
+                               bool nlerp, sinew_transform *pose)
 {
-    for (int i = 0; i < k->count; ++i) {
-        float a[4] = {k->a[0][i], k->a[1][i], k->a[2][i], k->a[3][i]};
-        float b[4] = {k->b[0][i], k->b[1][i], k->b[2][i], k->b[3][i]};
-        sinew_quat qa = sinew__rebuild(a, k->dropped[i]), qb = sinew__rebuild(b, k->dropped[i]);
-        *k->out[i] = nlerp ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
+    const uint32_t *tracks = c->tracks + c->constant_count;
+    for (int i = 0; i < c->animated_count; ++i) {
+        uint32_t code = tracks[i];
+        int target = sinew__track_target(code);
+        bool rotation = target == 1;
+        sinew_transform *x = &pose[sinew__track_joint(code)];
+        int ra = sinew__segment_rate(a.rates, i), rb = sinew__segment_rate(b.rates, i);
+        float va[4] = {0.0f, 0.0f, 0.0f, 0.0f}, vb[4];
+        int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
+        int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
+        if (rotation) {
+            int dropped = sinew__track_dropped(code);
+            sinew_quat qa = sinew__rotation_from_stored(va, na, dropped);
+            x->rotation = s == 0.0f ? qa
+                          : nlerp   ? sinew_quat_nlerp(qa, sinew__rotation_from_stored(vb, nb, dropped), s)
+                                    : sinew_quat_slerp(qa, sinew__rotation_from_stored(vb, nb, dropped), s);
+        } else {
+            for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * s;
+            write_value(x, target, va);
+        }
+        a.bit += sinew__sample_bits(ra, rotation);
+        b.bit += sinew__sample_bits(rb, rotation);
     }
-}
-
-/* Runs the chunk's rotations through the kernel (its last group of eight
- * filled out with copies of its last lane, which the kernel reads and
- * drops), else the reference. */
-static void run_chunk(sinew__rotation_chunk *k, sinew__rotations_kernel kernel, float s, bool nlerp)
-{
-    if (!kernel) {
-        rotations_reference(k, s, nlerp);
-        return;
-    }
-    for (int i = k->count; i % 8; ++i) {
-        for (int c = 0; c < 4; ++c) k->a[c][i] = k->a[c][k->count - 1], k->b[c][i] = k->b[c][k->count - 1];
-        k->dropped[i] = k->dropped[k->count - 1];
-    }
-    kernel(k, s, nlerp);
-}
-
-/* A track's values at samples a and b into lane `lane` of va and vb: 3
- * floats each, 4 for a raw rotation. Returns whether either is raw. */
-static inline bool decode_pair(const sinew__compressed *c, int i, bool rotation, const sample_at *a, int ra,
-                               const sample_at *b, int rb, bool same, float (*va)[SINEW__ROTATION_CHUNK],
-                               float (*vb)[SINEW__ROTATION_CHUNK], int lane)
-{
-    const float *range = c->ranges + 6 * i;
-    if (same && ra != 0 && ra != SINEW__RAW_RATE) {
-        /* the common case: the segment's map once, each sample's integers
-         * from one word */
-        float lo[3], sc[3], qa[3], qb[3];
-        sinew__segment_map(range, a->ranges + 6 * i, ra, lo, sc);
-        sinew__sample_integers(sinew__bits_at(a->stream, a->bit), ra, qa);
-        sinew__sample_integers(sinew__bits_at(b->stream, b->bit), ra, qb);
-        for (int k = 0; k < 3; ++k) va[k][lane] = lo[k] + sc[k] * qa[k], vb[k][lane] = lo[k] + sc[k] * qb[k];
-        return false;
-    }
-    float x[4], y[4];
-    int na = sinew__decode_value(a->stream, a->bit, ra, rotation, range, a->ranges + 6 * i, x);
-    int nb = sinew__decode_value(b->stream, b->bit, rb, rotation, range, b->ranges + 6 * i, y);
-    for (int k = 0; k < na; ++k) va[k][lane] = x[k];
-    for (int k = 0; k < nb; ++k) vb[k][lane] = y[k];
-    return na == 4 || nb == 4;
 }
 
 void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
@@ -354,43 +316,6 @@ void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flag
     float s;
     int ka = locate_sample(c, t, &s);
     /* on a sample b is a, and the interpolation at 0 gives a's value */
-    sample_at a = sample_place(c, ka), b = sample_place(c, s != 0.0f ? ka + 1 : ka);
-    bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0, same = a.rates == b.rates;
-    sinew__rotation_chunk chunk;
-    chunk.count = 0;
-    float vectors[2][3][SINEW__ROTATION_CHUNK];
-    const uint32_t *tracks = c->tracks + c->constant_count;
-    for (int i = 0; i < c->animated_count; ++i) {
-        uint32_t code = tracks[i];
-        int target = sinew__track_target(code);
-        bool rotation = target == 1;
-        sinew_transform *x = &pose[sinew__track_joint(code)];
-        int ra = sinew__segment_rate(a.rates, i), rb = same ? ra : sinew__segment_rate(b.rates, i);
-        if (rotation) {
-            int lane = chunk.count++, dropped = sinew__track_dropped(code);
-            if (decode_pair(c, i, true, &a, ra, &b, rb, same, chunk.a, chunk.b, lane)) {
-                /* a raw sample beside a quantized one: both as rebuilt */
-                float qa[4], qb[4];
-                for (int k = 0; k < 4; ++k) qa[k] = chunk.a[k][lane], qb[k] = chunk.b[k][lane];
-                sinew_quat p = sinew__rebuild(qa, ra == SINEW__RAW_RATE ? 4 : dropped),
-                           q = sinew__rebuild(qb, rb == SINEW__RAW_RATE ? 4 : dropped);
-                chunk.a[0][lane] = p.x, chunk.a[1][lane] = p.y, chunk.a[2][lane] = p.z, chunk.a[3][lane] = p.w;
-                chunk.b[0][lane] = q.x, chunk.b[1][lane] = q.y, chunk.b[2][lane] = q.z, chunk.b[3][lane] = q.w;
-                dropped = 4;
-            }
-            chunk.dropped[lane] = dropped;
-            chunk.out[lane] = &x->rotation;
-            if (chunk.count == SINEW__ROTATION_CHUNK) {
-                run_chunk(&chunk, c->kernel, s, nlerp);
-                chunk.count = 0;
-            }
-        } else {
-            decode_pair(c, i, false, &a, ra, &b, rb, same, vectors[0], vectors[1], 0);
-            float *o = target == 0 ? &x->translation.x : &x->scale.x;
-            for (int k = 0; k < 3; ++k) o[k] = vectors[0][k][0] + (vectors[1][k][0] - vectors[0][k][0]) * s;
-        }
-        a.bit += sinew__sample_bits(ra, rotation);
-        b.bit += sinew__sample_bits(rb, rotation);
-    }
-    if (chunk.count) run_chunk(&chunk, c->kernel, s, nlerp);
+    sinew__sample_at a = sinew__sample_place(c, ka), b = sinew__sample_place(c, s != 0.0f ? ka + 1 : ka);
+    (c->kernel ? c->kernel : animated_reference)(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, pose);
 }

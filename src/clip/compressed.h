@@ -50,7 +50,6 @@
 
 #include "clip/clip_internal.h"
 
-#include <stdalign.h>
 #include <stdint.h>
 
 enum {
@@ -85,9 +84,10 @@ static inline uint32_t sinew__sample_bits(int r, bool rotation)
  *   64 u32 offset of the track list, 68 of the constants, 72 of the
  *   ranges, 76 of the segment table, 80 of the sample times (0: none),
  *   84 u8[12] zero. */
-typedef struct sinew__rotation_chunk sinew__rotation_chunk;
+typedef struct sinew__compressed sinew__compressed;
+typedef struct sinew__sample_at sinew__sample_at;
 
-typedef struct sinew__compressed {
+struct sinew__compressed {
     const unsigned char *bytes;
     size_t size;
     int joint_count, sample_count, segment_count;
@@ -100,10 +100,11 @@ typedef struct sinew__compressed {
     const float *constants;
     const float *ranges;       /* [animated][6] */
     const uint32_t *segments;  /* [segment][2]: its first byte, its bits a sample */
-    /* the kernel its rotations are interpolated by (NULL: the reference
+    /* the kernel its animated tracks are sampled by (NULL: the reference
      * formulas), of the sinew_simd level it was made or loaded for */
-    void (*kernel)(const sinew__rotation_chunk *chunk, float s, bool nlerp);
-} sinew__compressed;
+    void (*kernel)(const sinew__compressed *c, struct sinew__sample_at a, struct sinew__sample_at b, float s,
+                   bool nlerp, sinew_transform *pose);
+};
 
 /* Reads and checks a compressed block of `size` bytes at `bytes` (4-byte
  * aligned, alive while `out` is used) for a clip of `joint_count` joints,
@@ -222,28 +223,34 @@ static inline sinew_quat sinew__rotation_from_stored(const float *v, int n, int 
     return sinew__rebuild(v, n == 4 ? 4 : dropped);
 }
 
-/* Rotations of a compressed clip gathered for interpolating many at once:
- * each lane's stored components at its two samples (as sinew__rebuild
- * takes them), its dropped component, and where the result goes. */
-enum { SINEW__ROTATION_CHUNK = 64 };
-struct sinew__rotation_chunk {
-    alignas(32) float a[4][SINEW__ROTATION_CHUNK];
-    alignas(32) float b[4][SINEW__ROTATION_CHUNK];
-    alignas(32) int32_t dropped[SINEW__ROTATION_CHUNK];
-    sinew_quat *out[SINEW__ROTATION_CHUNK];
-    int count;
-};
+/* Where sample k's bits begin: its segment's rates and ranges, its
+ * stream, and its first bit there. */
+typedef struct sinew__sample_at {
+    const unsigned char *rates, *ranges, *stream;
+    uint64_t bit;
+} sinew__sample_at;
 
-/* Rebuilds the chunk's rotations at both samples and writes each one
- * interpolated at factor s (0 < s < 1) by slerp (nlerp with `nlerp`) to
- * its place, with 256-bit vectors (run only where the CPU runs AVX2 and
- * FMA): within 1e-6 of the reference formulas (sinew__rebuild, then
+static inline sinew__sample_at sinew__sample_place(const sinew__compressed *c, int k)
+{
+    int s = k / SINEW__SEGMENT_SAMPLES, a = c->animated_count;
+    const unsigned char *seg = c->bytes + c->segments[2 * s];
+    return (sinew__sample_at){seg, seg + (a + 1) / 2, seg + (a + 1) / 2 + 6 * a,
+                              (uint64_t)c->segments[2 * s + 1] * (uint64_t)(k % SINEW__SEGMENT_SAMPLES)};
+}
+
+/* Writes the clip's animated tracks between samples a and b (b == a on a
+ * sample, where s is 0) at factor s into `pose`, rotations by slerp (nlerp
+ * with `nlerp`), with 128- and 256-bit vectors (run only where the CPU
+ * runs AVX2 and FMA): eight rotations at a time, within 1e-6 of the
+ * reference formulas (sinew__decode_value, sinew__rebuild, then
  * sinew_quat_slerp or sinew_quat_nlerp), as the clip kernels are. */
-void sinew__compressed_rotations_avx2(const sinew__rotation_chunk *chunk, float s, bool nlerp);
+void sinew__compressed_animated_avx2(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
+                                     bool nlerp, sinew_transform *pose);
 
-/* The kernel of a SIMD level for a chunk's rotations, or NULL where the
- * reference formulas run (clip/simd/dispatch.c). */
-typedef void (*sinew__rotations_kernel)(const sinew__rotation_chunk *chunk, float s, bool nlerp);
-sinew__rotations_kernel sinew__compressed_kernel_for(int level);
+/* The kernel of a SIMD level for a clip's animated tracks, or NULL where
+ * the reference formulas run (clip/simd/dispatch.c). */
+typedef void (*sinew__animated_kernel)(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
+                                       bool nlerp, sinew_transform *pose);
+sinew__animated_kernel sinew__compressed_kernel_for(int level);
 
 #endif /* SINEW_CLIP_COMPRESSED_H */

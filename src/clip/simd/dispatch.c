@@ -15,10 +15,10 @@ const sinew__plan_kernels *sinew__plan_kernels_for(int level)
     return NULL;
 }
 
-sinew__rotations_kernel sinew__compressed_kernel_for(int level)
+sinew__animated_kernel sinew__compressed_kernel_for(int level)
 {
 #if defined(SINEW_X86_SIMD)
-    if (level >= SINEW_SIMD_AVX2) return sinew__compressed_rotations_avx2;
+    if (level >= SINEW_SIMD_AVX2) return sinew__compressed_animated_avx2;
 #endif
     (void)level;
     return NULL;
