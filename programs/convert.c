@@ -169,10 +169,22 @@ static void convert_one(void *user, int index)
         }
         float unit = s->unit > 0.0f ? s->unit : file_unit(j->in);
         sinew_compress_options o = {.meters_per_unit = unit, .error_bound = s->compress_cm * 0.01f / unit};
-        sinew_clip *small = sinew_clip_compress(clips[c], a->skeleton, &o, &load.base, NULL, &err);
+        sinew_compress_report report;
+        sinew_clip *small = sinew_clip_compress(clips[c], a->skeleton, &o, &load.base, &report, &err);
         if (!small) {
             fail(j, "%s", err.description);
             goto free_anims;
+        }
+        /* a clip of few keys (a spline's) can hold less than its samples: it stays */
+        if (report.bytes >= sinew_clip_bytes(clips[c])) {
+            if (load.base.logger.log) {
+                char note[600];
+                snprintf(note, sizeof note, "%s: clip \"%s\" stays as it is: compressed it takes %zu bytes, "
+                         "it holds %zu", j->in, clips[c]->name, report.bytes, sinew_clip_bytes(clips[c]));
+                load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
+            }
+            sinew_clip_free(small);
+            continue;
         }
         owned[made++] = small;
         clips[c] = small;

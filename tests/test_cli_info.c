@@ -3,7 +3,9 @@
  * rest transforms, clips with durations and key counts, meshes with their
  * influence histograms); --quiet is the one summary line with the same
  * counts; --weld, --order-vertices and --formats load as for the other
- * commands (on the shared FBX files when they are there).
+ * commands (on the shared FBX files when they are there); `sinew convert
+ * --compress` writes compressed clips whose bytes and error info tells,
+ * keeps a clip it would not make smaller, and bake plays them.
  * usage: test_cli_info SINEW_BINARY WORK_DIR ASSETS_DIR */
 #include "sinew/sinew.h"
 #include "check.h"
@@ -158,6 +160,74 @@ static long quiet_vertices(const char *args)
     return v;
 }
 
+/* Runs `sinew ARGS` (formatted). */
+static result run(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    result res = cli_run(sinew_bin, work, 0, "", format, ap);
+    va_end(ap);
+    return res;
+}
+
+/* The golden archive converted with --compress: its clip compressed
+ * within the bound (0.0001 in its metres), told by info, played by bake;
+ * the shared glTF interpolation test's splines, which sampling would
+ * make larger, kept as they are with a warning; the usage errors. */
+static void check_compress(const char *assets)
+{
+    const char *golden = SINEW_SOURCE_DIR "/tests/archive/golden-2.0.sinew";
+    result r = run("convert '%s' -o '%s/z.sinew' --compress", golden, work);
+    CHECK(r.status == 0, "convert --compress: %d: %s", r.status, r.err);
+    result_free(&r);
+    r = info("'%s/z.sinew' --json", work);
+    cJSON *json = cJSON_Parse(r.out);
+    const cJSON *clip = cJSON_GetArrayItem(cJSON_GetObjectItem(json, "clips"), 0);
+    const cJSON *z = cJSON_GetObjectItem(clip, "compressed");
+    CHECK(cJSON_IsObject(z) && number(z, "bytes") > 0 && number(z, "bytes") < number(clip, "bytes") &&
+              number(z, "largest_error") <= number(z, "error_bound") &&
+              fabs(number(z, "error_bound") - 1e-4) < 1e-9 && number(z, "percentile_99") <= number(z, "largest_error"),
+          "info --json: the clip compressed within its bound: %.300s", r.out);
+    cJSON_Delete(json);
+    result_free(&r);
+    r = info("'%s/z.sinew'", work);
+    CHECK(r.status == 0 && strstr(r.out, "compressed: 3 samples (evenly spaced)"), "info says so: %s", r.out);
+    result_free(&r);
+    r = run("bake '%s/z.sinew' --times 0.25,0.5 --json '%s/z.json'", work, work);
+    CHECK(r.status == 0, "bake plays the compressed clip: %s", r.err);
+    result_free(&r);
+    r = run("convert '%s' -o '%s/y.sinew' --compress 0", golden, work);
+    CHECK(r.status == 2 && strstr(r.err, "--compress: \"0\" is not a distance in centimeters above 0"),
+          "a bound of 0 is a usage error: %s", r.err);
+    result_free(&r);
+    r = run("convert '%s' -o '%s/y.sinew' --pack --compress=0.05", golden, work);
+    CHECK(r.status == 2 && strstr(r.err, "choose one"), "--pack with --compress: %s", r.err);
+    result_free(&r);
+    char splines[1024];
+    snprintf(splines, sizeof splines, "%s/gltf/interpolation_test.gltf", assets);
+    if (access(splines, R_OK) != 0) {
+        printf("skip: %s is missing (the shared assets): no spline clips to keep\n", splines);
+        return;
+    }
+    r = run("convert '%s' -o '%s/s.sinew' --compress", splines, work);
+    CHECK(r.status == 0 && strstr(r.err, "\"CubicSpline Translation\" stays as it is"), "splines kept: %s", r.err);
+    result_free(&r);
+    r = info("'%s/s.sinew' --json", work);
+    json = cJSON_Parse(r.out);
+    int compressed = 0, kept = 0;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItem(json, "clips"))
+    {
+        const cJSON *x = cJSON_GetObjectItem(c, "compressed");
+        if (cJSON_IsNull(x)) ++kept;
+        else if (number(x, "largest_error") <= number(x, "error_bound")) ++compressed;
+    }
+    CHECK(compressed == 7 && kept == 2, "the step and linear clips compressed within the bound (%d), the splines "
+          "kept (%d)", compressed, kept);
+    cJSON_Delete(json);
+    result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -168,6 +238,7 @@ int main(int argc, char **argv)
     const char *assets = argv[3];
     mkdir(work, 0777);
     check_file("", "built-in");
+    check_compress(argv[3]);
     result r = info("--quiet");
     CHECK(r.status == 0 && strcmp(r.out, "built-in character: 22 joints, 2 clips, 1 mesh, 5696 vertices\n") == 0,
           "info --quiet: %s", r.out);

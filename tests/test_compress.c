@@ -2,6 +2,7 @@
  * animated; every pose within the bound as sinew_clip_measure_error
  * measures it; sampling at any time the same whatever came before; the
  * SIMD levels within their tolerance of the reference; uneven key times;
+ * STEP and CUBICSPLINE tracks;
  * a rotation turning half a turn between two keys; additive clips;
  * weights tracks kept; the refusals; and, with the shared assets, the pab
  * clips against the sizes ozz-animation and ACL reach. */
@@ -135,6 +136,16 @@ static void test_sorting_and_bound(const sinew_skeleton *sk, const float *times)
         sinew_clip_sample(z, sk, 0.37f, 0, NULL, local, JOINTS, NULL);
         sinew_local_to_model(sk, local, NULL, m2, JOINTS, NULL);
         CHECK(memcmp(m1, m2, sizeof m1) == 0, "sample_model as sample then local-to-model");
+        /* root motion reads the compressed joint as sampling does */
+        sinew_root_motion_job exact = {.clip = clip, .skeleton = sk, .joint = 0, .from = 0.1f, .to = 0.9f};
+        sinew_root_motion_job small = exact;
+        small.clip = z;
+        CHECK(sinew_root_motion(&exact, NULL) == SINEW_OK && sinew_root_motion(&small, NULL) == SINEW_OK &&
+                  fabsf(exact.translation.x - small.translation.x) <= 1e-4f &&
+                  fabsf(exact.translation.z - small.translation.z) <= 1e-4f && fabsf(exact.yaw - small.yaw) <= 1e-3f,
+              "root motion: (%g, %g) turning %g against the clip's (%g, %g) turning %g", (double)small.translation.x,
+              (double)small.translation.z, (double)small.yaw, (double)exact.translation.x,
+              (double)exact.translation.z, (double)exact.yaw);
         /* what reads tracks refuses it, naming why */
         sinew_error err;
         sinew_clip_tolerance tol = {1e-4f, 1e-4f, 1e-4f};
@@ -196,6 +207,38 @@ static void test_half_turn(const sinew_skeleton *sk)
     sinew_clip *z = compressed_within(clip, sk, 1e-4f, 0, &rep, "a half turn between two keys");
     sinew_clip_free(z);
     sinew_clip_free(clip);
+}
+
+/* STEP tracks hold each key until the next, CUBICSPLINE ones curve
+ * between keys: both within the bound (the first sampled at its keys, the
+ * other as often as the bound needs). */
+static void test_interpolations(const sinew_skeleton *sk)
+{
+    static const float times[5] = {0.0f, 0.13f, 0.4f, 0.45f, 1.0f};
+    float step[20], spline[45];
+    for (int k = 0; k < 5; ++k) {
+        float a = 0.7f * (float)k;
+        step[4 * k] = sinf(a / 2), step[4 * k + 1] = 0, step[4 * k + 2] = 0, step[4 * k + 3] = cosf(a / 2);
+        /* values 5 mm apart, flat tangents: curves 240 samples a second follow within the bound */
+        for (int c = 0; c < 9; ++c) spline[9 * k + c] = c / 3 == 1 ? 0.005f * (float)(k % 2) : 0.0f;
+    }
+    sinew_track tracks[2] = {{1, SINEW_TARGET_ROTATION, SINEW_INTERP_STEP, 5, times, step, 0},
+                             {0, SINEW_TARGET_TRANSLATION, SINEW_INTERP_CUBICSPLINE, 5, times, spline, 0}};
+    for (int n = 1; n <= 2; ++n) {
+        sinew_clip *clip = sinew_clip_create(
+            &(sinew_clip_desc){.joint_count = JOINTS, .track_count = n, .tracks = tracks}, NULL, NULL);
+        sinew_compress_report r;
+        sinew_compress_options o = {.error_bound = 1e-4f, .shell_distance = 0.1f};
+        sinew_clip *z = clip ? sinew_clip_compress(clip, sk, &o, NULL, &r, NULL) : NULL;
+        sinew_clip_error_report e = {0};
+        if (z) sinew_clip_measure_error(clip, z, sk, 0.1f, 240.0f, &e, NULL);
+        CHECK(z && e.largest <= 1e-4f && r.largest <= 1e-4f, "%s: within the bound: %g", n == 1 ? "a step track"
+              : "and a spline", (double)e.largest);
+        if (n == 1) CHECK(z && r.sample_count == 5 && r.sample_rate == 0.0f, "a step track at its 5 key times (%d)",
+                          z ? r.sample_count : 0);
+        sinew_clip_free(z);
+        sinew_clip_free(clip);
+    }
 }
 
 static void test_additive(const sinew_skeleton *sk, const float *times)
@@ -300,6 +343,7 @@ int main(void)
     test_sorting_and_bound(sk, uneven);
     test_levels(sk, even);
     test_half_turn(sk);
+    test_interpolations(sk);
     test_additive(sk, even);
     test_refusals(sk, even);
     test_pab();

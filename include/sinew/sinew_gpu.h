@@ -280,7 +280,7 @@ typedef struct sinew_cuda_character_desc {
 /* Uploads a character (copied; the desc's objects may be freed after) and
  * returns its index in *id (0, 1, ... in order). Errors:
  * SINEW_ERROR_INVALID_ARGUMENT (no skin, a clip for another skeleton, a
- * packed clip, more than 1024 joints), SINEW_ERROR_GPU. */
+ * packed or compressed clip, more than 1024 joints), SINEW_ERROR_GPU. */
 SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *crowd, const sinew_cuda_character_desc *desc,
                                                 int *id, sinew_error *err);
 

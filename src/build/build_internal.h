@@ -36,9 +36,10 @@ static inline bool sinew__refuse_clip_for(const sinew_clip *clip, int joints, co
  * out of memory. */
 int sinew__key_times(const sinew_clip *clip, bool weights, float **out);
 
-/* sinew_clip_measure_error() with each joint's own shell distance. */
+/* sinew_clip_measure_error() with each joint's own shell distance, at
+ * `extra_count` times more (`extra`). */
 sinew_result sinew__measure_error(const sinew_clip *reference, const sinew_clip *candidate,
-                                  const sinew_skeleton *skeleton, const float *shells, float rate,
-                                  sinew_clip_error_report *report);
+                                  const sinew_skeleton *skeleton, const float *shells, float rate, const float *extra,
+                                  size_t extra_count, sinew_clip_error_report *report);
 
 #endif /* SINEW_BUILD_INTERNAL_H */

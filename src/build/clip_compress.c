@@ -69,6 +69,7 @@ typedef struct track {
     int joint, target; /* target 0 translation, 1 rotation, 2 scale */
     int kind;          /* 0 default, 1 constant, 2 animated */
     int dropped;       /* an animated rotation's rebuilt component */
+    bool step;         /* the clip's track is STEP: each sample holds until the next */
     float deviation;   /* a default or constant track's: how far it moves its subtree at most */
     float constant[4];
     float range[6];    /* min[3], extent[3] */
@@ -83,7 +84,9 @@ typedef struct work {
     const float *times;   /* the sample times, or NULL: k / rate */
     const float *shells;  /* per joint */
     float *reach;         /* per joint: how far its rotation or scale carries (its subtree's extent plus shells) */
-    sinew_transform *raw; /* [samples][joints], rotations w >= 0 */
+    sinew_transform *raw; /* [samples][joints] */
+    sinew_transform *raw_mid; /* [samples - 1][joints]: the clip halfway between each two samples */
+    float *mid_times;     /* [samples - 1]: those times */
     const sinew_transform *under; /* [joints] */
     track *tracks;        /* [joints * 3] */
     int *animated;        /* indices into tracks */
@@ -341,10 +344,13 @@ static void set_rate(work *w, int a, int r)
 }
 
 /* The value halfway between two of a track's values (the rotations by
- * slerp, the shorter way), as sampling interpolates. */
-static void halfway(int target, const sinew_transform *a, const sinew_transform *b, sinew_transform *out)
+ * slerp, the shorter way), as sampling interpolates; a step track's, the
+ * first. */
+static void halfway(int target, bool step, const sinew_transform *a, const sinew_transform *b, sinew_transform *out)
 {
-    if (target == 1)
+    if (step)
+        memcpy(value_of(out, target), value_of((sinew_transform *)a, target), sizeof(float) * (target == 1 ? 4 : 3));
+    else if (target == 1)
         out->rotation = sinew_quat_slerp(a->rotation, b->rotation, 0.5f);
     else if (target == 0)
         out->translation = sinew__v3_scale(sinew__v3_add(a->translation, b->translation), 0.5f);
@@ -371,7 +377,7 @@ static void apply_track(work *w, int a)
             x->scale = sinew__v3(v[0], v[1], v[2]);
     }
     for (int e = 1; e < w->entries; e += 2)
-        halfway(t->target, &w->pose[(size_t)(e - 1) * n + (size_t)t->joint],
+        halfway(t->target, t->step, &w->pose[(size_t)(e - 1) * n + (size_t)t->joint],
                 &w->pose[(size_t)(e + 1) * n + (size_t)t->joint], &w->pose[(size_t)e * n + (size_t)t->joint]);
 }
 
@@ -424,11 +430,12 @@ static void search_segment(work *w, float target, float share)
      * clip, the constants and the animated tracks */
     w->entries = 2 * w->count - 1;
     for (int k = 0; k < w->entries; ++k) {
-        const sinew_transform *raw = &w->raw[(size_t)(w->first + k / 2) * n];
+        /* even entries: the samples; odd ones: the clip between them */
+        const sinew_transform *raw = k % 2 ? &w->raw_mid[(size_t)(w->first + k / 2) * n]
+                                           : &w->raw[(size_t)(w->first + k / 2) * n];
         sinew_transform *pose = &w->pose[(size_t)k * n];
         for (int j = 0; j < n; ++j) {
             pose[j] = raw[j];
-            for (int f = 0; k % 2 && f < 3; ++f) halfway(f, &raw[j], &raw[j + n], &pose[j]);
             affine l = affine_of(&pose[j]);
             int p = w->sk->parents[j];
             w->raw_model[(size_t)k * n + j] = p < 0 ? l : affine_mul(&w->raw_model[(size_t)k * n + p], &l);
@@ -564,8 +571,8 @@ static void encode(work *w, float target, float share, float bound, float shell,
         for (int i = 0; i < w->tracks_n && !out->failed; ++i)
             if (w->tracks[i].kind == kind) {
                 const track *t = &w->tracks[i];
-                uint32_t code = (uint32_t)t->joint << 4 | (uint32_t)(kind == 2 ? t->dropped : 0) << 2 |
-                                (uint32_t)t->target;
+                uint32_t code = kind == 2 ? sinew__track_code(t->joint, t->target, t->dropped, t->step)
+                                          : sinew__track_code(t->joint, t->target, 0, false);
                 memcpy(out->p + at_tracks + 4 * (size_t)listed++, &code, 4);
             }
     size_t at_constants = reserve(out, 0, 4);
@@ -679,12 +686,31 @@ static bool evenly_spaced(const float *t, int n, float duration)
     return true;
 }
 
+/* The sorted union of n key times (sorted, from 0 up) and a grid of
+ * `grid` times evenly from 0 to d, into out; returns its count. */
+static int merge_grid(const float *keys, int n, int grid, float d, float *out)
+{
+    int count = 0, k = 0;
+    for (int g = 0; g < grid || k < n;) {
+        float t = g < grid ? (g == grid - 1 ? d : (float)((double)d * g / (grid - 1))) : INFINITY;
+        float next = k < n && keys[k] <= t ? keys[k++] : (++g, t);
+        if (count == 0 || next > out[count - 1]) out[count++] = next;
+    }
+    return count;
+}
+
 /* One way to resample: at a rate, or at a table of times. */
 typedef struct sampling {
     int samples;
     float rate;
     const float *times;
 } sampling;
+
+/* Sample k's time. */
+static float sample_time(const sampling *how, int k, float duration)
+{
+    return how->times ? how->times[k] : k == how->samples - 1 ? duration : (float)((double)k / how->rate);
+}
 
 /* The compression of the clip resampled one way: searched at the bound,
  * measured, and searched again at a tighter target while the measure finds
@@ -696,14 +722,21 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
     static const char who[] = "sinew_clip_compress";
     int n = w->joints;
     w->samples = how.samples, w->rate = how.rate, w->times = how.times;
-    free(w->raw);
+    free(w->raw), free(w->raw_mid), free(w->mid_times);
     w->raw = malloc(sizeof *w->raw * (size_t)w->samples * (size_t)n);
-    if (!w->raw) {
+    w->raw_mid = malloc(sizeof *w->raw_mid * (size_t)w->samples * (size_t)n);
+    w->mid_times = malloc(sizeof *w->mid_times * (size_t)w->samples);
+    if (!w->raw || !w->raw_mid || !w->mid_times) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
         return NULL;
     }
     for (int k = 0; k < w->samples; ++k) {
-        float t = how.times ? how.times[k] : k == w->samples - 1 ? clip->duration : (float)((double)k / how.rate);
+        float t = sample_time(&how, k, clip->duration);
+        if (k + 1 < w->samples) {
+            /* the clip itself between samples, which interpolating them may miss */
+            w->mid_times[k] = 0.5f * (t + sample_time(&how, k + 1, clip->duration));
+            sinew_clip_sample(clip, w->sk, w->mid_times[k], 0, NULL, &w->raw_mid[(size_t)k * n], n, NULL);
+        }
         sinew_transform *pose = &w->raw[(size_t)k * n];
         sinew_clip_sample(clip, w->sk, t, 0, NULL, pose, n, NULL);
         /* each rotation on the side of the previous sample's, so that a
@@ -736,7 +769,10 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
         }
         /* the encoder writes what the reader takes: only memory can fail */
         if (sinew__clip_compressed(out, block.p, block.size, false, sinew__simd_level(options))) break;
-        if (sinew__measure_error(clip, out, w->sk, w->shells, 0.0f, measured) != SINEW_OK) break;
+        /* measured between the samples too, where resampling alone can miss the clip */
+        if (sinew__measure_error(clip, out, w->sk, w->shells, 0.0f, w->mid_times, (size_t)(w->samples - 1), measured) !=
+            SINEW_OK)
+            break;
         /* a search over the samples leaves the error between them to the
          * measure: where it passes the bound, the target tightens by as
          * much; where tightening stops helping well above the bound, the
@@ -817,7 +853,7 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     int weights = 0, key_count = 0;
     for (int i = 0; i < clip->track_count; ++i) weights += clip->tracks[i].target == SINEW_TARGET_WEIGHTS;
     sinew_track *kept = malloc(sizeof *kept * ((size_t)weights + 1));
-    float *keys = NULL;
+    float *keys = NULL, *merged[3] = {NULL, NULL, NULL};
     key_count = sinew__key_times(clip, false, &keys);
     sinew_clip *best = NULL;
     sinew_clip_error_report best_error = {0};
@@ -838,22 +874,44 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     for (int i = 0, k = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target == SINEW_TARGET_WEIGHTS) kept[k++] = clip->tracks[i];
     for (int i = 0; i < w.tracks_n; ++i) w.tracks[i].joint = i / 3, w.tracks[i].target = i % 3;
-    /* the ways to resample: evenly spaced keys at their rate; other keys
-     * at their own times (exact where the tracks are LINEAR) and at common
-     * frame rates; the smallest within the bound is kept */
-    sampling ways[3];
+    bool linear = true; /* every track LINEAR: sampled at its keys, interpolation gives it back */
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *t = &clip->tracks[i];
+        if (t->target == SINEW_TARGET_WEIGHTS) continue;
+        w.tracks[3 * t->joint + (int)t->target].step = t->interpolation == SINEW_INTERP_STEP;
+        linear = linear && (t->interpolation == SINEW_INTERP_LINEAR || t->key_count == 1);
+    }
+    /* the ways to resample: a LINEAR clip's evenly spaced keys at their
+     * rate; otherwise the key times themselves (exact for LINEAR and STEP
+     * tracks) and common frame rates, and, where none of those reaches the
+     * bound (splines), faster ones; the smallest within the bound is kept,
+     * else the closest */
+    static const double rates[] = {30.0, 60.0, 120.0, 240.0};
+    sampling ways[8];
     int way_count = 0;
     float d = clip->duration;
     if (key_count <= 1 || !(d > 0.0f)) {
         ways[way_count++] = (sampling){1, 0.0f, NULL};
-    } else if (evenly_spaced(keys, key_count, d)) {
+    } else if (linear && evenly_spaced(keys, key_count, d)) {
         ways[way_count++] = (sampling){key_count, (float)((key_count - 1) / (double)d), NULL};
     } else {
         if (key_count <= MAX_SAMPLES) ways[way_count++] = (sampling){key_count, 0.0f, keys};
-        static const double rates[] = {30.0, 60.0};
-        for (int r = 0; r < 2; ++r) {
+        for (int r = 0; r < 4; ++r) {
             double count = ceil((double)d * rates[r] - 1e-3) + 1.0;
             if (count <= MAX_SAMPLES) ways[way_count++] = (sampling){(int)count, (float)((count - 1.0) / (double)d), NULL};
+        }
+        /* a STEP track beside a spline: the key times and a rate's grid
+         * together (the steps at their keys, the curves between) */
+        for (int r = 1; r < 4 && way_count < 8; ++r) {
+            double grid = ceil((double)d * rates[r] - 1e-3) + 1.0;
+            if ((double)key_count + grid > MAX_SAMPLES) break;
+            float *both = merged[r - 1] = malloc(sizeof *both * ((size_t)key_count + (size_t)grid));
+            if (!both) {
+                sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
+                goto done;
+            }
+            int n_both = merge_grid(keys, key_count, (int)grid, d, both);
+            ways[way_count++] = (sampling){n_both, 0.0f, both};
         }
     }
     if (way_count == 0) {
@@ -862,6 +920,9 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
         goto done;
     }
     for (int i = 0; i < way_count; ++i) {
+        /* past 60 a second, and key times with a grid, only while the bound is passed */
+        if (best && best_error.largest <= bound && (ways[i].rate > 60.5f || (ways[i].times && ways[i].times != keys)))
+            break;
         sinew_clip_error_report measured = {0};
         sinew_clip *made = compress_with(&w, clip, ways[i], bound, shell, kept, weights, options, &measured, err);
         if (!made) {
@@ -885,7 +946,9 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
                     (double)best_error.largest, (double)bound);
     if (report) sinew_clip_compression(best, report);
 done:
-    free(keys), free(kept), free(shells), free(identity), free(w.reach), free(w.raw), free(w.tracks);
+    free(merged[0]), free(merged[1]), free(merged[2]);
+    free(keys), free(kept), free(shells), free(identity), free(w.reach), free(w.raw), free(w.raw_mid);
+    free(w.mid_times), free(w.tracks);
     free(w.animated), free(w.subtree), free(w.subtree_at), free(w.rate_of), free(w.seg_range), free(w.lossy);
     free(w.lossy_n), free(w.pose), free(w.raw_model), free(w.lossy_local), free(w.lossy_model), free(w.error), free(w.limit);
     return best;

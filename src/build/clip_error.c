@@ -12,7 +12,8 @@ enum {
 
 static sinew_result measure(const sinew_clip *reference, const sinew_clip *candidate,
                             const sinew_skeleton *skeleton, const float *shells, float shell_distance, float rate,
-                            sinew_clip_error_report *report, sinew_error *err);
+                            const float *extra, size_t extra_count, sinew_clip_error_report *report,
+                            sinew_error *err);
 
 static int compare_floats(const void *a, const void *b)
 {
@@ -68,19 +69,20 @@ sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_c
                                       const sinew_skeleton *skeleton, float shell_distance, float rate,
                                       sinew_clip_error_report *report, sinew_error *err)
 {
-    return measure(reference, candidate, skeleton, NULL, shell_distance, rate, report, err);
+    return measure(reference, candidate, skeleton, NULL, shell_distance, rate, NULL, 0, report, err);
 }
 
 sinew_result sinew__measure_error(const sinew_clip *reference, const sinew_clip *candidate,
-                                  const sinew_skeleton *skeleton, const float *shells, float rate,
-                                  sinew_clip_error_report *report)
+                                  const sinew_skeleton *skeleton, const float *shells, float rate, const float *extra,
+                                  size_t extra_count, sinew_clip_error_report *report)
 {
-    return measure(reference, candidate, skeleton, shells, 1.0f, rate, report, NULL);
+    return measure(reference, candidate, skeleton, shells, 1.0f, rate, extra, extra_count, report, NULL);
 }
 
 static sinew_result measure(const sinew_clip *reference, const sinew_clip *candidate,
                             const sinew_skeleton *skeleton, const float *shells, float shell_distance, float rate,
-                            sinew_clip_error_report *report, sinew_error *err)
+                            const float *extra, size_t extra_count, sinew_clip_error_report *report,
+                            sinew_error *err)
 {
     static const char who[] = "sinew_clip_measure_error";
     sinew__ok(err);
@@ -115,9 +117,10 @@ static sinew_result measure(const sinew_clip *reference, const sinew_clip *candi
     sinew_clip_error_report r = {0.0f, 0.0f, -1, 0.0f, 0};
     /* two passes: the largest error, then each one's bucket below it */
     for (int pass = 0; pass < 2; ++pass) {
-        size_t poses = (size_t)key_count + steps;
+        size_t poses = (size_t)key_count + steps + extra_count;
         for (size_t i = 0; i < poses; ++i) {
-            float t = i < (size_t)key_count ? keys[i] : (float)((double)(i - (size_t)key_count) / (double)rate);
+            size_t u = i - (size_t)key_count; /* past the keys: the uniform times, then the extra ones */
+            float t = i < (size_t)key_count ? keys[i] : u < steps ? (float)((double)u / (double)rate) : extra[u - steps];
             sinew_clip_sample(reference, skeleton, t, 0, NULL, local, n, NULL);
             sinew_clip_sample(candidate, skeleton, t, 0, NULL, local + n, n, NULL);
             sinew_local_to_model(skeleton, local, NULL, model, n, NULL);

@@ -31,7 +31,7 @@ static bool array_fits(uint32_t at, uint64_t count, uint64_t elem, uint64_t floo
 }
 
 /* A track's place in the lists' order: its joint, then its target. */
-static uint32_t key_of(uint32_t code) { return (code >> 4) * 4 + (code & 3); }
+static uint32_t key_of(uint32_t code) { return (code >> 5) * 4 + (code & 3); }
 
 /* A rotation component's range may reach a little past [-1, 1]: quantized
  * values beyond unit length are scaled back when w is rebuilt. */
@@ -96,6 +96,7 @@ const char *sinew__compressed_open(const unsigned char *p, size_t size, int join
             return "a track's joint or target is out of range";
         if (sinew__track_dropped(t) != 0 && (i < constant || sinew__track_target(t) != 1))
             return "a track that is not an animated rotation drops a component";
+        if (sinew__track_step(t) && i < constant) return "a constant track steps";
         if (i != 0 && i != constant && key_of(t) <= key_of(c.tracks[i - 1]))
             return "a track list is not strictly increasing";
         if (i < constant) floats += sinew__track_target(t) == 1 ? 4 : 3;
@@ -253,14 +254,15 @@ void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags
             float va[4], vb[4];
             int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
             int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
+            float f = sinew__track_step(tracks[i]) ? 0.0f : s;
             if (rotation) {
                 sinew_quat qa = sinew__rotation_from_stored(va, na, dropped),
                            qb = sinew__rotation_from_stored(vb, nb, dropped);
-                out->rotation = s == 0.0f                      ? qa
-                                : (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s)
-                                                               : sinew_quat_slerp(qa, qb, s);
+                out->rotation = f == 0.0f                      ? qa
+                                : (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, f)
+                                                               : sinew_quat_slerp(qa, qb, f);
             } else {
-                for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * s;
+                for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * f;
                 write_value(out, sinew__track_target(tracks[i]), va);
             }
         }
@@ -284,14 +286,16 @@ static void animated_reference(const sinew__compressed *c, sinew__sample_at a, s
         float va[4] = {0.0f, 0.0f, 0.0f, 0.0f}, vb[4];
         int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
         int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
+        /* a step track holds sample a's value until b */
+        float t = sinew__track_step(code) ? 0.0f : s;
         if (rotation) {
             int dropped = sinew__track_dropped(code);
             sinew_quat qa = sinew__rotation_from_stored(va, na, dropped);
-            x->rotation = s == 0.0f ? qa
-                          : nlerp   ? sinew_quat_nlerp(qa, sinew__rotation_from_stored(vb, nb, dropped), s)
-                                    : sinew_quat_slerp(qa, sinew__rotation_from_stored(vb, nb, dropped), s);
+            x->rotation = t == 0.0f ? qa
+                          : nlerp   ? sinew_quat_nlerp(qa, sinew__rotation_from_stored(vb, nb, dropped), t)
+                                    : sinew_quat_slerp(qa, sinew__rotation_from_stored(vb, nb, dropped), t);
         } else {
-            for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * s;
+            for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * t;
             write_value(x, target, va);
         }
         a.bit += sinew__sample_bits(ra, rotation);

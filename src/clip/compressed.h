@@ -31,11 +31,14 @@
  *   header (SINEW__COMPRESSED_HEADER bytes, fields below)
  *   f32[samples]              the sample times, where a table gives them:
  *                             from 0 up, strictly increasing
- *   u32[constant + animated]  tracks, joint * 16 + dropped * 4 + target
- *                             (0 translation, 1 rotation, 2 scale;
+ *   u32[constant + animated]  tracks, joint * 32 + step * 16 + dropped * 4
+ *                             + target (0 translation, 1 rotation, 2 scale;
  *                             dropped: the component an animated rotation
- *                             rebuilds, else 0), constant ones first, each
- *                             list strictly increasing in joint * 4 + target
+ *                             rebuilds, else 0; step: an animated track that
+ *                             holds each sample's value until the next, as a
+ *                             STEP track does, else 0), constant ones first,
+ *                             each list strictly increasing in joint * 4 +
+ *                             target
  *   f32[...]                  the constant values, 3 or 4 a track
  *   f32[animated][6]          each animated track's min[3] and extent[3]
  *   u32[segments][2]          each segment's first byte, and the bits of
@@ -124,10 +127,15 @@ const char *sinew__compressed_open(const unsigned char *bytes, size_t size, int 
 void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
                               sinew_transform *pose);
 
-/* A track's joint, target, and dropped component. */
-static inline int sinew__track_joint(uint32_t code) { return (int)(code >> 4); }
+/* A track's joint, target, dropped component and step flag. */
+static inline int sinew__track_joint(uint32_t code) { return (int)(code >> 5); }
 static inline int sinew__track_target(uint32_t code) { return (int)(code & 3); }
 static inline int sinew__track_dropped(uint32_t code) { return (int)(code >> 2 & 3); }
+static inline bool sinew__track_step(uint32_t code) { return (code >> 4 & 1) != 0; }
+static inline uint32_t sinew__track_code(int joint, int target, int dropped, bool step)
+{
+    return (uint32_t)joint << 5 | (uint32_t)step << 4 | (uint32_t)dropped << 2 | (uint32_t)target;
+}
 
 /* A segment's bit rate index of animated track i. */
 static inline int sinew__segment_rate(const unsigned char *segment, int i)

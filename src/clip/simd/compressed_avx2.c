@@ -166,6 +166,8 @@ void sinew__compressed_animated_avx2(const sinew__compressed *c, sinew__sample_a
         }
         a.bit += sinew__sample_bits(ra, rotation);
         b.bit += sinew__sample_bits(rb, rotation);
+        /* a step track holds sample a's value until b */
+        if (sinew__track_step(code)) vb = va, nb = na;
         if (!rotation) {
             float v[4];
             _mm_storeu_ps(v, _mm_fmadd_ps(_mm_sub_ps(vb, va), factor, va));

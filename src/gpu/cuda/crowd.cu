@@ -910,10 +910,11 @@ extern "C" SINEW_API sinew_result sinew_cuda_character_add(sinew_cuda_crowd *c, 
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                                "sinew_cuda_character_add: clip %d does not animate this skeleton of %d joints", k, nj);
     for (int k = 0; k < d->clip_count; ++k)
-        if (d->clips[k]->packed)
+        if (d->clips[k]->packed || d->clips[k]->compressed)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                               "sinew_cuda_character_add: clip %d (\"%s\") is packed (sinew_clip_pack) and holds no tracks to "
-                               "upload: give the clip it was packed from", k, d->clips[k]->name);
+                               "sinew_cuda_character_add: clip %d (\"%s\") is %s and holds no tracks to upload: give the "
+                               "clip it was made from", k, d->clips[k]->name,
+                               d->clips[k]->packed ? "packed (sinew_clip_pack)" : "compressed (sinew_clip_compress)");
     for (int k = 0; k < skin->joint_count; ++k)
         if (skin->joints[k] >= nj)
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
