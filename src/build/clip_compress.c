@@ -58,11 +58,13 @@ static float vertex_error(const affine *x, const affine *y, float d)
     return sqrtf(worst);
 }
 
-/* The angle between two rotations. */
+/* The angle between two rotations: of conj(a) b, from its vector part's
+ * length (an arc cosine of their dot product loses small angles to
+ * rounding). */
 static float angle_between(sinew_quat a, sinew_quat b)
 {
-    float d = fabsf(sinew__q_dot(a, b));
-    return d >= 1.0f ? 0.0f : 2.0f * acosf(d);
+    sinew_quat r = sinew__q_mul(sinew__q(-a.x, -a.y, -a.z, a.w), b);
+    return 2.0f * atan2f(sqrtf(r.x * r.x + r.y * r.y + r.z * r.z), fabsf(r.w));
 }
 
 typedef struct track {
