@@ -244,6 +244,17 @@ int main(int argc, char **argv)
                chars[k].mesh->skin->influence_count);
     }
     test_errors(crowd, n_chars);
+    /* a compressed clip holds no tracks to upload: refused, naming why */
+    if (demo) {
+        sinew_clip *z = sinew_clip_compress(demo->clips[0], demo->skeleton, NULL, NULL, NULL, &err);
+        const sinew_clip *list[1] = {z};
+        sinew_cuda_character_desc d = {demo->skeleton, list, 1, chars[0].mesh};
+        int id = -1;
+        CHECK(z && sinew_cuda_character_add(crowd, &d, &id, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
+                  strstr(err.description, "compressed (sinew_clip_compress)") != NULL,
+              "a compressed clip refused: %s", err.description);
+        sinew_clip_free(z);
+    }
 
     enum { INSTANCES = 96 };
     sinew_cuda_instance inst[INSTANCES];
