@@ -195,16 +195,10 @@ static int locate_sample(const sinew__compressed *c, float t, float *s)
             *s = 0.0f;
             return last;
         }
-        int lo = 0, hi = last - 1; /* times[lo] <= t < times[hi + 1] */
-        while (lo < hi) {
-            int mid = lo + (hi - lo + 1) / 2;
-            if (times[mid] <= t)
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        *s = t == times[lo] ? 0.0f : (t - times[lo]) / (times[lo + 1] - times[lo]);
-        return lo;
+        /* a binary search: a seek costs what a step does */
+        int k = sinew__find_key(times, c->sample_count, t, NULL);
+        *s = t == times[k] ? 0.0f : (t - times[k]) / (times[k + 1] - times[k]);
+        return k;
     }
     float x = t * c->rate;
     if (!(x > 0.0f)) {
