@@ -11,6 +11,7 @@
 #include "sinew/sinew_import.h"
 
 #include "archive/archive_internal.h"
+#include "clip/compressed.h"
 #include "check.h"
 #include "count_alloc.h"
 #include "gltf_features.h"
@@ -823,6 +824,52 @@ static void test_compressed(const sinew_asset *demo)
     sinew_clip_free(z);
 }
 
+/* A compressed block changed where a random byte rarely lands: refused
+ * with its sentence. */
+static void compressed_refuses(const sinew_clip *z, int joints, size_t size_change, size_t at, unsigned char value,
+                               int32_t worst, const char *needle)
+{
+    size_t size;
+    const unsigned char *block = sinew__clip_compressed_bytes(z, &size);
+    unsigned char *copy = aligned_copy(&(memory){(unsigned char *)(uintptr_t)block, size});
+    size_t n = size - size_change;
+    uint32_t field = (uint32_t)n;
+    memcpy(copy + 4, &field, 4);
+    if (at) copy[at] = value;
+    if (worst != -2) memcpy(copy + 56, &worst, 4);
+    sinew_clip *clip = sinew_clip_create(&(sinew_clip_desc){.name = "hostile", .joint_count = joints}, NULL, NULL);
+    const char *why = clip ? sinew__clip_compressed(clip, copy, n, true, 0) : "no clip";
+    CHECK(why && strstr(why, needle), "a changed block refused with \"%s\": %s", needle, why ? why : "accepted");
+    sinew_clip_free(clip);
+    aligned_free(copy);
+}
+
+/* What random changes rarely reach: a block of a size not in whole words
+ * (its segments would then be read past its end), a segment range past
+ * its clip range (values beyond the range's floats), a worst joint out of
+ * range. */
+static void test_compressed_edges(const sinew_asset *demo)
+{
+    sinew_clip *z = sinew_clip_compress(demo->clips[0], demo->skeleton, NULL, NULL, NULL, NULL);
+    CHECK(z != NULL, "the built-in walk compresses");
+    if (!z) return;
+    int joints = demo->skeleton->joint_count;
+    compressed_refuses(z, joints, 1, 0, 0, -2, "not whole words");
+    compressed_refuses(z, joints, 0, 0, 0, joints, "the worst joint is not one of the clip's");
+    size_t size;
+    const unsigned char *block = sinew__clip_compressed_bytes(z, &size);
+    uint32_t first, animated;
+    memcpy(&first, block + 76, 4);
+    memcpy(&first, block + first, 4); /* segment 0's first byte */
+    memcpy(&animated, block + 32, 4);
+    /* track 0's low byte of component 0 at 255 with its extent at least 1 (at rate 0 the bytes hold a u16, and
+     * raw rates hold zeros: the first track of the built-in walk is neither) */
+    int rate = block[first] & 15;
+    CHECK(rate != 0 && rate != SINEW__RAW_RATE, "track 0 of segment 0 is quantized (rate %d)", rate);
+    compressed_refuses(z, joints, 0, first + (animated + 1) / 2, 255, -2, "passes the clip's");
+    sinew_clip_free(z);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -835,6 +882,7 @@ int main(void)
     test_borrow_refuses(demo);
     test_packed(demo);
     test_compressed(demo);
+    test_compressed_edges(demo);
     test_allocation_failures(demo);
     test_prepared(demo);
     test_stored_blocks();

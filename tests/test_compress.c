@@ -1,11 +1,13 @@
 /* sinew_clip_compress: tracks sorted into left out, constant and
  * animated; every pose within the bound as sinew_clip_measure_error
  * measures it; sampling at any time the same whatever came before; the
- * SIMD levels within their tolerance of the reference; uneven key times;
+ * SIMD levels within their tolerance of the reference and the same bytes
+ * at each; uneven key times;
  * STEP and CUBICSPLINE tracks;
  * a rotation turning half a turn between two keys; additive clips;
  * weights tracks kept; the refusals; and, with the shared assets, the pab
  * clips against the sizes ozz-animation and ACL reach. */
+#include <sinew/sinew_archive.h>
 #include <sinew/sinew_asset.h>
 #include <sinew/sinew_import.h>
 
@@ -162,7 +164,24 @@ static void test_sorting_and_bound(const sinew_skeleton *sk, const float *times)
     sinew_clip_free(clip);
 }
 
-/* Every SIMD level this CPU runs samples within 1e-6 of the reference. */
+/* An archive written into memory. */
+typedef struct grown {
+    unsigned char *bytes;
+    size_t size;
+} grown;
+
+static bool grow(void *user, const void *bytes, size_t size)
+{
+    grown *g = user;
+    unsigned char *bigger = realloc(g->bytes, g->size + size);
+    if (!bigger) return false;
+    memcpy(bigger + g->size, bytes, size);
+    g->bytes = bigger, g->size += size;
+    return true;
+}
+
+/* Every SIMD level this CPU runs samples within 1e-6 of the reference,
+ * and compresses to the same bytes. */
 static void test_levels(const sinew_skeleton *sk, const float *times)
 {
     sinew_clip *clip = test_clip(times, false);
@@ -182,9 +201,21 @@ static void test_levels(const sinew_skeleton *sk, const float *times)
                 worst = fmaxf(worst, pose_difference(a, b, JOINTS));
             }
         }
-        /* the blocks are the same: the search runs at the scalar level's formulas */
         CHECK(worst <= 1e-6f, "%s samples within 1e-6 of the scalar level: %g", sinew_simd_name((sinew_simd)level),
               (double)worst);
+        /* the encoder reads the clip by the reference formulas at every
+         * level: the same bytes */
+        grown written[2] = {{NULL, 0}, {NULL, 0}};
+        for (int w = 0; z && w < 2; ++w) {
+            const sinew_clip *one[1] = {w ? z : reference};
+            sinew_asset asset = {.name = "levels", .skeleton = sk, .clip_count = 1, .clips = one};
+            sinew_archive_write(&asset, &(sinew_archive_write_options){.clips_only = true}, grow, &written[w], NULL);
+        }
+        CHECK(z && written[0].size > 0 && written[0].size == written[1].size &&
+                  memcmp(written[0].bytes, written[1].bytes, written[0].size) == 0,
+              "%s compresses to the scalar level's bytes (%zu and %zu)", sinew_simd_name((sinew_simd)level),
+              written[0].size, written[1].size);
+        free(written[0].bytes), free(written[1].bytes);
         sinew_clip_free(z);
     }
     sinew_clip_free(reference);

@@ -479,7 +479,8 @@ SINEW_API void sinew_clip_free(sinew_clip *clip);
  * whose key times are equal share one copy of them) and the second layout
  * sinew_clip_sample() reads, which keeps the LINEAR tracks that share key
  * times side by side (a packed clip: its weights tracks and its packed
- * keys). */
+ * keys; a compressed clip: its weights tracks and its compressed block,
+ * counted where a view borrows it too). */
 SINEW_API size_t sinew_clip_bytes(const sinew_clip *clip);
 
 /* What sinew_clip_pack() did. */
@@ -732,8 +733,8 @@ typedef struct sinew_compress_report {
     float percentile_99;
     int worst_joint;
     float worst_time;
-    int sample_count;       /* the clip resampled at `sample_rate` a second */
-    float sample_rate;
+    int sample_count;       /* the clip resampled at `sample_rate` a second, */
+    float sample_rate;      /* or, where it is 0, at its key times */
     int segment_count;      /* of up to 16 samples */
     int default_tracks;     /* translation, rotation, scale of a joint: left at the pose under the clip */
     int constant_tracks;    /* held as one value */
@@ -742,27 +743,37 @@ typedef struct sinew_compress_report {
                                component: 0 (one value over the segment), 3 to 16, 32 (floats) */
 } sinew_compress_report;
 
-/* A compressed copy of `clip` (made for `skeleton`) whose every pose lies
+/* A compressed copy of `clip` (made for `skeleton`) whose poses lie
  * within `options->error_bound` of the clip's, measured on virtual
  * vertices: each joint's origin and the points at the shell distance
- * along its axes, in model space, as sinew_clip_measure_error() measures
- * (the clip's key times and 60 samples a second between). The clip is
- * resampled at its densest track's key rate (a clip whose tracks share
- * evenly spaced keys keeps them); each translation, rotation and scale
- * that stays at the skeleton's rest pose (the identity for an additive
- * clip) is left out, one that stays still is held as one value, and the
- * others are held per sample: normalized over their range in the clip and
- * again in each segment of 16 samples, rotations as x, y, z with w
- * rebuilt, at the fewest bits (0, 3 to 16, or floats) per track and
- * segment that keep the error of every joint below it within the bound,
- * found by a search from the leaves up, then measured (`report`, optional;
- * sinew_clip_compression() gives it again later). A dropped rest-pose
- * track plays the rest pose of the skeleton the clip plays on.
+ * along its axes, in model space, as sinew_clip_measure_error() measures,
+ * at the clip's key times, 60 times a second and at the quarters between
+ * the stored samples. The clip is resampled: a clip of LINEAR tracks keyed
+ * evenly at its key rate; any other at its own key times (where STEP and
+ * LINEAR tracks sample exactly) or at 30 or 60 samples a second, and,
+ * while none of those reaches the bound (splines), 120 or 240 a second
+ * or its key times with such a grid: the smallest result within the
+ * bound is kept. Each translation, rotation and scale that stays at the
+ * skeleton's rest pose (the identity for an additive clip) is left out,
+ * one that stays still is held as one value, and the others are held per
+ * sample: normalized over their range in the clip and again in each
+ * segment of 16 samples, rotations as three components (the one largest
+ * over the clip rebuilt), at the fewest bits (0, 3 to 16, or floats) per
+ * track and segment that keep the error of every joint below it within
+ * the bound, found by a search along the hierarchy, then measured. Where
+ * the bound cannot be reached (below what floats resolve, or a spline
+ * that even 240 samples a second do not follow), the closest result is
+ * returned, the logger says so, and report->largest gives the error. A
+ * dropped rest-pose track plays the rest pose of the skeleton the clip
+ * plays on. The encoder reads the clip by the reference formulas, so the
+ * same clip compresses to the same bytes at every SIMD level. `report`
+ * (optional; sinew_clip_compression() gives it again later) says what was
+ * made.
  *
  * The result samples like the clip (sinew_clip_sample(),
- * sinew_clip_sample_model(), sinew_clip_sample_weights(), the animation
- * layer and root motion) at any time for the same cost: a sample reads
- * the two stored samples around it, whatever came before. Weights tracks
+ * sinew_clip_sample_model() as the two calls, sinew_clip_sample_weights(),
+ * the animation layer and root motion) at any time for the same cost: a
+ * sample reads the two stored samples around it, whatever came before. Weights tracks
  * are kept as they are; its cursor needs only their entries. It holds no
  * translation, rotation or scale tracks, so sinew_clip_retarget(),
  * sinew_clip_make_additive(), sinew_clip_optimize(), sinew_clip_pack() and
@@ -770,8 +781,8 @@ typedef struct sinew_compress_report {
  * SINEW_ERROR_INVALID_ARGUMENT (NULL clip or skeleton, a packed or
  * compressed clip, a bound, shell distance or unit not above 0 and
  * finite), SINEW_ERROR_SIZE_MISMATCH (joint counts),
- * SINEW_ERROR_UNSUPPORTED (more than 2^24 samples),
- * SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_clip_free(). */
+ * SINEW_ERROR_UNSUPPORTED (more than 2^24 samples, or more than 2 GiB
+ * compressed), SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_clip_free(). */
 SINEW_API sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                           const sinew_compress_options *compress, const sinew_options *options,
                                           sinew_compress_report *report, sinew_error *err);

@@ -80,7 +80,10 @@ typedef struct track {
 /* The compression of one clip: its resampled poses and what the search
  * keeps per segment. */
 typedef struct work {
+    /* the clip and skeleton made again at the scalar level: the encoder
+     * reads them by the reference formulas on every machine */
     const sinew_skeleton *sk;
+    const sinew_clip *clip;
     int joints, samples, tracks_n;
     float rate, duration;
     const float *times;   /* the sample times, or NULL: k / rate */
@@ -88,7 +91,7 @@ typedef struct work {
     float *reach;         /* per joint: how far its rotation or scale carries (its subtree's extent plus shells) */
     sinew_transform *raw; /* [samples][joints] */
     sinew_transform *raw_mid; /* [samples - 1][joints]: the clip halfway between each two samples */
-    float *mid_times;     /* [samples - 1]: those times */
+    float *between;       /* [samples - 1][3]: the times a quarter, half and three quarters between each two */
     const sinew_transform *under; /* [joints] */
     track *tracks;        /* [joints * 3] */
     int *animated;        /* indices into tracks */
@@ -717,18 +720,18 @@ static float sample_time(const sampling *how, int k, float duration)
 /* The compression of the clip resampled one way: searched at the bound,
  * measured, and searched again at a tighter target while the measure finds
  * the bound passed. NULL out of memory (err filled). */
-static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, float bound, float shell,
+static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, float aim, float bound, float shell,
                                  const sinew_track *kept, int weights, const sinew_options *options,
                                  sinew_clip_error_report *measured, sinew_error *err)
 {
     static const char who[] = "sinew_clip_compress";
     int n = w->joints;
     w->samples = how.samples, w->rate = how.rate, w->times = how.times;
-    free(w->raw), free(w->raw_mid), free(w->mid_times);
+    free(w->raw), free(w->raw_mid), free(w->between);
     w->raw = malloc(sizeof *w->raw * (size_t)w->samples * (size_t)n);
     w->raw_mid = malloc(sizeof *w->raw_mid * (size_t)w->samples * (size_t)n);
-    w->mid_times = malloc(sizeof *w->mid_times * (size_t)w->samples);
-    if (!w->raw || !w->raw_mid || !w->mid_times) {
+    w->between = malloc(sizeof *w->between * 3 * (size_t)w->samples);
+    if (!w->raw || !w->raw_mid || !w->between) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
         return NULL;
     }
@@ -736,11 +739,12 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
         float t = sample_time(&how, k, clip->duration);
         if (k + 1 < w->samples) {
             /* the clip itself between samples, which interpolating them may miss */
-            w->mid_times[k] = 0.5f * (t + sample_time(&how, k + 1, clip->duration));
-            sinew_clip_sample(clip, w->sk, w->mid_times[k], 0, NULL, &w->raw_mid[(size_t)k * n], n, NULL);
+            float next = sample_time(&how, k + 1, clip->duration);
+            for (int q = 0; q < 3; ++q) w->between[3 * k + q] = t + (next - t) * 0.25f * (float)(q + 1);
+            sinew_clip_sample(w->clip, w->sk, w->between[3 * k + 1], 0, NULL, &w->raw_mid[(size_t)k * n], n, NULL);
         }
         sinew_transform *pose = &w->raw[(size_t)k * n];
-        sinew_clip_sample(clip, w->sk, t, 0, NULL, pose, n, NULL);
+        sinew_clip_sample(w->clip, w->sk, t, 0, NULL, pose, n, NULL);
         /* each rotation on the side of the previous sample's, so that a
          * still one's components stay still */
         for (int j = 0; k > 0 && j < n; ++j)
@@ -749,47 +753,58 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
                                             -pose[j].rotation.w);
     }
     buffer block = {0};
-    sinew_clip *out = NULL;
-    float target = bound, previous = INFINITY;
-    for (int attempt = 0; attempt < ATTEMPTS; ++attempt) {
+    sinew_clip *out = NULL; /* the best attempt: within the bound, or the closest */
+    float target = aim, previous = INFINITY;
+    bool failed = false;
+    for (int attempt = 0; attempt < ATTEMPTS && !failed; ++attempt) {
         classify(w, 0.25f * target);
         settle(w, 0.5f * target);
         w->animated_n = 0;
         for (int i = 0; i < w->tracks_n; ++i)
             if (w->tracks[i].kind == 2) w->animated[w->animated_n++] = i;
         encode(w, target, 0.5f, bound, shell, &block);
-        sinew_clip_free(out);
-        out = NULL;
-        if (block.failed) break;
+        if (block.failed || block.size > INT32_MAX) {
+            failed = true;
+            break;
+        }
         sinew_clip_desc d = {.name = clip->name, .joint_count = n, .duration = clip->duration,
                              .track_count = weights, .tracks = kept, .additive = clip->additive};
-        out = sinew_clip_create(&d, options, err);
-        if (!out) {
-            sinew__error_lead(err, who);
-            free(block.p);
-            return NULL;
-        }
-        /* the encoder writes what the reader takes: only memory can fail */
-        if (sinew__clip_compressed(out, block.p, block.size, false, sinew__simd_level(options))) break;
-        /* measured between the samples too, where resampling alone can miss the clip */
-        if (sinew__measure_error(clip, out, w->sk, w->shells, 0.0f, w->mid_times, (size_t)(w->samples - 1), measured) !=
-            SINEW_OK)
+        sinew_clip *made = sinew_clip_create(&d, options, err);
+        sinew_clip_error_report m = {0};
+        /* sampled and measured by the reference formulas, as w->clip is,
+         * so that the same clip compresses to the same bytes at every
+         * SIMD level; the encoder writes what the reader takes, so only
+         * memory can fail */
+        failed = !made || sinew__clip_compressed(made, block.p, block.size, false, SINEW_SIMD_SCALAR) ||
+                 sinew__measure_error(w->clip, made, w->sk, w->shells, 0.0f, w->between,
+                                      3 * (size_t)(w->samples - 1), &m) != SINEW_OK;
+        if (failed) {
+            sinew_clip_free(made);
             break;
+        }
+        if (!out || m.largest < measured->largest) {
+            sinew_clip_free(out);
+            out = made, *measured = m;
+        } else {
+            sinew_clip_free(made);
+        }
         /* a search over the samples leaves the error between them to the
          * measure: where it passes the bound, the target tightens by as
          * much; where tightening stops helping well above the bound, the
          * resampling itself (not the bits) holds the error, and the
          * attempts end */
-        if (measured->largest <= bound ||
-            (attempt > 0 && measured->largest > 0.95f * previous && measured->largest > 1.5f * bound))
-            break;
-        previous = measured->largest;
-        target *= fmaxf(0.5f, 0.97f * bound / measured->largest);
+        if (m.largest <= aim || (attempt > 0 && m.largest > 0.95f * previous && m.largest > 1.5f * aim)) break;
+        previous = m.largest;
+        target *= fmaxf(0.5f, 0.97f * aim / m.largest);
     }
     free(block.p);
-    if (!out || !out->compressed || measured->poses == 0) {
+    if (failed || !out) {
         sinew_clip_free(out);
-        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
+        if (block.size > INT32_MAX)
+            sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "%s: clip \"%s\": %zu bytes compressed pass the 2 GiB a block "
+                        "holds", who, clip->name, block.size);
+        else
+            sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
         return NULL;
     }
     /* the measured figures into the block the clip holds */
@@ -835,6 +850,11 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
                         "and finite", who, clip->name, j, (double)o->joint_shell_distances[j]);
             return NULL;
         }
+    /* the search aims a hundredth under the bound: the SIMD levels sample
+     * within rounding of the reference formulas it measures by, which at
+     * a few units in the last place of a clip's magnitudes can come to a
+     * few thousandths of a tight bound */
+    float aim = bound * 0.99f;
     work w = {.sk = sk, .joints = n, .tracks_n = 3 * n, .duration = clip->duration};
     float *shells = malloc(sizeof *shells * (size_t)n);
     sinew_transform *identity = malloc(sizeof *identity * (size_t)n);
@@ -857,11 +877,13 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     sinew_track *kept = malloc(sizeof *kept * ((size_t)weights + 1));
     float *keys = NULL, *merged[3] = {NULL, NULL, NULL};
     key_count = sinew__key_times(clip, false, &keys);
-    sinew_clip *best = NULL;
+    sinew_clip *best = NULL, *scalar_clip = NULL;
+    sinew_skeleton *scalar_sk = NULL;
+    int *parents = malloc(sizeof *parents * (size_t)n);
     sinew_clip_error_report best_error = {0};
     bool ok = shells && identity && w.reach && w.tracks && w.animated && w.subtree_at && w.rate_of && w.seg_range &&
               w.lossy && w.lossy_n && w.pose && w.raw_model && w.lossy_local && w.lossy_model && w.error && w.limit && kept &&
-              keys && make_subtrees(&w);
+              keys && parents && make_subtrees(&w);
     if (!ok) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
         goto done;
@@ -872,6 +894,20 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     }
     w.shells = shells;
     w.under = clip->additive ? identity : sk->rest_pose;
+    /* the skeleton and clip again at the scalar level (see work.clip) */
+    for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
+    sinew_options scalar = {.simd = SINEW_SIMD_SCALAR, .allocator = options ? options->allocator : (sinew_allocator){0}};
+    scalar_sk = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL, &scalar,
+                                      err);
+    scalar_clip = sinew_clip_create(&(sinew_clip_desc){.name = clip->name, .joint_count = n,
+                                                       .duration = clip->duration, .track_count = clip->track_count,
+                                                       .tracks = clip->tracks, .additive = clip->additive},
+                                    &scalar, err);
+    if (!scalar_sk || !scalar_clip) {
+        sinew__error_lead(err, who);
+        goto done;
+    }
+    w.sk = scalar_sk, w.clip = scalar_clip;
     make_reach(&w);
     for (int i = 0, k = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target == SINEW_TARGET_WEIGHTS) kept[k++] = clip->tracks[i];
@@ -894,7 +930,7 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     float d = clip->duration;
     if (key_count <= 1 || !(d > 0.0f)) {
         ways[way_count++] = (sampling){1, 0.0f, NULL};
-    } else if (linear && evenly_spaced(keys, key_count, d)) {
+    } else if (linear && key_count <= MAX_SAMPLES && evenly_spaced(keys, key_count, d)) {
         ways[way_count++] = (sampling){key_count, (float)((key_count - 1) / (double)d), NULL};
     } else {
         if (key_count <= MAX_SAMPLES) ways[way_count++] = (sampling){key_count, 0.0f, keys};
@@ -923,18 +959,18 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     }
     for (int i = 0; i < way_count; ++i) {
         /* past 60 a second, and key times with a grid, only while the bound is passed */
-        if (best && best_error.largest <= bound && (ways[i].rate > 60.5f || (ways[i].times && ways[i].times != keys)))
+        if (best && best_error.largest <= aim && (ways[i].rate > 60.5f || (ways[i].times && ways[i].times != keys)))
             break;
         sinew_clip_error_report measured = {0};
-        sinew_clip *made = compress_with(&w, clip, ways[i], bound, shell, kept, weights, options, &measured, err);
+        sinew_clip *made = compress_with(&w, clip, ways[i], aim, bound, shell, kept, weights, options, &measured, err);
         if (!made) {
             sinew_clip_free(best);
             best = NULL;
             goto done;
         }
-        bool better = !best || (measured.largest <= bound && best_error.largest > bound) ||
-                      ((measured.largest <= bound) == (best_error.largest <= bound) &&
-                       (measured.largest <= bound ? sinew_clip_bytes(made) < sinew_clip_bytes(best)
+        bool better = !best || (measured.largest <= aim && best_error.largest > aim) ||
+                      ((measured.largest <= aim) == (best_error.largest <= aim) &&
+                       (measured.largest <= aim ? sinew_clip_bytes(made) < sinew_clip_bytes(best)
                                                   : measured.largest < best_error.largest));
         if (better) {
             sinew_clip_free(best);
@@ -946,11 +982,15 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     if (best_error.largest > bound)
         sinew__warn(options, "%s: clip \"%s\": the largest error is %g, above the bound %g", who, clip->name,
                     (double)best_error.largest, (double)bound);
+    /* sampled from here on at the level the options ask for */
+    ((sinew__compressed *)(uintptr_t)sinew__clip_of(best)->compressed)->kernel =
+        sinew__compressed_kernel_for(sinew__simd_level(options));
     if (report) sinew_clip_compression(best, report);
 done:
-    free(merged[0]), free(merged[1]), free(merged[2]);
+    free(merged[0]), free(merged[1]), free(merged[2]), free(parents);
+    sinew_clip_free(scalar_clip), sinew_skeleton_free(scalar_sk);
     free(keys), free(kept), free(shells), free(identity), free(w.reach), free(w.raw), free(w.raw_mid);
-    free(w.mid_times), free(w.tracks);
+    free(w.between), free(w.tracks);
     free(w.animated), free(w.subtree), free(w.subtree_at), free(w.rate_of), free(w.seg_range), free(w.lossy);
     free(w.lossy_n), free(w.pose), free(w.raw_model), free(w.lossy_local), free(w.lossy_model), free(w.error), free(w.limit);
     return best;

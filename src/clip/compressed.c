@@ -45,8 +45,9 @@ static bool rotation_range(const float *r)
 const char *sinew__compressed_open(const unsigned char *p, size_t size, int joint_count, int simd,
                                    sinew__compressed *out)
 {
-    if (size < SINEW__COMPRESSED_HEADER + SINEW__COMPRESSED_TAIL || ((uintptr_t)p & 3) != 0)
-        return "the block is shorter than its header or not on a 4-byte boundary";
+    if (size < SINEW__COMPRESSED_HEADER + SINEW__COMPRESSED_TAIL || size % 4 || size > UINT32_MAX ||
+        ((uintptr_t)p & 3) != 0)
+        return "the block is shorter than its header, not whole words, or not on a 4-byte boundary";
     if (memcmp(p, "SNWC", 4) != 0 || u32_at(p + 8) != 1) return "the block's magic or version is not SNWC 1";
     if (u32_at(p + 4) != size) return "the block's size is not the bytes given";
     sinew__compressed c = {.bytes = p, .size = size, .kernel = sinew__compressed_kernel_for(simd)};
@@ -72,6 +73,7 @@ const char *sinew__compressed_open(const unsigned char *p, size_t size, int join
     c.bound = f32_at(p + 40), c.shell = f32_at(p + 44), c.largest = f32_at(p + 48);
     c.percentile_99 = f32_at(p + 52), c.worst_time = f32_at(p + 60);
     memcpy(&c.worst_joint, p + 56, 4);
+    if (c.worst_joint < -1 || c.worst_joint >= (int)joints) return "the worst joint is not one of the clip's";
     uint64_t limit = size - SINEW__COMPRESSED_TAIL;
     uint32_t at_tracks = u32_at(p + 64), at_constants = u32_at(p + 68), at_ranges = u32_at(p + 72),
              at_segments = u32_at(p + 76);
@@ -140,7 +142,8 @@ const char *sinew__compressed_open(const unsigned char *p, size_t size, int join
     uint64_t expected = at_segments + 8u * (uint64_t)segments;
     uint64_t header_bytes = (animated + 1u) / 2u + 6u * (uint64_t)animated;
     for (uint32_t s = 0; s < segments; ++s) {
-        if (c.segments[2 * s] != expected || header_bytes > limit - expected) return "a segment lies out of place";
+        if (c.segments[2 * s] != expected || expected > limit || header_bytes > limit - expected)
+            return "a segment lies out of place";
         const unsigned char *seg = p + expected;
         uint64_t bits = 0;
         bool raw = false;
@@ -150,6 +153,9 @@ const char *sinew__compressed_open(const unsigned char *p, size_t size, int join
             const unsigned char *range = seg + (animated + 1u) / 2u + 6u * i;
             raw = raw || r == SINEW__RAW_RATE;
             if (r == SINEW__RAW_RATE && memcmp(range, "\0\0\0\0\0\0", 6) != 0) return "a raw track's range is not 0";
+            /* a segment's range lies within the clip's: its values do too */
+            for (int k = 0; r != 0 && r != SINEW__RAW_RATE && k < 3; ++k)
+                if (range[k] + range[3 + k] > 255) return "a segment's range passes the clip's";
         }
         if (c.segments[2 * s + 1] != bits) return "a segment's bits a sample are not its tracks'";
         uint64_t n = s + 1 < segments ? SINEW__SEGMENT_SAMPLES : samples - (uint64_t)s * SINEW__SEGMENT_SAMPLES;

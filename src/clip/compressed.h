@@ -113,9 +113,11 @@ struct sinew__compressed {
  * aligned, alive while `out` is used) for a clip of `joint_count` joints,
  * sampled at SIMD level `simd`:
  * every offset, count and size within the block and consistent, tracks in
- * range and in order, every float finite, rotation ranges within what a
- * unit quaternion spans, the segments' sizes as their bit rates make them.
- * Returns NULL, or the first problem as a phrase. */
+ * range and in order, every float finite, each segment's range within its
+ * clip range (so every value a sample decodes to lies in a finite range),
+ * rotation ranges within what a unit quaternion spans, the segments' sizes
+ * as their bit rates make them. Returns NULL, or the first problem as a
+ * phrase. */
 const char *sinew__compressed_open(const unsigned char *bytes, size_t size, int joint_count, int simd,
                                    sinew__compressed *out);
 
