@@ -17,32 +17,10 @@
 #include "gltf_features.h"
 #include "fuzz/fuzz_play.h"
 #include "read_file.h"
+#include "write_memory.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-typedef struct memory {
-    unsigned char *bytes;
-    size_t size;
-} memory;
-
-static bool to_memory(void *user, const void *bytes, size_t size)
-{
-    memory *m = user;
-    unsigned char *grown = realloc(m->bytes, m->size + size);
-    if (!grown) return false;
-    memcpy(grown + m->size, bytes, size);
-    m->bytes = grown, m->size += size;
-    return true;
-}
-
-static memory write_asset(const sinew_asset *a, const sinew_archive_write_options *o)
-{
-    memory m = {0};
-    sinew_error err;
-    CHECK(sinew_archive_write(a, o, to_memory, &m, &err) == SINEW_OK, "write: %s", err.description);
-    return m;
-}
 
 #define SAME(a, b, n) ((a) == (b) || ((a) && (b) && memcmp((a), (b), (n)) == 0))
 

@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "shared_asset.h"
+#include "write_memory.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -164,22 +165,6 @@ static void test_sorting_and_bound(const sinew_skeleton *sk, const float *times)
     sinew_clip_free(clip);
 }
 
-/* An archive written into memory. */
-typedef struct grown {
-    unsigned char *bytes;
-    size_t size;
-} grown;
-
-static bool grow(void *user, const void *bytes, size_t size)
-{
-    grown *g = user;
-    unsigned char *bigger = realloc(g->bytes, g->size + size);
-    if (!bigger) return false;
-    memcpy(bigger + g->size, bytes, size);
-    g->bytes = bigger, g->size += size;
-    return true;
-}
-
 /* Every SIMD level this CPU runs samples within 1e-6 of the reference,
  * and compresses to the same bytes. */
 static void test_levels(const sinew_skeleton *sk, const float *times)
@@ -205,11 +190,11 @@ static void test_levels(const sinew_skeleton *sk, const float *times)
               (double)worst);
         /* the encoder reads the clip by the reference formulas at every
          * level: the same bytes */
-        grown written[2] = {{NULL, 0}, {NULL, 0}};
+        memory written[2] = {{NULL, 0}, {NULL, 0}};
         for (int w = 0; z && w < 2; ++w) {
             const sinew_clip *one[1] = {w ? z : reference};
             sinew_asset asset = {.name = "levels", .skeleton = sk, .clip_count = 1, .clips = one};
-            sinew_archive_write(&asset, &(sinew_archive_write_options){.clips_only = true}, grow, &written[w], NULL);
+            written[w] = write_asset(&asset, &(sinew_archive_write_options){.clips_only = true});
         }
         CHECK(z && written[0].size > 0 && written[0].size == written[1].size &&
                   memcmp(written[0].bytes, written[1].bytes, written[0].size) == 0,

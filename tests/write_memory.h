@@ -1,0 +1,35 @@
+/* Test helper: a sinew_archive_writer that gathers the archive in memory.
+ * Include after check.h and sinew_archive.h. */
+#ifndef SINEW_TEST_WRITE_MEMORY_H
+#define SINEW_TEST_WRITE_MEMORY_H
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct memory {
+    unsigned char *bytes;
+    size_t size;
+} memory;
+
+/* sinew_archive_writer: appends to the memory at `user` (false out of memory). */
+static inline bool to_memory(void *user, const void *bytes, size_t size)
+{
+    memory *m = user;
+    unsigned char *grown = realloc(m->bytes, m->size + size);
+    if (!grown) return false;
+    memcpy(grown + m->size, bytes, size);
+    m->bytes = grown, m->size += size;
+    return true;
+}
+
+/* The archive of `a` written with `o` (a failed CHECK and what was written
+ * when writing fails); free its bytes. */
+static inline memory write_asset(const sinew_asset *a, const sinew_archive_write_options *o)
+{
+    memory m = {0};
+    sinew_error err;
+    CHECK(sinew_archive_write(a, o, to_memory, &m, &err) == SINEW_OK, "write: %s", err.description);
+    return m;
+}
+
+#endif
