@@ -7,6 +7,10 @@
 
 #include <stdlib.h>
 
+/* The share of the target a track's first bit rate keeps it within by
+ * itself; the passes along the hierarchy then raise and lower it. */
+#define ALONE 0.5f
+
 enum {
     MAX_SAMPLES = 1 << 24,
     ATTEMPTS = 6 /* searches at a tighter target when the measure finds the bound passed */
@@ -85,7 +89,7 @@ typedef struct work {
     const sinew_skeleton *sk;
     const sinew_clip *clip;
     int joints, samples, tracks_n;
-    float rate, duration;
+    float rate;
     const float *times;   /* the sample times, or NULL: k / rate */
     const float *shells;  /* per joint */
     float *reach;         /* per joint: how far its rotation or scale carries (its subtree's extent plus shells) */
@@ -423,12 +427,12 @@ static float try_rate(work *w, int a, int r)
 static uint32_t cost(const work *w, int a, int r) { return sinew__sample_bits(r, w->tracks[w->animated[a]].target == 1); }
 
 /* The bit rates of the current segment: each track first at the fewest
- * bits that move its own subtree by at most `share` of the target alone;
+ * bits that move its own subtree by at most ALONE of the target by itself;
  * then, parents first, the tracks along each joint's chain raised where
  * the joint's error passes the target, the one that cuts it most a bit
  * first; then, leaves first, each track lowered while its subtree stays
  * within the target. */
-static void search_segment(work *w, float target, float share)
+static void search_segment(work *w, float target)
 {
     int n = w->joints;
     /* the raw model transforms, and the lossy pose from the pose under the
@@ -470,7 +474,7 @@ static void search_segment(work *w, float target, float share)
                 }
                 worst = fmaxf(worst, track_deviation(w, t->joint, t->target, raw, v));
             }
-            if (worst <= share * target) break;
+            if (worst <= ALONE * target) break;
         }
         set_rate(w, a, r);
         apply_track(w, a);
@@ -558,7 +562,7 @@ static void put_f32(buffer *b, size_t at, float v) { memcpy(b->p + at, &v, 4); }
 
 /* Searches every segment's bit rates at `target` and writes the block
  * into `out` (its error figures 0: measured after). */
-static void encode(work *w, float target, float share, float bound, float shell, buffer *out)
+static void encode(work *w, float target, float bound, float shell, buffer *out)
 {
     int constant = 0;
     for (int i = 0; i < w->tracks_n; ++i) constant += w->tracks[i].kind == 1;
@@ -594,7 +598,7 @@ static void encode(work *w, float target, float share, float bound, float shell,
     for (int s = 0; s < segments && !out->failed; ++s) {
         w->first = s * SINEW__SEGMENT_SAMPLES;
         w->count = w->samples - w->first < SINEW__SEGMENT_SAMPLES ? w->samples - w->first : SINEW__SEGMENT_SAMPLES;
-        search_segment(w, target, share);
+        search_segment(w, target);
         uint64_t frame = 0;
         for (int a = 0; a < animated; ++a) frame += cost(w, a, w->rate_of[a]);
         size_t header = (size_t)(animated + 1) / 2 + 6 * (size_t)animated;
@@ -762,7 +766,7 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
         w->animated_n = 0;
         for (int i = 0; i < w->tracks_n; ++i)
             if (w->tracks[i].kind == 2) w->animated[w->animated_n++] = i;
-        encode(w, target, 0.5f, bound, shell, &block);
+        encode(w, target, bound, shell, &block);
         if (block.failed || block.size > INT32_MAX) {
             failed = true;
             break;
@@ -855,7 +859,7 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
      * a few units in the last place of a clip's magnitudes can come to a
      * few thousandths of a tight bound */
     float aim = bound * 0.99f;
-    work w = {.sk = sk, .joints = n, .tracks_n = 3 * n, .duration = clip->duration};
+    work w = {.sk = sk, .joints = n, .tracks_n = 3 * n};
     float *shells = malloc(sizeof *shells * (size_t)n);
     sinew_transform *identity = malloc(sizeof *identity * (size_t)n);
     w.reach = malloc(sizeof *w.reach * (size_t)n);

@@ -231,61 +231,45 @@ static void write_value(sinew_transform *x, int target, const float *v)
         x->rotation = sinew__q(v[0], v[1], v[2], v[3]);
 }
 
-void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
-                             const sinew_transform *under, sinew_transform *out)
+/* The place a track of `joint` writes: its joint's transform in `pose`,
+ * or, where only joint `only` is wanted (not -1), pose[0] for that joint
+ * and NULL for the others. */
+static sinew_transform *place(sinew_transform *pose, int joint, int only)
 {
-    *out = *under;
+    return only < 0 ? &pose[joint] : joint == only ? pose : NULL;
+}
+
+/* The clip's constant tracks into their places. */
+static void constants(const sinew__compressed *c, int only, sinew_transform *pose)
+{
     const float *v = c->constants;
     for (int i = 0; i < c->constant_count; ++i) {
         int target = sinew__track_target(c->tracks[i]);
-        if (sinew__track_joint(c->tracks[i]) == joint) write_value(out, target, v);
+        sinew_transform *x = place(pose, sinew__track_joint(c->tracks[i]), only);
+        if (x) write_value(x, target, v);
         v += target == 1 ? 4 : 3;
-    }
-    float s;
-    int ka = locate_sample(c, t, &s);
-    int kb = s != 0.0f ? ka + 1 : ka;
-    sinew__sample_at a = sinew__sample_place(c, ka), b = sinew__sample_place(c, kb);
-    const uint32_t *tracks = c->tracks + c->constant_count;
-    for (int i = 0; i < c->animated_count; ++i) {
-        bool rotation = sinew__track_target(tracks[i]) == 1;
-        int ra = sinew__segment_rate(a.rates, i), rb = sinew__segment_rate(b.rates, i);
-        if (sinew__track_joint(tracks[i]) == joint) {
-            int dropped = sinew__track_dropped(tracks[i]);
-            float va[4], vb[4];
-            int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
-            int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
-            float f = sinew__track_step(tracks[i]) ? 0.0f : s;
-            if (rotation) {
-                sinew_quat qa = sinew__rotation_from_stored(va, na, dropped),
-                           qb = sinew__rotation_from_stored(vb, nb, dropped);
-                out->rotation = f == 0.0f                      ? qa
-                                : (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, f)
-                                                               : sinew_quat_slerp(qa, qb, f);
-            } else {
-                for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * f;
-                write_value(out, sinew__track_target(tracks[i]), va);
-            }
-        }
-        a.bit += sinew__sample_bits(ra, rotation);
-        b.bit += sinew__sample_bits(rb, rotation);
     }
 }
 
-/* The clip's animated tracks between samples a and b at factor s, by the
- * reference formulas (as sinew__compressed_animated_avx2). */
-static void animated_reference(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
-                               bool nlerp, sinew_transform *pose)
+/* The clip's animated tracks between samples a and b at factor s into
+ * their places, by the reference formulas (as
+ * sinew__compressed_animated_avx2). */
+static void animated(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s, bool nlerp,
+                     int only, sinew_transform *pose)
 {
     const uint32_t *tracks = c->tracks + c->constant_count;
     for (int i = 0; i < c->animated_count; ++i) {
         uint32_t code = tracks[i];
         int target = sinew__track_target(code);
         bool rotation = target == 1;
-        sinew_transform *x = &pose[sinew__track_joint(code)];
+        sinew_transform *x = place(pose, sinew__track_joint(code), only);
         int ra = sinew__segment_rate(a.rates, i), rb = sinew__segment_rate(b.rates, i);
         float va[4] = {0.0f, 0.0f, 0.0f, 0.0f}, vb[4];
-        int na = sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va);
-        int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb);
+        int na = x ? sinew__decode_value(a.stream, a.bit, ra, rotation, c->ranges + 6 * i, a.ranges + 6 * i, va) : 0;
+        int nb = x ? sinew__decode_value(b.stream, b.bit, rb, rotation, c->ranges + 6 * i, b.ranges + 6 * i, vb) : 0;
+        a.bit += sinew__sample_bits(ra, rotation);
+        b.bit += sinew__sample_bits(rb, rotation);
+        if (!x) continue;
         /* a step track holds sample a's value until b */
         float t = sinew__track_step(code) ? 0.0f : s;
         if (rotation) {
@@ -298,9 +282,31 @@ static void animated_reference(const sinew__compressed *c, sinew__sample_at a, s
             for (int k = 0; k < 3; ++k) va[k] += (vb[k] - va[k]) * t;
             write_value(x, target, va);
         }
-        a.bit += sinew__sample_bits(ra, rotation);
-        b.bit += sinew__sample_bits(rb, rotation);
     }
+}
+
+static void animated_reference(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
+                               bool nlerp, sinew_transform *pose)
+{
+    animated(c, a, b, s, nlerp, -1, pose);
+}
+
+/* Samples a and b around clip time t (on a sample, b is a and s 0). */
+static void samples_around(const sinew__compressed *c, float t, sinew__sample_at *a, sinew__sample_at *b, float *s)
+{
+    int ka = locate_sample(c, t, s);
+    *a = sinew__sample_place(c, ka), *b = sinew__sample_place(c, *s != 0.0f ? ka + 1 : ka);
+}
+
+void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
+                             const sinew_transform *under, sinew_transform *out)
+{
+    *out = *under;
+    constants(c, joint, out);
+    sinew__sample_at a, b;
+    float s;
+    samples_around(c, t, &a, &b, &s);
+    animated(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, joint, out);
 }
 
 void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
@@ -310,16 +316,10 @@ void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flag
         memcpy(pose, under, sizeof *pose * (size_t)c->joint_count);
     else
         for (int j = 0; j < c->joint_count; ++j) pose[j] = sinew_transform_identity();
-    const float *v = c->constants;
-    for (int i = 0; i < c->constant_count; ++i) {
-        int joint = sinew__track_joint(c->tracks[i]), target = sinew__track_target(c->tracks[i]);
-        write_value(&pose[joint], target, v);
-        v += target == 1 ? 4 : 3;
-    }
+    constants(c, -1, pose);
     if (c->animated_count == 0) return;
+    sinew__sample_at a, b;
     float s;
-    int ka = locate_sample(c, t, &s);
-    /* on a sample b is a, and the interpolation at 0 gives a's value */
-    sinew__sample_at a = sinew__sample_place(c, ka), b = sinew__sample_place(c, s != 0.0f ? ka + 1 : ka);
+    samples_around(c, t, &a, &b, &s);
     (c->kernel ? c->kernel : animated_reference)(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, pose);
 }
