@@ -637,6 +637,67 @@ static void test_borrow_refuses(const sinew_asset *demo)
     sinew_skin_free(fixed), sinew_skin_free(kept);
 }
 
+/* The built-in character with `clip` alone, archived and loaded again. */
+typedef struct reloaded {
+    memory archive;
+    unsigned char *aligned; /* the archive on a 64-byte boundary, which `viewed` reads */
+    sinew_asset *copied, *viewed;
+} reloaded;
+
+/* Writes the built-in character with `clip` (`what`: "packed", ...) alone,
+ * twice (the same bytes each time), and loads it copied and viewed: each
+ * load's clip samples as `clip`, bit for bit, at 61 times, and writes the
+ * bytes it was read from. Free with reloaded_free(). */
+static reloaded reload_clip(const sinew_asset *demo, const sinew_clip *clip, const char *what)
+{
+    sinew_error err;
+    sinew_asset with = *demo;
+    const sinew_clip *list[1] = {clip};
+    with.clips = list, with.clip_count = 1;
+    reloaded r = {write_asset(&with, NULL), NULL, NULL, NULL};
+    memory again = write_asset(&with, NULL);
+    CHECK(r.archive.size == again.size && memcmp(r.archive.bytes, again.bytes, again.size) == 0,
+          "a %s clip writes the same bytes", what);
+    free(again.bytes);
+    r.aligned = aligned_copy(&r.archive);
+    r.copied = sinew_archive_load(r.archive.bytes, r.archive.size, NULL, &err);
+    CHECK(r.copied != NULL, "a %s clip loads: %s", what, r.copied ? "" : err.description);
+    r.viewed = sinew_archive_view(r.aligned, r.archive.size, NULL, &err);
+    CHECK(r.viewed != NULL, "a %s clip is viewed: %s", what, r.viewed ? "" : err.description);
+    if (!r.copied || !r.viewed) return r;
+    int n = demo->skeleton->joint_count;
+    sinew_transform *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
+    float worst = 0.0f;
+    for (int frame = 0; x && y && frame <= 60; ++frame) {
+        float t = clip->duration * (float)frame / 60.0f;
+        for (int which = 0; which < 2; ++which) {
+            const sinew_asset *loaded = which ? r.viewed : r.copied;
+            sinew_clip_sample(clip, demo->skeleton, t, 0, NULL, x, n, NULL);
+            sinew_clip_sample(loaded->clips[0], loaded->skeleton, t, 0, NULL, y, n, NULL);
+            const float *a = &x[0].translation.x, *b = &y[0].translation.x;
+            for (size_t i = 0; i < 10 * (size_t)n; ++i) worst = fmaxf(worst, fabsf(a[i] - b[i]));
+        }
+    }
+    free(x), free(y);
+    printf("  %s clip: %zu bytes archived; loaded, sampled within %g of the clip written\n", what, r.archive.size,
+           (double)worst);
+    CHECK(worst == 0.0f, "the loaded %s clip samples as the one written, bit for bit (within %g)", what,
+          (double)worst);
+    memory back = write_asset(r.copied, NULL), back_viewed = write_asset(r.viewed, NULL);
+    CHECK(back.size == r.archive.size && memcmp(back.bytes, r.archive.bytes, back.size) == 0 &&
+              back_viewed.size == r.archive.size && memcmp(back_viewed.bytes, r.archive.bytes, back.size) == 0,
+          "a %s clip loaded (copied or viewed) writes the bytes it was read from", what);
+    free(back.bytes), free(back_viewed.bytes);
+    return r;
+}
+
+static void reloaded_free(reloaded *r)
+{
+    sinew_asset_free(r->copied), sinew_asset_free(r->viewed);
+    aligned_free(r->aligned);
+    free(r->archive.bytes);
+}
+
 /* A packed clip is written as its 16-bit keys and loads packed again,
  * copied or viewed: sampled at every frame it gives the poses of the clip
  * written, to within a rounding of its keys (a few float steps). */
@@ -675,52 +736,17 @@ static void test_packed(const sinew_asset *demo)
     sinew_clip_free(baked), free(values), free(tracks);
     CHECK(packed != NULL, "the built-in clip packs: %s", err.description);
     if (!packed) return;
+    reloaded r = reload_clip(demo, packed, "packed");
+    CHECK(r.copied && r.copied->clip_count == 1 && r.copied->clips[0]->packed && r.viewed &&
+              r.viewed->clips[0]->packed,
+          "the packed clip loads packed, copied and viewed");
     sinew_asset with = *demo;
     const sinew_clip *list[1] = {packed};
     with.clips = list, with.clip_count = 1;
-    memory m = write_asset(&with, NULL), again = write_asset(&with, NULL);
-    CHECK(m.size == again.size && memcmp(m.bytes, again.bytes, m.size) == 0, "a packed clip writes the same bytes");
-    unsigned char *aligned = aligned_copy(&m);
-    sinew_asset *copied = sinew_archive_load(m.bytes, m.size, NULL, &err);
-    CHECK(copied && copied->clip_count == 1 && copied->clips[0]->packed, "the packed clip loads packed: %s",
-          copied ? "" : err.description);
-    sinew_asset *viewed = sinew_archive_view(aligned, m.size, NULL, &err);
-    CHECK(viewed && viewed->clips[0]->packed, "and viewed: %s", viewed ? "" : err.description);
-    int n = demo->skeleton->joint_count;
-    sinew_transform *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
-    float worst = 0.0f;
-    for (int frame = 0; copied && viewed && frame <= 60; ++frame) {
-        float t = packed->duration * (float)frame / 60.0f;
-        for (int which = 0; which < 2; ++which) {
-            const sinew_asset *loaded = which ? viewed : copied;
-            sinew_clip_sample(packed, demo->skeleton, t, 0, NULL, x, n, NULL);
-            sinew_clip_sample(loaded->clips[0], loaded->skeleton, t, 0, NULL, y, n, NULL);
-            const float *a = &x[0].translation.x, *b = &y[0].translation.x;
-            for (size_t i = 0; i < 10 * (size_t)n; ++i) {
-                float gap = fabsf(a[i] - b[i]) / fmaxf(1.0f, fabsf(a[i]));
-                if (gap > worst) worst = gap;
-            }
-        }
-    }
-    printf("  packed clip: %zu bytes archived; loaded, sampled within %g of the clip written\n", m.size,
-           (double)worst);
-    CHECK(worst == 0.0f, "the loaded packed clip samples as the one written, bit for bit (within %g)",
-          (double)worst);
-    /* and writes the same bytes again: loading keeps the offsets, steps and keys */
-    if (copied && viewed) {
-        memory back = write_asset(copied, NULL), back_viewed = write_asset(viewed, NULL);
-        CHECK(back.size == m.size && memcmp(back.bytes, m.bytes, m.size) == 0 && back_viewed.size == m.size &&
-                  memcmp(back_viewed.bytes, m.bytes, m.size) == 0,
-              "a packed clip loaded (copied or viewed) writes the bytes it was read from");
-        free(back.bytes), free(back_viewed.bytes);
-    }
     memory clips = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
     mutated(&clips, 1000, " (a packed clip alone)");
     free(clips.bytes);
-    free(x), free(y);
-    sinew_asset_free(copied), sinew_asset_free(viewed);
-    aligned_free(aligned);
-    free(m.bytes), free(again.bytes);
+    reloaded_free(&r);
     sinew_clip_free(packed);
 }
 
@@ -735,21 +761,15 @@ static void test_compressed(const sinew_asset *demo)
     sinew_clip *z = sinew_clip_compress(demo->clips[0], demo->skeleton, NULL, NULL, &report, &err);
     CHECK(z != NULL, "the built-in clip compresses: %s", err.description);
     if (!z) return;
-    sinew_asset with = *demo;
-    const sinew_clip *list[1] = {z};
-    with.clips = list, with.clip_count = 1;
-    memory m = write_asset(&with, NULL), again = write_asset(&with, NULL);
-    CHECK(m.size == again.size && memcmp(m.bytes, again.bytes, m.size) == 0 && m.bytes[10] == 1,
-          "a compressed clip writes the same bytes, as 2.1 (minor %d)", m.bytes[10]);
+    reloaded re = reload_clip(demo, z, "compressed");
+    const sinew_asset *viewed = re.viewed;
+    CHECK(re.archive.bytes[10] == 1, "written as 2.1 (minor %d)", re.archive.bytes[10]);
     memory plain = write_asset(demo, NULL);
     CHECK(plain.bytes[10] == 0, "an archive without one stays 2.0");
     free(plain.bytes);
-    unsigned char *aligned = aligned_copy(&m);
-    sinew_asset *copied = sinew_archive_load(m.bytes, m.size, NULL, &err);
-    CHECK(copied && copied->clip_count == 1 && copied->clips[0]->compressed, "loads compressed: %s",
-          copied ? "" : err.description);
-    sinew_asset *viewed = sinew_archive_view(aligned, m.size, NULL, &err);
-    CHECK(viewed && viewed->clips[0]->compressed, "and viewed: %s", viewed ? "" : err.description);
+    CHECK(re.copied && re.copied->clip_count == 1 && re.copied->clips[0]->compressed && viewed &&
+              viewed->clips[0]->compressed,
+          "loads compressed, copied and viewed");
     sinew_compress_report r;
     CHECK(viewed && sinew_clip_compression(viewed->clips[0], &r) && r.bytes == report.bytes &&
               r.largest == report.largest && r.animated_tracks == report.animated_tracks,
@@ -757,28 +777,7 @@ static void test_compressed(const sinew_asset *demo)
     /* the view's clip reads the block in the caller's bytes */
     size_t held = viewed ? sinew_clip_bytes(viewed->clips[0]) : 0;
     CHECK(viewed && held == sinew_clip_bytes(z), "the clip counts its block's bytes (%zu)", held);
-    int n = demo->skeleton->joint_count;
-    sinew_transform *x = malloc(sizeof *x * (size_t)n), *y = malloc(sizeof *y * (size_t)n);
-    float worst = 0.0f;
-    for (int frame = 0; x && y && copied && viewed && frame <= 60; ++frame) {
-        float t = z->duration * (float)frame / 60.0f;
-        for (int which = 0; which < 2; ++which) {
-            const sinew_asset *loaded = which ? viewed : copied;
-            sinew_clip_sample(z, demo->skeleton, t, 0, NULL, x, n, NULL);
-            sinew_clip_sample(loaded->clips[0], loaded->skeleton, t, 0, NULL, y, n, NULL);
-            const float *a = &x[0].translation.x, *b = &y[0].translation.x;
-            for (size_t i = 0; i < 10 * (size_t)n; ++i) worst = fmaxf(worst, fabsf(a[i] - b[i]));
-        }
-    }
-    CHECK(worst == 0.0f, "the loaded compressed clip samples as the one written, bit for bit (within %g)",
-          (double)worst);
-    if (copied && viewed) {
-        memory back = write_asset(copied, NULL), back_viewed = write_asset(viewed, NULL);
-        CHECK(back.size == m.size && memcmp(back.bytes, m.bytes, m.size) == 0 && back_viewed.size == m.size &&
-                  memcmp(back_viewed.bytes, m.bytes, m.size) == 0,
-              "a compressed clip loaded (copied or viewed) writes the bytes it was read from");
-        free(back.bytes), free(back_viewed.bytes);
-    }
+    memory m = re.archive;
     /* a 2.0 archive holds no compressed clip */
     unsigned char *older = aligned_copy(&m);
     older[10] = 0;
@@ -788,6 +787,9 @@ static void test_compressed(const sinew_asset *demo)
     CHECK_ERROR(err, SINEW_ERROR_PARSE, "(compressed clip) in a 2.0 archive, which has none");
     sinew_asset_free(refused);
     aligned_free(older);
+    sinew_asset with = *demo;
+    const sinew_clip *list[1] = {z};
+    with.clips = list, with.clip_count = 1;
     memory clips = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
     allocation_failures(clips.bytes, clips.size, false, "a compressed clip");
     unsigned char *clips_aligned = aligned_copy(&clips);
@@ -795,10 +797,7 @@ static void test_compressed(const sinew_asset *demo)
     aligned_free(clips_aligned);
     mutated(&clips, 2000, " (a compressed clip alone)");
     free(clips.bytes);
-    free(x), free(y);
-    sinew_asset_free(copied), sinew_asset_free(viewed);
-    aligned_free(aligned);
-    free(m.bytes), free(again.bytes);
+    reloaded_free(&re);
     sinew_clip_free(z);
 }
 
