@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Timing helpers shared by the benchmarks: a monotonic clock and the
  * median of repetitions. */
 #ifndef SINEW_BENCH_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_cuda: the CUDA crowd path on the GPU, in one run:
  *
  *   1. the device's copy bandwidth (cudaMemcpy device to device, bytes read

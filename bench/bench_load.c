@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* Load time: sinew's glTF reader against Assimp 5.2 on the same files, in
  * one run, interleaved, hot cache. Median (and min) over the repetitions.

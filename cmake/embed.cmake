@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes the bytes of IN as a NUL-terminated C array NAME into OUT:
 #   cmake -DIN=shader.vert -DOUT=out.c -DNAME=symbol -DHEADER=sinew/sinew_gpu.h -P embed.cmake
 # (an array, not a string literal: C11 promises string literals of 4095

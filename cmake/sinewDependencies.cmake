@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The libraries sinew's parts link, as imported targets named sinew_dep::*,
 # found the same way when sinew is built and when an installed sinew is
 # found (sinewConfig.cmake includes this file): cJSON for libsinew_import,

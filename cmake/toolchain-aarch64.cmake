@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 64-bit Arm Linux with Debian's gcc-aarch64-linux-gnu; the
 # tests run under qemu-user (scripts/test --cross arm64).
 set(CMAKE_SYSTEM_NAME Linux)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for 64-bit Windows with Debian's MinGW-w64 (gcc-mingw-w64-x86-64);
 # the tests run under Wine (scripts/test --cross windows).
 set(CMAKE_SYSTEM_NAME Windows)

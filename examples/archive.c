@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The offline -> runtime split. A tool writes an archive once (what `sinew
  * convert hero.fbx -o hero.sinew --prepare` does for a file); the game
  * loads it with nothing but libsinew, every byte checked before use, and

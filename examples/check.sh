@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # How the tests run an example (tests/CMakeLists.txt): it passes when the
 # program exits 0 and prints a line matching PATTERN (grep -E); exit status
 # 77 (skipped: no shared assets, no GL context, no GPU) is passed on.

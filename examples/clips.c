@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clips from other files on a character: load a character and two
  * animation-only files (a walk and a run, say), retarget their clips onto
  * the character by joint name, speed up from walk to run over two seconds

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A crowd on an NVIDIA GPU: 500 instances of the built-in character, each
  * blending its walk with its idle at its own times and weight, posed and
  * skinned by one sinew_cuda_frame call. One instance is downloaded and its

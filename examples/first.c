@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The first program: load a character (glTF, FBX, Collada or BVH; the
  * built-in one without a path), play its first clip for two seconds and
  * read the skinned vertices of each frame. usage: example_first [FILE] */

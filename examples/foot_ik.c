@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Foot IK on uneven ground: the built-in character's walk, authored on a
  * flat floor, played over a slope with bumps. Each frame the walk is
  * sampled, each foot that would sink into the ground is raised onto it

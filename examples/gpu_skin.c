@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* GPU skinning with sinew's GLSL, no window: an OpenGL context through EGL
  * (Mesa's llvmpipe will do, no GPU needed), the built-in character mid-stride
  * skinned by the shipped vertex shader into an offscreen framebuffer, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The smallest complete use of sinew: build the demo character, play its walk
  * clip for one second and skin its mesh with linear blend skinning. The
  * README shows the same steps; this program is compiled with the project so

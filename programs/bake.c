@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew bake`: poses a file's scene at given times and writes what every
  * node and mesh primitive looks like, as JSON (docs/BAKE.md):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew bench`: the runtime's kernels on one character, timed the way
  * docs/BENCHMARKS.md reports them: per call for one character, median (and
  * min, max) over batches after a warm-up, as a table and as JSON:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the commands of the sinew tool: exit codes, the logger, loading. */
 #ifndef SINEW_CLI_H
 #define SINEW_CLI_H

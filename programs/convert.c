@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* mkdir */
 /* sinew convert: files in, archives out (sinew_archive.h). One file a job,
  * jobs spread over a thread pool; each file's load runs Assimp behind its

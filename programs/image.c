@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RGBA images, labels, PNG files. */
 #include "image.h"
 

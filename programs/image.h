@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* RGBA images for the pictures the tool writes: copying, labels in a small
  * built-in bitmap font, PNG files through libpng. */
 #ifndef SINEW_CLI_IMAGE_H

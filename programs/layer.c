@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The animation layer for the sinew tool: see layer.h. Everything here is
  * the public API put together the way a game would: playbacks advanced per
  * step, root motion carried by a character transform, poses sampled, taken

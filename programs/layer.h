@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The animation layer as the sinew tool shows it: blends of clips with
  * synced cycles, a crossfade, an additive clip on top, root motion carried
  * by the character (or taken out), and two-bone IK targets; posed at any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew render`: pictures of a character without a window (OpenGL through
  * EGL): a contact sheet of frames across a clip, or one PNG per frame. The
  * meshes are skinned on the GPU by the library's shader; the camera frames

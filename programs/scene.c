@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A character drawn with OpenGL: the library's skinning shader with a lit
  * fragment stage and a weight heat map, a floor grid, the skeleton. */
 #include "scene.h"

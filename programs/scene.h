@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The picture of a character the render and view commands draw with
  * OpenGL: its meshes skinned by the library's shader, a floor grid, the
  * skeleton, a weight heat map. Needs a current OpenGL 3.3 core context

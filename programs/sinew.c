@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sinew command-line tool: a client of the public API only. */
 #define _POSIX_C_SOURCE 200112L
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew view`: a window on a character (GLFW): play, pause and scrub its
  * clips, switch LBS and DQS, show the skeleton, a joint's weights, the bind
  * and rest poses. --frames, --keys and --screenshot run it unattended (the

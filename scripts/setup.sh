@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by scripts/demo and scripts/test: makes sure the build tools are
 # here. As root with apt-get (a fresh Debian 12 machine, CI) it installs what
 # is missing; otherwise it names what is missing in one line and fails.

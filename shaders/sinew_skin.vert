@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // sinew_skin.vert: skinning on the GPU, the same math as sinew_skin_lbs()
 // and sinew_skin_dqs() (include/sinew/sinew.h). GLSL 3.30 core and later;
 // 4.30 with SINEW_PALETTE_SSBO.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A minimal test harness: CHECK records a failure with its place and goes
  * on; check_finish() prints "N passed, N failed" and gives the exit code. */
 #ifndef SINEW_TEST_CHECK_H

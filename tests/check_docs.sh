@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every public function (a SINEW_API declaration in include/sinew/) has a
 # comment right above it, and every one is listed in its header's index
 # (by name, or by a prefix ending in "*" such as sinew_vec3_*). Prints each

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The rooms of src/ depend downwards only: a file includes internal headers
 # of its own room or of rooms below it (named from src/, "skin/skin.h").
 # Ranks: base 0, math 1, skeleton 2, clip and skin 3, layer 4, build 5,

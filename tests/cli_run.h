@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: the built `sinew` binary run through sh, its exit status,
  * stdout and stderr kept. */
 #ifndef SINEW_TEST_CLI_RUN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: an allocator for sinew_options that counts what it hands
  * out and refuses one allocation on request, for sweeps that fail each
  * allocation in turn. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The generated feature files of gltf_features.h, built with cJSON. */
 #include "gltf_features.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Generated glTF files that hold what the sample assets lack: morph targets
  * (sparse and dense, default weights on the node and the mesh, animated
  * LINEAR and CUBICSPLINE weights), a node matrix with shear that is also a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The independent glTF evaluator of gltf_reference.h. */
 #define _POSIX_C_SOURCE 200809L
 #include "gltf_reference.h"

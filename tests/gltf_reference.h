@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* An independent glTF 2.0 evaluator for the conformance test, written from
  * the specification's text (sections 3.6 accessors, 3.5 nodes, 3.7 meshes
  * and morph targets, 3.8 skins, 3.11 animations and appendix C), in double

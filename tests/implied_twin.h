@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A skin's twin with the last weight of each vertex left to be implied
  * (read back through sinew_skin_vertex_stored), for tests of compact
  * streams. Include check.h first. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Two loads of one mesh compared triangle corner by corner: what a load
  * option that merges or reorders vertices (weld_vertices,
  * order_vertices_for_skinning) must keep. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Comparing poses in tests: the angle between rotations and the largest
  * difference between two local poses. */
 #ifndef SINEW_TEST_POSE_CHECK_H

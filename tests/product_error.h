@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How far a computed matrix product is from the reference one, measured
  * against the size of its terms: what the SIMD kernels that sum products
  * with fused multiply-adds (palette, local to model) are held to. */

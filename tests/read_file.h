@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: a whole file in memory. */
 #ifndef SINEW_TEST_READ_FILE_H
 #define SINEW_TEST_READ_FILE_H

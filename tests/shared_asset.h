@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: a file of the shared assets, or a printed reason to skip
  * it. Include after check.h and sinew_import.h. */
 #ifndef SINEW_TEST_SHARED_ASSET_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A catalog of hostile files, made here from the shared assets and from
  * generated BVH and Collada text: truncated, bit-flipped and over-counted
  * FBX, Collada and BVH, nesting 100,000 deep, counts of two billion, a

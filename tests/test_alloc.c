@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation: the built-in character, the glTF loader (files read through
  * the allocator too) and sinew's conversion of Assimp scenes allocate
  * through the caller's allocator and free what they allocated; each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 /* Archives: what is written loads back the same, bit for bit, copied and
  * viewed where it lies, and the same asset writes the same bytes; the

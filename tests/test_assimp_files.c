@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* The Assimp path on the real files of ../shared/assets/fbx and
  * ../shared/assets/collada: every file loads, every clip plays on every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blending and additive poses, by their properties on the built-in
  * character's clips: weight 1 and 0 reproduce a clip bit for bit, 0.5/0.5
  * lands halfway, the order of layers does not matter, masks keep joints

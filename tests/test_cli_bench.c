@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew bench --json`: the JSON has the form docs/BENCHMARKS.md promises
  * (cpu, simd, threads, results with every required name, unit, count,
  * median/min/max with min <= median <= max, skinning entries with vertices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew info --json` and `--quiet` through the built binary: the JSON
  * parses and says what the text output says (joints with their parents and
  * rest transforms, clips with durations and key counts, meshes with their

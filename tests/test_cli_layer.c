@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The animation layer through the command line, by numbers: `sinew bake`
  * on the built-in character with the layer's options, its world matrices
  * compared with plain bakes. IK moves the foot by exactly what was asked

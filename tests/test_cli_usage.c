@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The command line as a tools programmer meets it, through the built
  * binary: `sinew help COMMAND` and `sinew COMMAND --help` print that
  * command's part of the one help text; every usage error names the command

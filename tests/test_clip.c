@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clips: STEP, LINEAR, CUBICSPLINE against values worked out by hand, exact
  * keys, wrap modes, cursor playback against random access, validation. */
 #include "sinew/sinew.h"

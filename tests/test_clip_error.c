@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_measure_error: distances on virtual vertices in model space,
  * checked against poses whose errors are known in closed form: a root
  * moved (every point of every joint moves by as much), a child turned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_compress: tracks sorted into left out, constant and
  * animated; every pose within the bound as sinew_clip_measure_error
  * measures it; sampling at any time the same whatever came before; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CUDA crowd path against the CPU reference: random instance states
  * (characters, clips, times before, inside and past the clips, weights 0,
  * 1 and between, a missing second clip) for the built-in character,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The built-in character: what the issue promises of it, a sound mesh, and
  * clips that loop. */
 #include "sinew/sinew.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The skinning shader on a real OpenGL driver (Mesa's llvmpipe through EGL
  * in CI): every variant (LBS and DQS, uniform-block and instanced
  * storage-block palettes, 4 and 8 influences, exact and fast normals) runs

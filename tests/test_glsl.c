@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The GPU text and layout, no GL needed: sinew_glsl_compose() builds every
  * variant's text (and sizes it as snprintf does), the embedded string is
  * shaders/sinew_skin.vert as it is now, and sinew_gpu_dq_pack() drops

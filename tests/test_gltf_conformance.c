@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* Conformance: `sinew bake` against the independent evaluator of
  * gltf_reference.c on every glTF file of ../shared/assets/gltf and on the

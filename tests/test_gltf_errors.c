@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* glTF loader on generated files: a valid skinned, animated file, then one
  * broken copy per class of bad input, each asserting its error and place. */

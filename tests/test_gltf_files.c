@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* glTF loader on the sample files in ../shared/assets/gltf: what each file
  * holds, and every clip played through the whole pipeline with finite

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Files and bytes an attacker would hand the loaders: things that are not
  * files, files too large for the load's budget, symbolic links out of a
  * glTF's folder, formats not read by default, the limits of the process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The animation layer by its properties: additive clips (the reference's own
  * additive changes nothing, an additive over its reference gives the clip
  * back, masks hold), playback and synced cycles, crossfades, 1D and 2D blend

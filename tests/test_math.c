@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vectors, quaternions, matrices: products, inverse, TRS round trips,
  * decomposition with shear, slerp and nlerp. */
 #include "sinew/sinew.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_pack: packed clips against the clips they were packed from.
  *
  * Stated tolerance: each packed key lies within range / 65,535 of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The thread pool: every index of a run once, runs after runs (some after
  * pauses that let the workers sleep, some after sinew_pool_wake), a NULL
  * pool, bad thread counts; parallel skinning bit for bit the one-thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* `sinew render` through a real GL driver (Mesa's llvmpipe in CI), checked
  * on the pictures it writes: every frame shows a character (not blank, not
  * black), uncropped, the right way up and not mirrored (a heat map on the

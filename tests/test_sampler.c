@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_sample (the sampling plan of src/clip/plan.c) against the
  * reference: every track through sinew_track_sample over the rest pose, for
  * clips made with and without their skeleton (the block layout and the

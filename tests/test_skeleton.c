@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skeleton creation: parents-first sorting, validation errors, names; local
  * to model's schedule (with and without late joints) on random forests. */
 #include "sinew/sinew.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skins: bind pose round trip, inverse binds, weight validation and
  * normalization, joint mapping, the palette, job validation. */
 #include "sinew/sinew.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The SIMD skinning kernels against the scalar reference: every level this
  * CPU runs, on random skins of every index and weight type (vertex counts
  * that are not multiples of 8, repeated joints, zero weights between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skinning: normals under non-uniform scale, the candy wrapper, DQS with
  * scale and antipodal quaternions, ranges, strides, aliasing, NaN. */
 #include "sinew/sinew.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes the generated glTF feature files (gltf_features.h) into a folder:
  * seeds for the fuzzer. usage: write_features DIR */
 #include "gltf_features.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Writes seeds for the wall's and the archive's fuzzers into a folder: the
  * built-in character as the stream the Assimp child sends (demo.frames)
  * and as an archive (demo.sinew; its clips only: demo-clips.sinew; with

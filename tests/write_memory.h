@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test helper: a sinew_archive_writer that gathers the archive in memory.
  * Include after check.h and sinew_archive.h. */
 #ifndef SINEW_TEST_WRITE_MEMORY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sinew: skeletal animation and skinning. The runtime API.
  *

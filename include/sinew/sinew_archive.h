@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sinew archives: an asset converted once, offline, into one relocatable
  * blob the runtime loads without a parser (docs/ARCHIVE.md gives the format

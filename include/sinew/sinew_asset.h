@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sinew assets: a skeleton with its clips and meshes, as loaders and the
  * built-in demo character produce them. Part of the core library (libc,

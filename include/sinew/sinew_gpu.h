@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sinew on the GPU: the skinning vertex shader (GLSL) and a small OpenGL
  * helper to upload a skinned mesh and its palette. Part of libsinew_gpu,

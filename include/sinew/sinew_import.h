@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sinew file loaders. glTF 2.0 (.gltf with data: URIs or external files, and
  * .glb) is read by sinew itself, on cJSON; FBX, Collada, BVH, OBJ and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The .sinew archive (docs/ARCHIVE.md): a header, a table of sections, and
  * the sections, each an asset codec payload (src/asset/codec.c) on a
  * 64-byte boundary. Writing is deterministic; loading checks the header,

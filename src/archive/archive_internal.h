@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The archive room's private declarations. Not installed. */
 #ifndef SINEW_ARCHIVE_INTERNAL_H
 #define SINEW_ARCHIVE_INTERNAL_H

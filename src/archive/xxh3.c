@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* XXH3-64, the 64-bit XXH3 (Yann Collet's published algorithm), written
  * from its specification with seed 0 and the default secret: inputs up to
  * 16 bytes, 17 to 128, 129 to 240, and longer ones in blocks of 16 stripes

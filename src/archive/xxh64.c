@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* XXH64, the 64-bit xxHash (Yann Collet's published algorithm), written
  * from its specification: four lanes over 32-byte stripes, then the tail,
  * then the avalanche. Bytes are read as little-endian words. */

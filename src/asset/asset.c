@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The asset container: arena-owned arrays plus the objects it frees. */
 #include "asset_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Building an asset: an arena for its arrays, and ownership of the objects
  * it holds. Used by the demo character and the loaders. */
 #ifndef SINEW_ASSET_INTERNAL_H

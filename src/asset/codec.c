@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The asset codec: a skeleton (with the asset's node maps), a clip or a
  * mesh as a payload of plain fields (u8, i32, u32, f32 in little-endian
  * order; strings as a u32 length and the bytes), and back. The payloads

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_instance: one character playing one clip, every buffer of a frame
  * made once, so that a frame is one call (sampling into model space, morph
  * weights, then each mesh posed by sinew_mesh_pose). A convenience over the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Allocation through the caller's allocator, cache-line aligned blocks,
  * and one-allocation layouts. */
 #include "base/base_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The base room's interface to every other room: results and errors,
  * warnings, allocation, the SIMD level of an object, hashing. Not installed. */
 #ifndef SINEW_BASE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which SIMD level this CPU and its operating system run, from CPUID and
  * XGETBV (the OS must save the wider registers across context switches).
  * Where the x86 kernels are not built (SINEW_X86_SIMD, set by the build for

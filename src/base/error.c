@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The version, result names, error sentences and warnings. */
 #include "base/base_internal.h"
 

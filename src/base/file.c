@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reading a whole file safely: regular files only, opened without waiting
  * (a named pipe never blocks the caller), refused by size before it is
  * read; and where a path resolves to, for the folder checks of loaders. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A small pool of worker threads. Each sinew_pool_run gives every thread
  * its own share of the task indices, the same share in every run (thread t
  * of n: the t-th of n contiguous parts), so that a thread meets the data it

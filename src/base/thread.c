@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The platform layer under the thread pool (thread.h): POSIX threads, or
  * Win32's. */
 #if defined(__linux__)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The platform layer under the thread pool: threads, a mutex and a
  * condition variable, yielding, and where a thread runs. POSIX threads, or
  * Win32's (SRW locks and condition variables); the types hold the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The build room's private helpers: the offline operations that make
  * runtime data from clips and skins. Not installed. */
 #ifndef SINEW_BUILD_INTERNAL_H

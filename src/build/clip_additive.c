@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_make_additive: a clip's keys as differences over a reference
  * pose. */
 #include "build/build_internal.h"

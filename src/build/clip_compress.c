@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_compress: a clip resampled, its tracks sorted into left out,
  * constant and animated, and the animated ones quantized per segment at
  * the fewest bits that keep every joint's virtual vertices within the

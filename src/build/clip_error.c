@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_measure_error: how far one clip plays from another, measured
  * where a mesh would show it: on virtual vertices around each joint in
  * model space. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_optimize: keyframe reduction to a tolerance per target. */
 #include "build/build_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_pack: a clip's translation, rotation and scale keys quantized
  * to 16 bits in its skeleton's block layout (the layout itself and its
  * sampling are the clip room's plan). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_clip_retarget: a clip's tracks moved onto another skeleton's joints
  * by name. */
 #include "build/build_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Clips: creation with validation (every key checked once, so that sampling
  * trusts them), the tracks' storage and queries. Sampling is in sample.c. */
 #include "clip/compressed.h"

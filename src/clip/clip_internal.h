@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clip room's interface to the rooms above it (layer, build, asset):
  * key search and the clip's sampling plan. Not installed. */
 #ifndef SINEW_CLIP_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sampling a compressed clip where its bytes lie, and the checks that make
  * any bytes safe to sample (the format: compressed.h). */
 #include "clip/compressed.h"

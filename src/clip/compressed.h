@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compressed clip form (sinew_clip_compress): one relocatable block of
  * bytes that sampling reads where it lies, its checks, and the formulas
  * shared by the encoder (src/build/clip_compress.c) and the sampler

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clip's sampling plan: a second layout of its LINEAR translation,
  * rotation and scale tracks made for sampling many tracks at once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clip's sampling plan (src/clip/plan.c), shared with its AVX2
  * kernel (src/clip/simd/plan_avx2.c). Not installed. */
 #ifndef SINEW_SAMPLER_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Sampling a clip: one track at a time (sinew_track_sample, the reference
  * formulas), a whole pose through the clip's sampling plan, straight into
  * model space, and morph target weights; the cursor's key hints. */

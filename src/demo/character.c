@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The built-in demo character, made in code: a 22-joint humanoid whose body
  * is a set of tubes swept along its bones, smooth-weighted, with a walk and
  * an idle clip. Deterministic, no files. */

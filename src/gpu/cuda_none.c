@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The CUDA crowd API (sinew_gpu.h) in a build without -DSINEW_CUDA=ON:
  * every call says so. */
 #include "sinew/sinew_gpu.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The compact output formats of the CUDA crowd path (sinew_gpu.h), on the
  * host: binary16 halves and octahedral unit vectors (the encoding shared
  * with the CUDA kernels: octahedral.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The OpenGL helper: a context without a window (EGL), programs with the
  * skinning shader, meshes and palettes in buffers. GL entry points come from
  * libepoxy; built without it, every function says what to install. */

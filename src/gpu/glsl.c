@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The skinning shader's variants and the GPU palette layout: no GL here. */
 #include "sinew/sinew_gpu.h"
 

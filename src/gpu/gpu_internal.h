@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The octahedral word of SINEW_CUDA_COMPACT (sinew_gpu.h), one definition
  * for the host codec (formats.c) and the CUDA kernels (cuda/crowd.cu), so
  * that both encode a normal to the same bits. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every loader builds the same way: joints from a file's nodes, skins. */
 #include "import_internal.h"
 #include "skin/skin_internal.h" /* a skin's stored layout */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Assimp 5.2 scenes (FBX, Collada, BVH, OBJ and the rest) to sinew assets.
  *
  * Import flags: aiProcess_Triangulate (polygons to triangles; vertices are

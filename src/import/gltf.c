@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* glTF 2.0 scene to sinew asset: every node becomes a joint (parents first,
  * the node index kept), skins become per-primitive sinew_skin, primitives
  * become meshes, animations become clips. */

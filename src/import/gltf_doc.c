@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The glTF document layer: GLB container, JSON, buffers (GLB BIN, data:
  * URIs, external files), buffer views and accessors, each bound checked
  * before anything is read through it. */

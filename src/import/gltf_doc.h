@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The glTF document layer: JSON, the GLB container, buffers, buffer views
  * and accessors, every bound checked. Errors name the JSON path
  * ("accessors[3]: count 500 exceeds bufferViews[2] (byteLength 1200)").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_load_file and sinew_load_memory: the format by content (glTF to
  * sinew's own reader, everything else to Assimp), one memory budget per
  * load, errors prefixed with the function's name and the file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the loaders: a file's node hierarchy into a sinew skeleton. */
 #ifndef SINEW_IMPORT_INTERNAL_H
 #define SINEW_IMPORT_INTERNAL_H

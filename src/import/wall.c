@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew__assimp_load: which files go to Assimp (a format sinew knows by
  * its bytes, or one the caller allows by name), and where Assimp runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The wall around Assimp: an import runs in a child process under limits,
  * and what it made crosses back as a stream of frames that the parent
  * reads as untrusted bytes. Private to libsinew_import. */

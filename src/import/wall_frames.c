@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The wall's stream (wall.h): the child writes an asset as frames, the
  * parent reads them as untrusted bytes. The frames' payloads are the asset
  * codec's (src/asset/codec.c), which checks everything it decodes. */

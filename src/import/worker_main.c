@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew-import-worker: the wall's child as a program of its own, for a
  * caller too large to fork cheaply (a fork shares its memory copy-on-write
  * and its page tables are copied; a spawned program starts small whatever

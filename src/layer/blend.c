@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blending in local space: N-way weighted blends with masks, additive
  * deltas and their application. */
 #include "layer/layer_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Blend-space weights: a point's weights over clips placed on a line or in
  * a plane. */
 #include "layer/layer_internal.h"

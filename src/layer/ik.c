@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Inverse kinematics: two-bone (analytic), FABRIK chains and aim. Each
  * solves in model space and hands back local-space corrections. */
 #include "layer/layer_internal.h"

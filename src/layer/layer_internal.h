@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The layer room's private declarations: its SIMD kernels. Not installed. */
 #ifndef SINEW_LAYER_INTERNAL_H
 #define SINEW_LAYER_INTERNAL_H

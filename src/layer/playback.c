@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Playback state, synced cycles, crossfades and blend-space weights: the
  * timing side of the animation layer. Poses are made by sampling and
  * sinew_blend(). */

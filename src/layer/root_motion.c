@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Root motion: a clip's root joint as a moving frame on the ground (position
  * across `up`, heading about it), and the deltas of that frame per update. */
 #include "layer/layer_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Vector, quaternion and matrix math: the public wrappers over internal.h's
  * inline helpers, and the heavier routines (inverse, decomposition, slerp). */
 #include "math/math_internal.h"

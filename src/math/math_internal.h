@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The math room's inline helpers for the hot paths (the public sinew_vec3_*,
  * sinew_quat_* and sinew_mat4_* functions are in math.c). Not installed. */
 #ifndef SINEW_MATH_INTERNAL_H

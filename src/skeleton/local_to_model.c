@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Local pose to model space, one pass over parents-first joints. */
 #include "skeleton/skeleton_internal.h"
 

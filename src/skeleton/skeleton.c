@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skeleton creation: validation, a stable parents-first order, name lookup. */
 #include "skeleton/skeleton_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The skeleton room's interface to the rooms above it (clips, layer, skins):
  * the local-to-model schedule and its kernels. Not installed. */
 #ifndef SINEW_SKELETON_INTERNAL_H

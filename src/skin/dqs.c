@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Dual quaternion skinning, scalar reference, with the stretch that dual
  * quaternions cannot carry blended linearly and applied first; the dispatch
  * to the SIMD kernels (simd/skin_kernels.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skinning jobs: their checks, their streams resolved once per call, and
  * the prepared inputs (streams copied into the kernels' block order). */
 #include "skin/skin_internal.h"

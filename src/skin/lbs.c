@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linear blend skinning: the scalar reference and the dispatch to the SIMD
  * kernels (simd/skin_kernels.h for x86, simd/skin_neon.c for Arm). */
 #include "skin/skin_internal.h"

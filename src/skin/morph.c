@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Morph targets: weighted sums of per-target vertex deltas. */
 #include "skin/skin_internal.h"
 

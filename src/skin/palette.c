@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The skinning palette (model matrices times inverse bind matrices) and the
  * conformal test that picks LBS's normal formula. */
 #include "skin/skin_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skinning over a thread pool: a job cut into vertex ranges, each thread
  * given the same vertices in every frame. */
 #include "skin/skin_internal.h"

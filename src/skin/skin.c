@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Skins: creation (validation, weight normalization, the SIMD blocks) and
  * reading a vertex's influences. The palette, jobs and kernels have files
  * of their own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared by the skin sources: reading a vertex's influences and addressing
  * strided streams. */
 #ifndef SINEW_SKIN_INTERNAL_H

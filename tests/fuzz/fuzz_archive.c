@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* posix_memalign */
 /* libFuzzer harness for the archive loader in both modes
  * (sinew_archive_load copies, sinew_archive_view reads in place): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for sinew's conversion of what Assimp returns
  * (src/import/assimp.c, sinew__assimp_convert), treated as untrusted: the
  * bytes are read as a recipe for an aiScene (node tree with nodes listed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the stream the Assimp child sends back
  * (src/import/wall_frames.c, sinew__frames_read): this process must
  * survive whatever bytes a compromised child sends, and an asset it

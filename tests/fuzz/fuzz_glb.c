@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the glTF loader's binary path: the bytes are a
  * .glb whose first four bytes are taken as the magic "glTF" whatever they
  * are, so every input reaches the GLB reader (header and chunk lengths,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the glTF loader's JSON path: the bytes are a .gltf
  * (inputs that are not JSON are left out: GLB is fuzz_glb's, and the rest
  * would go to Assimp, which is not sinew's to fuzz). A file that loads is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What every fuzz harness does with an asset that loaded: every clip
  * sampled at a few times (and the rest pose), posed to model space, every
  * mesh skinned by LBS and DQS with its morph weights, so that a loader's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* libFuzzer harness for the formats that go to Assimp by default (FBX,
  * Collada, BVH), through the wall as sinew_load_memory runs them: Assimp
  * in a child process, its result read back as untrusted bytes. What the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L
 /* Runs a libFuzzer harness over saved inputs without libFuzzer, so that
  * every build (gcc included, sanitizers when asked) replays the seed and

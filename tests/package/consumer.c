@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A program outside the sinew tree, built against an installed sinew
  * (scripts/test-package): the runtime on the built-in character, the
  * loader on a glTF it writes, the GPU part's shader text. Prints "ok". */

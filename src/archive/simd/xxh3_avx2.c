@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* XXH3's blocks with 256-bit vectors (run only where the CPU runs AVX2):
  * four lanes a vector, the same sums as the portable loop, bit for bit. */
 #include "archive/archive_internal.h"

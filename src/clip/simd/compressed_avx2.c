@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A compressed clip's animated tracks with AVX2 and FMA: each track's two
  * samples decoded with 128-bit vectors (its three components at once),
  * its rotations gathered eight at a time, rebuilt and interpolated as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The sampling plan's kernels with 256-bit vectors and FMA (run only where
  * sinew_simd_supported() says so), for the timelines and for the block
  * layout: vectors as the reference's a + (b - a) s, a separate multiply and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Eight rotation lanes between two keys with AVX2 and FMA, shared by the
  * sampling kernels of plan_avx2.c; include only from files compiled for
  * AVX2 and FMA. The formulas and their agreement with the reference are

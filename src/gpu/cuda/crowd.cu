@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CUDA crowds (sinew_gpu.h): many instances of uploaded characters sampled,
  * blended, posed and skinned in two kernels a frame.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sinew_blend with 256-bit vectors (run only where sinew_simd_supported()
  * says so): eight consecutive joints a step, each layer's transforms, and
  * the rest pose's, loaded a joint per 128-bit row and transposed into one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A helper shared by the AVX kernels (local_to_model_avx2.c, plan_avx2.c); include
  * only from files compiled for AVX. */
 #ifndef SINEW_TRANSPOSE_AVX_H

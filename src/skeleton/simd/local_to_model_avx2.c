@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Local pose to model space with AVX2 and FMA (run only where
  * sinew_simd_supported() says so), block by block of the skeleton's schedule
  * (pose_block_avx.h): each block's rotations, scales and translations are

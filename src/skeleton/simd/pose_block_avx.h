@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Local to model space for one block of the skeleton's schedule with AVX2
  * and FMA, shared by sinew_local_to_model (local_to_model_avx2.c) and the fused
  * sampling of sinew_clip_sample_model (plan_avx2.c), and the loads and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Which skinning kernels a SIMD level runs. Compiled for the baseline
  * instruction set: it runs on every CPU, before any kernel is chosen. */
 #include "skin/skin_internal.h"

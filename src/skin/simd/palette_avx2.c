@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The skinning palette with 256-bit vectors and fused multiply-adds
  * (compiled with -mavx2 -mfma; run only where sinew_simd_supported() says
  * so). Two columns of a product per vector, the model matrix's columns

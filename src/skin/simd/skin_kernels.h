@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Linear blend and dual quaternion skinning, 8 vertices per step: the
  * kernels that skin_avx2.c and skin_avx512.c compile for their instruction
  * sets (SINEW__LBS_NAME and SINEW__DQS_NAME name the functions). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* LBS with Arm Advanced SIMD (AArch64, where every CPU has it): each block
  * of eight vertices blends its joints' palette matrices in two four-lane
  * halves, a fused multiply-add per matrix entry and joint from the skin's
