@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The rooms of src/ depend downwards only: a file includes internal headers
 # of its own room or of rooms below it (named from src/, "skin/skin.h").
-# Ranks: base 0, math 1, skeleton 2, clip and skin 3, layer 4, build 5,
+# Ranks: base 0, math 1, skeleton 2, clip and skin 3, layer 4, offline 5,
 # asset 6, archive and demo 7, import and gpu 8; rooms of one rank do not include each
 # other. Also: no file outside src/ includes a header of src/ except the
 # tests that check internals. Prints each wrong include and fails.
@@ -11,7 +11,7 @@ status=0
 rank() {
     case $1 in
     base) echo 0 ;; math) echo 1 ;; skeleton) echo 2 ;; clip | skin) echo 3 ;; layer) echo 4 ;;
-    build) echo 5 ;; asset) echo 6 ;; archive | demo) echo 7 ;; import | gpu) echo 8 ;; *) echo -1 ;;
+    offline) echo 5 ;; asset) echo 6 ;; archive | demo) echo 7 ;; import | gpu) echo 8 ;; *) echo -1 ;;
     esac
 }
 for file in $(find . -name '*.[ch]' -o -name '*.cu' | sed 's|^\./||' | sort); do

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The compressed clip form (sinew_clip_compress): one relocatable block of
  * bytes that sampling reads where it lies, its checks, and the formulas
- * shared by the encoder (src/build/clip_compress.c) and the sampler
+ * shared by the encoder (src/offline/clip_compress.c) and the sampler
  * (src/clip/compressed.c), so that what the encoder measures is what the
  * sampler plays. Not installed.
  *

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sinew_clip_retarget: a clip's tracks moved onto another skeleton's joints
  * by name. */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 #include <stdio.h>
 

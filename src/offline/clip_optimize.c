@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sinew_clip_optimize: keyframe reduction to a tolerance per target. */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 /* How far key value v lies from the value kept, k (a target's own measure:
  * distance, rotation angle, largest component difference), in double. */

@@ -3,7 +3,7 @@
  * constant and animated, and the animated ones quantized per segment at
  * the fewest bits that keep every joint's virtual vertices within the
  * error bound (the format and its decoding: src/clip/compressed.h). */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 #include "clip/compressed.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sinew_clip_make_additive: a clip's keys as differences over a reference
  * pose. */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 /* The linear map that turns a value (or a tangent) of `target` into its
  * difference over the reference value `ref`: translations subtract (tangents

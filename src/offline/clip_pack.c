@@ -2,7 +2,7 @@
 /* sinew_clip_pack: a clip's translation, rotation and scale keys quantized
  * to 16 bits in its skeleton's block layout (the layout itself and its
  * sampling are the clip room's plan). */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 #include <stdio.h>
 

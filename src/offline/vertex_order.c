@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* sinew_skin_vertex_order: an order of a skin's vertices that fills each
  * SIMD block with vertices of the same joints. */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 #include <stdlib.h>
 

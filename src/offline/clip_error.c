@@ -2,7 +2,7 @@
 /* sinew_clip_measure_error: how far one clip plays from another, measured
  * where a mesh would show it: on virtual vertices around each joint in
  * model space. */
-#include "build/build_internal.h"
+#include "offline/offline_internal.h"
 
 #include <stdlib.h>
 

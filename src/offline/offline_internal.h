@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The build room's private helpers: the offline operations that make
+/* The offline room's private helpers: the offline operations that make
  * runtime data from clips and skins. Not installed. */
-#ifndef SINEW_BUILD_INTERNAL_H
-#define SINEW_BUILD_INTERNAL_H
+#ifndef SINEW_OFFLINE_INTERNAL_H
+#define SINEW_OFFLINE_INTERNAL_H
 
 #include "clip/clip_internal.h"
 #include "skin/skin_internal.h"
@@ -43,4 +43,4 @@ sinew_result sinew__measure_error(const sinew_clip *reference, const sinew_clip 
                                   const sinew_skeleton *skeleton, const float *shells, float rate, const float *extra,
                                   size_t extra_count, sinew_clip_error_report *report);
 
-#endif /* SINEW_BUILD_INTERNAL_H */
+#endif /* SINEW_OFFLINE_INTERNAL_H */
