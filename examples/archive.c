@@ -3,18 +3,24 @@
  * convert hero.fbx -o hero.sinew --prepare` does for a file); the game
  * loads it with nothing but libsinew, every byte checked before use, and
  * plays it; then views the same bytes where an engine's own buffer holds
- * them. Without a path, the built-in character is written to example.sinew
- * first. usage: example_archive [FILE.sinew] */
+ * them. Without a path, the built-in character is written first to
+ * example.sinew beside this program (the build folder, not the folder it
+ * runs from). usage: example_archive [FILE.sinew] */
 #include "sinew/sinew_archive.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int main(int argc, char **argv)
 {
     sinew_error err = {0};
-    const char *path = argc > 1 ? argv[1] : "example.sinew";
+    char beside[4096]; /* argv[0]'s folder, '/' or (Windows) '\\' ended */
+    const char *slash = strrchr(argv[0], '/'), *back = strrchr(argv[0], '\\');
+    if (back && (!slash || back > slash)) slash = back;
+    snprintf(beside, sizeof beside, "%.*sexample.sinew", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+    const char *path = argc > 1 ? argv[1] : beside;
     if (argc < 2) {
         /* offline, once: the skins' SIMD blocks stored too, so that loading need not build them */
         sinew_asset *source = sinew_demo_create(NULL, &err);

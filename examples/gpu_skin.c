@@ -3,7 +3,7 @@
  * (Mesa's llvmpipe will do, no GPU needed), the built-in character mid-stride
  * skinned by the shipped vertex shader into an offscreen framebuffer, the
  * pixels read back and written as a PNG with libpng.
- * usage: example_gpu_skin [OUT.png]   (default gpu_skin.png) */
+ * usage: example_gpu_skin [OUT.png]   (default gpu_skin.png beside this program) */
 #include "sinew/sinew_gpu.h"
 
 #include <epoxy/gl.h>
@@ -11,6 +11,7 @@
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum { WIDTH = 320, HEIGHT = 480 };
 
@@ -33,7 +34,10 @@ static int fail(const char *why)
 
 int main(int argc, char **argv)
 {
-    const char *out = argc > 1 ? argv[1] : "gpu_skin.png";
+    char beside[4096]; /* the build folder, not the folder it runs from */
+    const char *slash = strrchr(argv[0], '/');
+    snprintf(beside, sizeof beside, "%.*sgpu_skin.png", slash ? (int)(slash - argv[0] + 1) : 0, argv[0]);
+    const char *out = argc > 1 ? argv[1] : beside;
     sinew_error err = {0};
     sinew_gl_context *gl = sinew_gl_context_create(&err); /* made current on this thread */
     if (!gl) { /* the tests skip (77) where no OpenGL context can be made */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The smallest complete use of sinew: build the demo character, play its walk
- * clip for one second and skin its mesh with linear blend skinning. The
- * README shows the same steps; this program is compiled with the project so
+/* The runtime pipeline step by step: build the demo character, play its walk
+ * clip for one second (sample, model space, palette) and skin its mesh with
+ * linear blend skinning. The README's frame shows the same steps; this program is compiled with the project so
  * it stays correct. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
