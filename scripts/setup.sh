@@ -47,6 +47,33 @@ sinew_install() {
     return 1
 }
 
+# sinew_build DIR: builds DIR, its output in DIR/build.log, with one
+# progress line on stderr (redrawn on a terminal, every 15 s otherwise);
+# on failure the log's end and its place, then fails.
+sinew_build() {
+    local dir="$1" log="$1/build.log" step="" last=0 now
+    echo "sinew: building in $dir/ (a minute or more the first time)" >&2
+    cmake --build "$dir" --parallel "$(nproc)" >"$log" 2>&1 &
+    local pid=$!
+    while kill -0 "$pid" 2>/dev/null; do
+        sleep 1
+        step=$(grep -o '^\[ *[0-9]*[/%][0-9]*\]' "$log" 2>/dev/null | tail -n 1 || true)
+        now=$SECONDS
+        if [ -t 2 ]; then
+            printf '\rsinew: building %s ' "$step" >&2
+        elif [ $((now - last)) -ge 15 ] && [ -n "$step" ]; then
+            echo "sinew: building $step" >&2
+            last=$now
+        fi
+    done
+    [ -t 2 ] && printf '\r\033[K' >&2
+    if ! wait "$pid"; then
+        tail -n 40 "$log" >&2
+        echo "sinew: the build failed; its whole output is in $log" >&2
+        return 1
+    fi
+}
+
 # The generator: Ninja when present, else Makefiles.
 sinew_generator() {
     if command -v ninja >/dev/null 2>&1; then echo Ninja; else echo "Unix Makefiles"; fi
