@@ -18,6 +18,7 @@
 typedef struct convert_settings {
     cli_source source;     /* the load options, --anim files */
     const char *out;       /* OUT.sinew, or DIR/ */
+    const char *name;      /* --name: the asset's name in the archive; NULL: the file's, without folders */
     bool out_dir;
     bool optimize, pack, clips_only, prepare;
     float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
@@ -193,6 +194,7 @@ static void convert_one(void *user, int index)
     {
         /* the asset as read, with the clips chosen */
         sinew_asset out = *a;
+        if (s->name) out.name = s->name;
         out.clips = clips;
         out.clip_count = count;
         sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
@@ -229,6 +231,8 @@ int cli_convert(int argc, char **argv)
     for (const char *v; cli_next(&p);) {
         if ((v = cli_value(&p, "-o")) || (v = cli_value(&p, "--out"))) {
             s.out = v;
+        } else if ((v = cli_value(&p, "--name"))) {
+            s.name = v;
         } else if ((v = cli_value(&p, "-j")) || (v = cli_value(&p, "--jobs"))) {
             if (!cli_parse_int(v, 1, SINEW_MAX_THREADS, &threads))
                 cli_bad_value(&p, "-j", v, "is not a job count from 1 to %d", SINEW_MAX_THREADS);
@@ -259,6 +263,11 @@ int cli_convert(int argc, char **argv)
     if (p.status != EXIT_OK) {
         free(inputs);
         return p.status;
+    }
+    if (s.name && input_count > 1) {
+        cli_usage(&p, "--name %s: names one input's asset, and there are %d inputs", s.name, input_count);
+        free(inputs);
+        return EXIT_USAGE;
     }
     size_t out_length = strlen(s.out);
     s.out_dir = out_length && s.out[out_length - 1] == '/';

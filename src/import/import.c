@@ -76,6 +76,21 @@ static bool is_gltf(const uint8_t *d, size_t size)
     return i < size && (d[i] == '{' || d[i] == '[');
 }
 
+/* The asset's name for a file at `path`: its name without folders, so that
+ * what is made of it (an archive) holds the same bytes wherever the file
+ * lies and however it was reached; errors still name the path as given. */
+static const char *file_name(const char *path)
+{
+    const char *name = path;
+    for (const char *c = path; *c; ++c)
+#ifdef _WIN32
+        if (*c == '/' || *c == '\\' || *c == ':') name = c + 1;
+#else
+        if (*c == '/') name = c + 1;
+#endif
+    return name;
+}
+
 static sinew_asset *load(const void *data, size_t size, bool owned, const char *path, const char *base_dir,
                          const char *name, const char *who, const sinew_load_options *caller, sinew_error *err)
 {
@@ -90,7 +105,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     sinew_load_options counted = *caller;
     counted.base.allocator = (sinew_allocator){budget_alloc, budget_free, &bud};
     sinew_result r;
-    sinew_asset *asset = sinew__asset_new(name, &counted.base);
+    sinew_asset *asset = sinew__asset_new(file_name(name), &counted.base);
     if (!asset) {
         r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
     } else if (!data) {

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/* `sinew convert` through the built binary, as a build machine runs it:
+ * the same file converted by absolute and by relative path, from two
+ * folders, gives the same bytes, the asset named by the file's name
+ * without folders (or by --name); outputs that would overwrite each other
+ * in a folder are refused before anything is converted, or kept apart by
+ * --keep-extension; -o takes .sinew or a folder only; --compress takes a
+ * number or leaves the next argument an input; warnings in a batch name
+ * their file; -v tells each file's sizes. The files are glTF written here.
+ * usage: test_cli_convert SINEW_BINARY WORK_DIR */
+#define _XOPEN_SOURCE 600
+#include "sinew/sinew.h"
+#include "check.h"
+#include "cli_run.h"
+#include "read_file.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const char *sinew_bin, *work;
+
+typedef cli_result result;
+
+/* Runs `sinew ARGS` (formatted) from folder `cd`. */
+static result run_at(const char *cd, const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    result res = cli_run_at(sinew_bin, work, cd, "", format, ap);
+    va_end(ap);
+    return res;
+}
+
+/* Runs `sinew ARGS` (formatted) from WORK_DIR. */
+static result run(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    result res = cli_run_at(sinew_bin, work, work, "", format, ap);
+    va_end(ap);
+    return res;
+}
+
+static bool has(const char *text, const char *needle)
+{
+    return strstr(text, needle) != NULL;
+}
+
+static bool exists(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    return access(path, F_OK) == 0;
+}
+
+/* The bytes of WORK_DIR/name, or NULL. */
+static unsigned char *bytes(const char *name, size_t *size)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    return test_read_file(path, size);
+}
+
+/* Whether two files of WORK_DIR hold the same bytes. */
+static bool same_bytes(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = bytes(a, &na), *y = bytes(b, &nb);
+    bool same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x), free(y);
+    return same;
+}
+
+/* The asset's name in archive `name` (sinew info --json), or "?". */
+static void asset_name(const char *name, char *out, size_t size)
+{
+    result r = run("info %s --json", name);
+    cJSON *json = cJSON_Parse(r.out);
+    const char *n = cJSON_GetStringValue(cJSON_GetObjectItem(json, "asset"));
+    snprintf(out, size, "%s", n ? n : "?");
+    cJSON_Delete(json);
+    cli_result_free(&r);
+}
+
+/* ---- files ---- */
+
+static void write_text(const char *name, const char *text)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    FILE *f = fopen(path, "w");
+    CHECK(f && fputs(text, f) >= 0, "write %s", path);
+    if (f) fclose(f);
+}
+
+/* A glTF file of two joints ("bone", "arm") and one clip ("wave") moving
+ * the bone over 1 s, its keys in keys.bin beside it. */
+static void write_gltf(const char *name)
+{
+    write_text(name,
+               "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+               "\"nodes\": [{\"name\": \"bone\", \"children\": [1]}, {\"name\": \"arm\"}],\n"
+               "\"buffers\": [{\"uri\": \"keys.bin\", \"byteLength\": 32}],\n"
+               "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 8}, {\"buffer\": 0, \"byteOffset\": 8, "
+               "\"byteLength\": 24}],\n"
+               "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 2, \"type\": \"SCALAR\", "
+               "\"min\": [0], \"max\": [1]}, {\"bufferView\": 1, \"componentType\": 5126, \"count\": 2, "
+               "\"type\": \"VEC3\"}],\n"
+               "\"animations\": [{\"name\": \"wave\", \"samplers\": [{\"input\": 0, \"output\": 1}], "
+               "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}]}]}\n");
+}
+
+static void write_keys(const char *name)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    FILE *f = fopen(path, "wb");
+    const float keys[8] = {0, 1, 0, 0, 0, 0, 1, 0}; /* times 0 and 1; (0,0,0) to (0,1,0) */
+    CHECK(f && fwrite(keys, sizeof keys, 1, f) == 1, "write %s", path);
+    if (f) fclose(f);
+}
+
+static void write_files(void)
+{
+    char path[1024];
+    static const char *const dirs[] = {"art", "art/hero", "elsewhere", "other"};
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
+        snprintf(path, sizeof path, "%s/%s", work, dirs[i]);
+        mkdir(path, 0777);
+    }
+    write_keys("art/hero/keys.bin");
+    write_gltf("art/hero/walk.gltf");
+    write_gltf("art/hero/anim.gltf");
+    write_keys("other/keys.bin");
+    write_gltf("other/walk.gltf");
+    write_gltf("other/walk.glb.gltf");
+}
+
+/* ---- determinism ---- */
+
+/* One file by absolute path from one folder, by relative path from
+ * another: the same bytes, the asset named "walk.gltf". The same with
+ * --anim files reached by different paths. */
+static void check_deterministic(void)
+{
+    result a = run_at("/", "convert '%s/art/hero/walk.gltf' -o '%s/abs.sinew'", work, work);
+    result b = run_at(work, "convert art/hero/walk.gltf -o rel.sinew");
+    result c = run_at(work, "convert ./art/../art/hero//walk.gltf -o dots.sinew");
+    CHECK(a.status == 0 && b.status == 0 && c.status == 0, "the three conversions run (%d %d %d): %s%s%s", a.status,
+          b.status, c.status, a.err, b.err, c.err);
+    CHECK(same_bytes("abs.sinew", "rel.sinew") && same_bytes("abs.sinew", "dots.sinew"),
+          "walk.gltf by absolute and by relative paths: the same bytes");
+    cli_result_free(&a), cli_result_free(&b), cli_result_free(&c);
+    char name[256];
+    asset_name("abs.sinew", name, sizeof name);
+    CHECK(strcmp(name, "walk.gltf") == 0, "the asset is named by the file's name without folders: \"%s\"", name);
+    size_t size = 0;
+    unsigned char *x = bytes("abs.sinew", &size);
+    bool leaked = false;
+    for (size_t i = 0; x && i + 4 <= size; ++i) leaked = leaked || memcmp(x + i, "art/", 4) == 0;
+    CHECK(x && !leaked, "no folder of the input in the archive's bytes");
+    free(x);
+
+    /* --anim: the clips of a file reached two ways */
+    a = run_at("/", "convert '%s/art/hero/walk.gltf' --anim '%s/art/hero/anim.gltf' -o '%s/anim-abs.sinew'", work,
+               work, work);
+    b = run_at(work, "convert art/hero/walk.gltf --anim art/hero/anim.gltf -o anim-rel.sinew");
+    CHECK(a.status == 0 && b.status == 0 && same_bytes("anim-abs.sinew", "anim-rel.sinew"),
+          "--anim by absolute and by relative path: the same bytes (%d %d): %s%s", a.status, b.status, a.err, b.err);
+    cli_result_free(&a), cli_result_free(&b);
+
+    /* --name: the name given, and a usage error for several inputs */
+    a = run("convert art/hero/walk.gltf --name hero -o named.sinew");
+    CHECK(a.status == 0, "convert --name: %s", a.err);
+    cli_result_free(&a);
+    asset_name("named.sinew", name, sizeof name);
+    CHECK(strcmp(name, "hero") == 0, "--name hero names the asset: \"%s\"", name);
+    a = run("convert art/hero/walk.gltf other/walk.gltf --name hero -o named/");
+    CHECK(a.status == 2 && has(a.err, "sinew: convert: --name hero: names one input's asset, and there are 2 inputs"),
+          "--name with two inputs: %d: %s", a.status, a.err);
+    CHECK(!exists("named"), "nothing made for a usage error");
+    cli_result_free(&a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 3) {
+        fprintf(stderr, "usage: test_cli_convert SINEW_BINARY WORK_DIR\n");
+        return 2;
+    }
+    sinew_bin = argv[1], work = argv[2];
+    mkdir(work, 0777);
+    write_files();
+    check_deterministic();
+    return check_finish("test_cli_convert");
+}
