@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "sinew/sinew_archive.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -19,7 +20,8 @@ typedef struct convert_settings {
     cli_source source;     /* the load options, --anim files */
     const char *out;       /* OUT.sinew, or DIR/ */
     const char *name;      /* --name: the asset's name in the archive; NULL: the file's, without folders */
-    bool out_dir;
+    bool out_dir;          /* -o names a folder: written DIR/, or one that exists */
+    bool keep_extension;   /* --keep-extension: DIR/walk.fbx.sinew, not DIR/walk.sinew */
     bool optimize, pack, clips_only, prepare;
     float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
@@ -54,6 +56,22 @@ static float file_unit(const char *path)
     return dot && strcasecmp(dot, ".fbx") == 0 ? 0.01f : 1.0f;
 }
 
+/* Whether `arg`, following --compress, is its bound rather than the next
+ * input: a number; or, where no such file is, something written like one
+ * ("2cm", ".5x") or a word without an extension ("abc"): a bad bound then,
+ * which must not become an input that asks for a folder. */
+static bool is_bound(const char *arg)
+{
+    float v;
+    if (cli_parse_float(arg, &v)) return true;
+    const char *c = arg + (arg[0] == '+' || arg[0] == '-');
+    bool numeric = isdigit((unsigned char)c[0]) || (c[0] == '.' && isdigit((unsigned char)c[1]));
+    if (arg[0] == '-' && !numeric) return false; /* another option */
+    struct stat st;
+    if (stat(arg, &st) == 0) return false;
+    return numeric || (!strchr(arg, '.') && !strchr(arg, '/'));
+}
+
 /* --compress, its bound in centimeters following it where one does
  * ("--compress 0.05", "--compress=0.05"; 0.01 otherwise). */
 static bool compress_arg(cli_args *p, float *bound_cm)
@@ -64,7 +82,7 @@ static bool compress_arg(cli_args *p, float *bound_cm)
     else if (strcmp(a, "--compress") != 0)
         return false;
     float v = 0.01f;
-    if (!text && p->i + 1 < p->argc && cli_parse_float(p->argv[p->i + 1], &v)) text = p->argv[++p->i];
+    if (!text && p->i + 1 < p->argc && is_bound(p->argv[p->i + 1])) text = p->argv[++p->i];
     if (text && !(cli_parse_float(text, &v) && v > 0.0f))
         cli_bad_value(p, "--compress", text, "is not a distance in centimeters above 0");
     *bound_cm = v;
@@ -210,15 +228,74 @@ done:
     if (b->count > 1) cli_progress_show(&b->progress, "convert", "%d of %d files", finished, b->count);
 }
 
-/* DIR/NAME.sinew for input `in` (its name without folders and extension). */
-static void out_path(const char *dir, const char *in, char *out, size_t size)
+/* DIR/NAME.sinew for input `in` (its name without folders, and without its
+ * extension unless `keep_extension`). */
+static void out_path(const char *dir, const char *in, bool keep_extension, char *out, size_t size)
 {
     const char *slash = strrchr(in, '/');
     const char *name = slash ? slash + 1 : in;
     const char *dot = strrchr(name, '.');
-    int length = dot && dot != name ? (int)(dot - name) : (int)strlen(name);
+    int length = dot && dot != name && !keep_extension ? (int)(dot - name) : (int)strlen(name);
     size_t d = strlen(dir);
     snprintf(out, size, "%s%s%.*s.sinew", dir, d && dir[d - 1] == '/' ? "" : "/", length, name);
+}
+
+/* -o: a folder (written DIR/, or one that exists), else OUT.sinew; false
+ * after a usage error. */
+static bool out_arg(cli_args *p, convert_settings *s, int input_count)
+{
+    size_t length = strlen(s->out);
+    struct stat st;
+    s->out_dir = (length && s->out[length - 1] == '/') || (stat(s->out, &st) == 0 && S_ISDIR(st.st_mode));
+    if (s->out_dir) return true;
+    if (input_count > 1) {
+        cli_usage(p, "-o %s: %d inputs need a folder, written DIR/", s->out, input_count);
+        return false;
+    }
+    const char *slash = strrchr(s->out, '/'), *name = slash ? slash + 1 : s->out, *dot = strrchr(name, '.');
+    if (!dot || dot == name) {
+        cli_bad_value(p, "-o", s->out, "has no extension: convert writes .sinew archives (OUT.sinew, or DIR/ for a "
+                      "folder)");
+        return false;
+    }
+    if (strcasecmp(dot, ".sinew") != 0) {
+        cli_bad_value(p, "-o", s->out, "ends in %s, a format convert does not write: it writes .sinew archives "
+                      "(OUT.sinew, or DIR/ for a folder)", dot);
+        return false;
+    }
+    return true;
+}
+
+static int by_out(const void *a, const void *b)
+{
+    const job *x = *(const job *const *)a, *y = *(const job *const *)b;
+    int c = strcmp(x->out, y->out);
+    return c ? c : (x < y ? -1 : x > y);
+}
+
+/* Whether two jobs write one file: a usage error naming both inputs and
+ * the output (each such pair). */
+static bool colliding(cli_args *p, job *jobs, int count)
+{
+    job **order = malloc(sizeof *order * ((size_t)count + 1));
+    if (!order) return false;
+    for (int i = 0; i < count; ++i) order[i] = &jobs[i];
+    qsort(order, (size_t)count, sizeof *order, by_out);
+    int pairs = 0;
+    for (int i = 1; i < count; ++i)
+        if (strcmp(order[i - 1]->out, order[i]->out) == 0) {
+            if (!pairs++)
+                cli_usage(p, "%s and %s would both be written to %s%s", order[i - 1]->in, order[i]->in,
+                          order[i]->out, strcmp(order[i - 1]->in, order[i]->in) == 0 ? " (the same input twice)" : "");
+            else
+                fprintf(stderr, "sinew: convert: %s and %s would both be written to %s\n", order[i - 1]->in,
+                        order[i]->in, order[i]->out);
+        }
+    if (pairs)
+        fprintf(stderr, "sinew: convert: nothing converted: give each input its own output (--keep-extension names "
+                        "them walk.fbx.sinew, walk.dae.sinew)\n");
+    free(order);
+    return pairs > 0;
 }
 
 int cli_convert(int argc, char **argv)
@@ -238,6 +315,8 @@ int cli_convert(int argc, char **argv)
                 cli_bad_value(&p, "-j", v, "is not a job count from 1 to %d", SINEW_MAX_THREADS);
         } else if (cli_flag(&p, "--optimize")) {
             s.optimize = true;
+        } else if (cli_flag(&p, "--keep-extension")) {
+            s.keep_extension = true;
         } else if (cli_flag(&p, "--clips-only")) {
             s.clips_only = true;
         } else if (cli_flag(&p, "--prepare")) {
@@ -269,17 +348,9 @@ int cli_convert(int argc, char **argv)
         free(inputs);
         return EXIT_USAGE;
     }
-    size_t out_length = strlen(s.out);
-    s.out_dir = out_length && s.out[out_length - 1] == '/';
-    if (input_count > 1 && !s.out_dir) {
-        cli_usage(&p, "-o %s: %d inputs need a folder, written DIR/", s.out, input_count);
+    if (!out_arg(&p, &s, input_count)) {
         free(inputs);
         return EXIT_USAGE;
-    }
-    if (s.out_dir && mkdir(s.out, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "sinew: convert: -o %s: cannot make the folder: %s\n", s.out, strerror(errno));
-        free(inputs);
-        return EXIT_FAILED;
     }
     batch b = {calloc((size_t)input_count, sizeof(job)), input_count, 0, cli_progress_begin()};
     if (!b.jobs) {
@@ -290,9 +361,22 @@ int cli_convert(int argc, char **argv)
         job *j = &b.jobs[i];
         j->settings = &s, j->in = inputs[i];
         if (s.out_dir)
-            out_path(s.out, inputs[i], j->out, sizeof j->out);
+            out_path(s.out, inputs[i], s.keep_extension, j->out, sizeof j->out);
         else
             snprintf(j->out, sizeof j->out, "%s", s.out);
+    }
+    /* two inputs one output (walk.fbx, walk.dae): refused before anything
+     * is converted, so that neither is lost without a word */
+    if (colliding(&p, b.jobs, input_count)) {
+        free(b.jobs);
+        free(inputs);
+        return EXIT_USAGE;
+    }
+    if (s.out_dir && mkdir(s.out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "sinew: convert: -o %s: cannot make the folder: %s\n", s.out, strerror(errno));
+        free(b.jobs);
+        free(inputs);
+        return EXIT_FAILED;
     }
     sinew_error err;
     sinew_pool *pool = threads > 1 ? sinew_pool_create(threads, NULL, &err) : NULL;

@@ -131,7 +131,7 @@ static void write_keys(const char *name)
 static void write_files(void)
 {
     char path[1024];
-    static const char *const dirs[] = {"art", "art/hero", "elsewhere", "other"};
+    static const char *const dirs[] = {"art", "art/hero", "other", "existing"};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; ++i) {
         snprintf(path, sizeof path, "%s/%s", work, dirs[i]);
         mkdir(path, 0777);
@@ -141,7 +141,7 @@ static void write_files(void)
     write_gltf("art/hero/anim.gltf");
     write_keys("other/keys.bin");
     write_gltf("other/walk.gltf");
-    write_gltf("other/walk.glb.gltf");
+    write_gltf("other/walk.glb"); /* glTF's JSON: the reader goes by content */
 }
 
 /* ---- determinism ---- */
@@ -190,6 +190,67 @@ static void check_deterministic(void)
     cli_result_free(&a);
 }
 
+/* ---- outputs ---- */
+
+/* A usage error (exit 2) whose stderr has `text`, nothing converted. */
+static void check_refused(const char *args, const char *text)
+{
+    result r = run("convert %s", args);
+    CHECK(r.status == 2 && has(r.err, text), "convert %s: exit 2 with \"%s\", not %d: %s", args, text, r.status,
+          r.err);
+    CHECK(!has(r.err, "converted\n") || has(r.err, "nothing converted"), "convert %s: nothing converted: %s", args,
+          r.err);
+    cli_result_free(&r);
+}
+
+/* Outputs that would overwrite each other, -o's extension, a folder
+ * without its slash. */
+static void check_outputs(void)
+{
+    check_refused("art/hero/walk.gltf other/walk.glb -o out/",
+                  "sinew: convert: art/hero/walk.gltf and other/walk.glb would both be written to out/walk.sinew\n");
+    CHECK(!exists("out"), "nothing written (not even the folder) when two inputs collide");
+    check_refused("art/hero/walk.gltf art/hero/walk.gltf -o out/", "(the same input twice)");
+    check_refused("art/hero/walk.gltf other/walk.gltf -o out/ --keep-extension",
+                  "art/hero/walk.gltf and other/walk.gltf would both be written to out/walk.gltf.sinew");
+    result r = run("convert art/hero/walk.gltf other/walk.glb -o kept/ --keep-extension");
+    CHECK(r.status == 0 && exists("kept/walk.gltf.sinew") && exists("kept/walk.glb.sinew") &&
+              has(r.err, "2 of 2 files converted"),
+          "--keep-extension names each output by its input's whole name: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+
+    /* -o: .sinew or a folder */
+    check_refused("art/hero/walk.gltf -o out.glb",
+                  "sinew: convert: -o: \"out.glb\" ends in .glb, a format convert does not write: it writes .sinew "
+                  "archives (OUT.sinew, or DIR/ for a folder)\n");
+    CHECK(!exists("out.glb"), "no out.glb written");
+    check_refused("art/hero/walk.gltf -o noext", "sinew: convert: -o: \"noext\" has no extension");
+    check_refused("art/hero/walk.gltf other/walk.glb -o two.sinew", "-o two.sinew: 2 inputs need a folder");
+    /* a folder that exists is a folder, written with its slash or not */
+    r = run("convert art/hero/walk.gltf -o existing");
+    CHECK(r.status == 0 && exists("existing/walk.sinew"), "-o existing (a folder): existing/walk.sinew: %d: %s",
+          r.status, r.err);
+    cli_result_free(&r);
+}
+
+/* --compress takes a number after it, or leaves an input an input. */
+static void check_compress_value(void)
+{
+    check_refused("art/hero/walk.gltf -o c.sinew --compress 2cm",
+                  "sinew: convert: --compress: \"2cm\" is not a distance in centimeters above 0\n");
+    check_refused("art/hero/walk.gltf -o c.sinew --compress abc",
+                  "sinew: convert: --compress: \"abc\" is not a distance in centimeters above 0\n");
+    check_refused("art/hero/walk.gltf -o c.sinew --compress=.5x", "--compress: \".5x\" is not a distance");
+    check_refused("art/hero/walk.gltf -o c.sinew --compress -1", "--compress: \"-1\" is not a distance");
+    result r = run("convert art/hero/walk.gltf --compress art/hero/anim.gltf -o zdir/");
+    CHECK(r.status == 0 && exists("zdir/walk.sinew") && exists("zdir/anim.sinew"),
+          "an input after --compress is an input: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+    r = run("convert art/hero/walk.gltf --compress 0.5 -o half.sinew");
+    CHECK(r.status == 0 && exists("half.sinew"), "--compress 0.5: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -197,8 +258,14 @@ int main(int argc, char **argv)
         return 2;
     }
     sinew_bin = argv[1], work = argv[2];
+    /* a fresh folder: the checks look for files not written */
+    char clean[1200];
+    snprintf(clean, sizeof clean, "rm -rf '%s'", work);
+    CHECK(system(clean) == 0, "%s", clean);
     mkdir(work, 0777);
     write_files();
     check_deterministic();
+    check_outputs();
+    check_compress_value();
     return check_finish("test_cli_convert");
 }
