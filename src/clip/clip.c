@@ -1,20 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Clips: creation with validation (every key checked once, so that sampling
- * trusts them), the tracks' storage and queries. Sampling is in sample.c. */
+ * trusts them), the tracks' storage, the form a clip takes, and queries,
+ * which ask the clip's form (its bytes and describe) and call no sampler.
+ * Sampling is in sample.c, each form in its own file. */
 #include "clip/compressed.h"
 
 #include <stdio.h>
 
 const char *const sinew__target_names[4] = {"translation", "rotation", "scale", "weights"};
-
-int sinew_track_components(const sinew_track *t)
-{
-    switch (t->target) {
-    case SINEW_TARGET_ROTATION: return 4;
-    case SINEW_TARGET_WEIGHTS: return t->width;
-    default: return 3;
-    }
-}
 
 /* Checks one track of a description; returns the problem with its place. */
 static sinew_result check_track(const sinew_clip_desc *d, int i, sinew_error *err)
@@ -260,9 +253,6 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, int how, const sinew_op
     clip->track_count = d->track_count;
     clip->tracks = tracks;
     clip->additive = d->additive;
-    clip->packed = false;
-    clip->compressed = false;
-    memset(made->packed_keys, 0, sizeof made->packed_keys);
     made->compressed = NULL;
     made->compressed_block = NULL;
     made->allocator = alloc;
@@ -274,7 +264,15 @@ sinew_clip *sinew__clip_create(const sinew_clip_desc *d, int how, const sinew_op
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_clip_create: clip \"%s\": out of memory", name);
         return NULL;
     }
+    sinew__clip_set_form(clip, &sinew__form_exact);
     return clip;
+}
+
+void sinew__clip_set_form(sinew_clip *clip, const sinew__clip_form *form)
+{
+    sinew__clip_of(clip)->form = form;
+    clip->packed = form == &sinew__form_packed;
+    clip->compressed = form == &sinew__form_compressed;
 }
 
 void sinew_clip_free(sinew_clip *clip)
@@ -313,48 +311,44 @@ const char *sinew__clip_compressed(sinew_clip *clip, const unsigned char *bytes,
     _Static_assert(sizeof c <= READING, "the compressed form's reading fits before its bytes");
     memcpy(made->compressed_block, &c, sizeof c);
     made->compressed = made->compressed_block;
-    clip->compressed = true;
+    sinew__clip_set_form(clip, &sinew__form_compressed);
     return NULL;
+}
+
+/* What the clip's form tells of itself. */
+static sinew__clip_facts facts_of(const sinew_clip *clip)
+{
+    sinew__clip_facts f = {{0, 0, 0}, NULL, 0, false, {0}};
+    sinew__clip_of(clip)->form->describe(clip, &f);
+    return f;
 }
 
 const unsigned char *sinew__clip_compressed_bytes(const sinew_clip *clip, size_t *size)
 {
-    const sinew__compressed *c = clip ? sinew__clip_of(clip)->compressed : NULL;
-    *size = c ? c->size : 0;
-    return c ? c->bytes : NULL;
+    sinew__clip_facts f = clip ? facts_of(clip) : (sinew__clip_facts){0};
+    *size = f.block_size;
+    return f.block;
 }
 
 bool sinew_clip_compression(const sinew_clip *clip, sinew_compress_report *report)
 {
-    const sinew__compressed *c = clip ? sinew__clip_of(clip)->compressed : NULL;
-    if (!c || !report) return false;
-    sinew_compress_report r = {.bytes = c->size, .error_bound = c->bound, .shell_distance = c->shell,
-                               .largest = c->largest, .percentile_99 = c->percentile_99,
-                               .worst_joint = c->worst_joint, .worst_time = c->worst_time,
-                               .sample_count = c->sample_count, .sample_rate = c->rate,
-                               .segment_count = c->segment_count, .default_tracks = c->default_count,
-                               .constant_tracks = c->constant_count, .animated_tracks = c->animated_count};
-    for (int s = 0; s < c->segment_count; ++s)
-        for (int i = 0; i < c->animated_count; ++i)
-            r.bit_rates[sinew__bits_of[sinew__segment_rate(c->bytes + c->segments[2 * s], i)]]++;
-    *report = r;
-    return true;
+    if (!clip || !report) return false;
+    sinew__clip_facts f = facts_of(clip);
+    if (f.compressed) *report = f.report;
+    return f.compressed;
 }
 
 size_t sinew_clip_bytes(const sinew_clip *c)
 {
-    if (!c) return 0;
-    const sinew__compressed *z = sinew__clip_of(c)->compressed;
-    return sinew__clip_of(c)->bytes + sinew__sampler_bytes(sinew__clip_of(c)->sampler) + (z ? z->size : 0);
+    return c ? sinew__clip_of(c)->bytes + sinew__clip_of(c)->form->bytes(c) : 0;
 }
 
 int sinew_clip_key_count(const sinew_clip *clip, sinew_track_target target)
 {
     int n = 0;
     if (!clip) return 0;
-    if (clip->packed && (unsigned)target < 3) n = sinew__clip_of(clip)->packed_keys[target];
+    if ((unsigned)target < 3) n = facts_of(clip).keys[target];
     for (int i = 0; i < clip->track_count; ++i)
         if (clip->tracks[i].target == target) n += clip->tracks[i].key_count;
     return n;
 }
-

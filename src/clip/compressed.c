@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Sampling a compressed clip where its bytes lie, and the checks that make
- * any bytes safe to sample (the format: compressed.h). */
+/* The compressed form of a clip: the checks that make any bytes safe to
+ * sample, sampling where the bytes lie (the animated tracks through the
+ * kernel chosen when the clip was made or loaded), and what the block
+ * tells of itself (the format: compressed.h). */
 #include "clip/compressed.h"
 
 #define X4(k) (float)(k) / 255.0f, (float)(k + 1) / 255.0f, (float)(k + 2) / 255.0f, (float)(k + 3) / 255.0f
@@ -310,9 +312,16 @@ void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags
     animated(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, joint, out);
 }
 
-void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
-                              sinew_transform *pose)
+/* The compressed form's sample_pose: the pose under the clip (sk's rest
+ * pose, or the identity for an additive clip), its constant tracks, then
+ * its animated tracks interpolated between the two samples around t
+ * (rotations by slerp, or nlerp with SINEW_SAMPLE_NLERP). */
+static void compressed_pose(const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
+                            const sinew_skeleton *sk, sinew_transform *pose)
 {
+    (void)hints; /* samples are found by rate or a binary search, without the cursor */
+    const sinew__compressed *c = sinew__clip_of(clip)->compressed;
+    const sinew_transform *under = clip->additive ? NULL : sk->rest_pose;
     if (under)
         memcpy(pose, under, sizeof *pose * (size_t)c->joint_count);
     else
@@ -324,3 +333,37 @@ void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flag
     samples_around(c, t, &a, &b, &s);
     (c->kernel ? c->kernel : animated_reference)(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, pose);
 }
+
+static void compressed_joint(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
+                             sinew_transform *out)
+{
+    sinew_transform under = clip->additive ? sinew_transform_identity() : sk->rest_pose[joint];
+    sinew__compressed_joint(sinew__clip_of(clip)->compressed, t, flags, joint, &under, out);
+}
+
+/* The block, and the plan of the clip's weights tracks. */
+static size_t compressed_bytes(const sinew_clip *clip)
+{
+    return sinew__sampler_bytes(sinew__clip_of(clip)->sampler) + sinew__clip_of(clip)->compressed->size;
+}
+
+/* The block and its figures (sinew_clip_compression's report). */
+static void compressed_describe(const sinew_clip *clip, sinew__clip_facts *facts)
+{
+    const sinew__compressed *c = sinew__clip_of(clip)->compressed;
+    sinew_compress_report r = {.bytes = c->size, .error_bound = c->bound, .shell_distance = c->shell,
+                               .largest = c->largest, .percentile_99 = c->percentile_99,
+                               .worst_joint = c->worst_joint, .worst_time = c->worst_time,
+                               .sample_count = c->sample_count, .sample_rate = c->rate,
+                               .segment_count = c->segment_count, .default_tracks = c->default_count,
+                               .constant_tracks = c->constant_count, .animated_tracks = c->animated_count};
+    for (int s = 0; s < c->segment_count; ++s)
+        for (int i = 0; i < c->animated_count; ++i)
+            r.bit_rates[sinew__bits_of[sinew__segment_rate(c->bytes + c->segments[2 * s], i)]]++;
+    facts->block = c->bytes, facts->block_size = c->size;
+    facts->compressed = true, facts->report = r;
+}
+
+/* No one pass into model space: sample_model NULL. */
+const sinew__clip_form sinew__form_compressed = {compressed_pose, NULL, compressed_joint, compressed_bytes,
+                                                 compressed_describe};

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The compressed clip form (sinew_clip_compress): one relocatable block of
  * bytes that sampling reads where it lies, its checks, and the formulas
- * shared by the encoder (src/offline/clip_compress.c) and the sampler
- * (src/clip/compressed.c), so that what the encoder measures is what the
- * sampler plays. Not installed.
+ * shared by the encoder (src/offline/clip_compress.c) and the compressed
+ * form (src/clip/compressed.c, its kernel src/clip/simd/compressed_avx2.c),
+ * so that what the encoder measures is what the form plays. Not installed.
  *
  * The clip is resampled, at `rate` samples a second (sample k at time
  * k / rate, the last at the duration) or at the times of a table (the
@@ -121,14 +121,6 @@ struct sinew__compressed {
  * phrase. */
 const char *sinew__compressed_open(const unsigned char *bytes, size_t size, int joint_count, int simd,
                                    sinew__compressed *out);
-
-/* Writes the pose of the compressed clip at clip time t (wrapped already):
- * the pose under the clip (`under`: sk's rest pose, or the identity for an
- * additive clip), its constant tracks, then its animated tracks
- * interpolated between the two samples around t (rotations by slerp, or
- * nlerp with SINEW_SAMPLE_NLERP). */
-void sinew__compressed_sample(const sinew__compressed *c, float t, unsigned flags, const sinew_transform *under,
-                              sinew_transform *pose);
 
 /* A track's joint, target, dropped component and step flag. */
 static inline int sinew__track_joint(uint32_t code) { return (int)(code >> 5); }

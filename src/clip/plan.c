@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The clip's sampling plan: a second layout of its LINEAR translation,
- * rotation and scale tracks made for sampling many tracks at once.
+/* The exact form of a clip: its sampling plan, a second layout of its
+ * LINEAR translation, rotation and scale tracks made for sampling many
+ * tracks at once, and the form's table (the other tracks through the
+ * reference sampler, track.c). The packed form (packed.c) quantizes this
+ * file's block layout.
  *
  * Tracks whose key times are equal share a timeline (exporters bake every
  * track of a clip at one rate, and glTF files share input accessors), so one
@@ -31,23 +34,6 @@
  * keys further apart than that take the reference slerp. */
 #include "clip/plan.h"
 
-#include <float.h>
-
-struct sinew__sampler {
-    const sinew__blocks *blocks;      /* the block layout, or NULL: then the timelines */
-    int timeline_count;
-    const sinew__timeline *timelines; /* the primary one first */
-    sinew__rotation_list rotations;   /* the timelines' rotation tracks */
-    int pose_floats;                  /* the clip's joints' sinew_transforms */
-    bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
-    bool additive;                    /* the clip starts from the identity, not the rest pose */
-    const sinew_transform *identity;  /* the pose additive clips start from (the timelines' only) */
-    int other_count;
-    const int *other_tracks; /* tracks the reference sampler takes */
-    const sinew__plan_kernels *kernels; /* NULL: the reference's formulas */
-    size_t bytes;
-};
-
 static bool fast_track(const sinew_track *t)
 {
     return t->interpolation == SINEW_INTERP_LINEAR && t->target != SINEW_TARGET_WEIGHTS;
@@ -57,21 +43,10 @@ static bool fast_track(const sinew_track *t)
  * as sinew_clip_create() gives equal key times one copy. */
 static bool same_times(const sinew_track *a, const sinew_track *b) { return a->times == b->times; }
 
-/* The first float of a target's value inside a sinew_transform (a
- * translation, rotation or scale target). */
-static uint32_t target_float(int target)
-{
-    switch (target) {
-    case SINEW_TARGET_ROTATION: return (uint32_t)(offsetof(sinew_transform, rotation) / sizeof(float));
-    case SINEW_TARGET_SCALE: return (uint32_t)(offsetof(sinew_transform, scale) / sizeof(float));
-    default: return (uint32_t)(offsetof(sinew_transform, translation) / sizeof(float));
-    }
-}
-
 /* The float offset of a track's value inside a sinew_transform array. */
 static uint32_t out_offset(const sinew_track *t)
 {
-    return (uint32_t)((size_t)t->joint * (sizeof(sinew_transform) / sizeof(float))) + target_float(t->target);
+    return (uint32_t)((size_t)t->joint * (sizeof(sinew_transform) / sizeof(float))) + sinew__target_float(t->target);
 }
 
 static size_t round_up(size_t n, size_t m) { return (n + m - 1) / m * m; }
@@ -88,7 +63,7 @@ typedef struct building {
  * track whose key times it does not share); -1 where it takes them all:
  * LINEAR on one set of key times, or a single key (not CUBICSPLINE, whose
  * value is not the first float). Packing takes what the layout takes. */
-static int layout_refusal(const sinew_clip *clip, const char **why, int *other)
+int sinew__layout_refusal(const sinew_clip *clip, const char **why, int *other)
 {
     int first = -1;
     for (int i = 0; i < clip->track_count; ++i) {
@@ -132,7 +107,7 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
     const char *why;
     int other;
     if (!sk || sk->joint_count != clip->joint_count || !sinew__plan_kernels_for(simd) ||
-        layout_refusal(clip, &why, &other) >= 0)
+        sinew__layout_refusal(clip, &why, &other) >= 0)
         return false;
     bool animated = false;
     size_t filled = 0;
@@ -148,7 +123,7 @@ static bool blocks_fit(const sinew_clip *clip, const sinew_skeleton *sk, int sim
 
 /* The pose additive clips start from (per joint), and the block layout's
  * frames where no track writes. */
-static const sinew_transform identity_transform = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
+const sinew_transform sinew__identity_transform = {{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}};
 
 /* Whether a track's values are the same on every key, bit for bit. */
 static bool track_constant(const sinew_track *t)
@@ -196,63 +171,12 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
     return false;
 }
 
-/* A block layout's tables kept whatever its keys hold (sinew__blocks's
- * fields of these names): the constant blocks, the masks, and the pose
- * under the partial blocks. */
-typedef struct block_tables {
-    float *constants;
-    int8_t *mask;
-    int32_t *under_slot;
-    uint8_t *settled;
-    float *under;
-} block_tables;
-
-/* Their places in a layout (byte offsets from its start). */
-typedef struct block_tables_at {
-    size_t constants, mask, under_slot, settled, under;
-} block_tables_at;
-
-static block_tables_at lay_out_tables(sinew__layout *lay, int count, int animated, int partial_count)
-{
-    block_tables_at at;
-    at.constants = sinew__layout_add(lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
-    at.mask = sinew__layout_add(lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
-    at.under_slot = sinew__layout_add(lay, (size_t)count, sizeof(int32_t), 4);
-    at.settled = sinew__layout_add(lay, (size_t)count, sizeof(uint8_t), 1);
-    at.under = sinew__layout_add(lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
-    return at;
-}
-
-static block_tables tables_in(unsigned char *base, const block_tables_at *at)
-{
-    return (block_tables){(float *)(base + at->constants), (int8_t *)(base + at->mask),
-                          (int32_t *)(base + at->under_slot), base + at->settled, (float *)(base + at->under)};
-}
-
-/* p's tables pointed at t. */
-static void use_tables(sinew__blocks *p, const block_tables *t)
-{
-    p->constants = t->constants, p->mask = t->mask, p->under_slot = t->under_slot, p->settled = t->settled;
-    p->under = t->under;
-}
-
-/* from's tables copied into t (laid out for the same counts). */
-static void copy_tables(const block_tables *t, const sinew__blocks *from, int partial_count)
-{
-    int count = from->length / 8;
-    memcpy(t->constants, from->constants, sizeof(float) * (size_t)(count - from->animated) * SINEW__BLOCK_FLOATS);
-    memcpy(t->mask, from->mask, (size_t)count * SINEW__BLOCK_FLOATS);
-    memcpy(t->under_slot, from->under_slot, sizeof(int32_t) * (size_t)count);
-    memcpy(t->settled, from->settled, (size_t)count);
-    memcpy(t->under, from->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
-}
-
 /* The plan in the block layout (plan.h) in one allocation: the
  * sampler, the layout, the schedule, the frames, the constant blocks, the
  * mask, and for the partial blocks their slots, settled flags and the pose
  * under them (for an additive clip the identity, always read
  * from there, so the layout keeps no identity pose). */
-static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
+sinew__sampler *sinew__blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
                                      int simd)
 {
     int n = clip->joint_count, hint = -1;
@@ -293,7 +217,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     int partial_count = 0;
     for (int b = 0; b < count; ++b) partial_count += block_partial(order, b, track_of);
-    block_tables_at tables_at = lay_out_tables(&lay, count, animated, partial_count);
+    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
         sinew__free(alloc, scratch);
@@ -304,11 +228,11 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
     int16_t *schedule = (int16_t *)(block + off_schedule);
     float *frames = (float *)(block + off_frames);
-    block_tables tables = tables_in(block, &tables_at);
+    sinew__block_tables tables = sinew__tables_in(block, &tables_at);
     float *constants = tables.constants, *under = tables.under;
     int8_t *mask = tables.mask;
     memcpy(schedule, order, sizeof(int16_t) * (size_t)length);
-    const float *none = &identity_transform.translation.x;
+    const float *none = &sinew__identity_transform.translation.x;
     size_t frame = (size_t)animated * SINEW__BLOCK_FLOATS;
     for (int e = 0; e < length; ++e) {
         /* float f of entry e, key k: at + 8 f + k step */
@@ -323,7 +247,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
             int ti = track_of[3 * schedule[e] + target];
             if (ti < 0) continue;
             const sinew_track *t = &clip->tracks[ti];
-            size_t first = target_float(target), width = (size_t)sinew_track_components(t);
+            size_t first = sinew__target_float(target), width = (size_t)sinew_track_components(t);
             for (size_t k = 0; k < stored_keys; ++k) {
                 const float *v = t->values + (t->key_count > 1 ? k * width : 0);
                 for (size_t c = 0; c < width; ++c) at[k * step + 8 * (first + c)] = v[c];
@@ -342,7 +266,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
         float *u = under + (size_t)slot++ * SINEW__BLOCK_FLOATS;
         bool constant = b >= animated, exact = true;
         for (int lane = 0; lane < 8; ++lane) {
-            const float *x = &(base ? &base[schedule[8 * b + lane]] : &identity_transform)->translation.x;
+            const float *x = &(base ? &base[schedule[8 * b + lane]] : &sinew__identity_transform)->translation.x;
             for (int f = 0; f < 10; ++f) {
                 size_t at = (size_t)(8 * f + lane);
                 u[at] = x[f];
@@ -359,7 +283,7 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
                          .length = length, .schedule = schedule, .joint_count = n,
                          .parents_hash = sinew__skeleton_of(sk)->parents_hash, .animated = animated, .frames = frames,
                          .under_hash = sinew__skeleton_of(sk)->rest_hash};
-    use_tables(p, &tables);
+    sinew__use_tables(p, &tables);
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .kernels = sinew__plan_kernels_for(simd),
                            .bytes = lay.total};
@@ -367,209 +291,10 @@ static sinew__sampler *blocks_create(const sinew_clip *clip, const sinew_skeleto
     return sm;
 }
 
-/* The quantization of one lane of a packed vector: the step (a power of
- * two, at least 2^-149 so that q step stays exact) that covers [lo, hi] in
- * 65,535 steps, 0 where lo == hi; false where offset + 65535 step would
- * overflow. */
-static bool pack_step(float lo, float hi, float *step)
-{
-    double range = (double)hi - (double)lo;
-    if (range == 0.0) {
-        *step = 0.0f;
-        return true;
-    }
-    int e;
-    frexp(range / 65535.0, &e); /* 2^e >= range / 65535 */
-    if (e < -149) e = -149;
-    double st = ldexp(1.0, e);
-    if (fabs((double)lo) + 65535.0 * st > (double)FLT_MAX) return false;
-    *step = (float)st;
-    return true;
-}
-
-/* The furthest lane values x (of the 10 of sinew_transform) lie from y:
- * translation distance, rotation angle (x normalized), scale component. */
-static void pack_errors(const float *x, const float *y, float err[3])
-{
-    double t = 0.0, r = 0.0, sc = 0.0, dot = 0.0, len = 0.0;
-    for (int c = 0; c < 3; ++c) t += ((double)x[c] - y[c]) * ((double)x[c] - y[c]);
-    for (int c = 3; c < 7; ++c) dot += (double)x[c] * y[c], len += (double)x[c] * x[c];
-    double sign = dot < 0.0 ? -1.0 : 1.0, inv = len > 0.0 ? 1.0 / sqrt(len) : 0.0;
-    for (int c = 3; c < 7; ++c) r += ((double)x[c] * inv - sign * y[c]) * ((double)x[c] * inv - sign * y[c]);
-    for (int c = 7; c < 10; ++c) sc = fmax(sc, fabs((double)x[c] - y[c]));
-    /* the angle between unit quaternions a and b: 4 asin(|a - b| / 2) */
-    double values[3] = {sqrt(t), 4.0 * asin(fmin(1.0, sqrt(r) / 2.0)), sc};
-    for (int i = 0; i < 3; ++i)
-        if (values[i] > err[i]) err[i] = (float)values[i];
-}
-
-/* Bit f set where float vector f of animated block b of a float block
- * layout varies over the keys, bit for bit. */
-static unsigned varying_vectors(const sinew__blocks *fp, int b)
-{
-    size_t frame = (size_t)fp->animated * SINEW__BLOCK_FLOATS;
-    unsigned bits = 0;
-    for (int f = 0; f < 10; ++f) {
-        const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
-        for (size_t k = 1; k < (size_t)fp->key_count && !(bits >> f & 1); ++k)
-            if (memcmp(v0 + k * frame, v0, sizeof(float) * 8) != 0) bits |= 1u << f;
-    }
-    return bits;
-}
-
-sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
-                                    const sinew_allocator *alloc, int simd, sinew__pack_result *res)
-{
-    *res = (sinew__pack_result){.refused_track = -1, .wide_joint = -1};
-    res->refused_track = layout_refusal(clip, &res->why, &res->other_track);
-    if (res->refused_track >= 0) return NULL;
-    for (int i = 0; i < clip->track_count; ++i)
-        if (clip->tracks[i].target != SINEW_TARGET_WEIGHTS)
-            res->key_counts[clip->tracks[i].target] += clip->tracks[i].key_count;
-    sinew__sampler *plain = blocks_create(clip, sk, alloc, simd);
-    if (!plain) return NULL;
-    const sinew__blocks *fp = plain->blocks;
-    int count = fp->length / 8, animated = fp->animated, partial_count = 0;
-    size_t keys = (size_t)fp->key_count, frame = (size_t)animated * SINEW__BLOCK_FLOATS;
-    for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
-    int stored = 0; /* vectors stored per key */
-    for (int b = 0; b < animated; ++b)
-        for (unsigned bits = varying_vectors(fp, b); bits; bits &= bits - 1) ++stored;
-    sinew__layout lay = {sizeof(sinew__sampler), false};
-    size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
-    size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
-    size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
-    size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
-    block_tables_at tables_at = lay_out_tables(&lay, count, animated, partial_count);
-    size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
-    size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
-    size_t off_fixed = sinew__layout_add(&lay, frame, sizeof(float), 32);
-    size_t off_step = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
-    size_t off_offset = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
-    size_t off_keys = sinew__layout_add(&lay, keys * 8 * (size_t)stored, sizeof(uint16_t), 16);
-    unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
-    if (!block) {
-        sinew__free_aligned(alloc, plain);
-        return NULL;
-    }
-    memset(block, 0, lay.total);
-    sinew__sampler *sm = (sinew__sampler *)block;
-    sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
-    sinew__packed_keys *q = (sinew__packed_keys *)(block + off_packed);
-    int16_t *schedule = (int16_t *)(block + off_schedule);
-    float *times = (float *)(block + off_times), *fixed = (float *)(block + off_fixed);
-    block_tables tables = tables_in(block, &tables_at);
-    int32_t *first = (int32_t *)(block + off_first);
-    float *step = (float *)(block + off_step), *offset = (float *)(block + off_offset);
-    uint16_t *packed_keys = (uint16_t *)(block + off_keys), *varying_out = (uint16_t *)(block + off_varying);
-    memcpy(schedule, fp->schedule, sizeof(int16_t) * (size_t)fp->length);
-    memcpy(times, fp->times, sizeof(float) * keys);
-    copy_tables(&tables, fp, partial_count);
-    uint16_t *varying = varying_out;
-    bool fits = true;
-    for (int b = 0, v = 0; b < animated; ++b) {
-        varying[b] = (uint16_t)varying_vectors(fp, b);
-        first[b] = v;
-        for (int f = 0; f < 10; ++f) {
-            const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
-            if (!(varying[b] >> f & 1)) {
-                /* plus 0: the kernel's lerp on a key gives a -0 as +0 */
-                for (int lane = 0; lane < 8; ++lane)
-                    fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane] = v0[lane] + 0.0f;
-                continue;
-            }
-            for (int lane = 0; lane < 8; ++lane) {
-                float lo = v0[lane], hi = v0[lane];
-                for (size_t k = 1; k < keys; ++k) lo = fminf(lo, v0[k * frame + lane]), hi = fmaxf(hi, v0[k * frame + lane]);
-                float st;
-                if (!pack_step(lo, hi, &st)) {
-                    fits = false;
-                    if (res->wide_joint < 0) res->wide_joint = fp->schedule[8 * b + lane];
-                    st = 0.0f;
-                }
-                step[8 * v + lane] = st, offset[8 * v + lane] = lo;
-                for (size_t k = 0; k < keys; ++k) {
-                    double n = st > 0.0f ? nearbyint(((double)v0[k * frame + lane] - lo) / st) : 0.0;
-                    packed_keys[(k * (size_t)stored + (size_t)v) * 8 + lane] = (uint16_t)(n > 65535.0 ? 65535.0 : n);
-                }
-            }
-            ++v;
-        }
-    }
-    if (!fits) {
-        sinew__free_aligned(alloc, plain);
-        sinew__free_aligned(alloc, block);
-        return NULL;
-    }
-    *q = (sinew__packed_keys){.varying = varying_out, .first = first, .stored = stored, .fixed = fixed,
-                              .step = step, .offset = offset, .keys = packed_keys};
-    *p = *fp;
-    p->times = times, p->hint_track = hint_slot, p->schedule = schedule, p->frames = NULL, p->packed = q;
-    use_tables(p, &tables);
-    *sm = *plain;
-    sm->blocks = p, sm->bytes = lay.total;
-    /* how far the packed keys lie from the clip's, where tracks write */
-    for (int e = 0; e < animated * 8; ++e)
-        for (size_t k = 0; k < keys; ++k) {
-            float x[10], y[10];
-            sinew__packed_lane(p, e, k, x);
-            for (int f = 0; f < 10; ++f) {
-                bool written = tables.mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
-                y[f] = fp->frames[k * frame + (size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8];
-                if (!written) x[f] = y[f];
-            }
-            pack_errors(x, y, res->errors);
-        }
-    res->varying_floats = 8 * stored;
-    sinew__free_aligned(alloc, plain);
-    return sm;
-}
-
-/* A packed layout sampled by the reference's formulas at key ka, or
- * between ka and kb at factor s: vectors x + (y - x) s (on a key too, as
- * the AVX2 kernel), rotations slerp or nlerp (sinew__rotation_reference)
- * between keys, then normalized; a constant block's values as stored on a
- * key, its translations and scales plus 0 between keys and its rotations
- * as stored. The floats no track writes come from the rest pose (the
- * identity for an additive clip: `under`, its joint's). Entry e of the
- * schedule into `out`, its joint's transform. */
-static void packed_entry(const sinew__blocks *p, int e, size_t ka, size_t kb, float s, bool nlerp,
-                         const sinew_transform *under, sinew_transform *out)
-{
-    float x[10], y[10], o[10];
-    bool animated = e / 8 < p->animated;
-    sinew__packed_lane(p, e, ka, x);
-    if (kb != ka) sinew__packed_lane(p, e, kb, y);
-    else memcpy(y, x, sizeof x);
-    bool on_key = s == 0.0f;
-    for (int f = 0; f < 10; ++f) o[f] = (on_key && !animated) ? x[f] : x[f] + (y[f] - x[f]) * s;
-    if (!animated) {
-        memcpy(o + 3, x + 3, sizeof(float) * 4);
-    } else {
-        /* normalized: the unpacked keys are unit length only to their
-         * rounding, which the reference's slerp would keep (the AVX2
-         * kernel normalizes) */
-        if (!on_key) sinew__rotation_reference(x + 3, y + 3, s, nlerp, o + 3);
-        sinew_quat r = sinew__q_normalize(sinew__q(o[3], o[4], o[5], o[6]));
-        memcpy(o + 3, &r, sizeof r);
-    }
-    const float *u = &under->translation.x;
-    for (int f = 0; f < 10; ++f)
-        if (!p->mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8]) o[f] = u[f];
-    memcpy(out, o, sizeof o);
-}
-
-/* The pose under a packed layout's joint: sk's rest pose, the identity for
- * an additive clip. */
-static const sinew_transform *packed_under(const sinew__sampler *sm, const sinew_skeleton *sk, int joint)
-{
-    return sm->additive ? &identity_transform : &sk->rest_pose[joint];
-}
-
 sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skeleton *skeleton,
                                       const sinew_allocator *alloc, int simd)
 {
-    if (blocks_fit(clip, skeleton, simd)) return blocks_create(clip, skeleton, alloc, simd);
+    if (blocks_fit(clip, skeleton, simd)) return sinew__blocks_create(clip, skeleton, alloc, simd);
     int n = clip->track_count;
     /* timeline of each track (-1: reference sampler), found by comparing times
      * with each timeline's first track (its hint track) */
@@ -694,7 +419,7 @@ sinew__sampler *sinew__sampler_create(const sinew_clip *clip, const sinew_skelet
     for (int i = 0; i < n; ++i)
         if (line[i] < 0) other[no++] = i;
     sinew_transform *identity = (sinew_transform *)(block + off_identity);
-    for (int j = 0; j < identity_count; ++j) identity[j] = identity_transform;
+    for (int j = 0; j < identity_count; ++j) identity[j] = sinew__identity_transform;
     *s = (sinew__sampler){.timeline_count = lines, .timelines = lines_out,
                           .rotations = {rotation_count, (int)rotations_listed, rot_src, rot_dst, rot_line},
                           .pose_floats = clip->joint_count * (int)(sizeof(sinew_transform) / sizeof(float)),
@@ -707,74 +432,11 @@ done:
     return s;
 }
 
-int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_count, size_t *stride,
-                         sinew__packed_track *out, int capacity)
-{
-    const sinew__sampler *sm = clip && clip->packed ? sinew__clip_of(clip)->sampler : NULL;
-    const sinew__blocks *p = sm ? sm->blocks : NULL;
-    if (!p || !p->packed) return 0;
-    const sinew__packed_keys *q = p->packed;
-    *times = p->times, *key_count = p->key_count, *stride = 8 * (size_t)q->stored;
-    int n = 0;
-    /* a joint's first entry: the schedule repeats joints to fill pairs and blocks */
-    uint8_t seen[SINEW_MAX_JOINTS / 8 + 1] = {0};
-    for (int e = 0; e < p->length; ++e) {
-        int joint = p->schedule[e], b = e / 8, lane = e % 8;
-        if (joint < 0 || seen[joint / 8] >> (joint % 8) & 1) continue;
-        seen[joint / 8] |= (uint8_t)(1u << (joint % 8));
-        for (int target = 0; target < 3; ++target) {
-            int first = (int)target_float(target), width = target == SINEW_TARGET_ROTATION ? 4 : 3;
-            if (!p->mask[(size_t)b * SINEW__BLOCK_FLOATS + 8 * (size_t)first + (size_t)lane]) continue;
-            if (n < capacity) {
-                sinew__packed_track *t = &out[n];
-                t->joint = joint, t->target = (sinew_track_target)target;
-                for (int c = 0; c < width; ++c) {
-                    int f = first + c;
-                    sinew__packed_float *x = &t->f[c];
-                    *x = (sinew__packed_float){0};
-                    if (b >= p->animated) {
-                        x->value = p->constants[(size_t)(b - p->animated) * SINEW__BLOCK_FLOATS + 8 * (size_t)f +
-                                                (size_t)lane];
-                    } else if (q->varying[b] >> f & 1) {
-                        /* vector f of the block's stored ones, counted from its first */
-                        int v = q->first[b];
-                        for (int g = 0; g < f; ++g) v += q->varying[b] >> g & 1;
-                        x->offset = q->offset[8 * v + lane], x->step = q->step[8 * v + lane];
-                        x->q = q->keys + 8 * (size_t)v + (size_t)lane;
-                    } else {
-                        x->value = q->fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * (size_t)f + (size_t)lane];
-                    }
-                }
-            }
-            ++n;
-        }
-    }
-    return n;
-}
-
 size_t sinew__sampler_bytes(const sinew__sampler *s) { return s ? s->bytes : 0; }
 
 int sinew__sampler_constant_blocks(const sinew__sampler *s)
 {
     return s && s->blocks ? s->blocks->length / 8 - s->blocks->animated : 0;
-}
-
-/* Keys ka, kb and the factor s between them for time t, the reference's
- * choices: one key (s = 0) before the first, after the last, on a key. */
-static float locate(const float *times, int n, float t, int32_t *hint, int *ka)
-{
-    if (n == 1 || t <= times[0]) {
-        *ka = 0;
-        return 0.0f;
-    }
-    if (t >= times[n - 1]) {
-        *ka = n - 1;
-        return 0.0f;
-    }
-    int k = sinew__find_key(times, n, t, hint);
-    *ka = k;
-    float t0 = times[k];
-    return t == t0 ? 0.0f : (t - t0) / (times[k + 1] - t0);
 }
 
 /* Timeline x's vector tracks on one key: their stored values. */
@@ -807,47 +469,17 @@ static void rotations_reference(const sinew__timeline *x, const sinew__rotation_
     }
 }
 
-/* A packed layout at time t (as blocks_run): with the AVX2 kernel where
- * the plan runs at that level, else entry by entry by the reference's
- * formulas (packed_entry) into `local` alone (sinew__sampler_run_model
- * refuses the plan below AVX2). */
-static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
-                       const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
-{
-    const sinew__blocks *p = sm->blocks;
-    int ka;
-    float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
-    size_t kb = s != 0.0f ? (size_t)ka + 1 : (size_t)ka;
-    bool nlerp = (flags & SINEW_SAMPLE_NLERP) != 0;
-    if (sm->kernels) {
-        bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
-        sm->kernels->packed_run(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
-                               root, local, model);
-        return;
-    }
-    (void)root, (void)model;
-    for (int e = 0; e < p->length; ++e) {
-        int joint = p->schedule[e];
-        packed_entry(p, e, (size_t)ka, kb, s, nlerp, packed_under(sm, sk, joint), &local[joint]);
-    }
-}
-
-/* The block layout at time t into `local` and, with `model`, on to model
- * space (sinew__blocks_run_avx2), the floats no track writes from sk's rest
- * pose (the layout's copy where that pose hashes as the copy's; an additive
- * clip's copy is of the identity, so it is always used); a packed layout
- * through packed_run. */
+/* The exact block layout at time t into `local` and, with `model`, on to
+ * model space (sinew__blocks_run_avx2), the floats no track writes from
+ * sk's rest pose (the layout's copy where that pose hashes as the copy's;
+ * an additive clip's copy is of the identity, so it is always used). */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                        const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
-    if (p->packed) {
-        packed_run(sm, t, flags, hints, sk, root, local, model);
-        return;
-    }
-    /* an unpacked block layout exists only where its kernel runs (blocks_fit) */
+    /* an exact block layout exists only where its kernel runs (blocks_fit) */
     int ka;
-    float s = locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
+    float s = sinew__locate(p->times, p->key_count, t, hints ? &hints[p->hint_track] : NULL, &ka);
     size_t frame = (size_t)p->animated * SINEW__BLOCK_FLOATS;
     const float *a = p->frames + (size_t)ka * frame;
     bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
@@ -859,32 +491,17 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
                               sinew_mat4 *model)
 {
-    const sinew__blocks *p = sm->blocks;
-    if (!p || !sm->kernels || !sinew__affine_root(root) || !sinew__skeleton_of(sk)->local_to_model ||
-        sk->joint_count != p->joint_count || sinew__skeleton_of(sk)->parents_hash != p->parents_hash)
-        return false;
+    if (!sinew__blocks_one_pass(sm, sk, root) || sm->blocks->packed) return false;
     blocks_run(sm, t, flags, hints, sk, root, local, model);
     return true;
 }
 
-void sinew__sampler_joint(const sinew__sampler *sm, float t, unsigned flags, const sinew_skeleton *sk, int joint,
-                          sinew_transform *out)
+/* The exact form's sample_pose: its block layout, or its timelines and
+ * then the tracks they leave to the reference sampler. */
+static void exact_pose(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
+                       sinew_transform *pose)
 {
-    const sinew__blocks *p = sm->blocks;
-    int ka;
-    float s = locate(p->times, p->key_count, t, NULL, &ka);
-    size_t kb = s != 0.0f ? (size_t)ka + 1 : (size_t)ka;
-    for (int e = 0; e < p->length; ++e) {
-        if (p->schedule[e] != joint) continue;
-        packed_entry(p, e, (size_t)ka, kb, s, (flags & SINEW_SAMPLE_NLERP) != 0, packed_under(sm, sk, joint), out);
-        return;
-    }
-    *out = *packed_under(sm, sk, joint);
-}
-
-void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
-                        const sinew_skeleton *sk, sinew_transform *pose)
-{
+    const sinew__sampler *sm = sinew__clip_of(clip)->sampler;
     if (sm->blocks) {
         blocks_run(sm, t, flags, hints, sk, NULL, pose, NULL);
         return;
@@ -911,7 +528,7 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
             const sinew__timeline *x = &sm->timelines[l];
             bool fills = l == 0 && sm->primary;
             int ka;
-            float s = locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
+            float s = sinew__locate(x->times, x->key_count, t, hints ? &hints[x->hint_track] : NULL, &ka);
             const float *a = x->frames + (size_t)ka * (size_t)x->frame_floats, *b = s != 0.0f ? a + x->frame_floats : a;
             keys[l - l0] = (sinew__keys){a, b, s};
             if (kernels && s != 0.0f) {
@@ -938,3 +555,32 @@ void sinew__sampler_run(const sinew__sampler *sm, const sinew_clip *clip, float 
         memcpy(out + out_offset(tr), v, sizeof(float) * (size_t)sinew_track_components(tr));
     }
 }
+
+static bool exact_model(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
+                        const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+{
+    return sinew__sampler_run_model(sinew__clip_of(clip)->sampler, t, flags, hints, sk, root, local, model);
+}
+
+/* The exact form's sample_joint: the joint's tracks by the reference
+ * sampler, over its transform in the pose under the clip. */
+static void exact_joint(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
+                        sinew_transform *out)
+{
+    *out = clip->additive ? sinew__identity_transform : sk->rest_pose[joint];
+    float *x = &out->translation.x;
+    for (int i = 0; i < clip->track_count; ++i) {
+        const sinew_track *tr = &clip->tracks[i];
+        if (tr->joint != joint || tr->target == SINEW_TARGET_WEIGHTS) continue;
+        float v[4];
+        sinew_track_sample(tr, t, flags, NULL, v);
+        memcpy(x + sinew__target_float(tr->target), v, sizeof(float) * (size_t)sinew_track_components(tr));
+    }
+}
+
+static size_t exact_bytes(const sinew_clip *clip) { return sinew__sampler_bytes(sinew__clip_of(clip)->sampler); }
+
+/* The exact form stands for nothing beside the clip's tracks. */
+static void exact_describe(const sinew_clip *clip, sinew__clip_facts *facts) { (void)clip, (void)facts; }
+
+const sinew__clip_form sinew__form_exact = {exact_pose, exact_model, exact_joint, exact_bytes, exact_describe};

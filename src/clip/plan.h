@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The clip's sampling plan (src/clip/plan.c), shared with its AVX2
- * kernel (src/clip/simd/plan_avx2.c). Not installed. */
+/* The sampling plan's layouts: the exact form's timelines and block layout
+ * (src/clip/plan.c), the packed form's quantized block layout
+ * (src/clip/packed.c, made from the exact one), and their AVX2 kernels
+ * (src/clip/simd/plan_avx2.c). Not installed. */
 #ifndef SINEW_SAMPLER_INTERNAL_H
 #define SINEW_SAMPLER_INTERNAL_H
 
@@ -195,6 +197,122 @@ static inline void sinew__rotation_reference(const float *a, const float *b, flo
     sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
     sinew_quat q = nlerp ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
     memcpy(out, &q, sizeof q);
+}
+
+/* A plan: the exact form's (its timelines, or its block layout) or the
+ * packed form's (a packed block layout). */
+struct sinew__sampler {
+    const sinew__blocks *blocks;      /* the block layout, or NULL: then the timelines */
+    int timeline_count;
+    const sinew__timeline *timelines; /* the primary one first */
+    sinew__rotation_list rotations;   /* the timelines' rotation tracks */
+    int pose_floats;                  /* the clip's joints' sinew_transforms */
+    bool primary;                     /* timelines[0] is the largest image: it fills its stretch itself */
+    bool additive;                    /* the clip starts from the identity, not the rest pose */
+    const sinew_transform *identity;  /* the pose additive clips start from (the timelines' only) */
+    int other_count;
+    const int *other_tracks; /* tracks the reference sampler takes */
+    const sinew__plan_kernels *kernels; /* NULL: the reference's formulas */
+    size_t bytes;
+    int key_counts[3]; /* packed: the clip's translation, rotation and scale keys before packing */
+};
+
+/* The pose additive clips start from (per joint), and the block layout's
+ * frames where no track writes (plan.c). */
+extern const sinew_transform sinew__identity_transform;
+
+/* The first float of a target's value inside a sinew_transform (a
+ * translation, rotation or scale target). */
+static inline uint32_t sinew__target_float(int target)
+{
+    switch (target) {
+    case SINEW_TARGET_ROTATION: return (uint32_t)(offsetof(sinew_transform, rotation) / sizeof(float));
+    case SINEW_TARGET_SCALE: return (uint32_t)(offsetof(sinew_transform, scale) / sizeof(float));
+    default: return (uint32_t)(offsetof(sinew_transform, translation) / sizeof(float));
+    }
+}
+
+/* Key ka and the factor s to the next key (returned) for time t, the
+ * reference's choices: one key (s = 0) before the first, after the last,
+ * on a key. */
+static inline float sinew__locate(const float *times, int n, float t, int32_t *hint, int *ka)
+{
+    if (n == 1 || t <= times[0]) {
+        *ka = 0;
+        return 0.0f;
+    }
+    if (t >= times[n - 1]) {
+        *ka = n - 1;
+        return 0.0f;
+    }
+    int k = sinew__find_key(times, n, t, hint);
+    *ka = k;
+    float t0 = times[k];
+    return t == t0 ? 0.0f : (t - t0) / (times[k + 1] - t0);
+}
+
+/* A block layout's tables kept whatever its keys hold (sinew__blocks's
+ * fields of these names): the constant blocks, the masks, and the pose
+ * under the partial blocks; laid out alike in the exact and packed
+ * layouts. */
+typedef struct sinew__block_tables {
+    float *constants;
+    int8_t *mask;
+    int32_t *under_slot;
+    uint8_t *settled;
+    float *under;
+} sinew__block_tables;
+
+/* Their places in a layout (byte offsets from its start). */
+typedef struct sinew__block_tables_at {
+    size_t constants, mask, under_slot, settled, under;
+} sinew__block_tables_at;
+
+static inline sinew__block_tables_at sinew__lay_out_tables(sinew__layout *lay, int count, int animated,
+                                                           int partial_count)
+{
+    sinew__block_tables_at at;
+    at.constants = sinew__layout_add(lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    at.mask = sinew__layout_add(lay, (size_t)count * SINEW__BLOCK_FLOATS, sizeof(int8_t), 8);
+    at.under_slot = sinew__layout_add(lay, (size_t)count, sizeof(int32_t), 4);
+    at.settled = sinew__layout_add(lay, (size_t)count, sizeof(uint8_t), 1);
+    at.under = sinew__layout_add(lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    return at;
+}
+
+static inline sinew__block_tables sinew__tables_in(unsigned char *base, const sinew__block_tables_at *at)
+{
+    return (sinew__block_tables){(float *)(base + at->constants), (int8_t *)(base + at->mask),
+                                 (int32_t *)(base + at->under_slot), base + at->settled, (float *)(base + at->under)};
+}
+
+/* p's tables pointed at t. */
+static inline void sinew__use_tables(sinew__blocks *p, const sinew__block_tables *t)
+{
+    p->constants = t->constants, p->mask = t->mask, p->under_slot = t->under_slot, p->settled = t->settled;
+    p->under = t->under;
+}
+
+/* The first of the clip's translation, rotation and scale tracks that the
+ * block layout cannot take, with the reason in *why (and in *other the
+ * track whose key times it does not share); -1 where it takes them all
+ * (plan.c). Packing takes what the layout takes. */
+int sinew__layout_refusal(const sinew_clip *clip, const char **why, int *other);
+
+/* The exact plan of `clip` in sk's block layout, for a clip the layout
+ * takes (sinew__layout_refusal), at SIMD level `simd`; NULL when out of
+ * memory (plan.c). The packed form quantizes it. */
+sinew__sampler *sinew__blocks_create(const sinew_clip *clip, const sinew_skeleton *sk, const sinew_allocator *alloc,
+                                     int simd);
+
+/* Whether a plan's block layout can run in one pass into model space on
+ * sk (its parents and joint count, sk's local-to-model kernel, the plan's
+ * kernels, `root` affine or NULL). */
+static inline bool sinew__blocks_one_pass(const sinew__sampler *sm, const sinew_skeleton *sk, const sinew_mat4 *root)
+{
+    const sinew__blocks *p = sm->blocks;
+    return p && sm->kernels && sinew__affine_root(root) && sinew__skeleton_of(sk)->local_to_model &&
+           sk->joint_count == p->joint_count && sinew__skeleton_of(sk)->parents_hash == p->parents_hash;
 }
 
 /* Writes timeline x's vector tracks between frames a and b at factor

@@ -59,8 +59,7 @@ sinew_clip *sinew_clip_pack(const sinew_clip *clip, const sinew_skeleton *sk, co
     /* the weights tracks' own plan gives way to the packed one */
     sinew__free_aligned(&alloc, sinew__clip_of(out)->sampler);
     sinew__clip_of(out)->sampler = sm;
-    out->packed = true;
-    for (int target = 0; target < 3; ++target) sinew__clip_of(out)->packed_keys[target] = res.key_counts[target];
+    sinew__clip_set_form(out, &sinew__form_packed);
     if (report)
         *report = (sinew_pack_report){res.varying_floats, res.errors[0], res.errors[1], res.errors[2]};
     return out;
