@@ -31,5 +31,43 @@ for file in $(find . -name '*.[ch]' -o -name '*.cu' | sed 's|^\./||' | sort); do
         case $file in gpu/cuda/*) ;; *) echo "src/$file: includes through ../ (name headers from src/)"; status=1 ;; esac
     fi
 done
-[ $status -eq 0 ] && echo "every room of src/ depends downwards only"
+
+# Within the clip room calls go one way too: a file calls functions defined
+# in files of lower rank only (clip/clip_internal.h says what each holds),
+# so no circle of calls forms. Comments are left out; calls through a
+# form's table are not named calls, and are the way up.
+clip_rank() {
+    case $1 in
+    clip/track.c) echo 0 ;; clip/simd/plan_avx2.c | clip/simd/compressed_avx2.c) echo 1 ;;
+    clip/simd/dispatch.c) echo 2 ;; clip/plan.c) echo 3 ;; clip/packed.c | clip/compressed.c) echo 4 ;;
+    clip/clip.c) echo 5 ;; clip/sample.c) echo 6 ;; *) echo -1 ;;
+    esac
+}
+uncommented() {
+    awk '{ out = ""; line = $0
+           while (line != "") {
+               if (inside) { i = index(line, "*/"); if (!i) line = ""; else { line = substr(line, i + 2); inside = 0 } }
+               else { i = index(line, "/*"); if (!i) { out = out line; line = "" }
+                      else { out = out substr(line, 1, i - 1); line = substr(line, i + 2); inside = 1 } } }
+           print out }' "$1"
+}
+clip_files=$(find clip -name '*.c' | sort)
+defined=$(for file in $clip_files; do
+    uncommented "$file" | sed -n 's/^[a-z][^(;=]*[ *]\(sinew_[a-z0-9_]*\)(.*[^;]$/\1/p; s/^[a-z][^(;=]*[ *]\(sinew_[a-z0-9_]*\)($/\1/p' |
+        sed "s|\$| $file|"
+done)
+for file in $clip_files; do
+    own=$(clip_rank "$file")
+    [ "$own" -ge 0 ] || { echo "src/$file: a clip file without a rank in check_rooms.sh"; status=1; continue; }
+    for name in $(uncommented "$file" | grep -o 'sinew_[a-z0-9_]*(' | tr -d '(' | sort -u); do
+        where=$(echo "$defined" | awk -v n="$name" '$1 == n { print $2 }')
+        [ -n "$where" ] && [ "$where" != "$file" ] || continue
+        r=$(clip_rank "$where")
+        if [ "$r" -ge "$own" ]; then
+            echo "src/$file: calls $name of src/$where (rank $r), not below it (rank $own)"
+            status=1
+        fi
+    done
+done
+[ $status -eq 0 ] && echo "every room of src/ depends downwards only, and so do the clip room's files"
 exit $status
