@@ -20,18 +20,22 @@
 
 #include <assimp/cimport.h>
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #if SINEW__WALL
+#include <dlfcn.h> /* dladdr: where this library was loaded from */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <spawn.h>
 #include <sys/mman.h> /* memfd_create */
 #include <sys/resource.h>
+#include <sys/stat.h>
 #if defined(__linux__)
 #include <sys/prctl.h>
 #endif
@@ -326,15 +330,123 @@ static ending ended(pid_t pid, bool *gone)
     }
 }
 
-/* The worker program's path (the environment's, else where it is
- * installed), or NULL where there is none to run. */
-static const char *worker_path(void)
-{
-    const char *path = getenv("SINEW_IMPORT_WORKER");
-#if defined(SINEW_IMPORT_WORKER)
-    if (!path || !*path) path = SINEW_IMPORT_WORKER;
+#if !defined(PATH_MAX)
+#define PATH_MAX 4096
 #endif
-    return path && *path && access(path, X_OK) == 0 ? path : NULL;
+
+/* The worker program's place, relative to the library's folder and to a
+ * program's (its install's libexecdir from its libdir and its bindir). */
+#if !defined(SINEW_IMPORT_WORKER_FROM_LIBDIR)
+#define SINEW_IMPORT_WORKER_FROM_LIBDIR "../libexec/sinew/sinew-import-worker"
+#endif
+#if !defined(SINEW_IMPORT_WORKER_FROM_BINDIR)
+#define SINEW_IMPORT_WORKER_FROM_BINDIR "../libexec/sinew/sinew-import-worker"
+#endif
+
+/* The folder of `file` (a path with a slash), its links resolved, joined
+ * with `relative`, whose leading "../" steps are taken here, so that the
+ * result names no "..": false where it does not fit or the folder is not
+ * there. */
+static bool beside(const char *file, const char *relative, char *out, size_t size)
+{
+    const char *slash = strrchr(file, '/');
+    if (!slash || (size_t)(slash - file) >= PATH_MAX) return false;
+    char folder[PATH_MAX], real[PATH_MAX];
+    memcpy(folder, file, (size_t)(slash - file));
+    folder[slash - file] = '\0';
+    if (!realpath(slash == file ? "/" : folder, real)) return false;
+    size_t n = strlen(real);
+    while (strncmp(relative, "../", 3) == 0) {
+        while (n > 0 && real[n - 1] != '/') --n;
+        if (n > 0) --n; /* the slash; the root stays "" */
+        relative += 3;
+    }
+    real[n] = '\0';
+    return (size_t)snprintf(out, size, "%s/%s", real, relative) < size;
+}
+
+/* The running program's file, or false where the system does not say. */
+static bool program_file(char *out, size_t size)
+{
+#if defined(__linux__)
+    ssize_t n = readlink("/proc/self/exe", out, size - 1);
+    if (n <= 0 || (size_t)n >= size - 1) return false;
+    out[n] = '\0';
+    return true;
+#else
+    (void)out, (void)size;
+    return false;
+#endif
+}
+
+/* Whether two paths name one file. */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+/* Whether `path` (a place to look) names a program to run; else it is
+ * added to the list of places tried, unless there already. */
+static bool runnable(const char *path, char *looked, size_t looked_size)
+{
+    if (access(path, X_OK) == 0) return true;
+    size_t used = strlen(looked), n = strlen(path);
+    for (const char *p = strstr(looked, path); p; p = strstr(p + 1, path))
+        if ((p == looked || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return false;
+    snprintf(looked + used, looked_size - used, "%s%s", used ? ", " : "", path);
+    return false;
+}
+
+/* Finds the worker program: the environment variable SINEW_IMPORT_WORKER
+ * alone where it is set; else beside the shared libsinew_import this code
+ * was loaded from (its libdir's way to libexecdir), beside the program (a
+ * program installed in bindir that links the static library), and where
+ * the build was configured to install it, the first that can be run.
+ * Fills `path` (PATH_MAX bytes) and returns true, or returns false with
+ * the places tried in `looked`. */
+static bool find_worker(char *path, char *looked, size_t looked_size)
+{
+    looked[0] = '\0';
+    const char *from_environment = getenv("SINEW_IMPORT_WORKER");
+    if (from_environment && *from_environment) {
+        snprintf(looked, looked_size, "SINEW_IMPORT_WORKER=%s", from_environment);
+        return access(from_environment, X_OK) == 0 &&
+               (size_t)snprintf(path, PATH_MAX, "%s", from_environment) < PATH_MAX;
+    }
+    char program[PATH_MAX];
+    bool have_program = program_file(program, sizeof program);
+    /* an object of this library; in a program that links the static
+     * library dladdr names the program (argv[0] on glibc), tried next */
+    static const char here = 0;
+    Dl_info info;
+    if (dladdr(&here, &info) && info.dli_fname && strchr(info.dli_fname, '/') &&
+        !(have_program && same_file(info.dli_fname, program)) &&
+        beside(info.dli_fname, SINEW_IMPORT_WORKER_FROM_LIBDIR, path, PATH_MAX) &&
+        runnable(path, looked, looked_size))
+        return true;
+    if (have_program && beside(program, SINEW_IMPORT_WORKER_FROM_BINDIR, path, PATH_MAX) &&
+        runnable(path, looked, looked_size))
+        return true;
+#if defined(SINEW_IMPORT_WORKER)
+    if ((size_t)snprintf(path, PATH_MAX, "%s", SINEW_IMPORT_WORKER) < PATH_MAX && runnable(path, looked, looked_size))
+        return true;
+#endif
+    if (!looked[0]) snprintf(looked, looked_size, "nowhere: this build has none");
+    return false;
+}
+
+/* Sends a formatted line to the options' logger at info level. */
+static void inform(const sinew_load_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
+static void inform(const sinew_load_options *options, const char *fmt, ...)
+{
+    if (!options->base.logger.log) return;
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    options->base.logger.log(options->base.logger.user, SINEW_LOG_INFO, message);
 }
 
 /* Where this process holds that much, a fork costs more than starting the
@@ -423,20 +535,25 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
         return sinew__fail(err, SINEW_ERROR_IO, "cannot make a pipe for the %s importer: %s", f->name,
                            strerror(errno));
     /* a fork, or the worker program (chosen, or for a process that holds much) */
-    const char *worker = options->assimp_process == SINEW_ASSIMP_PROCESS_FORK ? NULL : worker_path();
+    char worker_place[PATH_MAX], looked[512];
+    const char *worker = NULL;
+    bool large = options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && memory_now(1) >= WORKER_ABOVE;
+    if (options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER || large) {
+        if (find_worker(worker_place, looked, sizeof looked)) worker = worker_place;
+    }
     if (options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER && !worker) {
         close(fds[0]), close(fds[1]);
-        return sinew__fail(err, SINEW_ERROR_IO, "the %s importer's worker program is not there (%s; the "
-                           "environment variable SINEW_IMPORT_WORKER names its place)", f->name,
-#if defined(SINEW_IMPORT_WORKER)
-                           SINEW_IMPORT_WORKER
-#else
-                           "not built"
-#endif
-        );
+        return sinew__fail(err, SINEW_ERROR_IO, "the %s importer's worker program is not found (the environment "
+                           "variable SINEW_IMPORT_WORKER names its place); looked in %s", f->name, looked);
     }
-    if (options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && worker && memory_now(1) < WORKER_ABOVE)
-        worker = NULL;
+    const char *what = file_name && *file_name ? file_name : f->name;
+    if (worker)
+        inform(options, "%s: Assimp runs in the worker %s", what, worker);
+    else if (large)
+        inform(options, "%s: Assimp runs in a forked child: the worker program, for a process this large, is not "
+               "found (looked in %s)", what, looked);
+    else
+        inform(options, "%s: Assimp runs in a forked child", what);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     pid_t pid = worker ? spawn_worker(worker, fds[1], data, size, f, file_name, options, budget, cpu_seconds)
