@@ -185,9 +185,22 @@ void cli_progress_clear(cli_progress *p);
 sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, float time, unsigned flags,
                                float *weights, sinew_error *err);
 
-/* The CLI's load options into `load`: its logger (warnings to stderr) and
- * the --formats given. */
-void cli_load_options(sinew_load_options *load);
+/* The CLI's load options into `load` for the file at `path`: its logger
+ * (cli_log() naming `path`) and the --formats given. */
+void cli_load_options(sinew_load_options *load, const char *path);
+
+/* -v, --verbose: the library's info-level messages are printed too (which
+ * process ran the Assimp import), and convert tells each file's sizes. */
+extern bool cli_verbose;
+
+/* The command running ("info"), for messages. */
+extern const char *cli_command_name;
+
+/* One message of the library's logger on stderr: a warning as "sinew:
+ * warning: FILE: ...", an info-level one only under -v, as "sinew:
+ * COMMAND: FILE: ..." (FILE left out where the message names it already,
+ * or NULL). */
+void cli_log(const char *file, sinew_log_level level, const char *message);
 
 /* `sinew convert`: see programs/convert.c. */
 int cli_convert(int argc, char **argv);

@@ -27,12 +27,17 @@ typedef struct convert_settings {
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
 } convert_settings;
 
+/* The name convert gives the built-in character (converted without FILE). */
+static const char builtin_name[] = "the built-in character";
+
 typedef struct job {
     const convert_settings *settings;
-    const char *in;
+    const char *in;        /* the file, or builtin_name */
+    bool builtin;
     char out[1024];
     int status;            /* EXIT_OK or EXIT_FAILED */
     char why[512];         /* what failed */
+    long long in_bytes, out_bytes; /* the sizes of the file named and of the archive written */
 } job;
 
 typedef struct batch {
@@ -98,15 +103,80 @@ static void fail(job *j, const char *format, ...)
     j->status = EXIT_FAILED;
 }
 
+/* Where one file's messages go: they name it, and clear the batch's
+ * progress line first (jobs on other threads draw it too: stderr's lock
+ * keeps each line whole). */
+typedef struct job_logger {
+    batch *b;
+    const char *file;
+} job_logger;
+
+static void job_log(void *user, sinew_log_level level, const char *message)
+{
+    job_logger *l = user;
+    if (level == SINEW_LOG_INFO && !cli_verbose) return;
+    flockfile(stderr);
+    cli_progress_clear(&l->b->progress);
+    cli_log(l->file, level, message);
+    funlockfile(stderr);
+}
+
+static void warn(job_logger *l, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void warn(job_logger *l, const char *format, ...)
+{
+    char note[700];
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(note, sizeof note, format, ap);
+    va_end(ap);
+    job_log(l, SINEW_LOG_WARNING, note);
+}
+
+static long long file_bytes(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long long)st.st_size : -1;
+}
+
+/* "850 bytes", "12.3 KiB", "4.5 MiB". */
+static void put_size(char *text, size_t size, long long bytes)
+{
+    if (bytes < 10000)
+        snprintf(text, size, "%lld bytes", bytes);
+    else if (bytes < 10LL << 20)
+        snprintf(text, size, "%.1f KiB", (double)bytes / 1024.0);
+    else
+        snprintf(text, size, "%.1f MiB", (double)bytes / (1024.0 * 1024.0));
+}
+
+/* "IN -> OUT (P%)": the sizes and what the output is of the input (OUT
+ * alone without an input file). */
+static void put_sizes(char *text, size_t size, long long in, long long out)
+{
+    char a[32], b[32];
+    put_size(a, sizeof a, in), put_size(b, sizeof b, out);
+    if (in < 0) {
+        snprintf(text, size, "%s", b);
+        return;
+    }
+    snprintf(text, size, "%s -> %s (%.1f%%)", a, b, in > 0 ? 100.0 * (double)out / (double)in : 0.0);
+}
+
 static void convert_one(void *user, int index)
 {
     batch *b = user;
     job *j = &b->jobs[index];
     const convert_settings *s = j->settings;
     sinew_error err;
+    job_logger log = {b, j->in}, anim_log[CLI_MAX_ANIMS];
     sinew_load_options load = s->source.load;
-    cli_load_options(&load);
-    sinew_asset *a = sinew_load_file(j->in, &load, &err);
+    cli_load_options(&load, j->in);
+    load.base.logger = (sinew_logger){job_log, &log};
+    sinew_asset *a = j->builtin ? sinew_demo_create(&load.base, &err) : sinew_load_file(j->in, &load, &err);
     const sinew_clip **clips = NULL;
     sinew_clip **owned = NULL;
     int count = 0, made = 0;
@@ -118,7 +188,10 @@ static void convert_one(void *user, int index)
     int capacity = a->clip_count;
     sinew_asset *anims[CLI_MAX_ANIMS] = {0};
     for (int f = 0; f < s->source.anim_count; ++f) {
-        anims[f] = sinew_load_file(s->source.anims[f], &load, &err);
+        sinew_load_options anim_load = load;
+        anim_log[f] = (job_logger){b, s->source.anims[f]};
+        anim_load.base.logger.user = &anim_log[f];
+        anims[f] = sinew_load_file(s->source.anims[f], &anim_load, &err);
         if (!anims[f]) {
             fail(j, "%s", err.description);
             goto free_anims;
@@ -162,15 +235,18 @@ static void convert_one(void *user, int index)
     /* packing takes clips whose tracks share one set of key times: another
      * stays as it is, and the logger says why */
     for (int c = 0; s->pack && c < count; ++c) {
-        if (clips[c]->packed || clips[c]->compressed) continue;
+        if (clips[c]->packed) continue;
+        if (clips[c]->compressed) {
+            warn(&log, "%s: clip \"%s\" stays compressed: a compressed clip holds no tracks to pack", j->in,
+                 clips[c]->name);
+            continue;
+        }
         sinew_clip *packed = sinew_clip_pack(clips[c], a->skeleton, NULL, NULL, &err);
         if (packed) {
             owned[made++] = packed;
             clips[c] = packed;
-        } else if (err.result == SINEW_ERROR_UNSUPPORTED && load.base.logger.log) {
-            char note[600];
-            snprintf(note, sizeof note, "%s: stays unpacked: %s", j->in, err.description);
-            load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
+        } else if (err.result == SINEW_ERROR_UNSUPPORTED) {
+            warn(&log, "%s: stays unpacked: %s", j->in, err.description);
         } else {
             fail(j, "%s", err.description);
             goto free_anims;
@@ -179,12 +255,8 @@ static void convert_one(void *user, int index)
     for (int c = 0; s->compress_cm > 0.0f && c < count; ++c) {
         if (clips[c]->compressed) continue;
         if (clips[c]->packed) {
-            if (load.base.logger.log) {
-                char note[600];
-                snprintf(note, sizeof note, "%s: clip \"%s\" stays packed: a packed clip holds no tracks to compress",
-                         j->in, clips[c]->name);
-                load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
-            }
+            warn(&log, "%s: clip \"%s\" stays packed: a packed clip holds no tracks to compress", j->in,
+                 clips[c]->name);
             continue;
         }
         float unit = s->unit > 0.0f ? s->unit : file_unit(j->in);
@@ -197,12 +269,8 @@ static void convert_one(void *user, int index)
         }
         /* a clip of few keys (a spline's) can hold less than its samples: it stays */
         if (report.bytes >= sinew_clip_bytes(clips[c])) {
-            if (load.base.logger.log) {
-                char note[600];
-                snprintf(note, sizeof note, "%s: clip \"%s\" stays as it is: compressed it takes %zu bytes, "
-                         "it holds %zu", j->in, clips[c]->name, report.bytes, sinew_clip_bytes(clips[c]));
-                load.base.logger.log(load.base.logger.user, SINEW_LOG_WARNING, note);
-            }
+            warn(&log, "%s: clip \"%s\" stays as it is: compressed it takes %zu bytes, it holds %zu", j->in,
+                 clips[c]->name, report.bytes, sinew_clip_bytes(clips[c]));
             sinew_clip_free(small);
             continue;
         }
@@ -217,6 +285,7 @@ static void convert_one(void *user, int index)
         out.clip_count = count;
         sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
         if (sinew_archive_save(&out, j->out, &o, &err) != SINEW_OK) fail(j, "%s", err.description);
+        j->in_bytes = j->builtin ? -1 : file_bytes(j->in), j->out_bytes = file_bytes(j->out);
     }
 free_anims:
     for (int f = 0; f < s->source.anim_count; ++f) sinew_asset_free(anims[f]);
@@ -225,7 +294,15 @@ done:
     free(owned), free((void *)clips);
     sinew_asset_free(a);
     int finished = atomic_fetch_add(&b->done, 1) + 1;
+    flockfile(stderr);
+    if (cli_verbose && j->status == EXIT_OK) {
+        char sizes[100];
+        put_sizes(sizes, sizeof sizes, j->in_bytes, j->out_bytes);
+        cli_progress_clear(&b->progress);
+        fprintf(stderr, "sinew: convert: %s -> %s: %s\n", j->in, j->out, sizes);
+    }
     if (b->count > 1) cli_progress_show(&b->progress, "convert", "%d of %d files", finished, b->count);
+    funlockfile(stderr);
 }
 
 /* DIR/NAME.sinew for input `in` (its name without folders, and without its
@@ -337,7 +414,6 @@ int cli_convert(int argc, char **argv)
     }
     if (p.status == EXIT_OK && s.pack && s.compress_cm > 0.0f)
         cli_usage(&p, "--pack and --compress: a clip is packed or compressed, choose one");
-    if (p.status == EXIT_OK && input_count == 0) cli_usage(&p, "no input file");
     if (p.status == EXIT_OK && !s.out) cli_usage(&p, "no output: -o OUT.sinew, or -o DIR/ for several inputs");
     if (p.status != EXIT_OK) {
         free(inputs);
@@ -348,6 +424,7 @@ int cli_convert(int argc, char **argv)
         free(inputs);
         return EXIT_USAGE;
     }
+    if (input_count == 0) input_count = 1; /* inputs[0] NULL: the built-in character */
     if (!out_arg(&p, &s, input_count)) {
         free(inputs);
         return EXIT_USAGE;
@@ -359,9 +436,9 @@ int cli_convert(int argc, char **argv)
     }
     for (int i = 0; i < input_count; ++i) {
         job *j = &b.jobs[i];
-        j->settings = &s, j->in = inputs[i];
+        j->settings = &s, j->in = inputs[i] ? inputs[i] : builtin_name, j->builtin = !inputs[i];
         if (s.out_dir)
-            out_path(s.out, inputs[i], s.keep_extension, j->out, sizeof j->out);
+            out_path(s.out, inputs[i] ? inputs[i] : "sinew_demo", s.keep_extension, j->out, sizeof j->out);
         else
             snprintf(j->out, sizeof j->out, "%s", s.out);
     }
@@ -385,13 +462,21 @@ int cli_convert(int argc, char **argv)
     sinew_pool_free(pool);
     cli_progress_clear(&b.progress);
     int failed = 0;
+    long long in = 0, out = 0;
     for (int i = 0; i < input_count; ++i)
         if (b.jobs[i].status != EXIT_OK) {
             ++failed;
             fprintf(stderr, "sinew: convert: %s\n", b.jobs[i].why);
+        } else {
+            in += b.jobs[i].in_bytes, out += b.jobs[i].out_bytes;
         }
+    char sizes[100] = "";
+    if (input_count > failed) {
+        sizes[0] = ':', sizes[1] = ' ';
+        put_sizes(sizes + 2, sizeof sizes - 2, in, out);
+    }
     if (input_count > 1 || failed)
-        fprintf(stderr, "sinew: convert: %d of %d files converted%s\n", input_count - failed, input_count,
+        fprintf(stderr, "sinew: convert: %d of %d files converted%s%s\n", input_count - failed, input_count, sizes,
                 failed ? "; the ones that failed are named above" : "");
     free(b.jobs);
     free(inputs);

@@ -333,10 +333,31 @@ void cli_progress_clear(cli_progress *p)
 
 /* ---- loading ------------------------------------------------------------ */
 
+bool cli_verbose;
+const char *cli_command_name = "sinew";
+
+/* Whether `message` names `file` already: it holds the path as given, or
+ * starts with the file's name ("walk.fbx: Assimp runs in ..."). */
+static bool names_file(const char *message, const char *file)
+{
+    if (strstr(message, file)) return true;
+    const char *slash = strrchr(file, '/'), *name = slash ? slash + 1 : file;
+    size_t n = strlen(name);
+    return strncmp(message, name, n) == 0 && message[n] == ':';
+}
+
+void cli_log(const char *file, sinew_log_level level, const char *message)
+{
+    if (level == SINEW_LOG_INFO && !cli_verbose) return;
+    bool named = !file || names_file(message, file);
+    fprintf(stderr, "sinew: %s: %s%s%s\n", level == SINEW_LOG_WARNING ? "warning" : cli_command_name,
+            named ? "" : file, named ? "" : ": ", message);
+}
+
+/* The library's logger: `user` is the file loaded (NULL: none). */
 static void log_to_stderr(void *user, sinew_log_level level, const char *message)
 {
-    (void)user;
-    fprintf(stderr, "sinew: %s: %s\n", level == SINEW_LOG_WARNING ? "warning" : "info", message);
+    cli_log(user, level, message);
 }
 
 static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
@@ -345,9 +366,10 @@ static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
  * every file the command loads (FILE and each --anim). */
 static const char *cli_formats;
 
-void cli_load_options(sinew_load_options *load)
+void cli_load_options(sinew_load_options *load, const char *path)
 {
     load->base = cli_options;
+    load->base.logger.user = (void *)path;
     load->assimp_formats = cli_formats;
 }
 
@@ -356,8 +378,7 @@ sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_l
     sinew_error err = {0};
     if (path) {
         sinew_load_options lo = load ? *load : (sinew_load_options){0};
-        lo.base = cli_options;
-        lo.assimp_formats = cli_formats;
+        cli_load_options(&lo, path);
         sinew_asset *a = sinew_load_file(path, &lo, &err);
         if (!a) fprintf(stderr, "sinew: %s: %s\n", command, err.description);
         return a;
@@ -682,6 +703,8 @@ bool cli_source_arg(cli_args *p, cli_source *s)
             s->load.scene = k + 1;
     } else if ((v = cli_value(p, "--formats"))) {
         cli_formats = v;
+    } else if (cli_flag(p, "-v") || cli_flag(p, "--verbose")) {
+        cli_verbose = true;
     } else if (cli_flag(p, "--weld")) {
         s->load.weld_vertices = true;
     } else if (cli_flag(p, "--order-vertices")) {
@@ -970,23 +993,44 @@ static void json_skeleton(const sinew_skeleton *sk)
     fputs("]}", stdout);
 }
 
+/* A count, or null where the clip does not know it. */
+static void json_count(const char *key, bool known, int n)
+{
+    if (known)
+        printf("\"%s\": %d", key, n);
+    else
+        printf("\"%s\": null", key);
+}
+
 static void json_clip(int index, const sinew_clip *c)
 {
     int by_interp[3];
     int animated = clip_shape(c, by_interp);
+    /* a packed or compressed clip holds no tracks of its joints: it tells
+     * what the text tells (a packed clip the keys it came from, every clip
+     * its weights keys), the rest is null */
+    bool tracks = !c->packed && !c->compressed, keys = !c->compressed;
     printf("\n  {\"index\": %d, \"name\": ", index);
     cli_put_json_string(stdout, c->name);
     fputs(", \"duration\": ", stdout);
     json_number(c->duration);
-    printf(", \"tracks\": %d, \"animated_joints\": %d, \"additive\": %s, "
-           "\"keys\": {\"translation\": %d, \"rotation\": %d, \"scale\": %d, \"weights\": %d}, "
-           "\"interpolation\": {\"step\": %d, \"linear\": %d, \"cubicspline\": %d}, \"bytes\": %zu, "
-           "\"packed\": %s",
-           c->track_count, animated, c->additive ? "true" : "false", sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION),
-           sinew_clip_key_count(c, SINEW_TARGET_ROTATION), sinew_clip_key_count(c, SINEW_TARGET_SCALE),
-           sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS), by_interp[SINEW_INTERP_STEP],
-           by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE], sinew_clip_bytes(c),
-           c->packed ? "true" : "false");
+    fputs(", ", stdout);
+    json_count("tracks", tracks, c->track_count);
+    fputs(", ", stdout);
+    json_count("animated_joints", tracks, animated);
+    printf(", \"additive\": %s, \"keys\": {", c->additive ? "true" : "false");
+    json_count("translation", keys, sinew_clip_key_count(c, SINEW_TARGET_TRANSLATION));
+    fputs(", ", stdout);
+    json_count("rotation", keys, sinew_clip_key_count(c, SINEW_TARGET_ROTATION));
+    fputs(", ", stdout);
+    json_count("scale", keys, sinew_clip_key_count(c, SINEW_TARGET_SCALE));
+    printf(", \"weights\": %d}, \"interpolation\": ", sinew_clip_key_count(c, SINEW_TARGET_WEIGHTS));
+    if (tracks)
+        printf("{\"step\": %d, \"linear\": %d, \"cubicspline\": %d}", by_interp[SINEW_INTERP_STEP],
+               by_interp[SINEW_INTERP_LINEAR], by_interp[SINEW_INTERP_CUBICSPLINE]);
+    else
+        fputs("null", stdout);
+    printf(", \"bytes\": %zu, \"packed\": %s", sinew_clip_bytes(c), c->packed ? "true" : "false");
     sinew_compress_report z;
     if (sinew_clip_compression(c, &z)) {
         printf(", \"compressed\": {\"bytes\": %zu, \"samples\": %d, \"rate\": ", z.bytes, z.sample_count);
@@ -1053,7 +1097,13 @@ static void json_mesh(int index, const sinew_mesh *m)
  *        "animated_joints": 22, "additive": false,
  *        "keys": {"translation": 0, "rotation": 0, "scale": 0, "weights": 0},
  *        "interpolation": {"step": 0, "linear": 66, "cubicspline": 0},
- *        "bytes": (sinew_clip_bytes), "packed": (sinew_clip_pack made it)} ],
+ *        "bytes": (sinew_clip_bytes), "packed": (sinew_clip_pack made it),
+ *        "compressed": null | {"bytes", "samples", "rate", "animated_tracks",
+ *           "constant_tracks", "error_bound", "shell_distance", "largest_error",
+ *           "percentile_99"}} ],
+ *        (a packed clip: tracks, animated_joints and interpolation null, its
+ *        keys those it was packed from; a compressed one: its translation,
+ *        rotation and scale keys null too, as the text leaves them out)
  *     "meshes": [ {"index": 0, "name": "...", "vertices": 0, "triangles": 0,
  *        "attributes": ["position", "normal", "tangent", "texcoord_0", "color"],
  *        "morph_targets": 0, "bounds": {"min": [...], "max": [...]} (null: no vertices),
@@ -1339,6 +1389,29 @@ int main(int argc, char **argv)
         cli_print_help(stderr, NULL);
         return EXIT_USAGE;
     }
+    /* options before the command: -v and --formats, for any command that
+     * reads files (sinew -v info walk.fbx reads as sinew info walk.fbx -v) */
+    int first = 1;
+    const char *formats_before = NULL, *options_given = argv[1];
+    for (; first < argc; ++first) {
+        const char *a = argv[first];
+        if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
+            cli_verbose = true;
+        else if (strncmp(a, "--formats=", 10) == 0)
+            formats_before = a + 10;
+        else if (strcmp(a, "--formats") == 0 && first + 1 < argc)
+            formats_before = argv[++first];
+        else
+            break;
+    }
+    if (first > 1) {
+        argv += first - 1, argc -= first - 1;
+        if (argc < 2) {
+            fprintf(stderr, "sinew: no command after the options; see sinew --help\n");
+            return EXIT_USAGE;
+        }
+    }
+    cli_formats = formats_before;
     const char *cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "help") == 0) {
         cli_args p = cli_args_begin("help", argc - 2, argv + 2);
@@ -1365,5 +1438,10 @@ int main(int argc, char **argv)
         cli_print_help(stdout, c->name);
         return EXIT_OK;
     }
+    if (first > 1 && !c->reads_files) {
+        fprintf(stderr, "sinew: %s: %s: %s reads no files\n", c->name, options_given, c->name);
+        return EXIT_USAGE;
+    }
+    cli_command_name = c->name;
     return c->run(argc - 2, argv + 2);
 }

@@ -251,6 +251,83 @@ static void check_compress_value(void)
     cli_result_free(&r);
 }
 
+/* ---- messages ---- */
+
+/* Whether `at` in `text` starts a line: after a newline, or after a
+ * progress line wiped ("\r", spaces, "\r"). */
+static bool starts_line(const char *text, const char *at)
+{
+    if (at == text || at[-1] == '\n') return true;
+    if (at[-1] != '\r') return false;
+    const char *c = at - 2;
+    while (c >= text && *c == ' ') --c;
+    return c >= text && c < at - 2 && *c == '\r';
+}
+
+/* Whether `needle` is in `text` at the start of a line. */
+static bool has_line(const char *text, const char *needle)
+{
+    const char *at = strstr(text, needle);
+    return at && starts_line(text, at);
+}
+
+/* Warnings in a batch name their file and start their own line, on a
+ * terminal too (between progress lines); --pack says why a compressed clip
+ * stays as it is; -v tells each file's sizes, a batch's summary its
+ * totals; the built-in character converts without FILE. */
+static void check_messages(void)
+{
+    result r = run("convert -o builtin.sinew --compress");
+    CHECK(r.status == 0 && has(r.err, "sinew: warning: the built-in character: clip \"idle\" stays as it is"),
+          "the built-in character, compressed: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+    char name[256];
+    asset_name("builtin.sinew", name, sizeof name);
+    CHECK(strcmp(name, "sinew_demo") == 0, "convert without FILE: the built-in character (\"%s\")", name);
+
+    /* a library warning that names no file gets the file's name */
+    write_text("dup.gltf", "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}], "
+                           "\"nodes\": [{\"name\": \"bone\", \"children\": [1]}, {\"name\": \"bone\"}]}\n");
+    r = run("convert art/hero/walk.gltf dup.gltf builtin.sinew -o batch/ --pack -j 2");
+    CHECK(r.status == 0 && has_line(r.err, "sinew: warning: dup.gltf: skeleton: joints 0 and 1 share the name") &&
+              has(r.err, "sinew: warning: builtin.sinew: clip \"walk\" stays compressed: a compressed clip holds no "
+                         "tracks to pack\n"),
+          "warnings in a batch name their file; --pack on a compressed clip says so: %d: %s", r.status, r.err);
+    CHECK(has(r.err, "sinew: convert: 3 of 3 files converted: ") && has(r.err, "%)\n"),
+          "the batch's summary has its sizes: %s", r.err);
+    CHECK(!has(r.err, "batch/walk.sinew"), "no line per file without -v: %s", r.err);
+    cli_result_free(&r);
+
+    /* on a terminal: the warning after the first file's progress line */
+    char *text = cli_run_on_terminal(sinew_bin, work, "convert art/hero/walk.gltf builtin.sinew -o tty/ --pack");
+    if (!text) {
+        printf("skip: no pseudo-terminal for convert's progress line\n");
+    } else {
+        const char *warning = strstr(text, "sinew: warning: builtin.sinew: clip \"walk\" stays compressed");
+        CHECK(has(text, "\rsinew: convert: 1 of 2 files") && warning && starts_line(text, warning),
+              "on a terminal the warning starts its own line, the progress line wiped first: %s", text);
+        free(text);
+    }
+
+    /* -v: one line a file, with its sizes; nothing without it */
+    r = run("convert art/hero/walk.gltf -o quiet.sinew");
+    CHECK(r.status == 0 && r.err[0] == '\0' && r.out[0] == '\0', "convert is quiet on success: %s", r.err);
+    cli_result_free(&r);
+    r = run("convert art/hero/walk.gltf -o loud.sinew -v");
+    size_t in = 0, out = 0;
+    unsigned char *x = bytes("art/hero/walk.gltf", &in), *y = bytes("loud.sinew", &out);
+    free(x), free(y);
+    char line[256];
+    snprintf(line, sizeof line, "sinew: convert: art/hero/walk.gltf -> loud.sinew: %zu bytes -> %zu bytes (%.1f%%)\n",
+             in, out, 100.0 * (double)out / (double)in);
+    CHECK(r.status == 0 && strcmp(r.err, line) == 0, "convert -v: \"%s\", not \"%s\"", line, r.err);
+    cli_result_free(&r);
+    r = run("-v convert art/hero/walk.gltf -o loud2.sinew");
+    CHECK(r.status == 0 && strcmp(r.err, line) != 0 && has(r.err, "art/hero/walk.gltf -> loud2.sinew: "),
+          "sinew -v convert: the same as convert -v: %s", r.err);
+    cli_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -267,5 +344,6 @@ int main(int argc, char **argv)
     check_deterministic();
     check_outputs();
     check_compress_value();
+    check_messages();
     return check_finish("test_cli_convert");
 }

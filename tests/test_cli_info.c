@@ -189,10 +189,22 @@ static void check_compress(const char *assets)
               number(z, "largest_error") <= number(z, "error_bound") &&
               fabs(number(z, "error_bound") - 1e-4) < 1e-9 && number(z, "percentile_99") <= number(z, "largest_error"),
           "info --json: the clip compressed within its bound: %.300s", r.out);
+    /* what the text tells of a compressed clip, no counts of tracks it does not hold */
+    const cJSON *keys = cJSON_GetObjectItem(clip, "keys");
+    CHECK(cJSON_IsNull(cJSON_GetObjectItem(clip, "animated_joints")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(clip, "tracks")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(keys, "rotation")) &&
+              cJSON_IsNumber(cJSON_GetObjectItem(keys, "weights")) &&
+              cJSON_IsNull(cJSON_GetObjectItem(clip, "interpolation")),
+          "info --json: a compressed clip's tracks, joints and keys are null, not 0: %.300s", r.out);
+    char told[160];
+    snprintf(told, sizeof told, "compressed: %d samples (evenly spaced), %d animated and %d constant tracks",
+             (int)number(z, "samples"), (int)number(z, "animated_tracks"), (int)number(z, "constant_tracks"));
     cJSON_Delete(json);
     result_free(&r);
     r = info("'%s/z.sinew'", work);
-    CHECK(r.status == 0 && strstr(r.out, "compressed: 3 samples (evenly spaced)"), "info says so: %s", r.out);
+    CHECK(r.status == 0 && strstr(r.out, "compressed: 3 samples (evenly spaced)") && strstr(r.out, told),
+          "info says so, as --json does (%s): %s", told, r.out);
     result_free(&r);
     r = run("bake '%s/z.sinew' --times 0.25,0.5 --json '%s/z.json'", work, work);
     CHECK(r.status == 0, "bake plays the compressed clip: %s", r.err);
@@ -277,5 +289,18 @@ int main(int argc, char **argv)
         long fewer = quiet_vertices(welded);
         CHECK(fewer > 0 && fewer < plain, "info --weld: %ld vertices, fewer than %ld", fewer, plain);
     }
+    /* -v: which process ran the Assimp import, at the logger's info level */
+    snprintf(path, sizeof path, "'%s/fbx/pab/walk.fbx'", assets);
+    r = info("%s --quiet -v", path);
+    if (r.status != 0) {
+        printf("skip: %s does not load here (no shared assets or no Assimp): %s", path, r.err);
+    } else {
+        result quiet = info("%s --quiet", path);
+        CHECK(strstr(r.err, "sinew: info: walk.fbx: Assimp runs in ") != NULL,
+              "info -v: which process ran the import: %s", r.err);
+        CHECK(quiet.status == 0 && !strstr(quiet.err, "Assimp runs in"), "without -v, not: %s", quiet.err);
+        result_free(&quiet);
+    }
+    result_free(&r);
     return check_finish("test_cli_info");
 }

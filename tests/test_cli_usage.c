@@ -133,50 +133,10 @@ static void write_files(void)
 
 /* ---- a terminal ---- */
 
-/* Runs `sinew ARGS` with stderr on a pseudo-terminal (stdout to
- * /dev/null) and returns what it wrote there; NULL without one. */
+/* Runs `sinew ARGS` from WORK_DIR with stderr on a pseudo-terminal. */
 static char *run_on_terminal(const char *args)
 {
-    int master = posix_openpt(O_RDWR | O_NOCTTY);
-    if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
-        if (master >= 0) close(master);
-        return NULL;
-    }
-    const char *slave = ptsname(master);
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "cd '%s' && exec '%s' %s > /dev/null", work, sinew_bin, args);
-    pid_t pid = slave ? fork() : -1;
-    if (pid == 0) {
-        setsid();
-        int fd = open(slave, O_RDWR);
-        if (fd < 0) _exit(127);
-        dup2(fd, STDERR_FILENO);
-        close(fd);
-        close(master);
-        execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0) {
-        close(master);
-        return NULL;
-    }
-    size_t size = 0, cap = 4096;
-    char *text = malloc(cap);
-    for (;;) {
-        if (size + 1024 > cap) text = realloc(text, cap *= 2);
-        ssize_t n = read(master, text + size, 1024);
-        if (n > 0)
-            size += (size_t)n;
-        else if (n < 0 && errno == EINTR)
-            continue;
-        else
-            break; /* EIO: the child and its terminal are gone */
-    }
-    text[size] = '\0';
-    close(master);
-    int status;
-    waitpid(pid, &status, 0);
-    return text;
+    return cli_run_on_terminal(sinew_bin, work, args);
 }
 
 /* A progress line on a terminal: each one starts with \r, and the last is
