@@ -53,7 +53,7 @@ typedef struct sinew__clip_facts {
 
 /* A form of a clip: the exact plan of its tracks (plan.c), packed keys
  * (packed.c) or a compressed block (compressed.c), each the one file that
- * reads its layout. sample.c consults the table once a call; the kernels a
+ * samples its layout (with its kernels, simd/). sample.c consults the table once a call; the kernels a
  * form runs were chosen when it was made. Times are clip times (wrapped
  * already), flags sinew_sample_flags, `hints` the cursor's keys or NULL. */
 typedef struct sinew__clip_form {
@@ -68,7 +68,8 @@ typedef struct sinew__clip_form {
      * false, having written nothing, otherwise. */
     bool (*sample_model)(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                          const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
-    /* Joint `joint`'s local transform at t, as sample_pose gives it. */
+    /* Joint `joint`'s local transform at t by the reference's formulas
+     * (sample_pose's, to its kernels' agreement with them). */
     void (*sample_joint)(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
                          sinew_transform *out);
     /* The bytes the form holds beside the clip's own allocation. */
