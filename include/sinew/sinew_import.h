@@ -124,10 +124,14 @@ typedef struct sinew_load_options {
     bool assimp_in_process;
     unsigned assimp_timeout_ms;
     /* What the child is: a fork of this process, or a worker program
-     * (sinew-import-worker, installed in libexec/sinew; the environment
-     * variable SINEW_IMPORT_WORKER names another place), which starts
-     * small whatever this process holds and runs the same import under the
-     * same limits. See sinew_assimp_process. */
+     * (sinew-import-worker), which starts small whatever this process
+     * holds and runs the same import under the same limits. The worker is
+     * looked for where the environment variable SINEW_IMPORT_WORKER says,
+     * then in libexec/sinew beside the folder of the loaded
+     * libsinew_import (or, linked statically, of this program: its bin
+     * folder), then where the build was configured to install it, so an
+     * installed tree may move; the logger says at info level which child
+     * ran. See sinew_assimp_process. */
     sinew_assimp_process assimp_process;
 } sinew_load_options;
 
