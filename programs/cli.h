@@ -18,6 +18,13 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * (prefixed with the command) and returns NULL on failure. */
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load);
 
+/* Whether a file named .gltf or .glb holds what the name says (JSON or
+ * binary glTF; or a sinew archive, which loads by content): false with the
+ * reason in `why` ("walk.gltf: not glTF: ..."), so that a broken glTF file
+ * is called that rather than handed to Assimp. True for other names and
+ * for files that cannot be read (the load says why). */
+bool cli_gltf_named(const char *path, char *why, size_t size);
+
 /* The clips a command plays: the asset's own (`file`: its path, NULL for
  * the built-in character), or with `anim_paths` those of other files
  * (walk.fbx, run.fbx, ...) retargeted onto the asset's skeleton by joint

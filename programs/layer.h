@@ -21,11 +21,6 @@ typedef struct cli_layer_args {
     bool in_place;         /* --in-place: root motion taken out, not carried */
 } cli_layer_args;
 
-/* The options' help, for the commands' usage texts. */
-#define CLI_LAYER_USAGE                                                                              \
-    "       [--blend CLIP[=W],CLIP[=W],...] [--sync] [--crossfade CLIP[,START[,SECONDS]]]\n"         \
-    "       [--additive CLIP[=W]] [--ik JOINT[=X,Y,Z | +=DX,DY,DZ]] [--in-place]\n"
-
 /* Takes the argument when it is one of the layer's options (with its
  * value): true when taken, also when its value was bad (a usage error). */
 bool cli_layer_arg(cli_args *p, cli_layer_args *args);

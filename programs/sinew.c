@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200112L
 #include "cli.h"
 #include "layer.h"
+#include "sinew/sinew_archive.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,150 +11,127 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
 /* ---- help --------------------------------------------------------------- */
 
-/* The one help text: `sinew --help` prints all of it, `sinew help COMMAND`
- * and `sinew COMMAND --help` the command's part (its synopsis, then what
- * it does) with the notes on files and the exit status. Each command's
- * part is its synopsis ("  name ..." and lines "       [...") then its
- * description, indented 16 (C99 promises string literals of 4095
- * characters only, hence one literal a part). */
-static const char help_head[] =
-    "usage: sinew <command> [arguments]\n"
-    "\n"
-    "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
-    "\n"
-    "commands:\n";
+/* `sinew --help` is an overview: the commands one line each and the
+ * options every command shares. `sinew help COMMAND` (and `sinew COMMAND
+ * --help`) is that command's usage, what it does in a few lines, and its
+ * options one a line, as gltfpack and zstd print theirs. */
 
-static const char help_demo[] =
-    "  demo\n"
-    "                play the built-in character through the whole CPU pipeline\n"
-    "                (sample, local-to-model, palette, LBS and DQS skinning) and\n"
-    "                print what it did and how long each stage took\n";
+typedef struct help_option {
+    const char *name; /* "-o, --out OUT" */
+    const char *text; /* one line */
+} help_option;
 
-static const char help_info[] =
-    "  info [FILE] [--scene N] [--weld] [--order-vertices] [--quiet | --json]\n"
-    "                print the skeleton tree, the clips and the meshes of FILE\n"
-    "                (.gltf or .glb, .fbx, .dae or .bvh; for glTF the meshes of\n"
-    "                scenes[N], else of the default scene); without FILE, of the\n"
-    "                built-in character. --quiet prints one line: joints, clips,\n"
-    "                meshes, vertices. --json prints JSON: the skeleton (each\n"
-    "                joint's index, name, parent and rest translation, rotation,\n"
-    "                scale), the clips (duration, tracks, keys by target, bytes)\n"
-    "                and the meshes (vertices, triangles, attributes, bounds, the\n"
-    "                skin's joints and how many vertices have 0 to 8 influences).\n"
-    "                --weld and --order-vertices load FILE as for bench\n";
+static const help_option info_options[] = {
+    {"--quiet", "one line: joints, clips, meshes, vertices"},
+    {"--json", "JSON: joints and rest transforms, clips, meshes and their skins' influences"},
+    {NULL, NULL},
+};
 
-static const char help_bake[] =
-    "  bake [FILE] --times T1,T2,... [--anim CLIPFILE]... [--clip INDEX|NAME|none] [--loop]\n"
-    "       [--method lbs|dqs] [--scene N] [--weld] [--json OUT] [--up y|z]\n"
-    CLI_LAYER_USAGE
-    "                write, per time, every node's world matrix and the world-space\n"
-    "                positions and normals of every mesh primitive of the scene (the\n"
-    "                built-in character without FILE), as JSON to OUT or stdout\n"
-    "                (docs/BAKE.md); the animation layer's options as for render\n"
-    "                (--up: the up axis root motion turns about)\n";
+static const help_option bake_options[] = {
+    {"--times T1,T2,...", "the times in seconds (required; past the clip's end: its end)"},
+    {"--anim CLIPFILE", "play CLIPFILE's clips, retargeted by joint name (repeatable)"},
+    {"--clip INDEX|NAME|none", "the clip played (default: the first)"},
+    {"--loop", "times past the clip's end wrap around"},
+    {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
+    {"--json OUT", "write the JSON to OUT (default: stdout)"},
+    {"--up y|z", "the up axis root motion turns about (default y)"},
+    {NULL, NULL},
+};
 
-static const char help_bench[] =
-    "  bench [FILE] [--anim CLIPFILE]... [--clip C] [--threads N] [--simd L] [--json OUT]\n"
-    "       [--weld] [--order-vertices] [--copies K] [--shell D] [--bound B]\n"
-    "                time the runtime's kernels on one character (the built-in one\n"
-    "                without FILE): sampling, local-to-model, palette, LBS and DQS\n"
-    "                skinning (over N threads), blends and two-bone IK, at SIMD\n"
-    "                level L (auto, scalar, avx2 or avx512; sampling, local-to-model\n"
-    "                and LBS also at the scalar reference beside it); per call,\n"
-    "                median of 15 batches; a table, and JSON\n"
-    "                to OUT (docs/BENCHMARKS.md). --weld merges FILE's identical\n"
-    "                vertices (Assimp formats), --order-vertices sorts each skinned\n"
-    "                mesh's vertices by the joints they follow (faster CPU skinning),\n"
-    "                --copies K skins K copies of the mesh end to end as one;\n"
-    "                the optimized and packed clips' errors are measured D units\n"
-    "                from each joint (sinew_clip_measure_error; default 0.03, 3 cm\n"
-    "                in metres: give 3 for a rig in centimetres), and the clip is\n"
-    "                compressed to within B there (sinew_clip_compress; default\n"
-    "                D / 300: 0.01 cm at 3 cm)\n";
+static const help_option layer_options[] = {
+    {"--blend CLIP[=W],...", "play clips together by weight"},
+    {"--sync", "blended clips keep their cycles in phase"},
+    {"--crossfade CLIP[,START[,S]]", "fade from --clip to CLIP at START s (half the clip) over S s (0.5)"},
+    {"--additive CLIP[=W]", "add CLIP's difference from its first frame"},
+    {"--ik JOINT[=X,Y,Z|+=DX,DY,DZ]", "two-bone IK: pin JOINT where it is at 0 s, or move it (repeatable)"},
+    {"--in-place", "take root motion out (default: the character carries it)"},
+    {NULL, NULL},
+};
 
-static const char help_render[] =
-    "  render [FILE] [--anim CLIPFILE]... [--clip C] [--frames N | --times T1,...] [--loop]\n"
-    "       [--size WxH] [--out SHEET.png | DIR/] [--method lbs|dqs | --compare lbs,dqs]\n"
-    "       [--weights JOINT] [--pose animated|bind|rest] [--skeleton] [--no-floor]\n"
-    "       [--azimuth DEG] [--elevation DEG] [--up y|z] [--scene N] [--weld]\n"
-    CLI_LAYER_USAGE
-    "                draw FILE (the built-in character without it) skinned on the GPU\n"
-    "                without a window: a contact sheet of N frames across the clip\n"
-    "                (default 8; a turntable of the bind or rest pose), or one PNG per\n"
-    "                frame into DIR/; --size is one frame's (default 320x320); --weights\n"
-    "                colors each vertex by that joint's weight; --out defaults to\n"
-    "                sinew-render.png (PNG only: another extension is refused).\n"
-    "                --anim may repeat (walk.fbx, run.fbx, ...).\n"
-    "                The animation layer: --blend plays clips together by weight\n"
-    "                (--sync keeps their cycles in phase); --crossfade fades from\n"
-    "                --clip to CLIP starting at START s (default half the clip) over\n"
-    "                SECONDS (default 0.5); --additive adds CLIP's difference from its\n"
-    "                first frame; --ik moves a joint (foot, hand) by two-bone IK: pinned\n"
-    "                where it is at time 0, to X,Y,Z, or by +=DX,DY,DZ from where it is;\n"
-    "                root motion is carried by the character, or with --in-place taken\n"
-    "                out. Frames then span the blended cycle or the crossfade\n";
+static const help_option bench_options[] = {
+    {"--anim CLIPFILE", "time CLIPFILE's clips, retargeted by joint name (repeatable)"},
+    {"--clip INDEX|NAME", "the clip timed (default: the first)"},
+    {"--threads N", "skin over N threads (default 1)"},
+    {"--simd auto|scalar|avx2|avx512", "the kernels' SIMD level (default auto: the best this CPU runs)"},
+    {"--json OUT", "write the figures to OUT as JSON too"},
+    {"--copies K", "skin K copies of the mesh end to end as one"},
+    {"--shell D", "measure clip errors D units from each joint (default 0.03)"},
+    {"--bound B", "compress the clip to within B there (default D / 300)"},
+    {NULL, NULL},
+};
 
-static const char help_view[] =
-    "  view [FILE] [--anim CLIPFILE] [--clip C] [--method lbs|dqs] [--weights JOINT]\n"
-    "       [--skeleton] [--size WxH] [--up y|z] [--scene N] [--weld]\n"
-    "       [--frames N] [--keys 'K1 K2 ...'] [--screenshot OUT.png]\n"
-    "                a window on FILE: space play/pause, left/right step, c clip,\n"
-    "                +/- speed, m LBS/DQS, k skeleton, w and j (or a click on a joint)\n"
-    "                weight heat map, b animated/bind/rest, f floor, s screenshot, q quit;\n"
-    "                drag to orbit, scroll to zoom. --frames N draws N frames (1/30 s\n"
-    "                each) and exits, --keys presses keys first, --screenshot saves the\n"
-    "                last frame\n";
+static const help_option render_options[] = {
+    {"--out SHEET.png|DIR/", "a contact sheet, or one PNG a frame in DIR/ (default sinew-render.png)"},
+    {"--anim CLIPFILE", "play CLIPFILE's clips, retargeted by joint name (repeatable)"},
+    {"--clip INDEX|NAME|none", "the clip played (default: the first)"},
+    {"--frames N", "N frames across the clip (default 8)"},
+    {"--times T1,T2,...", "frames at these times in seconds instead"},
+    {"--loop", "times past the clip's end wrap around"},
+    {"--size WxH", "one frame's size (default 320x320)"},
+    {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
+    {"--compare lbs,dqs", "each frame skinned both ways, side by side"},
+    {"--weights JOINT", "color each vertex by JOINT's weight"},
+    {"--pose animated|bind|rest", "the pose drawn (bind and rest: a turntable)"},
+    {"--skeleton", "draw the joints and bones over the mesh"},
+    {"--no-floor", "no floor grid"},
+    {"--azimuth DEG", "the camera's angle about the up axis"},
+    {"--elevation DEG", "the camera's angle above the floor (-89 to 89)"},
+    {"--up y|z", "the file's up axis (default y)"},
+    {NULL, NULL},
+};
 
-static const char help_convert[] =
-    "  convert FILE [FILE...] -o OUT.sinew | -o DIR/ [--anim CLIPFILE]... [--optimize]\n"
-    "       [--pack | --compress [BOUND]] [--unit M] [--clips-only] [--prepare] [--weld]\n"
-    "       [--order-vertices] [--scene N] [-j N]\n"
-    "                convert files into archives (docs/ARCHIVE.md) that every command,\n"
-    "                and sinew_archive_load, reads without a parser; one FILE to\n"
-    "                OUT.sinew, several into DIR/ (each FILE's name, .sinew), N at a\n"
-    "                time (-j). --anim takes the clips from CLIPFILEs instead,\n"
-    "                retargeted by joint name; --optimize reduces constant tracks to\n"
-    "                one key within 1e-5 of their values; --pack quantizes the keys\n"
-    "                to 16 bits (sinew_clip_pack; a clip it cannot take stays as it\n"
-    "                is, with a warning); --compress compresses each clip so that no\n"
-    "                vertex 3 cm from a joint moves more than BOUND cm (0.01), in a\n"
-    "                file whose unit is M meters (1 for glTF, 0.01 for FBX, else 1)\n"
-    "                (sinew_clip_compress; a clip it would not make smaller stays as\n"
-    "                it is, with a warning); --clips-only writes the\n"
-    "                skeleton and clips without the meshes; --prepare stores each\n"
-    "                skin's SIMD blocks too, which loading then checks instead of\n"
-    "                building (a larger file, a faster load). The same FILE gives the\n"
-    "                same bytes. A file that fails (even one that crashes the\n"
-    "                importer) fails alone: the others are written, each failure is\n"
-    "                named, and the exit status is 1\n";
+static const help_option view_options[] = {
+    {"--anim CLIPFILE", "play CLIPFILE's clips, retargeted by joint name"},
+    {"--clip INDEX|NAME|none", "the clip played first (default: the first)"},
+    {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
+    {"--weights JOINT", "color each vertex by JOINT's weight"},
+    {"--skeleton", "draw the joints and bones over the mesh"},
+    {"--size WxH", "the window's size"},
+    {"--up y|z", "the file's up axis (default y)"},
+    {"--frames N", "draw N frames (1/30 s each), then exit"},
+    {"--keys 'K1 K2 ...'", "press these keys first"},
+    {"--screenshot OUT.png", "save the last frame"},
+    {NULL, NULL},
+};
 
-static const char help_help[] =
-    "  help [COMMAND]\n"
-    "                print this help, or one command's (as sinew COMMAND --help does)\n";
+static const help_option convert_options[] = {
+    {"-o, --out OUT.sinew|DIR", "the archive; a folder (DIR/, or one that exists) for several"},
+    {"-j, --jobs N", "convert N files at a time (default 1)"},
+    {"--keep-extension", "in a folder, name outputs walk.fbx.sinew (default walk.sinew)"},
+    {"--name NAME", "the asset's name in the archive (default: FILE's name, no folders)"},
+    {"--anim CLIPFILE", "take the clips of CLIPFILE, retargeted by joint name (repeatable)"},
+    {"--optimize", "reduce constant tracks to one key (within 1e-5)"},
+    {"--pack", "store keys in 16 bits (sinew_clip_pack; a clip it cannot take stays)"},
+    {"--compress [BOUND]", "no vertex 3 cm from a joint moves more than BOUND cm (0.01)"},
+    {"--unit M", "meters a unit of the file (default: glTF 1, FBX 0.01, else 1)"},
+    {"--clips-only", "the skeleton and clips, no meshes"},
+    {"--prepare", "store each skin's SIMD blocks too (larger file, faster load)"},
+    {NULL, NULL},
+};
 
-static const char help_files[] =
-    "files: glTF (.gltf, .glb) is read by sinew; FBX, Collada and BVH by Assimp,\n"
-    "in a process of its own (a crash or a hang there fails the load, not\n"
-    "sinew). Every command that reads files takes --formats LIST: other formats\n"
-    "Assimp may read, by extension (--formats obj,ply; '*' for all).\n";
+/* What every command that reads files takes. */
+static const help_option file_options[] = {
+    {"--scene N", "glTF: the meshes of scenes[N] (default: the file's default scene)"},
+    {"--weld", "merge identical vertices (Assimp formats)"},
+    {"--order-vertices", "sort each skinned mesh's vertices by their joints (faster CPU skinning)"},
+    {"--formats LIST", "other formats Assimp may read, by extension (obj,ply; '*': all)"},
+    {"-v, --verbose", "print what loading does too (which process ran Assimp)"},
+    {NULL, NULL},
+};
 
-static const char help_options[] =
-    "options:\n"
-    "  -h, --help    print this help and exit (after a command: that command's)\n"
-    "  --version     print the version and exit\n"
-    "An option's value is the next argument or follows '=' (--times=0,0.5);\n"
-    "progress is shown on stderr when it is a terminal.\n";
+static const char help_file[] =
+    "FILE is any file sinew reads, told apart by its content: glTF (JSON or binary), a\n"
+    ".sinew archive, or FBX, Collada and BVH through Assimp in a process of its own;\n"
+    "without FILE, the built-in character.\n";
 
 static const char help_exit[] =
-    "exit status:\n"
-    "  0  success\n"
-    "  1  the command failed (bad or unreadable data); the reason is on stderr\n"
-    "  2  usage error (unknown command or option, missing or bad argument)\n";
+    "exit status: 0 success, 1 failed (the reason is on stderr), 2 usage error\n";
 
 static int cmd_info(int argc, char **argv);
 static int cmd_demo(int argc, char **argv);
@@ -161,15 +139,49 @@ static int cmd_demo(int argc, char **argv);
 typedef struct cli_command {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *help;
-    bool reads_files;
+    const char *summary;          /* one line, for the overview */
+    const char *usage;            /* after "usage: sinew " */
+    const char *about;            /* what it does, a few lines */
+    const help_option *options;   /* its own, or NULL */
+    bool reads_files, layer;      /* takes file_options; layer_options */
 } cli_command;
 
 static const cli_command commands[] = {
-    {"demo", cmd_demo, help_demo, false},      {"info", cmd_info, help_info, true},
-    {"bake", cli_bake, help_bake, true},       {"bench", cli_bench, help_bench, true},
-    {"render", cli_render, help_render, true}, {"view", cli_view, help_view, true},
-    {"convert", cli_convert, help_convert, true},
+    {"demo", cmd_demo, "play the built-in character through the CPU pipeline, timed", "demo",
+     "Play the built-in character through the whole CPU pipeline (sampling, local to\n"
+     "model, palette, LBS and DQS skinning) and the animation layer; print what it did\n"
+     "and how long each stage took at the SIMD level this CPU runs.\n",
+     NULL, false, false},
+    {"info", cmd_info, "print a file's skeleton, clips and meshes (text, one line or JSON)", "info [FILE] [options]",
+     "Print FILE's skeleton tree, clips (keys, or how they are packed or compressed) and\n"
+     "meshes (attributes, bounds, the skin's influences per vertex).\n",
+     info_options, true, false},
+    {"bake", cli_bake, "write poses and skinned vertices at given times as JSON",
+     "bake [FILE] --times T1,T2,... [options]",
+     "Write, per time, every node's world matrix and the world-space positions and\n"
+     "normals of every mesh primitive, as JSON (docs/BAKE.md).\n",
+     bake_options, true, true},
+    {"bench", cli_bench, "time the runtime's kernels on one character", "bench [FILE] [options]",
+     "Time sampling, local to model, palette, LBS and DQS skinning, blends and two-bone\n"
+     "IK on one character, per call, the median of 15 batches (docs/BENCHMARKS.md).\n",
+     bench_options, true, false},
+    {"render", cli_render, "draw a file skinned on the GPU into PNG, without a window", "render [FILE] [options]",
+     "Draw FILE skinned on the GPU, without a window: a contact sheet of frames across\n"
+     "the clip (or the blend, the crossfade), or one PNG a frame.\n",
+     render_options, true, true},
+    {"view", cli_view, "a window on a file: play, scrub, LBS/DQS, weight maps", "view [FILE] [options]",
+     "A window on FILE: space play/pause, left/right step, c clip, +/- speed, m LBS/DQS,\n"
+     "k skeleton, w and j (or a click on a joint) weight map, b animated/bind/rest,\n"
+     "f floor, s screenshot, q quit; drag to orbit, scroll to zoom.\n",
+     view_options, true, false},
+    {"convert", cli_convert, "convert files into .sinew archives for a game",
+     "convert [FILE...] -o OUT.sinew|DIR/ [options]",
+     "Convert files into archives (docs/ARCHIVE.md) that every command and\n"
+     "sinew_archive_load read without a parser; without FILE, the built-in character.\n"
+     "The same FILE gives the same bytes wherever it lies. A file that fails (even one\n"
+     "that crashes the importer) fails alone: the others are written, each failure is\n"
+     "named, and the exit status is 1. -v tells each file's sizes.\n",
+     convert_options, true, false},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -180,41 +192,57 @@ static const cli_command *find_command(const char *name)
     return NULL;
 }
 
-/* One command's part as its own usage: "usage: sinew NAME ..." with the
- * synopsis lines under it, a blank line, the description. */
-static void print_command_help(FILE *f, const char *text)
+/* "title:" then one option a line, the texts in one column. */
+static void print_options(FILE *f, const char *title, const help_option *o)
 {
-    bool first = true, described = false;
-    for (const char *line = text; *line;) {
-        size_t len = strcspn(line, "\n");
-        size_t spaces = strspn(line, " ");
-        if (first)
-            fprintf(f, "usage: sinew %.*s\n", (int)(len - 2), line + 2);
-        else if (spaces < 16)
-            fprintf(f, "%11s%.*s\n", "", (int)len, line); /* under the name's arguments */
-        else {
-            if (!described) fputc('\n', f);
-            described = true;
-            fprintf(f, "  %.*s\n", (int)(len - 16), line + 16);
-        }
-        first = false;
-        line += len + (line[len] == '\n');
-    }
+    int width = 0;
+    for (const help_option *x = o; x->name; ++x)
+        if ((int)strlen(x->name) > width) width = (int)strlen(x->name);
+    fprintf(f, "\n%s:\n", title);
+    for (; o->name; ++o) fprintf(f, "  %-*s  %s\n", width, o->name, o->text);
+}
+
+static void print_overview(FILE *f)
+{
+    fputs("usage: sinew [-v] [--formats LIST] COMMAND [ARGS...]\n"
+          "\n"
+          "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
+          "\n"
+          "commands:\n", f);
+    for (int c = 0; c < COMMAND_COUNT; ++c) fprintf(f, "  %-9s %s\n", commands[c].name, commands[c].summary);
+    fprintf(f, "  %-9s %s\n", "help", "print this, or a command's options: sinew help COMMAND");
+    static const help_option common[] = {
+        {"-h, --help", "print help and exit (after a command: that command's)"},
+        {"--version", "print the version and exit"},
+        {"-v, --verbose", "print what loading does too (which process ran Assimp)"},
+        {"--formats LIST", "other formats Assimp may read, by extension (obj,ply; '*': all)"},
+        {NULL, NULL},
+    };
+    print_options(f, "options", common);
+    fprintf(f, "\n%sAn option's value is the next argument or follows '=' (--times=0,0.5); progress\n"
+               "is shown on stderr when it is a terminal.\n\n%s", help_file, help_exit);
 }
 
 bool cli_print_help(FILE *f, const char *name)
 {
-    if (!name || strcmp(name, "help") == 0) {
-        fputs(help_head, f);
-        for (int c = 0; c < COMMAND_COUNT; ++c) fputs(commands[c].help, f);
-        fputs(help_help, f);
-        fprintf(f, "\n%s\n%s\n%s", help_files, help_options, help_exit);
+    if (!name) {
+        print_overview(f);
+        return true;
+    }
+    if (strcmp(name, "help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "--help") == 0) {
+        fprintf(f, "usage: sinew help [COMMAND]\n\nPrint the overview of the commands, or COMMAND's usage and "
+                   "options (as sinew\nCOMMAND --help does).\n\n%s", help_exit);
         return true;
     }
     const cli_command *c = find_command(name);
     if (!c) return false;
-    print_command_help(f, c->help);
-    if (c->reads_files) fprintf(f, "\n%s", help_files);
+    fprintf(f, "usage: sinew %s\n\n%s", c->usage, c->about);
+    if (c->options) print_options(f, "options", c->options);
+    if (c->layer) print_options(f, "animation layer options", layer_options);
+    if (c->reads_files) {
+        print_options(f, "file options", file_options);
+        fprintf(f, "\n%s", help_file);
+    }
     fprintf(f, "\n%s", help_exit);
     return true;
 }
@@ -373,9 +401,40 @@ void cli_load_options(sinew_load_options *load, const char *path)
     load->assimp_formats = cli_formats;
 }
 
+bool cli_gltf_named(const char *path, char *why, size_t size)
+{
+    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
+    if (!dot || (slash && dot < slash) || (strcasecmp(dot, ".gltf") != 0 && strcasecmp(dot, ".glb") != 0))
+        return true;
+    FILE *f = fopen(path, "rb");
+    if (!f) return true; /* the load says why */
+    unsigned char head[64];
+    size_t n = fread(head, 1, sizeof head, f);
+    fclose(f);
+    size_t i = n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
+    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
+    if (n == 0 || (n >= 4 && memcmp(head, "glTF", 4) == 0) || (i < n && (head[i] == '{' || head[i] == '[')) ||
+        sinew_archive_is(head, n))
+        return true;
+    char start[40];
+    int k = 0;
+    for (size_t c = 0; c < n && c < 12 && k < (int)sizeof start - 5; ++c)
+        k += snprintf(start + k, sizeof start - (size_t)k, "%s%02x", c ? " " : "", head[c]);
+    snprintf(why, size, "%s: not glTF: a %s file %s, and this one starts with bytes %s%s", path, dot,
+             strcasecmp(dot, ".glb") == 0 ? "starts with \"glTF\" (binary glTF) or holds JSON"
+                                          : "holds JSON (or is binary glTF, starting with \"glTF\")",
+             start, n > 12 ? " ..." : "");
+    return false;
+}
+
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load)
 {
     sinew_error err = {0};
+    char why[300];
+    if (path && !cli_gltf_named(path, why, sizeof why)) {
+        fprintf(stderr, "sinew: %s: %s\n", command, why);
+        return NULL;
+    }
     if (path) {
         sinew_load_options lo = load ? *load : (sinew_load_options){0};
         cli_load_options(&lo, path);
@@ -1358,7 +1417,10 @@ static int cmd_demo(int argc, char **argv)
     }
     if (status == EXIT_OK) status = demo_layer(a, local, model);
     if (status == EXIT_OK) {
-        printf("  time per stage over %ld frames (one thread, scalar reference code):\n", frames_total);
+        /* the character's objects and the skinning jobs ask for no level:
+         * they run the best this CPU runs, as a game that asks for none */
+        printf("  time per stage over %ld frames (one thread, SIMD level %s: the best this CPU runs; sinew bench "
+               "--simd compares):\n", frames_total, sinew_simd_name(sinew_simd_supported()));
         printf("      %-26s %12s %14s\n", "stage", "total ms", "per frame us");
         double total = 0.0;
         for (int s = 0; s < STAGE_COUNT; ++s) {

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The command line as a tools programmer meets it, through the built
- * binary: `sinew help COMMAND` and `sinew COMMAND --help` print that
- * command's part of the one help text; every usage error names the command
- * and the bad argument and exits 2; --times refuses what is not a finite
+ * binary: `sinew --help` is a short overview, the commands one line each;
+ * `sinew help COMMAND` and `sinew COMMAND --help` print that command's
+ * options one a line, each one the command takes; -v and --formats before
+ * a command; a .gltf file that is not glTF is said to be so; every usage
+ * error names the command and the bad argument and exits 2; --times refuses what is not a finite
  * number >= 0 (an empty entry, NaN, infinity, a negative time) and keeps the documented clamp
  * past the clip's end; --clip with no such clip lists those there are (the
  * first 20); render writes PNG under a .png name only; an --anim file
@@ -168,14 +170,21 @@ int main(int argc, char **argv)
     sinew_bin = argv[1], work = argv[2];
     mkdir(work, 0777);
     write_files();
-    static const char *const commands[] = {"demo", "info", "bake", "bench", "render", "view"};
+    static const char *const commands[] = {"demo", "info", "bake", "bench", "render", "view", "convert"};
     enum { COMMANDS = sizeof commands / sizeof commands[0] };
     bool render = built("render"), view = built("view");
 
-    /* help: one command's part of the one text, three ways, on stdout */
+    /* help: an overview of a screen or less, the commands one line each */
     result all = run("--help");
-    CHECK(all.status == 0 && has(all.out, "exit status:"), "sinew --help");
+    int all_lines = 0;
+    for (const char *c = all.out; *c; ++c) all_lines += *c == '\n';
+    CHECK(all.status == 0 && has(all.out, "exit status:") && has(all.out, "usage: sinew "), "sinew --help");
+    CHECK(all_lines <= 40, "sinew --help is an overview of at most 40 lines, not %d", all_lines);
+    /* each command's own, three ways, on stdout: its options one a line */
     for (int c = 0; c < COMMANDS; ++c) {
+        char line[64];
+        snprintf(line, sizeof line, "\n  %-9s ", commands[c]);
+        CHECK(has(all.out, line), "sinew --help lists %s on a line of its own", commands[c]);
         result a = run("help %s", commands[c]), b = run("%s --help", commands[c]), h = run("%s -h", commands[c]);
         char start[64];
         snprintf(start, sizeof start, "usage: sinew %s", commands[c]);
@@ -184,26 +193,41 @@ int main(int argc, char **argv)
         CHECK(b.status == 0 && h.status == 0 && strcmp(a.out, b.out) == 0 && strcmp(a.out, h.out) == 0,
               "sinew %s --help and -h print what sinew help %s does", commands[c], commands[c]);
         CHECK(a.err[0] == '\0', "sinew help %s: nothing on stderr", commands[c]);
-        /* every line of the description is a line of sinew --help */
-        int lines = 0;
-        for (char *line = strstr(a.out, "\n\n"); line && *line;) {
-            line += strspn(line, "\n");
-            if (strncmp(line, "files:", 6) == 0 || strncmp(line, "exit status:", 12) == 0) break;
-            line += strspn(line, " ");
-            size_t len = strcspn(line, "\n");
-            char one[256];
-            snprintf(one, sizeof one, "%.*s\n", (int)(len < 200 ? len : 200), line);
-            CHECK(has(all.out, one), "sinew help %s: \"%.*s\" is in sinew --help", commands[c], (int)len, line);
-            ++lines;
-            line += len;
+        CHECK(!has(all.out, "\n  --times") && !has(all.out, "--quiet"), "the overview lists no command's options");
+        /* every option listed ("  --name ...") is one the command takes */
+        int options = 0;
+        bool runs = (strcmp(commands[c], "render") != 0 || render) && (strcmp(commands[c], "view") != 0 || view);
+        for (const char *at = strstr(a.out, "\n  -"); at; at = strstr(at + 1, "\n  -")) {
+            char option[64];
+            const char *name = at + 3;
+            if (name[0] == '-' && name[1] != '-' && name[2] == ',') name += 4; /* "-o, --out" */
+            size_t len = strcspn(name, " [\n");
+            snprintf(option, sizeof option, "%.*s", (int)(len < 60 ? len : 60), name);
+            ++options;
+            if (!runs || strcmp(option, "--help") == 0) continue;
+            /* the option then an unknown one: parsing stops at whichever is
+             * wrong, before anything runs */
+            result o = run("%s %s --frobnicate", commands[c], option);
+            char unknown[96];
+            snprintf(unknown, sizeof unknown, "unknown option %s\n", option);
+            CHECK(o.status == 2 && !has(o.err, unknown), "sinew %s takes %s, which its help lists: %d: %s",
+                  commands[c], option, o.status, o.err);
+            result_free(&o);
         }
-        CHECK(lines > 0, "sinew help %s has a description", commands[c]);
+        CHECK(strcmp(commands[c], "demo") == 0 || (options > 0 && has(a.out, "\noptions:\n")),
+              "sinew help %s lists its options, one a line (%d)", commands[c], options);
         result_free(&a), result_free(&b), result_free(&h);
     }
     result_free(&all);
-    result full = run("help");
-    CHECK(full.status == 0 && has(full.out, "commands:") && has(full.out, "help [COMMAND]"), "sinew help");
-    result_free(&full);
+    result full = run("help"), again = run("--help");
+    CHECK(full.status == 0 && strcmp(full.out, again.out) == 0, "sinew help is sinew --help");
+    result_free(&full), result_free(&again);
+    full = run("help --help");
+    again = run("help help");
+    CHECK(full.status == 0 && strncmp(full.out, "usage: sinew help [COMMAND]", 27) == 0 && full.err[0] == '\0' &&
+              strcmp(full.out, again.out) == 0,
+          "sinew help --help tells help's usage: %d: %s%s", full.status, full.out, full.err);
+    result_free(&full), result_free(&again);
     check_usage_error("help nope", "sinew: help: unknown command \"nope\"");
 
     /* usage errors name the command and the argument */
@@ -228,6 +252,29 @@ int main(int argc, char **argv)
     check_usage_error("bake --times 0 --method lbx", "sinew: bake: --method: \"lbx\" is not a method: lbs or dqs");
     check_usage_error("bench --threads 0", "sinew: bench: --threads: \"0\" is not a thread count from 1 to 256");
     check_usage_error("bench --copies=x", "sinew: bench: --copies: \"x\" is not a count from 1 to 1000");
+
+    /* options before the command: for commands that read files */
+    check_usage_error("-v demo", "sinew: demo: -v: demo reads no files");
+    check_usage_error("--formats obj", "sinew: no command after the options; see sinew --help");
+    result early = run("-v --formats obj info --quiet");
+    CHECK(early.status == 0 && has(early.out, "built-in character: 22 joints"), "sinew -v --formats obj info: %s",
+          early.err);
+    result_free(&early);
+
+    /* a file named glTF that is not: said so, not handed to Assimp */
+    char junk[1024];
+    snprintf(junk, sizeof junk, "%s/junk.gltf", work);
+    FILE *jf = fopen(junk, "w");
+    CHECK(jf && fputs("not json", jf) >= 0, "write %s", junk);
+    if (jf) fclose(jf);
+    result bad = run("info junk.gltf");
+    CHECK(bad.status == 1 && has(bad.err, "sinew: info: junk.gltf: not glTF: a .gltf file holds JSON") &&
+              has(bad.err, "starts with bytes 6e 6f 74 20") && !has(bad.err, "Assimp") && !has(bad.err, "--formats"),
+          "info junk.gltf: not glTF, said so: %d: %s", bad.status, bad.err);
+    result_free(&bad);
+    bad = run("bake --anim junk.gltf --times 0");
+    CHECK(bad.status == 1 && has(bad.err, "sinew: bake: junk.gltf: not glTF"), "--anim junk.gltf: %s", bad.err);
+    result_free(&bad);
 
     /* --times: finite numbers, no empty entry */
     check_usage_error("bake --times 0,nan", "sinew: bake: --times: \"nan\" is not a finite number");
