@@ -227,19 +227,60 @@ static int archive(int reps, int first, int argc, char **argv, double *ts)
     return 0;
 }
 
+static const char usage[] =
+    "usage: bench_load [--reps N] FILE...              sinew's glTF reader against Assimp\n"
+    "       bench_load --wall [--reps N] [--ballast MB] [--worker] FILE...\n"
+    "                                                  the wall around Assimp: walled and in-process loads\n"
+    "       bench_load --archive [--reps N] FILE...    each file against the archives convert makes of it\n";
+
 int main(int argc, char **argv)
 {
     int reps = 21, first = 1;
-    bool walls = argc > 1 && strcmp(argv[1], "--wall") == 0;
-    bool archives = argc > 1 && strcmp(argv[1], "--archive") == 0;
-    if (walls || archives) ++argv, --argc;
-    if (argc > 2 && strcmp(argv[1], "--reps") == 0) reps = atoi(argv[2]), argv += 2, argc -= 2;
+    bool walls = false, archives = false, worker = false;
     size_t ballast_mb = 0;
-    if (walls && argc > 2 && strcmp(argv[1], "--ballast") == 0) ballast_mb = strtoul(argv[2], NULL, 10), argv += 2, argc -= 2;
-    bool worker = walls && argc > 1 && strcmp(argv[1], "--worker") == 0;
-    if (worker) ++argv, --argc;
-    if (first >= argc || reps < 1 || ballast_mb > ((size_t)-1 >> 21)) {
-        fprintf(stderr, "usage: bench_load [--reps N] FILE...\n");
+    /* the options, in any order, before the files (a file named like an
+     * option follows "--") */
+    for (; first < argc && argv[first][0] == '-'; ++first) {
+        const char *a = argv[first], *value = first + 1 < argc ? argv[first + 1] : NULL;
+        char *end = NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage, stdout);
+            return 0;
+        } else if (strcmp(a, "--") == 0) {
+            ++first;
+            break;
+        } else if (strcmp(a, "--wall") == 0) {
+            walls = true;
+        } else if (strcmp(a, "--archive") == 0) {
+            archives = true;
+        } else if (strcmp(a, "--worker") == 0) {
+            worker = true;
+        } else if (strcmp(a, "--reps") == 0 && value) {
+            long n = strtol(value, &end, 10);
+            if (!*value || *end || n < 1 || n > 100000) {
+                fprintf(stderr, "bench_load: --reps: \"%s\" is not a count from 1 to 100000\n", value);
+                return 2;
+            }
+            reps = (int)n, ++first;
+        } else if (strcmp(a, "--ballast") == 0 && value) {
+            unsigned long long mb = strtoull(value, &end, 10);
+            if (!*value || *end || value[0] == '-' || mb > ((size_t)-1 >> 21)) {
+                fprintf(stderr, "bench_load: --ballast: \"%s\" is not a size in MB\n", value);
+                return 2;
+            }
+            ballast_mb = (size_t)mb, ++first;
+        } else {
+            bool valued = strcmp(a, "--reps") == 0 || strcmp(a, "--ballast") == 0; /* with no value after it */
+            fprintf(stderr, "bench_load: %s %s\n%s", a, valued ? "needs a value" : "is not an option", usage);
+            return 2;
+        }
+    }
+    if ((walls && archives) || ((ballast_mb || worker) && !walls)) {
+        fprintf(stderr, "bench_load: --ballast and --worker go with --wall, which excludes --archive\n%s", usage);
+        return 2;
+    }
+    if (first >= argc) {
+        fprintf(stderr, "bench_load: no FILE\n%s", usage);
         return 2;
     }
     double *ts = malloc(sizeof(double) * (size_t)reps * 4);
