@@ -196,13 +196,6 @@ typedef struct sinew__pack_result {
 sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
                                     const sinew_allocator *alloc, int simd, sinew__pack_result *res);
 
-/* Joint `joint`'s local transform in a packed plan at clip time t (wrapped
- * already), by the reference's formulas, what the plan leaves out from sk's
- * rest pose (the identity for an additive clip): the packed form's
- * sample_joint. */
-void sinew__sampler_joint(const sinew__sampler *sampler, float t, unsigned flags, const sinew_skeleton *sk,
-                          int joint, sinew_transform *out);
-
 /* One float of a packed track as its plan holds it: at key k,
  * offset + q[k * stride] step where q is not NULL (step a power of two or
  * 0), else `value` at every key. */
@@ -224,13 +217,5 @@ typedef struct sinew__packed_track {
  * clip that is not packed). */
 SINEW__SHARED int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_count, size_t *stride,
                                        sinew__packed_track *out, int capacity);
-
-/* The compressed form (compressed.c) ------------------------------------- */
-
-/* Joint `joint`'s local transform in a compressed clip at clip time t
- * (wrapped already); what the clip leaves out from `under` (the joint's
- * rest transform, or the identity for an additive clip). */
-void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
-                             const sinew_transform *under, sinew_transform *out);
 
 #endif /* SINEW_CLIP_INTERNAL_H */

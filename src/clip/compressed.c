@@ -301,17 +301,6 @@ static void samples_around(const sinew__compressed *c, float t, sinew__sample_at
     *a = sinew__sample_place(c, ka), *b = sinew__sample_place(c, *s != 0.0f ? ka + 1 : ka);
 }
 
-void sinew__compressed_joint(const sinew__compressed *c, float t, unsigned flags, int joint,
-                             const sinew_transform *under, sinew_transform *out)
-{
-    *out = *under;
-    constants(c, joint, out);
-    sinew__sample_at a, b;
-    float s;
-    samples_around(c, t, &a, &b, &s);
-    animated(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, joint, out);
-}
-
 /* The compressed form's sample_pose: the pose under the clip (sk's rest
  * pose, or the identity for an additive clip), its constant tracks, then
  * its animated tracks interpolated between the two samples around t
@@ -334,11 +323,17 @@ static void compressed_pose(const sinew_clip *clip, float t, unsigned flags, int
     (c->kernel ? c->kernel : animated_reference)(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, pose);
 }
 
+/* The compressed form's sample_joint: as sample_pose, for one joint. */
 static void compressed_joint(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
                              sinew_transform *out)
 {
-    sinew_transform under = clip->additive ? sinew_transform_identity() : sk->rest_pose[joint];
-    sinew__compressed_joint(sinew__clip_of(clip)->compressed, t, flags, joint, &under, out);
+    const sinew__compressed *c = sinew__clip_of(clip)->compressed;
+    *out = clip->additive ? sinew_transform_identity() : sk->rest_pose[joint];
+    constants(c, joint, out);
+    sinew__sample_at a, b;
+    float s;
+    samples_around(c, t, &a, &b, &s);
+    animated(c, a, b, s, (flags & SINEW_SAMPLE_NLERP) != 0, joint, out);
 }
 
 /* The block, and the plan of the clip's weights tracks. */

@@ -308,9 +308,12 @@ static bool packed_model(const sinew_clip *clip, float t, unsigned flags, int32_
     return true;
 }
 
-void sinew__sampler_joint(const sinew__sampler *sm, float t, unsigned flags, const sinew_skeleton *sk, int joint,
-                          sinew_transform *out)
+/* The packed form's sample_joint: by the reference's formulas, what the
+ * plan leaves out from sk's rest pose (the identity for an additive clip). */
+static void packed_joint(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
+                         sinew_transform *out)
 {
+    const sinew__sampler *sm = sinew__clip_of(clip)->sampler;
     const sinew__blocks *p = sm->blocks;
     int ka;
     float s = sinew__locate(p->times, p->key_count, t, NULL, &ka);
@@ -321,12 +324,6 @@ void sinew__sampler_joint(const sinew__sampler *sm, float t, unsigned flags, con
         return;
     }
     *out = *packed_under(sm, sk, joint);
-}
-
-static void packed_joint(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
-                         sinew_transform *out)
-{
-    sinew__sampler_joint(sinew__clip_of(clip)->sampler, t, flags, sk, joint, out);
 }
 
 static size_t packed_bytes(const sinew_clip *clip) { return sinew__sampler_bytes(sinew__clip_of(clip)->sampler); }

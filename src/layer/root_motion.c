@@ -62,33 +62,12 @@ static frame frame_of(sinew_vec3 up, const sinew_transform *x, sinew_quat rest)
     return f;
 }
 
-/* The joint's local transform at clip time t: its tracks, else the rest pose. */
-static sinew_transform sample_joint(const sinew_clip *clip, const sinew_skeleton *sk, int joint, float t)
-{
-    sinew_transform x = sk->rest_pose[joint];
-    if (clip->packed) {
-        sinew__sampler_joint(sinew__clip_of(clip)->sampler, t, 0, sk, joint, &x);
-        return x;
-    }
-    if (clip->compressed) {
-        sinew_transform under = clip->additive ? sinew_transform_identity() : x;
-        sinew__compressed_joint(sinew__clip_of(clip)->compressed, t, 0, joint, &under, &x);
-        return x;
-    }
-    for (int i = 0; i < clip->track_count; ++i) {
-        const sinew_track *tr = &clip->tracks[i];
-        if (tr->joint != joint || tr->target == SINEW_TARGET_SCALE || tr->target == SINEW_TARGET_WEIGHTS) continue;
-        float v[4];
-        sinew_track_sample(tr, t, 0, NULL, v);
-        if (tr->target == SINEW_TARGET_TRANSLATION) x.translation = sinew__v3(v[0], v[1], v[2]);
-        else x.rotation = sinew__q(v[0], v[1], v[2], v[3]);
-    }
-    return x;
-}
-
 static frame frame_at(const sinew_clip *clip, const sinew_skeleton *sk, int joint, sinew_vec3 up, float t)
 {
-    sinew_transform x = sample_joint(clip, sk, joint, t);
+    /* the joint's local transform through the clip's form: its tracks over
+     * the rest pose (an additive clip's over the identity) */
+    sinew_transform x;
+    sinew__clip_sample_joint(clip, t, 0, sk, joint, &x);
     return frame_of(up, &x, sk->rest_pose[joint].rotation);
 }
 
