@@ -11,6 +11,27 @@
 
 #include <stdlib.h>
 
+/* 16-byte aligned scratch: C11's aligned_alloc, which the Windows C runtime
+ * lacks (it has _aligned_malloc, freed by _aligned_free). */
+static void *fuzz_play_scratch(size_t size)
+{
+    size = (size + 15) / 16 * 16;
+#if defined(_WIN32)
+    return _aligned_malloc(size, 16);
+#else
+    return aligned_alloc(16, size);
+#endif
+}
+
+static void fuzz_play_scratch_free(void *p)
+{
+#if defined(_WIN32)
+    _aligned_free(p);
+#else
+    free(p);
+#endif
+}
+
 static void fuzz_play(const sinew_asset *a)
 {
     const sinew_skeleton *sk = a->skeleton;
@@ -27,7 +48,7 @@ static void fuzz_play(const sinew_asset *a)
             for (int m = 0; m < a->mesh_count; ++m) {
                 const sinew_mesh *mesh = &a->meshes[m];
                 size_t scratch_size = sinew_mesh_pose_scratch_size(mesh);
-                void *scratch = scratch_size ? aligned_alloc(16, (scratch_size + 15) / 16 * 16) : NULL;
+                void *scratch = scratch_size ? fuzz_play_scratch(scratch_size) : NULL;
                 float *pos = malloc(sizeof(float) * 3 * (size_t)mesh->vertex_count + 4);
                 float *nrm = malloc(sizeof(float) * 3 * (size_t)mesh->vertex_count + 4);
                 float *w = mesh->morph ? malloc(sizeof(float) * (size_t)mesh->morph->target_count) : NULL;
@@ -41,7 +62,7 @@ static void fuzz_play(const sinew_asset *a)
                     sinew_mesh_pose(mesh, model, n, w, (sinew_skinning)(k & 1), scratch, scratch_size, pos, nrm, NULL,
                                     NULL);
                 }
-                free(scratch), free(pos), free(nrm), free(w);
+                fuzz_play_scratch_free(scratch), free(pos), free(nrm), free(w);
             }
         }
     }
