@@ -18,12 +18,8 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * (prefixed with the command) and returns NULL on failure. */
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load);
 
-/* Whether a file named .gltf or .glb holds what the name says (JSON or
- * binary glTF; or a sinew archive, which loads by content): false with the
- * reason in `why` ("walk.gltf: not glTF: ..."), so that a broken glTF file
- * is called that rather than handed to Assimp. True for other names and
- * for files that cannot be read (the load says why). */
-bool cli_gltf_named(const char *path, char *why, size_t size);
+/* Most --anim files one command takes. */
+enum { CLI_MAX_ANIMS = 16 };
 
 /* The clips a command plays: the asset's own (`file`: its path, NULL for
  * the built-in character), or with `anim_paths` those of other files
@@ -32,9 +28,6 @@ bool cli_gltf_named(const char *path, char *why, size_t size);
  * are told on stderr, by name (unnamed joints as "joint N"); a file whose
  * clips match no joint at all fails, naming both files. Free with
  * cli_clips_free(). */
-/* Most --anim files one command takes. */
-enum { CLI_MAX_ANIMS = 16 };
-
 typedef struct cli_clips {
     int count;
     const sinew_clip **clips;

@@ -180,11 +180,6 @@ static void convert_one(void *user, int index)
     sinew_clip **owned = NULL;
     int count = 0, made = 0;
     sinew_asset *a = NULL;
-    char why[300];
-    if (!j->builtin && !cli_gltf_named(j->in, why, sizeof why)) {
-        fail(j, "%s", why);
-        goto done;
-    }
     a = j->builtin ? sinew_demo_create(&load.base, &err) : sinew_load_file(j->in, &load, &err);
     if (!a) {
         fail(j, "%s", err.description);
@@ -197,10 +192,6 @@ static void convert_one(void *user, int index)
         sinew_load_options anim_load = load;
         anim_log[f] = (job_logger){b, s->source.anims[f]};
         anim_load.base.logger.user = &anim_log[f];
-        if (!cli_gltf_named(s->source.anims[f], why, sizeof why)) {
-            fail(j, "%s", why);
-            goto free_anims;
-        }
         anims[f] = sinew_load_file(s->source.anims[f], &anim_load, &err);
         if (!anims[f]) {
             fail(j, "%s", err.description);

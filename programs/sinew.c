@@ -401,40 +401,9 @@ void cli_load_options(sinew_load_options *load, const char *path)
     load->assimp_formats = cli_formats;
 }
 
-bool cli_gltf_named(const char *path, char *why, size_t size)
-{
-    const char *dot = strrchr(path, '.'), *slash = strrchr(path, '/');
-    if (!dot || (slash && dot < slash) || (strcasecmp(dot, ".gltf") != 0 && strcasecmp(dot, ".glb") != 0))
-        return true;
-    FILE *f = fopen(path, "rb");
-    if (!f) return true; /* the load says why */
-    unsigned char head[64];
-    size_t n = fread(head, 1, sizeof head, f);
-    fclose(f);
-    size_t i = n >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF ? 3 : 0;
-    while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\r' || head[i] == '\n')) ++i;
-    if (n == 0 || (n >= 4 && memcmp(head, "glTF", 4) == 0) || (i < n && (head[i] == '{' || head[i] == '[')) ||
-        sinew_archive_is(head, n))
-        return true;
-    char start[40];
-    int k = 0;
-    for (size_t c = 0; c < n && c < 12 && k < (int)sizeof start - 5; ++c)
-        k += snprintf(start + k, sizeof start - (size_t)k, "%s%02x", c ? " " : "", head[c]);
-    snprintf(why, size, "%s: not glTF: a %s file %s, and this one starts with bytes %s%s", path, dot,
-             strcasecmp(dot, ".glb") == 0 ? "starts with \"glTF\" (binary glTF) or holds JSON"
-                                          : "holds JSON (or is binary glTF, starting with \"glTF\")",
-             start, n > 12 ? " ..." : "");
-    return false;
-}
-
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load)
 {
     sinew_error err = {0};
-    char why[300];
-    if (path && !cli_gltf_named(path, why, sizeof why)) {
-        fprintf(stderr, "sinew: %s: %s\n", command, why);
-        return NULL;
-    }
     if (path) {
         sinew_load_options lo = load ? *load : (sinew_load_options){0};
         cli_load_options(&lo, path);

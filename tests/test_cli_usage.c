@@ -268,12 +268,12 @@ int main(int argc, char **argv)
     CHECK(jf && fputs("not json", jf) >= 0, "write %s", junk);
     if (jf) fclose(jf);
     result bad = run("info junk.gltf");
-    CHECK(bad.status == 1 && has(bad.err, "sinew: info: junk.gltf: not glTF: a .gltf file holds JSON") &&
+    CHECK(bad.status == 1 && has(bad.err, "sinew: info: sinew_load_file: junk.gltf: not glTF: a .gltf file holds JSON") &&
               has(bad.err, "starts with bytes 6e 6f 74 20") && !has(bad.err, "Assimp") && !has(bad.err, "--formats"),
           "info junk.gltf: not glTF, said so: %d: %s", bad.status, bad.err);
     result_free(&bad);
     bad = run("bake --anim junk.gltf --times 0");
-    CHECK(bad.status == 1 && has(bad.err, "sinew: bake: junk.gltf: not glTF"), "--anim junk.gltf: %s", bad.err);
+    CHECK(bad.status == 1 && has(bad.err, "sinew: bake: sinew_load_file: junk.gltf: not glTF"), "--anim junk.gltf: %s", bad.err);
     result_free(&bad);
 
     /* --times: finite numbers, no empty entry */

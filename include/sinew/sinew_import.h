@@ -138,8 +138,12 @@ typedef struct sinew_load_options {
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative
  * buffer URIs are resolved against the file's folder, percent-decoded), or
  * any format Assimp reads (SINEW_ERROR_UNSUPPORTED naming libassimp-dev
- * when the build has no Assimp). Returns the asset, or NULL with `err`
- * filled. Free with sinew_asset_free(). */
+ * when the build has no Assimp). A file named .gltf or .glb that holds
+ * neither JSON nor binary glTF fails with SINEW_ERROR_PARSE, "not glTF",
+ * and its first bytes; it is not handed to Assimp. The asset's name is the
+ * file's name without its folders, so that what is made of it is the same
+ * however the file was reached; errors name the path as given. Returns
+ * the asset, or NULL with `err` filled. Free with sinew_asset_free(). */
 SINEW_API sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err);
 
 /* Loads a file held in memory (`data` is not kept), as sinew_load_file()

@@ -5,6 +5,7 @@
 #include "import_internal.h"
 #include "archive/archive_internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 
 /* "file: message". A long path gives way to its last component so that the
@@ -91,6 +92,27 @@ static const char *file_name(const char *path)
     return name;
 }
 
+/* A file named .gltf or .glb that is neither JSON nor binary glTF is a
+ * broken glTF file, not one for Assimp to guess at: says so, with its
+ * first bytes. False for other names. */
+static bool gltf_named_but_not(const uint8_t *d, size_t size, const char *path, sinew_error *err)
+{
+    const char *name = path ? file_name(path) : "", *dot = strrchr(name, '.');
+    if (!dot) return false;
+    char ext[6] = {0};
+    for (int i = 0; i < 5 && dot[i]; ++i) ext[i] = (char)tolower((unsigned char)dot[i]);
+    if (strcmp(ext, ".gltf") != 0 && strcmp(ext, ".glb") != 0) return false;
+    char start[48];
+    int k = 0;
+    for (size_t c = 0; c < size && c < 12; ++c)
+        k += snprintf(start + k, sizeof start - (size_t)k, "%s%02x", c ? " " : "", d[c]);
+    sinew__fail(err, SINEW_ERROR_PARSE, "not glTF: a %s file %s, and this one starts with bytes %s%s", ext,
+                ext[3] == 'b' ? "starts with \"glTF\" (binary glTF) or holds JSON"
+                              : "holds JSON (or is binary glTF, starting with \"glTF\")",
+                start, size > 12 ? " ..." : "");
+    return true;
+}
+
 static sinew_asset *load(const void *data, size_t size, bool owned, const char *path, const char *base_dir,
                          const char *name, const char *who, const sinew_load_options *caller, sinew_error *err)
 {
@@ -119,6 +141,8 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     } else if (is_gltf(data, size)) {
         r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
         owned = false; /* the document freed it */
+    } else if (gltf_named_but_not(data, size, path, err)) {
+        r = err->result;
     } else {
         r = sinew__assimp_load(data, size, path, &counted, asset, err);
     }
