@@ -347,12 +347,14 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
 static int by_out(const void *a, const void *b)
 {
     const job *x = *(const job *const *)a, *y = *(const job *const *)b;
-    int c = strcmp(x->out, y->out);
+    int c = strcasecmp(x->out, y->out);
     return c ? c : (x < y ? -1 : x > y);
 }
 
 /* Whether two jobs write one file: a usage error naming both inputs and
- * the output (each such pair). */
+ * the output (each such pair). Names are compared ignoring case, since
+ * archives are made to be shipped, and file systems that ignore case
+ * (Windows, macOS) would hold one where Linux holds two. */
 static bool colliding(cli_args *p, job *jobs, int count)
 {
     job **order = malloc(sizeof *order * ((size_t)count + 1));
@@ -361,13 +363,19 @@ static bool colliding(cli_args *p, job *jobs, int count)
     qsort(order, (size_t)count, sizeof *order, by_out);
     int pairs = 0;
     for (int i = 1; i < count; ++i)
-        if (strcmp(order[i - 1]->out, order[i]->out) == 0) {
-            if (!pairs++)
-                cli_usage(p, "%s and %s would both be written to %s%s", order[i - 1]->in, order[i]->in,
-                          order[i]->out, strcmp(order[i - 1]->in, order[i]->in) == 0 ? " (the same input twice)" : "");
+        if (strcasecmp(order[i - 1]->out, order[i]->out) == 0) {
+            const job *x = order[i - 1], *y = order[i];
+            char where[2200];
+            if (strcmp(x->out, y->out) == 0)
+                snprintf(where, sizeof where, "both be written to %s%s", y->out,
+                         strcmp(x->in, y->in) == 0 ? " (the same input twice)" : "");
             else
-                fprintf(stderr, "sinew: convert: %s and %s would both be written to %s\n", order[i - 1]->in,
-                        order[i]->in, order[i]->out);
+                snprintf(where, sizeof where, "be written to %s and %s, one file on Windows and macOS (the names "
+                         "differ only in case)", x->out, y->out);
+            if (!pairs++)
+                cli_usage(p, "%s and %s would %s", x->in, y->in, where);
+            else
+                fprintf(stderr, "sinew: convert: %s and %s would %s\n", x->in, y->in, where);
         }
     if (pairs)
         fprintf(stderr, "sinew: convert: nothing converted: give each input its own output (--keep-extension names "

@@ -142,6 +142,7 @@ static void write_files(void)
     write_keys("other/keys.bin");
     write_gltf("other/walk.gltf");
     write_gltf("other/walk.glb"); /* glTF's JSON: the reader goes by content */
+    write_gltf("other/Walk.gltf"); /* one file with walk.gltf where names ignore case */
 }
 
 /* ---- determinism ---- */
@@ -211,6 +212,9 @@ static void check_outputs(void)
                   "sinew: convert: art/hero/walk.gltf and other/walk.glb would both be written to out/walk.sinew\n");
     CHECK(!exists("out"), "nothing written (not even the folder) when two inputs collide");
     check_refused("art/hero/walk.gltf art/hero/walk.gltf -o out/", "(the same input twice)");
+    check_refused("art/hero/walk.gltf other/Walk.gltf -o out/",
+                  "art/hero/walk.gltf and other/Walk.gltf would be written to out/walk.sinew and out/Walk.sinew, "
+                  "one file on Windows and macOS (the names differ only in case)");
     check_refused("art/hero/walk.gltf other/walk.gltf -o out/ --keep-extension",
                   "art/hero/walk.gltf and other/walk.gltf would both be written to out/walk.gltf.sinew");
     result r = run("convert art/hero/walk.gltf other/walk.glb -o kept/ --keep-extension");
