@@ -277,14 +277,14 @@ static void test_memory_limit(void)
 {
     expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
                  "{\"componentType\":5126,\"count\":2147483647,\"type\":\"VEC3\"},", SINEW_ERROR_OUT_OF_MEMORY,
-                 "limit of 1024 MiB is reached");
+                 "limit of 512 MiB is reached");
     char *json = variant(NULL, NULL);
-    sinew_load_options o = {.max_memory = 2000};
+    sinew_load_options o = {.base.max_memory = 2000};
     sinew_error err = {0};
     sinew_asset *a = load_json(json, &o, &err);
     CHECK(a == NULL, "2000 bytes are not enough for the base file");
     CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "limit of 0 MiB");
-    o.max_memory = 1 << 20;
+    o.base.max_memory = 1 << 20;
     a = load_json(json, &o, &err);
     CHECK(a != NULL, "1 MiB is: %s", err.description);
     sinew_asset_free(a);

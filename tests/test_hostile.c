@@ -63,7 +63,7 @@ static void test_not_files(void)
         fputc(0, f);
         fclose(f);
     }
-    sinew_load_options small = {.max_memory = 50000};
+    sinew_load_options small = {.base.max_memory = 50000};
     check_refused(in_dir("big.fbx"), &small, SINEW_ERROR_OUT_OF_MEMORY, "more than the load's limit of");
     /* a buffer URI that is a pipe */
     write_text(in_dir("with_pipe.gltf"), "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"pipe.gltf\","
@@ -130,7 +130,7 @@ static void test_limits(void)
     CHECK_ERROR(err, SINEW_ERROR_PARSE, "the FBX importer did not finish within 0.0 s");
     sinew_asset_free(a);
     /* no room for the scene the child sends back */
-    sinew_load_options tight = {.max_memory = 100000};
+    sinew_load_options tight = {.base.max_memory = 100000};
     a = sinew_load_memory(bytes, size, NULL, &tight, &err);
     CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the output over the budget: %s", err.description);
     sinew_asset_free(a);
@@ -239,7 +239,7 @@ static void test_worker(void)
     CHECK(!a && strstr(err.description, "did not finish within"), "the worker's timeout: %s", err.description);
     sinew_asset_free(a);
     /* arnaud's 0.5 MB file read, its 2 MB of frames over the budget */
-    const sinew_load_options tight = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .max_memory = 1000000};
+    const sinew_load_options tight = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .base.max_memory = 1000000};
     snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
     a = sinew_load_file(path, &tight, &err);
     CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the worker's budget: %s", err.description);

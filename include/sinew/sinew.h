@@ -218,7 +218,17 @@ typedef struct sinew_options {
      * level of another architecture (NEON on x86-64, AVX on AArch64) to the
      * scalar reference. */
     sinew_simd simd;
+    /* Loads only (sinew_load_file and sinew_load_memory, sinew_archive_load*,
+     * sinew_archive_view): the most memory one load may cause to be held at
+     * once, its input file included; a file or a declared size that would
+     * pass it is refused before it is allocated, with a sentence naming the
+     * place and this limit. 0 means SINEW_DEFAULT_MAX_MEMORY. */
+    size_t max_memory;
 } sinew_options;
+
+/* The memory limit of a load whose options leave it at 0 (512 MiB): room
+ * for any game character and its clips; raise it for larger scenes. */
+#define SINEW_DEFAULT_MAX_MEMORY ((size_t)512 << 20)
 
 /* ======================================================================== */
 /* Math                                                                      */

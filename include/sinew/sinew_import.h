@@ -42,7 +42,7 @@
  * bytes that hold it. Some things a file may declare cost memory without
  * bytes behind them (an accessor with no bufferView is all zeros; one mesh
  * may be drawn by a thousand nodes), so every byte a load allocates counts
- * against a limit (sinew_load_options.max_memory); past it the load fails
+ * against a limit (sinew_options.max_memory); past it the load fails
  * with SINEW_ERROR_OUT_OF_MEMORY and says so.
  */
 #ifndef SINEW_IMPORT_H
@@ -69,13 +69,6 @@ typedef struct sinew_load_options {
      * folder ("../x.bin") or lead out of it through a symbolic link are
      * refused unless this is set. */
     bool allow_outside_paths;
-    /* The most bytes one load may allocate in all (scratch included, freed
-     * or not), and the largest file sinew_load_file reads. 0 means 1 GiB
-     * plus 16 times the size of the file, which may be 1 GiB at most. The JSON
-     * parser's tree (cJSON, through malloc) is outside this count; it grows
-     * with the text, about 27 bytes per byte for a file of a million empty
-     * nodes (tests/test_gltf_errors.c holds it under 64). */
-    size_t max_memory;
     /* The scene whose meshes load (the skeleton always holds every node):
      * 0 means the file's default (its "scene", else scenes[0], else every
      * node when there are no scenes); k > 0 means scenes[k - 1]. */
@@ -106,8 +99,8 @@ typedef struct sinew_load_options {
     const char *assimp_formats;
     /* Assimp runs in a child process (on POSIX systems; Windows has no
      * fork, and there it runs in this process), under limits: its address
-     * space what this process holds plus the load's max_memory (without
-     * one, 16 times the file) plus 256 MiB for the importer, its CPU time
+     * space what this process holds plus the load's limit
+     * (sinew_options.max_memory) plus 256 MiB for the importer, its CPU time
      * and wall time assimp_timeout_ms (0: 10 s; at most a day), no core
      * file, and it reads no file but the one given. Whatever the file does to
      * Assimp (a crash, an abort, an endless loop, runaway allocation) ends

@@ -381,9 +381,6 @@ sinew_asset *sinew_archive_view(const void *data, size_t size, const sinew_optio
     return load(data, size, true, "sinew_archive_view", options, err);
 }
 
-/* The largest archive file read without a memory budget of the caller's. */
-#define MAX_FILE ((size_t)1 << 30)
-
 /* The file's bytes on a cache line, through the caller's allocator. */
 static void *alloc_aligned(void *user, size_t size) { return sinew__alloc_aligned(user, size); }
 static void free_aligned(void *user, void *ptr) { sinew__free_aligned(user, ptr); }
@@ -400,7 +397,8 @@ sinew_asset *sinew_archive_load_file(const char *path, const sinew_options *opti
     sinew_allocator alloc = sinew__allocator(options), aligned = {alloc_aligned, free_aligned, &alloc};
     size_t size = 0;
     sinew_error why;
-    uint8_t *data = sinew__read_file(path, &aligned, SIZE_MAX, MAX_FILE, &size, &why);
+    size_t limit = options && options->max_memory ? options->max_memory : SINEW_DEFAULT_MAX_MEMORY;
+    uint8_t *data = sinew__read_file(path, &aligned, SIZE_MAX, limit, &size, &why);
     if (!data) {
         sinew__fail(err, why.result, "sinew_archive_load_file: %s: cannot read: %s", path, why.description);
         return NULL;

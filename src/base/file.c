@@ -53,7 +53,7 @@ uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > (uint64_t)max_size) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY,
-                    "%.1f MiB, more than the load's limit of %.1f MiB (sinew_load_options.max_memory)",
+                    "%.1f MiB, more than the load's limit of %.1f MiB (sinew_options.max_memory)",
                     (double)st.st_size / 1048576.0, (double)max_size / 1048576.0);
         close(fd);
         return NULL;
@@ -118,7 +118,7 @@ uint8_t *sinew__read_file(const char *path, const sinew_allocator *alloc, size_t
     }
     if ((unsigned long)end > max_size) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY,
-                    "%.1f MiB, more than the load's limit of %.1f MiB (sinew_load_options.max_memory)",
+                    "%.1f MiB, more than the load's limit of %.1f MiB (sinew_options.max_memory)",
                     (double)end / 1048576.0, (double)max_size / 1048576.0);
         fclose(f);
         return NULL;

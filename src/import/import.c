@@ -63,10 +63,6 @@ void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t siz
     return p;
 }
 
-/* The largest file sinew_load_file reads when the options set no memory
- * limit. */
-#define DEFAULT_MAX_FILE ((size_t)1 << 30)
-
 /* glTF: a GLB header, or JSON (an object or, to be told it is not one, an
  * array; after white space or a BOM). */
 static bool is_gltf(const uint8_t *d, size_t size)
@@ -121,8 +117,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
     sinew_error local;
     if (!err) err = &local;
     sinew__ok(err);
-    size_t limit = caller->max_memory;
-    if (!limit) limit = size > (SIZE_MAX - ((size_t)1 << 30)) / 16 ? SIZE_MAX : ((size_t)1 << 30) + 16 * size;
+    size_t limit = caller->base.max_memory ? caller->base.max_memory : SINEW_DEFAULT_MAX_MEMORY;
     budget bud = {sinew__allocator(&caller->base), 0, limit, false};
     sinew_load_options counted = *caller;
     counted.base.allocator = (sinew_allocator){budget_alloc, budget_free, &bud};
@@ -154,7 +149,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
         if (bud.exceeded && r == SINEW_ERROR_OUT_OF_MEMORY) {
             size_t used = strlen(err->description);
             snprintf(err->description + used, sizeof err->description - used,
-                     " (the load's limit of %zu MiB is reached: see sinew_load_options.max_memory)", limit >> 20);
+                     " (the load's limit of %zu MiB is reached: see sinew_options.max_memory)", limit >> 20);
         }
         prefix_error(err, name);
         prefix_error(err, who);
@@ -178,8 +173,8 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
     }
     static const sinew_load_options defaults;
     sinew_allocator alloc = sinew__allocator(options ? &options->base : &defaults.base);
-    /* the file must fit the load's budget: without one, a gigabyte */
-    size_t max_size = options && options->max_memory ? options->max_memory : DEFAULT_MAX_FILE;
+    /* the file must fit the load's limit */
+    size_t max_size = options && options->base.max_memory ? options->base.max_memory : SINEW_DEFAULT_MAX_MEMORY;
     size_t size = 0;
     uint8_t *data = sinew__read_file(path, &alloc, SIZE_MAX, max_size, &size, err);
     if (!data) {

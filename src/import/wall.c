@@ -260,7 +260,7 @@ void sinew__wall_child(int fd, const void *data, size_t size, const char *extens
     /* the child's objects are only written out: no SIMD layouts for them */
     o.base.simd = SINEW_SIMD_SCALAR;
     o.base.logger = (sinew_logger){log_to_frames, &frames};
-    o.max_memory = 0;
+    o.base.max_memory = 0;
     sinew_error e = {SINEW_OK, ""};
     sinew_asset *a = sinew__asset_new("", &o.base);
     sinew_result r = a ? sinew__assimp_read(data, size, extension, file_name, &o, a, &e)
@@ -521,9 +521,8 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     if (timeout_ms > LONGEST_TIMEOUT_MS) timeout_ms = LONGEST_TIMEOUT_MS;
     unsigned cpu_seconds = (unsigned)((timeout_ms + 999) / 1000);
     double timeout = (double)timeout_ms / 1000.0;
-    /* the load's own budget (without one, 16 times the file) */
-    size_t budget = options->max_memory ? options->max_memory
-                                        : (size > (SIZE_MAX / 4) / 16 ? SIZE_MAX / 4 : 16 * size);
+    /* the load's own limit */
+    size_t budget = options->base.max_memory ? options->base.max_memory : SINEW_DEFAULT_MAX_MEMORY;
     int fds[2];
 #if defined(__linux__)
     int made = pipe2(fds, O_CLOEXEC);

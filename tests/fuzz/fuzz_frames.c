@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sinew_load_options options = {.max_memory = (size_t)256 << 20};
+    sinew_load_options options = {.base.max_memory = (size_t)256 << 20};
     sinew_asset *a = sinew__asset_new("", &options.base);
     if (!a) return 0;
     sinew_error err;

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!glb) return 0;
     memcpy(glb, data, size);
     memcpy(glb, "glTF", 4);
-    sinew_load_options options = {.max_memory = (size_t)256 << 20};
+    sinew_load_options options = {.base.max_memory = (size_t)256 << 20};
     sinew_error err;
     sinew_asset *a = sinew_load_memory(glb, size, NULL, &options, &err);
     if (a) fuzz_play(a);

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t i = size >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF ? 3 : 0;
     while (i < size && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n')) ++i;
     if (i == size || (data[i] != '{' && data[i] != '[')) return 0;
-    sinew_load_options options = {.max_memory = (size_t)256 << 20};
+    sinew_load_options options = {.base.max_memory = (size_t)256 << 20};
     sinew_error err;
     sinew_asset *a = sinew_load_memory(data, size, NULL, &options, &err);
     if (a) fuzz_play(a);

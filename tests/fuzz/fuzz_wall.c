@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sinew_load_options options = {.max_memory = (size_t)256 << 20, .assimp_timeout_ms = 3000};
+    sinew_load_options options = {.base.max_memory = (size_t)256 << 20, .assimp_timeout_ms = 3000};
     sinew_error err;
     sinew_asset *a = sinew_load_memory(data, size, NULL, &options, &err);
     if (a) {
