@@ -35,8 +35,13 @@
 
 /* Internal functions the other sinew libraries (libsinew_import,
  * libsinew_gpu) call: exported from the shared libsinew, named sinew__ and
- * declared in no public header. */
-#if defined(__GNUC__) && !defined(_WIN32)
+ * declared in no public header. On Windows a DLL exports only what is
+ * marked so; the mark on a declaration that another DLL defines is
+ * ignored, so one mark serves the library that defines and those that
+ * call. */
+#if defined(_WIN32) && defined(SINEW_SHARED)
+#define SINEW__SHARED __declspec(dllexport)
+#elif defined(__GNUC__) && !defined(_WIN32)
 #define SINEW__SHARED __attribute__((visibility("default")))
 #else
 #define SINEW__SHARED
