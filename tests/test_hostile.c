@@ -260,7 +260,7 @@ static void test_frames(void)
     CHECK(!f.failed && f.size > 1000, "frames written (%zu bytes)", f.size);
     /* whole: the same asset back */
     sinew_asset *back = sinew__asset_new("", NULL);
-    sinew_result r = sinew__frames_read(f.bytes, f.size, NULL, back, &err);
+    sinew_result r = sinew__frames_read(f.bytes, f.size, NULL, NULL, back, &err);
     CHECK(r == SINEW_OK, "frames read back: %s", err.description);
     if (r == SINEW_OK) {
         bool same = back->skeleton->joint_count == demo->skeleton->joint_count &&
@@ -284,7 +284,7 @@ static void test_frames(void)
     int refused = 0, cuts = 0;
     for (size_t cut = 0; cut < f.size; cut += cut < 4096 ? 1 : 997, ++cuts) {
         sinew_asset *a = sinew__asset_new("", NULL);
-        refused += sinew__frames_read(f.bytes, cut, NULL, a, &err) != SINEW_OK;
+        refused += sinew__frames_read(f.bytes, cut, NULL, NULL, a, &err) != SINEW_OK;
         sinew_asset_free(a);
     }
     CHECK(refused == cuts, "every truncated stream refused (%d of %d)", refused, cuts);
@@ -301,7 +301,7 @@ static void test_frames(void)
             copy[at] = (unsigned char)(round % 3 == 0 ? 0xff : round % 3 == 1 ? 0x7f : seed >> 24);
         }
         sinew_asset *a = sinew__asset_new("", NULL);
-        if (sinew__frames_read(copy, f.size, NULL, a, &err) == SINEW_OK) {
+        if (sinew__frames_read(copy, f.size, NULL, NULL, a, &err) == SINEW_OK) {
             ++loaded;
             /* what loads is whole: every index within its mesh */
             for (int m = 0; m < a->mesh_count; ++m)
@@ -348,7 +348,7 @@ static void test_frames_checks(void)
         sinew__frames_asset(&f, &fake);
         sinew_asset *back = sinew__asset_new("", NULL);
         sinew_error err = {0};
-        CHECK(sinew__frames_read(f.bytes, f.size, NULL, back, &err) != SINEW_OK, "%s refused", cases[c].what);
+        CHECK(sinew__frames_read(f.bytes, f.size, NULL, NULL, back, &err) != SINEW_OK, "%s refused", cases[c].what);
         CHECK_ERROR(err, cases[c].result, cases[c].needle);
         sinew_asset_free(back);
         free(f.bytes);
@@ -360,7 +360,7 @@ static void test_frames_checks(void)
     uint32_t end[2] = {SINEW__FRAME_END, 0};
     sinew_asset *back = sinew__asset_new("", NULL);
     sinew_error err = {0};
-    CHECK(sinew__frames_read((const unsigned char *)end, sizeof end, NULL, back, &err) == SINEW_ERROR_PARSE,
+    CHECK(sinew__frames_read((const unsigned char *)end, sizeof end, NULL, NULL, back, &err) == SINEW_ERROR_PARSE,
           "an end alone refused");
     CHECK_ERROR(err, SINEW_ERROR_PARSE, "it holds no skeleton");
     sinew_asset_free(back);

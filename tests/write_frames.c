@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Writes seeds for the wall's and the archive's fuzzers into a folder: the
- * built-in character as the stream the Assimp child sends (demo.frames)
+ * built-in character as the stream the Assimp child sends (demo.frames,
+ * with a warning and Assimp's messages, one of them dropped data)
  * and as an archive (demo.sinew; its clips only: demo-clips.sinew; with
  * its skins' blocks: demo-prepared.sinew; its clips compressed:
  * demo-compressed.sinew), and a
@@ -46,8 +47,17 @@ int main(int argc, char **argv)
         return 1;
     }
     sinew__frames f = {0};
+    sinew__frames_begin(&f);
     sinew__frames_warning(&f, "a warning the child forwards");
+    /* what Assimp's logger says, as the child sends it */
+    sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
+    static const char dropped[] = "FBX-Parser (TOK_KEY, offset 0x53287) Invalid read size (binary)",
+                      note[] = "FBX-DOM: unsupported, newer format version";
+    sinew__heard_add(&heard, SINEW__HEARD_DROPPED, dropped, sizeof dropped - 1, 1);
+    sinew__heard_add(&heard, SINEW__HEARD_NOTE, note, sizeof note - 1, 3);
+    sinew__frames_heard(&f, &heard);
     sinew__frames_asset(&f, demo);
+    sinew__frames_seal(&f);
     int status = f.failed ? 1 : save(argv[1], "demo.frames", f.bytes, f.size);
     status |= save(argv[1], "small.bvh", small_bvh, sizeof small_bvh - 1);
     char path[1024];

@@ -99,8 +99,12 @@ typedef struct sinew_load_options {
     const char *assimp_formats;
     /* Assimp runs in a child process (on POSIX systems; Windows has no
      * fork, and there it runs in this process), under limits: its address
-     * space what this process holds plus the load's limit
-     * (sinew_options.max_memory) plus 256 MiB for the importer, its CPU time
+     * space what this process holds plus its share of the load's limit
+     * (sinew_options.max_memory: what the file's bytes leave of it, once
+     * for a fork, twice for the worker program, which gets a copy; half of
+     * the rest to the child, half to this process for what the child sends
+     * back, so that the two together stay within the limit) plus 256 MiB
+     * for the importer's code and stacks, its CPU time
      * and wall time assimp_timeout_ms (0: 10 s; at most a day), no core
      * file, and it reads no file but the one given. Whatever the file does to
      * Assimp (a crash, an abort, an endless loop, runaway allocation) ends
@@ -126,6 +130,16 @@ typedef struct sinew_load_options {
      * installed tree may move; the logger says at info level which child
      * ran. See sinew_assimp_process. */
     sinew_assimp_process assimp_process;
+    /* Assimp goes on past parts of a file it cannot read (an FBX skin
+     * cluster whose arrays are corrupt is dropped, its vertices left with
+     * weights that no longer sum to 1) and says so only to its logger. The
+     * load listens: by default a file Assimp read only in part fails with
+     * SINEW_ERROR_PARSE quoting Assimp ("the FBX importer read it only in
+     * part: Assimp: ..."); set this to load what Assimp did read, with a
+     * warning to the logger that quotes what it dropped. What Assimp says
+     * that drops nothing sinew reads (objects it skips by design,
+     * materials, its repairs) goes to the logger at info level either way. */
+    bool accept_partial;
 } sinew_load_options;
 
 /* Loads a file: .gltf or .glb (told apart by content, not by name; relative

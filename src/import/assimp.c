@@ -16,7 +16,7 @@
  *
  * The scene is untrusted: every index Assimp hands back is checked before
  * use, and every count bounds what is allocated. */
-#include "import_internal.h"
+#include "wall.h"
 
 #include <assimp/cfileio.h>
 #include <assimp/cimport.h>
@@ -26,6 +26,12 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
+#if defined(_WIN32)
+#define WIN32_LEAN_AND_MEAN
+#include <windows.h> /* SRWLOCK */
+#else
+#include <pthread.h>
+#endif
 
 #define FAIL(b, result, ...) sinew__fail((b)->err, (result), __VA_ARGS__)
 
@@ -712,8 +718,77 @@ static void file_close(struct aiFileIO *io, struct aiFile *f)
     if (f) free(f->UserData), free(f);
 }
 
-sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
-                                const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
+/* ---- what Assimp's logger says ------------------------------------------------------------- */
+
+/* Errors that do not mean lost data for sinew: objects Assimp does not
+ * read by design (a Model link to an IK effector; a Model it failed to
+ * read has an error of its own, the parser's), materials, cameras and
+ * effects (sinew reads none), texture coordinate, color, tangent and
+ * bitangent sets past Assimp's limits or past the first, and a polygon
+ * triangulated as a fan. Each is heard as a note. */
+static const char *const errors_not_lost[] = {
+    "failed to convert source object for Model link",
+    "material",
+    "UV channels exceeded",
+    "color sets exceeded",
+    "too many texture coordinate sets",
+    "too many vertex color sets",
+    "tangent layer",
+    "binormal layer",
+    "tangent stream",
+    "bitangent stream",
+    "Failed to triangulate polygon",
+    "effect input mapping",
+    "reference format of camera",
+};
+
+/* Warnings that do mean lost data: an object replaced by another of the
+ * same id, and the links of skins, blend shapes and animation whose source
+ * Assimp could not read (those of nodes and curves aimed at objects it
+ * does not read are notes: every file of the shared assets has them). */
+static const char *const warnings_lost[] = {
+    "duplicate object id",
+    "Model -> Cluster link",
+    "Cluster -> Skin link",
+    "Skin -> Geometry link",
+    "BlendShape -> Geometry link",
+    "BlendShapeChannel -> BlendShape link",
+    "Shape -> BlendShapeChannel link",
+    "AnimationCurve->AnimationCurveNode link",
+    "AnimationCurveNode->AnimationLayer link",
+    "AnimationLayer->AnimationStack link",
+    "failed to read AnimationStack object",
+};
+
+static bool mentions(const char *text, const char *const *list, size_t count)
+{
+    for (size_t i = 0; i < count; ++i)
+        if (strstr(text, list[i])) return true;
+    return false;
+}
+
+/* Assimp's log stream: "Error, T0: text\n" or "Warn,  T0: text\n" (info
+ * and debug lines are not heard), classified into `user`'s sinew__heard. */
+static void hear(const char *message, char *user)
+{
+    sinew__heard *h = (sinew__heard *)user;
+    bool error = strncmp(message, "Error,", 6) == 0;
+    if (!error && strncmp(message, "Warn,", 5) != 0) return;
+    const char *text = strchr(message, ':');
+    text = text ? text + 1 : message;
+    while (*text == ' ') ++text;
+    size_t n = strlen(text);
+    while (n && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) --n;
+    char line[SINEW__HEARD_TEXT];
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), text);
+    bool lost = error ? !mentions(line, errors_not_lost, sizeof errors_not_lost / sizeof *errors_not_lost)
+                      : mentions(line, warnings_lost, sizeof warnings_lost / sizeof *warnings_lost);
+    sinew__heard_add(h, lost ? SINEW__HEARD_DROPPED : SINEW__HEARD_NOTE, text, n, 1);
+}
+
+sinew_result sinew__assimp_hear(const void *data, size_t size, const char *extension, const char *file_name,
+                                const sinew_load_options *options, sinew_asset *asset, sinew__heard *heard,
+                                sinew_error *err)
 {
     if (size > 0xffffffffu) return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "Assimp reads files of up to 4 GiB");
     struct aiPropertyStore *props = aiCreatePropertyStore();
@@ -735,7 +810,14 @@ sinew_result sinew__assimp_read(const void *data, size_t size, const char *exten
     snprintf(name, sizeof name, "%.200s%s%s", given, ends || !e ? "" : ".", ends ? "" : extension ? extension : "");
     memory_file file = {name, data, size};
     struct aiFileIO io = {file_open, file_close, (aiUserData)&file};
+    /* Assimp's importers log what they skip (an FBX object whose arrays
+     * they cannot read is dropped, the import going on without it): heard
+     * for the length of the import. The FBX importer logs such an error
+     * only while a logger is attached. */
+    struct aiLogStream stream = {hear, (char *)heard};
+    aiAttachLogStream(&stream);
     const struct aiScene *scene = aiImportFileExWithProperties(name, flags, &io, props);
+    aiDetachLogStream(&stream);
     aiReleasePropertyStore(props);
     if (!scene) {
         /* Assimp's sentence may quote the file's bytes: printable ASCII kept */
@@ -757,4 +839,46 @@ sinew_result sinew__assimp_read(const void *data, size_t size, const char *exten
                     "load without weld_vertices to keep every vertex's color",
                     colored);
     return r;
+}
+
+/* Assimp's logger is one for the process, its streams a list without a
+ * lock of its own: imports in this process take turns, so that each hears
+ * its own messages. */
+#if defined(_WIN32)
+static SRWLOCK turn = SRWLOCK_INIT;
+static void take_turn(void) { AcquireSRWLockExclusive(&turn); }
+static void end_turn(void) { ReleaseSRWLockExclusive(&turn); }
+#else
+static pthread_mutex_t turn = PTHREAD_MUTEX_INITIALIZER;
+static void take_turn(void) { pthread_mutex_lock(&turn); }
+static void end_turn(void) { pthread_mutex_unlock(&turn); }
+#endif
+
+/* The importer's name for sentences: FBX, Collada, BVH, else the extension. */
+static void importer_name(const char *extension, char out[16])
+{
+    const char *known = !extension || !*extension ? "Assimp"
+                        : strcmp(extension, "fbx") == 0 ? "FBX"
+                        : strcmp(extension, "dae") == 0 ? "Collada"
+                        : strcmp(extension, "bvh") == 0 ? "BVH"
+                                                        : NULL;
+    if (known) {
+        snprintf(out, 16, "%s", known);
+        return;
+    }
+    size_t i = 0;
+    for (; extension[i] && i < 15; ++i) out[i] = (char)toupper((unsigned char)extension[i]);
+    out[i] = '\0';
+}
+
+sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
+                                const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
+{
+    sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
+    take_turn();
+    sinew_result r = sinew__assimp_hear(data, size, extension, file_name, options, asset, &heard, err);
+    end_turn();
+    char importer[16];
+    importer_name(extension, importer);
+    return r == SINEW_OK ? sinew__heard_judge(&heard, importer, options, err) : r;
 }

@@ -255,6 +255,7 @@ void sinew__wall_child(int fd, const void *data, size_t size, const char *extens
     (void)budget;
 #endif
     sinew__frames frames = {0};
+    sinew__frames_begin(&frames);
     sinew_load_options o = *options;
     o.base.allocator = (sinew_allocator){0};
     /* the child's objects are only written out: no SIMD layouts for them */
@@ -262,22 +263,29 @@ void sinew__wall_child(int fd, const void *data, size_t size, const char *extens
     o.base.logger = (sinew_logger){log_to_frames, &frames};
     o.base.max_memory = 0;
     sinew_error e = {SINEW_OK, ""};
+    /* what Assimp says is sent, and judged by the parent */
+    sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
     sinew_asset *a = sinew__asset_new("", &o.base);
-    sinew_result r = a ? sinew__assimp_read(data, size, extension, file_name, &o, a, &e)
+    sinew_result r = a ? sinew__assimp_hear(data, size, extension, file_name, &o, a, &heard, &e)
                        : sinew__fail(&e, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    sinew__frames_heard(&frames, &heard);
     if (r == SINEW_OK)
         sinew__frames_asset(&frames, a);
     else
         sinew__frames_error(&frames, r, e.description);
+    sinew__frames_seal(&frames);
     if (frames.failed) {
-        /* out of room for the frames: say so in a frame that needs none */
+        /* out of room for the frames: say so in a stream that needs none */
         static const char message[] = "the converted scene does not fit the importer's memory limit";
-        unsigned char small[8 + 8 + sizeof message];
-        uint32_t head[2] = {SINEW__FRAME_ERROR, 8 + sizeof message - 1}, result = SINEW_ERROR_OUT_OF_MEMORY,
-                 length = sizeof message - 1;
-        memcpy(small, head, 8), memcpy(small + 8, &result, 4), memcpy(small + 12, &length, 4);
-        memcpy(small + 16, message, sizeof message - 1);
-        write_all(fd, small, 16 + sizeof message - 1);
+        enum { TEXT = sizeof message - 1, ERROR_FRAME = 8 + 8 + TEXT };
+        unsigned char small[16 + ERROR_FRAME];
+        uint32_t size_head[2] = {SINEW__FRAME_SIZE, 8}, head[2] = {SINEW__FRAME_ERROR, 8 + TEXT},
+                 result = SINEW_ERROR_OUT_OF_MEMORY, length = TEXT;
+        uint64_t rest = ERROR_FRAME;
+        memcpy(small, size_head, 8), memcpy(small + 8, &rest, 8);
+        memcpy(small + 16, head, 8), memcpy(small + 24, &result, 4), memcpy(small + 28, &length, 4);
+        memcpy(small + 32, message, TEXT);
+        write_all(fd, small, sizeof small);
     } else {
         write_all(fd, frames.bytes, frames.size);
     }
@@ -513,6 +521,20 @@ static pid_t spawn_worker(const char *path, int pipe_end, const void *data, size
     return pid;
 }
 
+/* The load's limit, shared so that the child and this process together
+ * stay within it: first the file's bytes, as this process holds them (a
+ * fork shares them; the worker's input is a copy of its own, so twice),
+ * then what they leave, half to the child (Assimp's scene, the converted
+ * asset, its frames: bounded by its address space, this share plus ROOM
+ * for code and stacks) and half to this process (the frames received,
+ * at most that share, and the asset rebuilt from them). 0 where the bytes
+ * leave nothing. */
+static size_t share_of(size_t limit, size_t size, size_t copies)
+{
+    if (size > limit / copies) return 0;
+    return (limit - size * copies) / 2;
+}
+
 static sinew_result walled(const void *data, size_t size, const format *f, const char *file_name,
                            const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
@@ -521,8 +543,18 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     if (timeout_ms > LONGEST_TIMEOUT_MS) timeout_ms = LONGEST_TIMEOUT_MS;
     unsigned cpu_seconds = (unsigned)((timeout_ms + 999) / 1000);
     double timeout = (double)timeout_ms / 1000.0;
-    /* the load's own limit */
-    size_t budget = options->base.max_memory ? options->base.max_memory : SINEW_DEFAULT_MAX_MEMORY;
+    /* the load's limit, shared (see share_of) */
+    size_t limit = options->base.max_memory ? options->base.max_memory : SINEW_DEFAULT_MAX_MEMORY;
+    /* a fork, or the worker program (chosen, or for a process that holds
+     * much, where its copy of the bytes costs little of the limit) */
+    bool large = options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && memory_now(1) >= WORKER_ABOVE &&
+                 size <= limit / 4;
+    bool want_worker = options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER || large;
+    size_t budget = share_of(limit, size, want_worker ? 2 : 1);
+    if (budget == 0)
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "its %zu MiB%s leave the %s importer no room under the "
+                           "load's limit of %zu MiB (sinew_options.max_memory)", (size + (1 << 20) - 1) >> 20,
+                           want_worker ? ", held twice (here and as the worker's input)," : "", f->name, limit >> 20);
     int fds[2];
 #if defined(__linux__)
     int made = pipe2(fds, O_CLOEXEC);
@@ -533,13 +565,9 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     if (made != 0)
         return sinew__fail(err, SINEW_ERROR_IO, "cannot make a pipe for the %s importer: %s", f->name,
                            strerror(errno));
-    /* a fork, or the worker program (chosen, or for a process that holds much) */
     char worker_place[PATH_MAX], looked[512];
     const char *worker = NULL;
-    bool large = options->assimp_process == SINEW_ASSIMP_PROCESS_AUTO && memory_now(1) >= WORKER_ABOVE;
-    if (options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER || large) {
-        if (find_worker(worker_place, looked, sizeof looked)) worker = worker_place;
-    }
+    if (want_worker && find_worker(worker_place, looked, sizeof looked)) worker = worker_place;
     if (options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER && !worker) {
         close(fds[0]), close(fds[1]);
         return sinew__fail(err, SINEW_ERROR_IO, "the %s importer's worker program is not found (the environment "
@@ -574,10 +602,13 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
 #endif
     /* everything the child sends, within the time and the budget; in
      * slices, so that a child that has ended is noticed even where another
-     * process holds the pipe's other end */
-    unsigned char *bytes = NULL;
-    size_t got = 0, capacity = 0;
-    bool over_budget = false, timed_out = false, read_failed = false, gone = false, eof = false;
+     * process holds the pipe's other end. The stream's SIZE frame comes
+     * first: the buffer for the rest is that size, checked against this
+     * process's share of the limit and taken from the load's budget before
+     * the rest is read. */
+    unsigned char head[16], *bytes = NULL;
+    size_t got = 0, total = sizeof head;
+    bool over_budget = false, too_long = false, timed_out = false, read_failed = false, gone = false, eof = false;
     ending end = {false, 0};
     while (!eof) {
         double left = timeout - seconds_since(&start);
@@ -598,20 +629,28 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
         }
         /* read what is there (all of it once the child is gone) */
         for (;;) {
-            if (got == capacity) {
-                size_t bigger = capacity ? capacity * 2 : 65536;
-                unsigned char *grown = sinew__alloc(&alloc, bigger);
-                if (!grown) {
-                    over_budget = true;
-                    break;
-                }
-                if (got) memcpy(grown, bytes, got);
-                sinew__free(&alloc, bytes);
-                bytes = grown, capacity = bigger;
+            unsigned char spare;
+            unsigned char *into = got == total ? &spare : bytes ? bytes + got : head + got;
+            ssize_t n = read(fds[0], into, got == total ? 1 : total - got);
+            if (n > 0 && got == total) {
+                too_long = true;
+                break;
             }
-            ssize_t n = read(fds[0], bytes + got, capacity - got);
             if (n > 0) {
                 got += (size_t)n;
+                if (!bytes && got == sizeof head) {
+                    uint64_t declared = 0;
+                    if (!sinew__frames_declared(head, &declared)) {
+                        read_failed = true; /* said below, from the head */
+                        break;
+                    }
+                    if (declared > budget || !(bytes = sinew__alloc(&alloc, sizeof head + (size_t)declared))) {
+                        over_budget = true;
+                        break;
+                    }
+                    memcpy(bytes, head, sizeof head);
+                    total = sizeof head + (size_t)declared;
+                }
                 continue;
             }
             if (n == 0) eof = true;
@@ -619,11 +658,11 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
             else if (errno != EAGAIN) read_failed = true;
             break;
         }
-        if (over_budget || read_failed || (gone && !eof)) break;
+        if (over_budget || too_long || read_failed || (gone && !eof)) break;
     }
     close(fds[0]);
     bool killed = false;
-    if (!gone && (timed_out || over_budget || read_failed)) {
+    if (!gone && (timed_out || over_budget || too_long || read_failed)) {
         kill(pid, SIGKILL);
         killed = true;
     }
@@ -645,8 +684,15 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
         r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer did not finish within %.1f s (stopped; "
                         "sinew_load_options.assimp_timeout_ms sets the limit)", f->name, timeout);
     } else if (over_budget) {
-        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "the %s importer's output exceeds the load's memory limit",
-                        f->name);
+        uint64_t declared = 0;
+        sinew__frames_declared(head, &declared);
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "the %s importer's output (%llu MiB) exceeds its share of "
+                        "the load's memory limit (%zu MiB)", f->name, (unsigned long long)(declared >> 20),
+                        budget >> 20);
+    } else if (too_long) {
+        r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer's output runs past the size it declares", f->name);
+    } else if (read_failed && got == sizeof head && !bytes) {
+        r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer's output does not start with its size", f->name);
     } else if (read_failed) {
         r = sinew__fail(err, SINEW_ERROR_IO, "reading the %s importer's output failed", f->name);
     } else if (!end.seen) {
@@ -668,8 +714,11 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer exited with status %d after %.1f s", f->name,
                         WIFEXITED(status) ? WEXITSTATUS(status) : -1, took);
+    } else if (got < total) {
+        r = sinew__fail(err, SINEW_ERROR_TRUNCATED, "the %s importer's output ends after %zu of its %zu bytes",
+                        f->name, got, total);
     } else {
-        r = sinew__frames_read(bytes, got, options, asset, err);
+        r = sinew__frames_read(bytes, got, f->name, options, asset, err);
     }
     sinew__free(&alloc, bytes);
     return r;

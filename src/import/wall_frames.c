@@ -4,6 +4,7 @@
  * codec's (src/asset/codec.c), which checks everything it decodes. */
 #include "wall.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,6 +32,30 @@ static void end_frame(sinew__bytes *f, size_t at)
     memcpy(f->bytes + at + 4, &n, sizeof n);
 }
 
+void sinew__frames_begin(sinew__bytes *f)
+{
+    size_t at = begin_frame(f, SINEW__FRAME_SIZE);
+    uint64_t zero = 0;
+    sinew__bytes_put(f, &zero, sizeof zero);
+    end_frame(f, at);
+}
+
+void sinew__frames_seal(sinew__bytes *f)
+{
+    if (f->failed || f->size < 16) return;
+    uint64_t rest = f->size - 16;
+    memcpy(f->bytes + 8, &rest, sizeof rest);
+}
+
+bool sinew__frames_declared(const unsigned char head[16], uint64_t *bytes)
+{
+    uint32_t tag[2];
+    memcpy(tag, head, sizeof tag);
+    if (tag[0] != SINEW__FRAME_SIZE || tag[1] != 8) return false;
+    memcpy(bytes, head + 8, sizeof *bytes);
+    return true;
+}
+
 void sinew__frames_warning(sinew__bytes *f, const char *message)
 {
     size_t at = begin_frame(f, SINEW__FRAME_WARNING);
@@ -38,6 +63,24 @@ void sinew__frames_warning(sinew__bytes *f, const char *message)
     sinew__bytes_u32(f, n);
     sinew__bytes_put(f, message, n);
     end_frame(f, at);
+}
+
+void sinew__frames_heard(sinew__bytes *f, const sinew__heard *h)
+{
+    for (int kind = 0; kind < 2; ++kind) {
+        for (int k = 0; k < h->kept[kind] && k < SINEW__HEARD_KEPT; ++k) {
+            /* the last message kept stands for those not kept too */
+            uint32_t times = k + 1 == h->kept[kind] ? h->count[kind] - (uint32_t)k : 1;
+            size_t at = begin_frame(f, SINEW__FRAME_ASSIMP);
+            const char *text = h->text[kind][k];
+            uint32_t n = (uint32_t)strlen(text);
+            sinew__bytes_u32(f, (uint32_t)kind);
+            sinew__bytes_u32(f, times);
+            sinew__bytes_u32(f, n);
+            sinew__bytes_put(f, text, n);
+            end_frame(f, at);
+        }
+    }
 }
 
 void sinew__frames_error(sinew__bytes *f, sinew_result result, const char *description)
@@ -85,6 +128,68 @@ static void frame_text(const unsigned char *p, size_t n, char *out, size_t cap)
         if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f) out[i] = '?';
 }
 
+void sinew__heard_add(sinew__heard *h, int kind, const char *text, size_t n, uint32_t times)
+{
+    if (kind != SINEW__HEARD_DROPPED && kind != SINEW__HEARD_NOTE) return;
+    h->count[kind] = times > UINT32_MAX - h->count[kind] ? UINT32_MAX : h->count[kind] + times;
+    if (h->kept[kind] < SINEW__HEARD_KEPT) frame_text((const unsigned char *)text, n, h->text[kind][h->kept[kind]++],
+                                                      SINEW__HEARD_TEXT);
+}
+
+/* An info-level line to the options' logger. */
+static void note(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
+static void note(const sinew_options *options, const char *fmt, ...)
+{
+    if (!options->logger.log) return;
+    char message[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(message, sizeof message, fmt, ap);
+    va_end(ap);
+    options->logger.log(options->logger.user, SINEW_LOG_INFO, message);
+}
+
+/* The first `most` messages of a kind, quoted, each cut to `each` bytes:
+ * "a"; "b" (and 3 more). */
+static void quote(const sinew__heard *h, int kind, int most, int each, char *out, size_t cap)
+{
+    size_t used = 0;
+    out[0] = '\0';
+    int shown = h->kept[kind] < most ? h->kept[kind] : most;
+    for (int k = 0; k < shown && used < cap; ++k) {
+        int n = snprintf(out + used, cap - used, "%s\"%.*s\"", k ? "; " : "", each, h->text[kind][k]);
+        if (n < 0) break;
+        used += (size_t)n;
+    }
+    if (h->count[kind] > (uint32_t)shown && used < cap)
+        snprintf(out + used, cap - used, " (and %u more)", h->count[kind] - (uint32_t)shown);
+}
+
+sinew_result sinew__heard_judge(const sinew__heard *h, const char *importer, const sinew_load_options *options,
+                                sinew_error *err)
+{
+    const sinew_options *base = &options->base;
+    if (!importer) importer = "Assimp";
+    for (int k = 0; k < h->kept[SINEW__HEARD_NOTE]; ++k)
+        note(base, "Assimp's %s importer says: %s", importer, h->text[SINEW__HEARD_NOTE][k]);
+    if (h->count[SINEW__HEARD_NOTE] > (uint32_t)h->kept[SINEW__HEARD_NOTE])
+        note(base, "Assimp's %s importer says %u more such things", importer,
+             h->count[SINEW__HEARD_NOTE] - (uint32_t)h->kept[SINEW__HEARD_NOTE]);
+    if (!h->count[SINEW__HEARD_DROPPED]) return SINEW_OK;
+    char said[1024];
+    if (options->accept_partial) {
+        quote(h, SINEW__HEARD_DROPPED, SINEW__HEARD_KEPT, 200, said, sizeof said);
+        sinew__warn(base, "the %s importer read the file only in part, and what it read is loaded (accept_partial): "
+                    "Assimp dropped what it reports: %s", importer, said);
+        return SINEW_OK;
+    }
+    /* the sentence keeps its advice whatever Assimp's text: the first
+     * message alone is quoted, cut to fit */
+    quote(h, SINEW__HEARD_DROPPED, 1, 110, said, sizeof said);
+    return sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer read it only in part: Assimp: %s; accept_partial "
+                       "(--accept-partial) loads the rest", importer, said);
+}
+
 /* Forwards a child's warning (u32 length, the text) to the caller's logger. */
 static void forward_warning(const unsigned char *p, size_t left, const sinew_options *options)
 {
@@ -95,6 +200,21 @@ static void forward_warning(const unsigned char *p, size_t left, const sinew_opt
     char message[1024];
     frame_text(p + sizeof n, n, message, sizeof message);
     sinew__warn(options, "%s", message);
+}
+
+/* Forwards the warnings of the frames from `from` to `to` (their headers
+ * checked already); a flood of them is cut short, and counted. */
+static void forward_warnings(const unsigned char *bytes, size_t from, size_t to, const sinew_options *options)
+{
+    int warnings = 0;
+    for (size_t at = from; at < to;) {
+        uint32_t head[2];
+        memcpy(head, bytes + at, sizeof head);
+        if (head[0] == SINEW__FRAME_WARNING && ++warnings <= MAX_WARNINGS)
+            forward_warning(bytes + at + sizeof head, head[1], options);
+        at += sizeof head + head[1];
+    }
+    if (warnings > MAX_WARNINGS) sinew__warn(options, "%d more warnings of the importer not shown", warnings - MAX_WARNINGS);
 }
 
 /* The child's error (i32 result, u32 length, the sentence), as the load's. */
@@ -111,8 +231,22 @@ static sinew_result child_error(const unsigned char *p, size_t left, sinew_error
     return sinew__fail(err, (sinew_result)result, "%s", text);
 }
 
-sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const sinew_load_options *options,
-                                sinew_asset *asset, sinew_error *err)
+/* A child's ASSIMP frame (u32 kind, u32 count, u32 length, the text) into
+ * `heard`: false where it is malformed or one too many of its kind. */
+static bool take_heard(const unsigned char *p, size_t left, sinew__heard *heard)
+{
+    uint32_t v[3];
+    if (left < sizeof v) return false;
+    memcpy(v, p, sizeof v);
+    if (v[0] > SINEW__HEARD_NOTE || v[1] == 0 || v[2] != left - sizeof v || v[2] >= SINEW__HEARD_TEXT ||
+        heard->kept[v[0]] == SINEW__HEARD_KEPT)
+        return false;
+    sinew__heard_add(heard, (int)v[0], (const char *)p + sizeof v, v[2], v[1]);
+    return true;
+}
+
+sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const char *importer,
+                                const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
     static const sinew_load_options defaults;
     if (!options) options = &defaults;
@@ -122,8 +256,19 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
     const sinew_options *base = &options->base;
     /* first the frames' headers: warnings forwarded, an error taken, the
      * rest counted and their order checked */
-    int clips = 0, meshes = 0, skeletons = 0, ends = 0, warnings = 0;
-    for (size_t at = 0; at < size;) {
+    int clips = 0, meshes = 0, skeletons = 0, ends = 0;
+    sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
+    size_t start = 0;
+    if (size >= 8 && memcmp(bytes, &(uint32_t){SINEW__FRAME_SIZE}, 4) == 0) {
+        uint64_t declared;
+        if (size < 16 || !sinew__frames_declared(bytes, &declared))
+            return sinew__fail(err, SINEW_ERROR_TRUNCATED, "the importer's output: its SIZE frame is malformed");
+        if (declared != size - 16)
+            return sinew__fail(err, SINEW_ERROR_TRUNCATED, "the importer's output: %zu bytes follow its SIZE frame, "
+                               "which declares %llu", size - 16, (unsigned long long)declared);
+        start = 16;
+    }
+    for (size_t at = start; at < size;) {
         uint32_t head[2];
         if (ends)
             return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: a frame at byte %zu follows the end",
@@ -138,11 +283,15 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
                                head[1]);
         const unsigned char *payload = bytes + at + sizeof head;
         switch (head[0]) {
-        case SINEW__FRAME_WARNING:
-            /* a flood of them is cut short, and counted */
-            if (++warnings <= MAX_WARNINGS) forward_warning(payload, head[1], base);
+        case SINEW__FRAME_WARNING: break; /* forwarded below, unless the load is refused */
+        case SINEW__FRAME_ASSIMP:
+            if (skeletons || !take_heard(payload, head[1], &heard))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: the Assimp message at byte %zu "
+                                   "%s", at, skeletons ? "follows the skeleton" : "is malformed or one too many");
             break;
-        case SINEW__FRAME_ERROR: return child_error(payload, head[1], err);
+        case SINEW__FRAME_ERROR:
+            forward_warnings(bytes, start, at, base);
+            return child_error(payload, head[1], err);
         case SINEW__FRAME_SKELETON: ++skeletons; break;
         case SINEW__FRAME_CLIP:
         case SINEW__FRAME_MESH:
@@ -159,13 +308,15 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
         }
         at += sizeof head + head[1];
     }
-    if (warnings > MAX_WARNINGS)
-        sinew__warn(base, "%d more warnings of the importer not shown", warnings - MAX_WARNINGS);
     if (skeletons != 1 || !ends)
         return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: %s",
                            !ends             ? "it ends before its last frame"
                            : skeletons == 0 ? "it holds no skeleton"
                                             : "it holds more than one skeleton");
+    /* a load Assimp completed only in part is refused before it is rebuilt */
+    sinew_result judged = sinew__heard_judge(&heard, importer, options, err);
+    if (judged != SINEW_OK) return judged;
+    forward_warnings(bytes, start, size, base);
     sinew_clip **clip_list = clips ? sinew__asset_alloc(asset, (size_t)clips, sizeof *clip_list) : NULL;
     sinew_mesh *mesh_list = meshes ? sinew__asset_alloc(asset, (size_t)meshes, sizeof *mesh_list) : NULL;
     if ((clips && !clip_list) || (meshes && !mesh_list))
@@ -173,7 +324,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const s
     asset->clips = (const sinew_clip *const *)clip_list;
     asset->meshes = mesh_list;
     char where[64];
-    for (size_t at = 0; at < size;) {
+    for (size_t at = start; at < size;) {
         uint32_t head[2];
         memcpy(head, bytes + at, sizeof head);
         const unsigned char *payload = bytes + at + sizeof head;

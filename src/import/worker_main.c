@@ -7,16 +7,17 @@
  *   sinew-import-worker VERSION EXTENSION FILE_NAME WELD BUDGET CPU_SECONDS
  *   fd 3: the pipe its frames go down; fd 4: the file's bytes
  *
- * It reads the bytes, then runs what a fork of the caller runs
+ * It maps the bytes, then runs what a fork of the caller runs
  * (sinew__wall_child): the limits, the import, the frames. A worker of
  * another version than the caller's library (an older one left installed)
  * answers with an error frame instead: the frames are not a stable format. */
-#define _XOPEN_SOURCE 700 /* pread */
+#define _XOPEN_SOURCE 700
 #include "import/wall.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,21 +34,20 @@ int main(int argc, char **argv)
         char sentence[160];
         snprintf(sentence, sizeof sentence, "the worker program is sinew %s, the library %.32s: install them together",
                  version, argv[1]);
+        sinew__frames_begin(&f);
         sinew__frames_error(&f, SINEW_ERROR_UNSUPPORTED, sentence);
+        sinew__frames_seal(&f);
         if (f.failed || write(3, f.bytes, f.size) != (ssize_t)f.size) return 3;
         return 0;
     }
     ++argv; /* the rest as a fork of the caller is given them */
+    /* the bytes where they lie, not copied: their file is already one copy
+     * beside the caller's, and the load's limit counts both */
     struct stat st;
-    if (fstat(4, &st) != 0 || st.st_size < 0) return 3;
-    size_t size = (size_t)st.st_size, got = 0;
-    unsigned char *data = malloc(size ? size : 1);
-    if (!data) return 3;
-    while (got < size) {
-        ssize_t n = pread(4, data + got, size - got, (off_t)got);
-        if (n <= 0) return 3;
-        got += (size_t)n;
-    }
+    if (fstat(4, &st) != 0 || st.st_size <= 0) return 3;
+    size_t size = (size_t)st.st_size;
+    void *data = mmap(NULL, size, PROT_READ, MAP_PRIVATE, 4, 0);
+    if (data == MAP_FAILED) return 3;
     close(4);
     sinew_load_options options = {.weld_vertices = argv[3][0] == '1'};
     size_t budget = (size_t)strtoull(argv[4], NULL, 10);
