@@ -125,7 +125,8 @@ bool cli_parse_size(const char *text, int lo, int hi, int *width, int *height);
 /* What a command plays: FILE (NULL: the built-in character), --anim FILE
  * (repeatable), --clip C, and how FILE is loaded: --scene N
  * (sinew_load_options.scene, N + 1), --weld (.weld_vertices),
- * --order-vertices (.order_vertices_for_skinning), --formats LIST. With
+ * --order-vertices (.order_vertices_for_skinning), --formats LIST,
+ * --accept-partial and --max-memory MIB (every file's). With
  * `file_only` set (by the command, before parsing), --anim and --clip are
  * not taken. */
 typedef struct cli_source {
@@ -186,7 +187,8 @@ sinew_result cli_morph_weights(const sinew_mesh *mesh, const sinew_clip *clip, f
                                float *weights, sinew_error *err);
 
 /* The CLI's load options into `load` for the file at `path`: its logger
- * (cli_log() naming `path`) and the --formats given. */
+ * (cli_log() naming `path`), and the --formats, --accept-partial and
+ * --max-memory given. */
 void cli_load_options(sinew_load_options *load, const char *path);
 
 /* -v, --verbose: the library's info-level messages are printed too (which

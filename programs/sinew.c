@@ -121,6 +121,8 @@ static const help_option file_options[] = {
     {"--weld", "merge identical vertices (Assimp formats)"},
     {"--order-vertices", "sort each skinned mesh's vertices by their joints (faster CPU skinning)"},
     {"--formats LIST", "other formats Assimp may read, by extension (obj,ply; '*': all)"},
+    {"--accept-partial", "load what Assimp read of a file it read only in part, with a warning"},
+    {"--max-memory MIB", "the most memory one load may use (default 512)"},
     {"-v, --verbose", "print what loading does too (which process ran Assimp)"},
     {NULL, NULL},
 };
@@ -204,7 +206,7 @@ static void print_options(FILE *f, const char *title, const help_option *o)
 
 static void print_overview(FILE *f)
 {
-    fputs("usage: sinew [-v] [--formats LIST] COMMAND [ARGS...]\n"
+    fputs("usage: sinew [-v] [--formats LIST] [--accept-partial] [--max-memory MIB] COMMAND [ARGS...]\n"
           "\n"
           "Skeletal animation and skinning: sample clips, pose skeletons, skin meshes.\n"
           "\n"
@@ -216,6 +218,8 @@ static void print_overview(FILE *f)
         {"--version", "print the version and exit"},
         {"-v, --verbose", "print what loading does too (which process ran Assimp)"},
         {"--formats LIST", "other formats Assimp may read, by extension (obj,ply; '*': all)"},
+        {"--accept-partial", "load what Assimp read of a file it read only in part, with a warning"},
+        {"--max-memory MIB", "the most memory one load may use (default 512)"},
         {NULL, NULL},
     };
     print_options(f, "options", common);
@@ -393,12 +397,27 @@ static const sinew_options cli_options = {.logger = {log_to_stderr, NULL}};
 /* --formats LIST: formats Assimp may read besides FBX, Collada and BVH, for
  * every file the command loads (FILE and each --anim). */
 static const char *cli_formats;
+/* --accept-partial and --max-memory MIB, for every file too (0: the
+ * library's default limit) */
+static bool cli_accept_partial;
+static size_t cli_max_memory;
+
+/* The value of --max-memory: whole MiB, 1 to 1048576 (1 TiB). */
+static bool parse_mib(const char *text, size_t *bytes)
+{
+    int mib;
+    if (!cli_parse_int(text, 1, 1048576, &mib)) return false;
+    *bytes = (size_t)mib << 20;
+    return true;
+}
 
 void cli_load_options(sinew_load_options *load, const char *path)
 {
     load->base = cli_options;
     load->base.logger.user = (void *)path;
+    load->base.max_memory = cli_max_memory;
     load->assimp_formats = cli_formats;
+    load->accept_partial = load->accept_partial || cli_accept_partial;
 }
 
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load)
@@ -731,6 +750,10 @@ bool cli_source_arg(cli_args *p, cli_source *s)
             s->load.scene = k + 1;
     } else if ((v = cli_value(p, "--formats"))) {
         cli_formats = v;
+    } else if ((v = cli_value(p, "--max-memory"))) {
+        if (!parse_mib(v, &cli_max_memory)) cli_bad_value(p, "--max-memory", v, "is not a size in MiB (1 to 1048576)");
+    } else if (cli_flag(p, "--accept-partial")) {
+        cli_accept_partial = true;
     } else if (cli_flag(p, "-v") || cli_flag(p, "--verbose")) {
         cli_verbose = true;
     } else if (cli_flag(p, "--weld")) {
@@ -1420,8 +1443,9 @@ int main(int argc, char **argv)
         cli_print_help(stderr, NULL);
         return EXIT_USAGE;
     }
-    /* options before the command: -v and --formats, for any command that
-     * reads files (sinew -v info walk.fbx reads as sinew info walk.fbx -v) */
+    /* options before the command: -v, --formats, --accept-partial and
+     * --max-memory, for any command that reads files (sinew -v info
+     * walk.fbx reads as sinew info walk.fbx -v) */
     int first = 1;
     const char *formats_before = NULL, *options_given = argv[1];
     for (; first < argc; ++first) {
@@ -1432,7 +1456,15 @@ int main(int argc, char **argv)
             formats_before = a + 10;
         else if (strcmp(a, "--formats") == 0 && first + 1 < argc)
             formats_before = argv[++first];
-        else
+        else if (strcmp(a, "--accept-partial") == 0)
+            cli_accept_partial = true;
+        else if (strncmp(a, "--max-memory", 12) == 0 && (a[12] == '=' || (!a[12] && first + 1 < argc))) {
+            const char *v = a[12] ? a + 13 : argv[++first];
+            if (!parse_mib(v, &cli_max_memory)) {
+                fprintf(stderr, "sinew: --max-memory %s is not a size in MiB (1 to 1048576)\n", v);
+                return EXIT_USAGE;
+            }
+        } else
             break;
     }
     if (first > 1) {
