@@ -218,4 +218,36 @@ typedef struct sinew__packed_track {
 SINEW__SHARED int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_count, size_t *stride,
                                        sinew__packed_track *out, int capacity);
 
+/* One float of a packed track as an archive stores it (docs/ARCHIVE.md,
+ * section 6): offset + q[k] step at key k where q is not NULL, q[k] the
+ * little-endian u16 at bytes q + 2k (on any boundary), else `value` at
+ * every key. */
+typedef struct sinew__stored_float {
+    float value, offset, step;
+    const unsigned char *q;
+} sinew__stored_float;
+
+/* A translation, rotation or scale track of a packed clip as stored: its
+ * floats (3, or 4 for a rotation). */
+typedef struct sinew__stored_track {
+    int joint;
+    sinew_track_target target;
+    sinew__stored_float f[4];
+} sinew__stored_track;
+
+/* The plan sinew__sampler_pack() makes, with `hint_slot`, of the clip the
+ * n stored tracks stand for (joints of sk, at most one track per joint and
+ * target, LINEAR on the key_count `times`, a track none of whose floats
+ * varies holding one key; `additive` as the clip), made from the stored
+ * keys directly: the same plan, bit for bit, without the clip's floats or
+ * the exact layout's frames, in time and memory linear in the stored
+ * bytes (its exact layout's tables and two keys beside). The caller has
+ * checked the keys as sinew_clip_create checks a clip's (times increasing,
+ * values finite). res->errors are left 0. NULL when a float's values span
+ * too much for 16 bits (res->wide_joint) or out of memory. */
+SINEW__SHARED sinew__sampler *sinew__sampler_pack_stored(const sinew__stored_track *tracks, int n, const float *times,
+                                                         int key_count, bool additive, const sinew_skeleton *sk,
+                                                         int hint_slot, const sinew_allocator *alloc, int simd,
+                                                         sinew__pack_result *res);
+
 #endif /* SINEW_CLIP_INTERNAL_H */

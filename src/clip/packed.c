@@ -55,18 +55,164 @@ static void pack_errors(const float *x, const float *y, float err[3])
         if (values[i] > err[i]) err[i] = (float)values[i];
 }
 
-/* Bit f set where float vector f of animated block b of a float block
- * layout varies over the keys, bit for bit. */
-static unsigned varying_vectors(const sinew__blocks *fp, int b)
+/* Where a lane's values at each key come from while a packed layout is
+ * made: the exact layout's frames (frames[k * stride]), a stored float
+ * (offset + q[k] step, q[k] the little-endian u16 at q + 2k, as the packed
+ * kernels compute it: the product exact, one rounding), or one value at
+ * every key. */
+typedef struct lane_source {
+    const float *frames;
+    size_t stride;
+    const unsigned char *q;
+    float offset, step, value;
+} lane_source;
+
+static inline float lane_at(const lane_source *l, size_t k)
 {
-    size_t frame = (size_t)fp->animated * SINEW__BLOCK_FLOATS;
-    unsigned bits = 0;
-    for (int f = 0; f < 10; ++f) {
-        const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
-        for (size_t k = 1; k < (size_t)fp->key_count && !(bits >> f & 1); ++k)
-            if (memcmp(v0 + k * frame, v0, sizeof(float) * 8) != 0) bits |= 1u << f;
+    if (l->frames) return l->frames[k * l->stride];
+    if (!l->q) return l->value;
+    uint16_t n;
+    memcpy(&n, l->q + 2 * k, sizeof n);
+    return l->offset + (float)n * l->step;
+}
+
+/* Whether a lane's value differs from its first, bit for bit, at some key. */
+static bool lane_varies(const lane_source *l, size_t keys)
+{
+    if (!l->frames && !l->q) return false;
+    float first = lane_at(l, 0);
+    for (size_t k = 1; k < keys; ++k) {
+        float x = lane_at(l, k);
+        if (memcmp(&x, &first, sizeof x) != 0) return true;
     }
-    return bits;
+    return false;
+}
+
+/* The eight lanes of float vector f of animated block b of the layout
+ * being made, from `ctx`. */
+typedef void (*vector_sources)(const void *ctx, int b, int f, lane_source out[8]);
+
+/* The packed layout of `plain`'s schedule and tables (an exact block
+ * layout of the clip's shape: which joints vary, which floats tracks
+ * write) whose animated blocks' values at each of `keys` keys (at `times`)
+ * come from `sources`: the vectors that vary over the keys quantized, the
+ * others stored once. NULL when a lane's values span too much for 16 bits
+ * (res->wide_joint) or out of memory. Leaves res->errors alone. */
+static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *times, size_t keys,
+                                   vector_sources sources, const void *ctx, int hint_slot,
+                                   const sinew_allocator *alloc, sinew__pack_result *res)
+{
+    const sinew__blocks *fp = plain->blocks;
+    int count = fp->length / 8, animated = fp->animated, partial_count = 0;
+    for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
+    /* which vectors vary, bit f of each animated block's */
+    uint16_t *varies = sinew__alloc(alloc, sizeof(uint16_t) * ((size_t)animated + 1));
+    if (!varies) return NULL;
+    int stored = 0; /* vectors stored per key */
+    for (int b = 0; b < animated; ++b) {
+        varies[b] = 0;
+        for (int f = 0; f < 10; ++f) {
+            lane_source lanes[8];
+            sources(ctx, b, f, lanes);
+            for (int lane = 0; lane < 8 && !(varies[b] >> f & 1); ++lane)
+                if (lane_varies(&lanes[lane], keys)) varies[b] |= (uint16_t)(1u << f);
+            stored += varies[b] >> f & 1;
+        }
+    }
+    sinew__layout lay = {sizeof(sinew__sampler), false};
+    size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
+    size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
+    size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
+    size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
+    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count);
+    size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
+    size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
+    size_t off_fixed = sinew__layout_add(&lay, (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), 32);
+    size_t off_step = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
+    size_t off_offset = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
+    size_t off_keys = sinew__layout_add(&lay, keys * 8 * (size_t)stored, sizeof(uint16_t), 16);
+    unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
+    if (!block) {
+        sinew__free(alloc, varies);
+        return NULL;
+    }
+    memset(block, 0, lay.total);
+    sinew__sampler *sm = (sinew__sampler *)block;
+    sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
+    sinew__packed_keys *q = (sinew__packed_keys *)(block + off_packed);
+    int16_t *schedule = (int16_t *)(block + off_schedule);
+    float *times_out = (float *)(block + off_times), *fixed = (float *)(block + off_fixed);
+    sinew__block_tables tables = sinew__tables_in(block, &tables_at);
+    int32_t *first = (int32_t *)(block + off_first);
+    float *step = (float *)(block + off_step), *offset = (float *)(block + off_offset);
+    uint16_t *packed_keys = (uint16_t *)(block + off_keys), *varying = (uint16_t *)(block + off_varying);
+    memcpy(schedule, fp->schedule, sizeof(int16_t) * (size_t)fp->length);
+    memcpy(times_out, times, sizeof(float) * keys);
+    copy_tables(&tables, fp, partial_count);
+    memcpy(varying, varies, sizeof(uint16_t) * (size_t)animated);
+    sinew__free(alloc, varies);
+    bool fits = true;
+    for (int b = 0, v = 0; b < animated; ++b) {
+        first[b] = v;
+        for (int f = 0; f < 10; ++f) {
+            lane_source lanes[8];
+            sources(ctx, b, f, lanes);
+            if (!(varying[b] >> f & 1)) {
+                /* plus 0: the kernel's lerp on a key gives a -0 as +0 */
+                for (int lane = 0; lane < 8; ++lane)
+                    fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane] = lane_at(&lanes[lane], 0) + 0.0f;
+                continue;
+            }
+            for (int lane = 0; lane < 8; ++lane) {
+                const lane_source *l = &lanes[lane];
+                float lo = lane_at(l, 0), hi = lo;
+                for (size_t k = 1; k < keys; ++k) {
+                    float x = lane_at(l, k);
+                    lo = fminf(lo, x), hi = fmaxf(hi, x);
+                }
+                float st;
+                if (!pack_step(lo, hi, &st)) {
+                    fits = false;
+                    if (res->wide_joint < 0) res->wide_joint = fp->schedule[8 * b + lane];
+                    st = 0.0f;
+                }
+                step[8 * v + lane] = st, offset[8 * v + lane] = lo;
+                /* st is a power of two: times its reciprocal is exactly over it */
+                double inverse = st > 0.0f ? 1.0 / (double)st : 0.0;
+                uint16_t *out = packed_keys + 8 * (size_t)v + (size_t)lane;
+                for (size_t k = 0; k < keys; ++k) {
+                    double n = st > 0.0f ? nearbyint(((double)lane_at(l, k) - lo) * inverse) : 0.0;
+                    out[k * (size_t)stored * 8] = (uint16_t)(n > 65535.0 ? 65535.0 : n);
+                }
+            }
+            ++v;
+        }
+    }
+    if (!fits) {
+        sinew__free_aligned(alloc, block);
+        return NULL;
+    }
+    *q = (sinew__packed_keys){.varying = varying, .first = first, .stored = stored, .fixed = fixed,
+                              .step = step, .offset = offset, .keys = packed_keys};
+    *p = *fp;
+    p->times = times_out, p->key_count = (int)keys, p->hint_track = hint_slot, p->schedule = schedule;
+    p->frames = NULL, p->packed = q;
+    sinew__use_tables(p, &tables);
+    *sm = *plain;
+    sm->blocks = p, sm->bytes = lay.total;
+    memcpy(sm->key_counts, res->key_counts, sizeof sm->key_counts);
+    res->varying_floats = 8 * stored;
+    return sm;
+}
+
+/* The exact layout's frames as a packed layout's sources. */
+static void frame_sources(const void *ctx, int b, int f, lane_source out[8])
+{
+    const sinew__blocks *fp = ctx;
+    size_t frame = (size_t)fp->animated * SINEW__BLOCK_FLOATS;
+    for (int lane = 0; lane < 8; ++lane)
+        out[lane] = (lane_source){.frames = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane,
+                                  .stride = frame};
 }
 
 sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton *sk, int hint_slot,
@@ -81,100 +227,109 @@ sinew__sampler *sinew__sampler_pack(const sinew_clip *clip, const sinew_skeleton
     sinew__sampler *plain = sinew__blocks_create(clip, sk, alloc, simd);
     if (!plain) return NULL;
     const sinew__blocks *fp = plain->blocks;
-    int count = fp->length / 8, animated = fp->animated, partial_count = 0;
-    size_t keys = (size_t)fp->key_count, frame = (size_t)animated * SINEW__BLOCK_FLOATS;
-    for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
-    int stored = 0; /* vectors stored per key */
-    for (int b = 0; b < animated; ++b)
-        for (unsigned bits = varying_vectors(fp, b); bits; bits &= bits - 1) ++stored;
-    sinew__layout lay = {sizeof(sinew__sampler), false};
-    size_t off_blocks = sinew__layout_add(&lay, 1, sizeof(sinew__blocks), 8);
-    size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
-    size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
-    size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
-    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count);
-    size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
-    size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
-    size_t off_fixed = sinew__layout_add(&lay, frame, sizeof(float), 32);
-    size_t off_step = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
-    size_t off_offset = sinew__layout_add(&lay, 8 * (size_t)stored, sizeof(float), 32);
-    size_t off_keys = sinew__layout_add(&lay, keys * 8 * (size_t)stored, sizeof(uint16_t), 16);
-    unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
-    if (!block) {
+    size_t keys = (size_t)fp->key_count, frame = (size_t)fp->animated * SINEW__BLOCK_FLOATS;
+    sinew__sampler *sm = pack_layout(plain, fp->times, keys, frame_sources, fp, hint_slot, alloc, res);
+    if (!sm) {
         sinew__free_aligned(alloc, plain);
         return NULL;
     }
-    memset(block, 0, lay.total);
-    sinew__sampler *sm = (sinew__sampler *)block;
-    sinew__blocks *p = (sinew__blocks *)(block + off_blocks);
-    sinew__packed_keys *q = (sinew__packed_keys *)(block + off_packed);
-    int16_t *schedule = (int16_t *)(block + off_schedule);
-    float *times = (float *)(block + off_times), *fixed = (float *)(block + off_fixed);
-    sinew__block_tables tables = sinew__tables_in(block, &tables_at);
-    int32_t *first = (int32_t *)(block + off_first);
-    float *step = (float *)(block + off_step), *offset = (float *)(block + off_offset);
-    uint16_t *packed_keys = (uint16_t *)(block + off_keys), *varying_out = (uint16_t *)(block + off_varying);
-    memcpy(schedule, fp->schedule, sizeof(int16_t) * (size_t)fp->length);
-    memcpy(times, fp->times, sizeof(float) * keys);
-    copy_tables(&tables, fp, partial_count);
-    uint16_t *varying = varying_out;
-    bool fits = true;
-    for (int b = 0, v = 0; b < animated; ++b) {
-        varying[b] = (uint16_t)varying_vectors(fp, b);
-        first[b] = v;
-        for (int f = 0; f < 10; ++f) {
-            const float *v0 = fp->frames + (size_t)b * SINEW__BLOCK_FLOATS + 8 * f;
-            if (!(varying[b] >> f & 1)) {
-                /* plus 0: the kernel's lerp on a key gives a -0 as +0 */
-                for (int lane = 0; lane < 8; ++lane)
-                    fixed[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane] = v0[lane] + 0.0f;
-                continue;
-            }
-            for (int lane = 0; lane < 8; ++lane) {
-                float lo = v0[lane], hi = v0[lane];
-                for (size_t k = 1; k < keys; ++k) lo = fminf(lo, v0[k * frame + lane]), hi = fmaxf(hi, v0[k * frame + lane]);
-                float st;
-                if (!pack_step(lo, hi, &st)) {
-                    fits = false;
-                    if (res->wide_joint < 0) res->wide_joint = fp->schedule[8 * b + lane];
-                    st = 0.0f;
-                }
-                step[8 * v + lane] = st, offset[8 * v + lane] = lo;
-                for (size_t k = 0; k < keys; ++k) {
-                    double n = st > 0.0f ? nearbyint(((double)v0[k * frame + lane] - lo) / st) : 0.0;
-                    packed_keys[(k * (size_t)stored + (size_t)v) * 8 + lane] = (uint16_t)(n > 65535.0 ? 65535.0 : n);
-                }
-            }
-            ++v;
-        }
-    }
-    if (!fits) {
-        sinew__free_aligned(alloc, plain);
-        sinew__free_aligned(alloc, block);
-        return NULL;
-    }
-    *q = (sinew__packed_keys){.varying = varying_out, .first = first, .stored = stored, .fixed = fixed,
-                              .step = step, .offset = offset, .keys = packed_keys};
-    *p = *fp;
-    p->times = times, p->hint_track = hint_slot, p->schedule = schedule, p->frames = NULL, p->packed = q;
-    sinew__use_tables(p, &tables);
-    *sm = *plain;
-    sm->blocks = p, sm->bytes = lay.total;
-    memcpy(sm->key_counts, res->key_counts, sizeof sm->key_counts);
     /* how far the packed keys lie from the clip's, where tracks write */
-    for (int e = 0; e < animated * 8; ++e)
+    const sinew__blocks *p = sm->blocks;
+    for (int e = 0; e < fp->animated * 8; ++e)
         for (size_t k = 0; k < keys; ++k) {
             float x[10], y[10];
             sinew__packed_lane(p, e, k, x);
             for (int f = 0; f < 10; ++f) {
-                bool written = tables.mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
+                bool written = p->mask[(size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8] != 0;
                 y[f] = fp->frames[k * frame + (size_t)(e / 8) * SINEW__BLOCK_FLOATS + 8 * f + e % 8];
                 if (!written) x[f] = y[f];
             }
             pack_errors(x, y, res->errors);
         }
-    res->varying_floats = 8 * stored;
     sinew__free_aligned(alloc, plain);
+    return sm;
+}
+
+/* A packed clip's stored tracks while its layout is made from them: each
+ * joint's track of each target (-1: none), the keys, the schedule. */
+typedef struct stored_sources {
+    const sinew__stored_track *tracks;
+    const int *track_of; /* [3 joints] */
+    const int16_t *schedule;
+} stored_sources;
+
+static void stored_lanes(const void *ctx, int b, int f, lane_source out[8])
+{
+    const stored_sources *s = ctx;
+    int target = f < 3 ? SINEW_TARGET_TRANSLATION : f < 7 ? SINEW_TARGET_ROTATION : SINEW_TARGET_SCALE;
+    int c = f - (int)sinew__target_float(target);
+    const float *none = &sinew__identity_transform.translation.x;
+    for (int lane = 0; lane < 8; ++lane) {
+        int ti = s->track_of[3 * s->schedule[8 * b + lane] + target];
+        const sinew__stored_float *x = ti >= 0 ? &s->tracks[ti].f[c] : NULL;
+        out[lane] = !x     ? (lane_source){.value = none[f]}
+                    : x->q ? (lane_source){.q = x->q, .offset = x->offset, .step = x->step}
+                           : (lane_source){.value = x->value};
+    }
+}
+
+sinew__sampler *sinew__sampler_pack_stored(const sinew__stored_track *tracks, int n, const float *times,
+                                           int key_count, bool additive, const sinew_skeleton *sk, int hint_slot,
+                                           const sinew_allocator *alloc, int simd, sinew__pack_result *res)
+{
+    *res = (sinew__pack_result){.refused_track = -1, .wide_joint = -1};
+    int joints = sk->joint_count;
+    /* a track with a float stored per key holds every key, the others one */
+    bool keyed = false;
+    for (int i = 0; i < n; ++i) {
+        int width = tracks[i].target == SINEW_TARGET_ROTATION ? 4 : 3;
+        bool q = false;
+        for (int c = 0; c < width; ++c) q = q || tracks[i].f[c].q;
+        res->key_counts[tracks[i].target] += q ? key_count : 1;
+        keyed = keyed || q;
+    }
+    /* without a keyed track, one key at 0, as the exact layout makes it */
+    static const float time_zero = 0.0f;
+    size_t keys = keyed ? (size_t)key_count : 1;
+    /* the layout's schedule and tables depend on the keys only through
+     * which tracks hold one value at every key: a clip of each track's
+     * first key, and of the first key that differs from it where one does,
+     * makes the same ones at the cost of two keys */
+    static const float shape_times[2] = {0.0f, 1.0f};
+    sinew_track *shape = sinew__alloc(alloc, sizeof *shape * ((size_t)n + 1));
+    float *values = sinew__alloc(alloc, sizeof(float) * 8 * ((size_t)n + 1));
+    int *track_of = sinew__alloc(alloc, sizeof(int) * (3 * (size_t)joints + 1));
+    sinew__sampler *plain = NULL, *sm = NULL;
+    if (!shape || !values || !track_of) goto done;
+    for (int i = 0; i < 3 * joints; ++i) track_of[i] = -1;
+    for (int i = 0; i < n; ++i) {
+        const sinew__stored_track *t = &tracks[i];
+        int width = t->target == SINEW_TARGET_ROTATION ? 4 : 3;
+        float *v = values + 8 * (size_t)i;
+        lane_source l[4];
+        for (int c = 0; c < width; ++c)
+            l[c] = t->f[c].q ? (lane_source){.q = t->f[c].q, .offset = t->f[c].offset, .step = t->f[c].step}
+                             : (lane_source){.value = t->f[c].value};
+        for (int c = 0; c < width; ++c) v[c] = lane_at(&l[c], 0);
+        int shape_keys = 1;
+        for (size_t k = 1; k < keys && shape_keys == 1; ++k)
+            for (int c = 0; c < width; ++c) {
+                v[4 + c] = lane_at(&l[c], k);
+                if (memcmp(&v[4 + c], &v[c], sizeof(float)) != 0) shape_keys = 2;
+            }
+        if (shape_keys == 2) memmove(v + width, v + 4, sizeof(float) * (size_t)width);
+        shape[i] = (sinew_track){.joint = t->joint, .target = t->target, .interpolation = SINEW_INTERP_LINEAR,
+                                 .key_count = shape_keys, .times = shape_times, .values = v};
+        track_of[3 * t->joint + (int)t->target] = i;
+    }
+    sinew_clip clip = {.name = "", .joint_count = joints, .track_count = n, .tracks = shape, .additive = additive};
+    plain = sinew__blocks_create(&clip, sk, alloc, simd);
+    if (!plain) goto done;
+    stored_sources ctx = {tracks, track_of, plain->blocks->schedule};
+    sm = pack_layout(plain, keyed ? times : &time_zero, keys, stored_lanes, &ctx, hint_slot, alloc, res);
+done:
+    if (plain) sinew__free_aligned(alloc, plain);
+    sinew__free(alloc, shape), sinew__free(alloc, values), sinew__free(alloc, track_of);
     return sm;
 }
 
