@@ -37,13 +37,13 @@
 extern "C" {
 #endif
 
-/* The newest format version this library writes (an archive without
- * compressed clips, which 2.1 adds, is written as 2.0); it reads every
- * minor version of this major one (sections it does not know are skipped
- * unless marked required) and of the majors before it, and refuses a
- * newer major. */
+/* The format version this library writes (2.2: its checksum covers the
+ * header too); it reads every minor version up to this one of this major
+ * one and of the majors before it (2.0, 2.1, 1.0; sections it does not
+ * know are skipped unless marked required), and refuses a newer minor or
+ * major version. */
 #define SINEW_ARCHIVE_MAJOR 2
-#define SINEW_ARCHIVE_MINOR 1
+#define SINEW_ARCHIVE_MINOR 2
 
 /* What goes into an archive. Zero-initialised: the whole asset, its skins
  * without their blocks. */

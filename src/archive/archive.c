@@ -64,10 +64,23 @@ static uint64_t get_u64(const unsigned char *p)
     return v;
 }
 
+/* The first minor version of major 2 whose checksum covers the header. */
+enum { HEADER_HASHED_MINOR = 2 };
+
 uint64_t sinew__archive_checksum(const unsigned char *bytes, size_t size)
 {
-    return get_u16(bytes + 8) == 1 ? sinew__xxh64(bytes + HEADER_BYTES, size - HEADER_BYTES, 0)
-                                   : sinew__xxh3(bytes + HEADER_BYTES, size - HEADER_BYTES);
+    unsigned major = get_u16(bytes + 8), minor = get_u16(bytes + 10);
+    if (major == 1) return sinew__xxh64(bytes + HEADER_BYTES, size - HEADER_BYTES, 0);
+    uint64_t payload = sinew__xxh3(bytes + HEADER_BYTES, size - HEADER_BYTES);
+    if (major == 2 && minor < HEADER_HASHED_MINOR) return payload;
+    /* the header, its checksum field zero, then the payload's hash: a
+     * 72-byte input, so that the payload is read once and nothing is
+     * copied but the header */
+    unsigned char tail[HEADER_BYTES + 8];
+    memcpy(tail, bytes, HEADER_BYTES);
+    memset(tail + 24, 0, 8);
+    put_u64(tail + HEADER_BYTES, payload);
+    return sinew__xxh3(tail, sizeof tail);
 }
 
 void sinew__archive_seal(unsigned char *bytes, size_t size)
@@ -113,9 +126,6 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     sections[1].kind = SINEW__SECTION_SKELETON;
     sinew__encode_skeleton(&sections[1].payload, asset);
     int n = 2;
-    /* 2.1 adds compressed clips: an archive without them stays 2.0, which
-     * readers of 2.0 read */
-    int minor = 0;
     for (int c = 0; c < asset->clip_count; ++c, ++n) {
         const sinew_clip *clip = asset->clips[c];
         if (clip->packed) {
@@ -124,7 +134,6 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
         } else if (clip->compressed) {
             sections[n].kind = SINEW__SECTION_COMPRESSED_CLIP;
             sinew__encode_compressed_clip(&sections[n].payload, clip);
-            minor = SINEW_ARCHIVE_MINOR;
         } else {
             sections[n].kind = SINEW__SECTION_CLIP;
             sinew__encode_clip(&sections[n].payload, clip);
@@ -154,7 +163,7 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     } else {
         memcpy(bytes, magic, sizeof magic);
         put_u16(bytes + 8, SINEW_ARCHIVE_MAJOR);
-        put_u16(bytes + 10, (uint16_t)minor);
+        put_u16(bytes + 10, SINEW_ARCHIVE_MINOR);
         put_u32(bytes + 12, HEADER_BYTES);
         put_u64(bytes + 16, total);
         put_u64(bytes + 32, HEADER_BYTES);
@@ -217,6 +226,13 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     if (major < 1 || major > SINEW_ARCHIVE_MAJOR)
         return sinew__fail(err, SINEW_ERROR_PARSE, "%s: format version %u.%u, this library reads 1.x to %d.x", name,
                            major, minor, SINEW_ARCHIVE_MAJOR);
+    /* a minor version adds what an older reader would misread (a checksum
+     * over more bytes, kinds it would skip): refused, as the major */
+    unsigned newest_minor = major == SINEW_ARCHIVE_MAJOR ? SINEW_ARCHIVE_MINOR : 0;
+    if (minor > newest_minor)
+        return sinew__fail(err, SINEW_ERROR_UNSUPPORTED,
+                           "%s: header at byte 10: format version %u.%u, newer than this library's %u.%u", name,
+                           major, minor, major, newest_minor);
     /* 1.x packs its arrays: it is read by copying */
     sinew__codec codec = {major == 1 ? 1 : 2, view && major >= 2};
     if (view && major == 1)
@@ -232,6 +248,10 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     if (header != HEADER_BYTES || flags != 0)
         return sinew__fail(err, SINEW_ERROR_PARSE, "%s: header at byte 12: size %llu or flags 0x%x unknown", name,
                            (unsigned long long)header, flags);
+    for (int at = 48; at < HEADER_BYTES; ++at)
+        if (bytes[at])
+            return sinew__fail(err, SINEW_ERROR_PARSE, "%s: header at byte %d: 0x%02x where the format has zeros",
+                               name, at, bytes[at]);
     if (total != size)
         return sinew__fail(err, total > size ? SINEW_ERROR_TRUNCATED : SINEW_ERROR_PARSE,
                            "%s: header at byte 16: %llu bytes declared, %zu given", name,
@@ -256,6 +276,20 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                "last, or past the end", name, i, kind_name(kind), (unsigned long long)offset,
                                (unsigned long long)length);
         end = offset + length;
+        uint64_t reserved = get_u64(e + 24);
+        if (reserved)
+            return sinew__fail(err, SINEW_ERROR_PARSE,
+                               "%s: section %u (%s), table entry at byte %llu: reserved field 0x%llx, not zero", name,
+                               i, kind_name(kind), (unsigned long long)(table + (uint64_t)i * ENTRY_BYTES + 24),
+                               (unsigned long long)reserved);
+        /* a known kind's flags are the ones the format gives it: REQUIRED,
+         * but for the skin blocks, which a reader may do without */
+        uint32_t due = kind == SINEW__SECTION_SKIN_BLOCKS ? 0 : REQUIRED;
+        if (kind >= SINEW__SECTION_ASSET && kind <= SINEW__SECTION_COMPRESSED_CLIP && sflags != due)
+            return sinew__fail(err, SINEW_ERROR_PARSE,
+                               "%s: section %u (%s), table entry at byte %llu: flags 0x%x, where the format gives "
+                               "this kind 0x%x", name, i, kind_name(kind),
+                               (unsigned long long)(table + (uint64_t)i * ENTRY_BYTES + 4), sflags, due);
         switch (kind) {
         case SINEW__SECTION_ASSET: ++assets; break;
         case SINEW__SECTION_SKELETON: ++skeletons; break;
@@ -293,6 +327,12 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
     if (assets != 1 || skeletons != 1)
         return sinew__fail(err, SINEW_ERROR_PARSE, "%s: %d asset and %d skeleton sections, not one each", name,
                            assets, skeletons);
+    /* the memory the load takes at its peak, from each section's declared
+     * counts and size, against the load's limit before the section
+     * allocates (the archive's own bytes count where the asset holds them) */
+    size_t limit = options && options->max_memory ? options->max_memory : SINEW_DEFAULT_MAX_MEMORY;
+    size_t peak = sinew__asset_of(asset)->held == bytes ? size : 0;
+    peak += (size_t)count * (sizeof(sinew_clip *) + sizeof(sinew_mesh)); /* the lists below */
     sinew_clip **clip_list = clips ? sinew__asset_alloc(asset, (size_t)clips, sizeof *clip_list) : NULL;
     sinew_mesh *mesh_list = meshes ? sinew__asset_alloc(asset, (size_t)meshes, sizeof *mesh_list) : NULL;
     if ((clips && !clip_list) || (meshes && !mesh_list))
@@ -307,6 +347,26 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
         const unsigned char *p = bytes + offset;
         snprintf(where, sizeof where, "%.200s: section %u (%s) at byte %llu", name, i, kind_name(kind),
                  (unsigned long long)offset);
+        int what = kind == SINEW__SECTION_SKELETON         ? SINEW__PAYLOAD_SKELETON
+                   : kind == SINEW__SECTION_CLIP            ? SINEW__PAYLOAD_CLIP
+                   : kind == SINEW__SECTION_PACKED_CLIP     ? SINEW__PAYLOAD_PACKED_CLIP
+                   : kind == SINEW__SECTION_COMPRESSED_CLIP ? SINEW__PAYLOAD_COMPRESSED_CLIP
+                   : kind == SINEW__SECTION_MESH            ? SINEW__PAYLOAD_MESH
+                                                            : -1;
+        /* the asset's name is its size; skin blocks come with their mesh */
+        size_t need = kind == SINEW__SECTION_ASSET ? (size_t)length : 0;
+        if (what >= 0) {
+            bool stored = kind == SINEW__SECTION_MESH && i + 1 < count &&
+                          get_u32(e + ENTRY_BYTES) == SINEW__SECTION_SKIN_BLOCKS;
+            need = sinew__decode_peak(what, p, (size_t)length, stored ? bytes : NULL,
+                                      stored ? (size_t)get_u64(e + ENTRY_BYTES + 16) : 0, codec, asset->skeleton);
+        }
+        peak = need > SIZE_MAX - peak ? SIZE_MAX : peak + need;
+        if (peak > limit)
+            return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY,
+                               "%s: loading the archive up to it may take %.1f MiB, more than the load's limit of "
+                               "%.1f MiB (sinew_options.max_memory)", where, (double)peak / 1048576.0,
+                               (double)limit / 1048576.0);
         sinew_result r = SINEW_OK;
         if (kind == SINEW__SECTION_ASSET) {
             uint32_t n = length >= 4 ? get_u32(p) : UINT32_MAX;

@@ -41,8 +41,10 @@ void sinew__xxh3_stripes_avx2(uint64_t acc[8], const unsigned char *p, size_t bl
 #endif
 
 /* The checksum of an archive of `size` bytes (64 at least) as its header's
- * major version defines it (1: XXH64, later: XXH3-64), over bytes 64 to the
- * end. */
+ * version defines it: 1.0 XXH64 and 2.0, 2.1 XXH3-64 of bytes 64 to the
+ * end; from 2.2 on XXH3-64 of the header (its checksum field taken as
+ * zero) followed by that XXH3-64 of bytes 64 to the end, so that a changed
+ * header byte fails the check too. */
 SINEW__SHARED uint64_t sinew__archive_checksum(const unsigned char *bytes, size_t size);
 
 /* Writes that checksum into the header (byte 24): for tests and fuzzers

@@ -108,6 +108,24 @@ SINEW__SHARED sinew_clip *sinew__decode_compressed_clip(const unsigned char *p, 
 /* A mesh's payload may come with its skin's blocks (`blocks`, `blocks_n`
  * bytes from sinew__encode_skin_blocks; NULL without): the skin then takes
  * them instead of building its own. */
+/* What a payload's decode may hold at its peak, in bytes, at most: its
+ * copies (none of what a view leaves where it lies), the objects made, the
+ * plans built (a clip's; a packed clip's from its stored keys) and the
+ * skin blocks built where `blocks` (blocks_n bytes) are not stored, found
+ * from the payload's declared counts and sizes without allocating, for
+ * the skeleton `sk` (NULL for the skeleton's own payload). An archive
+ * checks its running sum against the load's memory limit before it
+ * decodes each section. */
+enum {
+    SINEW__PAYLOAD_SKELETON,
+    SINEW__PAYLOAD_CLIP,
+    SINEW__PAYLOAD_PACKED_CLIP,
+    SINEW__PAYLOAD_COMPRESSED_CLIP,
+    SINEW__PAYLOAD_MESH
+};
+SINEW__SHARED size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsigned char *blocks,
+                                        size_t blocks_n, sinew__codec codec, const sinew_skeleton *sk);
+
 SINEW__SHARED sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned char *blocks,
                                               size_t blocks_n, sinew__codec codec, const char *where,
                                               const sinew_options *options, sinew_asset *asset, sinew_mesh *mesh,

@@ -479,11 +479,20 @@ static void read_skeleton(reader *r, const sinew_options *options)
     sinew__free(&r->scratch, text);
 }
 
-/* A clip payload; with `packed` (n_packed tracks, made from a packed clip
- * section's keys) those tracks come first, and the clip made is packed
- * again (sinew_clip_pack), as it was written. */
-static sinew_clip *read_clip(reader *r, const sinew_options *options, const sinew_track *packed, int n_packed,
-                             bool pack)
+/* A packed clip section's keys as read (read_packed_clip), pointing into
+ * the payload (the key times into scratch where copying). */
+typedef struct packed_keys {
+    const sinew__stored_track *tracks;
+    int count;
+    const float *times;
+    int key_count;
+    float last_time; /* of the keys the tracks hold: the clip lasts as long at least */
+} packed_keys;
+
+/* A clip payload; with `packed` (a packed clip section's keys read
+ * already) its tracks are weights tracks, and the clip made takes the
+ * packed keys' plan, built from them as sinew_clip_pack builds it. */
+static sinew_clip *read_clip(reader *r, const sinew_options *options, const packed_keys *packed)
 {
     const char *name = get_string(r);
     float duration;
@@ -493,14 +502,13 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const sine
     int n = get_count(r, "the track count", 0, INT32_MAX / 4, 5 * 4 + 4);
     if (r->bad) return NULL;
     /* each track's keys and values in a scratch block; the clip copies them */
-    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + (size_t)n_packed + 1));
+    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
     float **blocks = sinew__alloc(&r->scratch, sizeof *blocks * ((size_t)n + 1));
     int held = 0;
     sinew_clip *clip = NULL;
     if (!tracks || !blocks) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    if (tracks && n_packed) memcpy(tracks, packed, sizeof *tracks * (size_t)n_packed);
     for (int i = 0; i < n && !r->bad; ++i) {
-        sinew_track *t = &tracks[n_packed + i];
+        sinew_track *t = &tracks[i];
         t->joint = get_i32(r);
         int32_t target = get_i32(r), interp = get_i32(r);
         t->key_count = get_count(r, "a key count", 1, INT32_MAX, 4);
@@ -510,6 +518,11 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const sine
             (target == SINEW_TARGET_WEIGHTS && (t->width < 1 || t->width > SINEW_MAX_MORPH_TARGETS))) {
             refuse(r, SINEW_ERROR_PARSE, "track %d: target %d, interpolation %d or width %d out of range", i,
                    (int)target, (int)interp, t->width);
+            break;
+        }
+        if (packed && target != SINEW_TARGET_WEIGHTS) {
+            refuse(r, SINEW_ERROR_PARSE, "track %d: a packed clip's tracks beside its packed keys are weights "
+                   "tracks", i);
             break;
         }
         t->target = (sinew_track_target)target, t->interpolation = (sinew_interpolation)interp;
@@ -537,24 +550,44 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const sine
         t->times = block, t->values = block + t->key_count;
     }
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the clip", r->left);
+    if (!r->bad && packed && duration > 0.0f && duration < packed->last_time)
+        refuse(r, SINEW_ERROR_INVALID_ARGUMENT, "the duration %g is shorter than the packed keys' last, at %g",
+               (double)duration, (double)packed->last_time);
     if (!r->bad) {
+        /* a clip of duration 0 lasts to its last key: the packed ones' too */
+        if (packed && duration == 0.0f && packed->last_time > 0.0f) {
+            duration = packed->last_time;
+            for (int i = 0; i < n; ++i)
+                if (isfinite(tracks[i].times[tracks[i].key_count - 1]))
+                    duration = fmaxf(duration, tracks[i].times[tracks[i].key_count - 1]);
+        }
         sinew_clip_desc d = {.name = name, .joint_count = r->asset->skeleton->joint_count, .duration = duration,
-                             .track_count = n + n_packed, .tracks = tracks, .additive = additive,
-                             .skeleton = r->asset->skeleton};
+                             .track_count = n, .tracks = tracks, .additive = additive,
+                             .skeleton = packed ? NULL : r->asset->skeleton};
         sinew_error e;
-        /* a packed clip's keys as its plan held them (rotations within 16
-         * bits of unit length, left so), packed again: the same offsets,
-         * steps and quantized keys */
-        int how = pack ? SINEW__CLIP_TO_PACK : r->codec.view ? SINEW__CLIP_BORROW : SINEW__CLIP_COPY;
-        if (pack) d.skeleton = NULL;
-        clip = sinew__clip_create(&d, how, options, &e);
-        if (!clip) {
-            refused_by(r, &e);
-        } else if (pack) {
-            sinew_clip *packed_clip = sinew_clip_pack(clip, r->asset->skeleton, options, NULL, &e);
+        clip = sinew__clip_create(&d, r->codec.view ? SINEW__CLIP_BORROW : SINEW__CLIP_COPY, options, &e);
+        if (!clip) refused_by(r, &e);
+    }
+    if (clip && packed) {
+        /* the packed keys' plan in place of the weights tracks' own, as
+         * sinew_clip_pack gives it (their hint after the weights tracks') */
+        sinew__clip *c = sinew__clip_of(clip);
+        sinew__pack_result res;
+        sinew__sampler *sm = sinew__sampler_pack_stored(packed->tracks, packed->count, packed->times,
+                                                        packed->key_count, additive, r->asset->skeleton, n,
+                                                        &c->allocator, sinew__simd_level(options), &res);
+        if (!sm) {
+            if (res.wide_joint >= 0)
+                refuse(r, SINEW_ERROR_UNSUPPORTED, "joint %d: its packed values span more than 16 bits can cover "
+                       "in floats", res.wide_joint);
+            else
+                refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
             sinew_clip_free(clip);
-            clip = packed_clip;
-            if (!clip) refused_by(r, &e);
+            clip = NULL;
+        } else {
+            sinew__free_aligned(&c->allocator, c->sampler);
+            c->sampler = sm;
+            sinew__clip_set_form(clip, &sinew__form_packed);
         }
     }
     for (int i = 0; i < held; ++i) sinew__free(&r->scratch, blocks[i]);
@@ -562,13 +595,31 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const sine
     return clip;
 }
 
-/* A packed clip section: its keys made float tracks again (scratch that
- * the clip copies), then the clip payload that follows. */
+/* The key times of a packed clip's tracks as sinew_clip_create checks a
+ * track's (all of them where a track holds every key, else the first):
+ * finite, from 0 on, increasing. */
+static void check_packed_times(reader *r, const float *times, int keys)
+{
+    for (int k = 0; k < keys && !r->bad; ++k) {
+        if (!isfinite(times[k]) || (k == 0 && times[k] < 0.0f))
+            refuse(r, SINEW_ERROR_NOT_FINITE, "packed key %d: time %g is negative or not finite", k,
+                   (double)times[k]);
+        else if (k > 0 && !(times[k] > times[k - 1]))
+            refuse(r, SINEW_ERROR_KEYS_NOT_INCREASING, "packed key %d: time %g is not after key %d's, %g", k,
+                   (double)times[k], k - 1, (double)times[k - 1]);
+    }
+}
+
+/* A packed clip section: its keys read where they lie (the key times
+ * copied into scratch where copying) and checked, then the clip payload
+ * that follows, whose clip takes the plan made from them. Neither the
+ * clip's floats nor its exact layout are made: the work and the memory
+ * are linear in the section's bytes. */
 static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
 {
     int joints = r->asset->skeleton->joint_count;
     int keys = get_count(r, "the key count", 1, INT32_MAX, 4);
-    /* the key times where they lie in a view, else in scratch (the clip copies them) */
+    /* the key times where they lie in a view, else in scratch (the plan copies them) */
     align_to(r, SINEW__ARRAY_ALIGN);
     float *copy = r->codec.view || r->bad ? NULL : sinew__alloc(&r->scratch, sizeof(float) * (size_t)keys);
     const float *times = r->codec.view ? (const float *)skip(r, sizeof(float) * (size_t)keys) : copy;
@@ -579,64 +630,82 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
         sinew__free(&r->scratch, copy);
         return NULL;
     }
-    sinew_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
-    /* the floats made: a track of keys for each one that stores its q's
-     * (two bytes a key, so fewer than the bytes left), one key for the others */
-    size_t room = 4 * ((size_t)n + (r->left / (2 * (size_t)keys) + 1) * (size_t)keys);
-    float *values = room <= SIZE_MAX / sizeof(float) / 2 ? sinew__alloc(&r->scratch, sizeof(float) * room) : NULL;
-    size_t used = 0;
-    if (!tracks || !values || !times) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    sinew__stored_track *tracks = sinew__alloc(&r->scratch, sizeof *tracks * ((size_t)n + 1));
+    size_t seen_bytes = (3 * (size_t)joints + 7) / 8;
+    unsigned char *seen = sinew__alloc(&r->scratch, seen_bytes);
+    if (!tracks || !times || !seen) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    if (seen) memset(seen, 0, seen_bytes);
+    bool keyed = false;
     for (int i = 0; i < n && !r->bad; ++i) {
-        sinew_track *t = &tracks[i];
+        sinew__stored_track *t = &tracks[i];
         int32_t joint = get_i32(r), target = get_i32(r);
         if (!r->bad && (joint < 0 || joint >= joints || target < 0 || target > SINEW_TARGET_SCALE)) {
             refuse(r, SINEW_ERROR_PARSE, "packed track %d: joint %d or target %d out of range", i, (int)joint,
                    (int)target);
             break;
         }
-        int width = target == SINEW_TARGET_ROTATION ? 4 : 3;
-        float *v = values + used;
-        *t = (sinew_track){.joint = joint, .target = (sinew_track_target)target,
-                           .interpolation = SINEW_INTERP_LINEAR, .key_count = keys, .times = times,
-                           .values = v};
-        /* each float constant, or its keys' q (2 bytes a key); a track of
-         * constant floats has one key, so that the floats made are at
-         * most eight times the bytes read */
-        float constant[4];
-        const unsigned char *q[4] = {NULL, NULL, NULL, NULL};
-        float offset[4], step[4];
-        bool varies = false;
-        for (int c = 0; c < width && !r->bad; ++c) {
-            if (!get_u8(r)) {
-                take(r, &constant[c], sizeof constant[c]);
-                continue;
-            }
-            take(r, &offset[c], sizeof offset[c]), take(r, &step[c], sizeof step[c]);
-            q[c] = skip(r, 2 * (size_t)keys);
-            varies = true;
-        }
         if (r->bad) break;
-        if (!varies) t->key_count = 1;
-        if ((size_t)width * (size_t)t->key_count > room - used) { /* cannot be, by the bound above */
-            refuse(r, SINEW_ERROR_PARSE, "packed track %d: more keys than its bytes hold", i);
+        size_t bit = 3 * (size_t)joint + (size_t)target;
+        if (seen[bit / 8] >> (bit % 8) & 1) {
+            refuse(r, SINEW_ERROR_DUPLICATE_TRACK, "packed track %d animates joint %d %s a second time", i,
+                   (int)joint, sinew__target_names[target]);
             break;
         }
-        used += (size_t)width * (size_t)t->key_count;
-        for (int c = 0; c < width; ++c)
-            for (int k = 0; k < t->key_count; ++k) {
-                float *at = &v[(size_t)k * (size_t)width + (size_t)c];
-                if (!q[c]) {
-                    *at = constant[c];
-                    continue;
-                }
-                /* as the packed kernels read them: the product exact, one rounding */
-                uint16_t n16;
-                memcpy(&n16, q[c] + 2 * (size_t)k, sizeof n16);
-                *at = offset[c] + (float)n16 * step[c];
+        seen[bit / 8] |= (unsigned char)(1u << (bit % 8));
+        int width = target == SINEW_TARGET_ROTATION ? 4 : 3;
+        *t = (sinew__stored_track){.joint = joint, .target = (sinew_track_target)target};
+        /* each float constant, or its keys' q (2 bytes a key) with the
+         * offset and the step (a power of two) they scale */
+        for (int c = 0; c < width && !r->bad; ++c) {
+            sinew__stored_float *x = &t->f[c];
+            if (!get_u8(r)) {
+                take(r, &x->value, sizeof x->value);
+                if (!r->bad && !isfinite(x->value))
+                    refuse(r, SINEW_ERROR_NOT_FINITE, "packed track %d, float %d: %g is not finite", i, c,
+                           (double)x->value);
+                continue;
             }
+            take(r, &x->offset, sizeof x->offset), take(r, &x->step, sizeof x->step);
+            int e;
+            if (!r->bad && (!isfinite(x->offset) || !(x->step > 0.0f) || !isfinite(x->step) ||
+                            frexpf(x->step, &e) != 0.5f)) {
+                refuse(r, SINEW_ERROR_PARSE, "packed track %d, float %d: offset %g or step %g: not finite, or "
+                       "the step not a power of two", i, c, (double)x->offset, (double)x->step);
+                break;
+            }
+            x->q = skip(r, 2 * (size_t)keys);
+            keyed = true;
+        }
+        if (r->bad) break;
+        /* the keys' values as sinew_clip_create checks them: finite, no
+         * rotation the zero quaternion */
+        bool rows = false;
+        for (int c = 0; c < width; ++c) rows = rows || t->f[c].q;
+        for (int k = 0; rows && k < keys && !r->bad; ++k) {
+            float v[4];
+            for (int c = 0; c < width; ++c) {
+                const sinew__stored_float *x = &t->f[c];
+                uint16_t q;
+                if (x->q) memcpy(&q, x->q + 2 * (size_t)k, sizeof q);
+                v[c] = x->q ? x->offset + (float)q * x->step : x->value;
+                if (!isfinite(v[c]))
+                    refuse(r, SINEW_ERROR_NOT_FINITE, "packed track %d, float %d: key %d is not finite", i, c, k);
+            }
+            if (!r->bad && width == 4 && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f && v[3] == 0.0f)
+                refuse(r, SINEW_ERROR_BAD_ROTATION, "packed track %d: key %d is the zero quaternion", i, k);
+        }
+        if (!rows && width == 4 && t->f[0].value == 0.0f && t->f[1].value == 0.0f && t->f[2].value == 0.0f &&
+            t->f[3].value == 0.0f)
+            refuse(r, SINEW_ERROR_BAD_ROTATION, "packed track %d: the zero quaternion", i);
     }
-    sinew_clip *clip = r->bad ? NULL : read_clip(r, options, tracks, n, true);
-    sinew__free(&r->scratch, tracks), sinew__free(&r->scratch, values), sinew__free(&r->scratch, copy);
+    /* the times the tracks use: all of them where one holds every key */
+    if (!r->bad && n > 0) check_packed_times(r, times, keyed ? keys : 1);
+    sinew_clip *clip = NULL;
+    if (!r->bad) {
+        packed_keys pk = {tracks, n, times, keys, n > 0 ? times[keyed ? keys - 1 : 0] : 0.0f};
+        clip = read_clip(r, options, &pk);
+    }
+    sinew__free(&r->scratch, tracks), sinew__free(&r->scratch, seen), sinew__free(&r->scratch, copy);
     return clip;
 }
 
@@ -816,7 +885,7 @@ sinew_clip *sinew__decode_clip(const unsigned char *p, size_t n, sinew__codec co
                                const sinew_options *options, sinew_asset *asset, sinew_error *err)
 {
     reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
-    return read_clip(&r, options, NULL, 0, false);
+    return read_clip(&r, options, NULL);
 }
 
 sinew_clip *sinew__decode_packed_clip(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
@@ -834,7 +903,7 @@ static sinew_clip *read_compressed_clip(reader *r, const sinew_options *options)
     align_to(r, SINEW__STREAM_ALIGN);
     const unsigned char *block = r->bad ? NULL : skip(r, (size_t)size);
     if (!block) return NULL;
-    sinew_clip *clip = read_clip(r, options, NULL, 0, false);
+    sinew_clip *clip = read_clip(r, options, NULL);
     for (int i = 0; clip && i < clip->track_count; ++i)
         if (clip->tracks[i].target != SINEW_TARGET_WEIGHTS) {
             refuse(r, SINEW_ERROR_PARSE, "track %d: a compressed clip's tracks are weights tracks", i);
@@ -868,4 +937,130 @@ sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned
     reader b = {blocks, blocks_n, false, err, where, r.scratch, asset, blocks, codec};
     read_mesh(&r, mesh, blocks ? &b : NULL, options);
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
+}
+
+/* ---- the memory a decode takes ------------------------------------------------- */
+
+/* Payloads are walked for their counts without allocating; a payload the
+ * walk cannot read is refused by its decoder, which reads it the same way,
+ * so its bound matters not (the section's size stands for it). */
+static reader walker(const unsigned char *p, size_t n, sinew__codec codec, sinew_error *quiet)
+{
+    return (reader){p, n, false, quiet, "", {0}, NULL, p, codec};
+}
+
+static void skip_string(reader *r) { skip(r, get_u32(r)); }
+
+/* A clip payload's plan and track lists (its keys' copy aside) on a
+ * skeleton whose schedule has `length` entries: per timeline track its
+ * frames (an image at most twice its floats, or four floats a track,
+ * rounded to eight a frame: 16 floats a key at most) and its entries; or,
+ * where the tracks fill a third of the schedule's floats (plan.c's
+ * blocks_fit), the block layout, at most the longest track's keys of every
+ * block of the schedule. */
+static size_t clip_walk_peak(reader *r, size_t length)
+{
+    skip_string(r);
+    skip(r, 4 + 1);
+    int32_t n = get_i32(r);
+    size_t line_keys = 0, line_tracks = 0, most = 0, filled = 0, blocks = length / 8 + 1;
+    for (int32_t i = 0; i < n && !r->bad; ++i) {
+        get_i32(r);
+        int32_t target = get_i32(r), interp = get_i32(r), keys = get_i32(r), width = get_i32(r);
+        if (keys < 1 || target < 0 || target > SINEW_TARGET_WEIGHTS || width < 0 || width > SINEW_MAX_MORPH_TARGETS)
+            break;
+        size_t per = (size_t)(target == SINEW_TARGET_WEIGHTS ? width : target == SINEW_TARGET_ROTATION ? 4 : 3) *
+                     (interp == SINEW_INTERP_CUBICSPLINE ? 3 : 1);
+        /* keys the payload does not hold end the walk (and the decode) */
+        if ((size_t)keys > r->left / 4 || per > r->left / 4 / (size_t)keys) break;
+        if (target != SINEW_TARGET_WEIGHTS) filled += target == SINEW_TARGET_ROTATION ? 4 : 3;
+        if (interp == SINEW_INTERP_LINEAR && target != SINEW_TARGET_WEIGHTS) {
+            line_keys += (size_t)keys, ++line_tracks;
+            if ((size_t)keys > most) most = (size_t)keys;
+        }
+        align_to(r, SINEW__ARRAY_ALIGN);
+        skip(r, 4 * (size_t)keys);
+        align_to(r, SINEW__ARRAY_ALIGN);
+        skip(r, 4 * per * (size_t)keys);
+    }
+    size_t timelines = 64 * line_keys + 256 * line_tracks;
+    size_t layout = most > 1 && 3 * filled >= 10 * length ? most * blocks * 320 + blocks * 1024 : 0;
+    return (timelines > layout ? timelines : layout) + 64 * blocks + 64 * (n > 0 ? (size_t)n : 0);
+}
+
+size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,
+                          sinew__codec codec, const sinew_skeleton *sk)
+{
+    sinew_error quiet;
+    reader r = walker(p, n, codec, &quiet);
+    size_t length = sk ? (size_t)sinew__skeleton_of(sk)->schedule_length : sinew__schedule_capacity(SINEW_MAX_JOINTS);
+    size_t copied = codec.view ? 0 : n, plan_blocks = length / 8 + 1;
+    size_t small = 65536; /* the objects' own structs and small tables */
+    switch (what) {
+    case SINEW__PAYLOAD_SKELETON: return 16 * n + small;
+    case SINEW__PAYLOAD_CLIP:
+        /* the keys into scratch and into the clip, and its plan */
+        return 2 * copied + clip_walk_peak(&r, length) + small;
+    case SINEW__PAYLOAD_PACKED_CLIP:
+        /* the plan: its 16-bit keys at most eight times the stored ones
+         * (a vector of eight lanes for each float stored per key), its
+         * tables and the exact layout's of two keys per block of the
+         * schedule; the shape of each track in scratch (72 bytes for the
+         * 23 it takes at least), the times copied; the weights tracks as a
+         * clip's */
+        return 8 * n + 4 * n + copied + 2 * copied + plan_blocks * 4096 + small;
+    case SINEW__PAYLOAD_COMPRESSED_CLIP:
+        /* the block copied (a view reads it where it lies), the weights
+         * tracks as a clip's */
+        return copied + 2 * copied + small;
+    default: break;
+    }
+    /* a mesh: its arrays copied (the skin's too), and the skin's SIMD
+     * blocks: copied where stored, else built, a block of eight vertices
+     * acted on by at most min(64, 8 influences, skin joints) joints taking
+     * 12 + 34 bytes a joint */
+    size_t peak = copied + (codec.view ? 0 : blocks_n) + small;
+    skip_string(&r);
+    int32_t v = get_i32(&r);
+    uint32_t flags = get_u32(&r);
+    if (r.bad || v < 0 || !(flags & 8)) return peak;
+    size_t nv = (size_t)v;
+    for (size_t s = 0, each[3] = {3, 3, 4}; s < 3 && !r.bad; ++s) {
+        if (s == 1 && !(flags & 1)) continue;
+        if (s == 2 && !(flags & 2)) continue;
+        if (nv > r.left / 4 / each[s]) return peak;
+        align_to(&r, SINEW__STREAM_ALIGN);
+        skip(&r, 4 * each[s] * nv);
+    }
+    int32_t sets = get_i32(&r);
+    for (int32_t t = 0; t < sets && t <= 64 && !r.bad; ++t) {
+        if (nv > r.left / 8) return peak;
+        align_to(&r, SINEW__STREAM_ALIGN);
+        skip(&r, 8 * nv);
+    }
+    if (flags & 4) {
+        if (nv > r.left / 16) return peak;
+        align_to(&r, SINEW__STREAM_ALIGN);
+        skip(&r, 16 * nv);
+    }
+    int32_t indices = get_i32(&r);
+    if (indices < 0 || (size_t)indices > r.left / 4) return peak;
+    align_to(&r, SINEW__ARRAY_ALIGN);
+    skip(&r, 4 * (size_t)indices);
+    skip(&r, 16);
+    int32_t skin_joints = get_i32(&r);
+    if (r.bad || skin_joints < 1 || skin_joints > SINEW_MAX_JOINTS || (size_t)skin_joints > r.left / 68) return peak;
+    skip(&r, 4 * (size_t)skin_joints);
+    align_to(&r, SINEW__ARRAY_ALIGN);
+    skip(&r, 64 * (size_t)skin_joints);
+    int32_t influences = get_i32(&r);
+    if (r.bad || influences < 1 || influences > SINEW_MAX_INFLUENCES) return peak;
+    size_t per_block = 8 * (size_t)influences;
+    if (per_block > SINEW__BLOCK_MAX_JOINTS) per_block = SINEW__BLOCK_MAX_JOINTS;
+    if (per_block > (size_t)skin_joints) per_block = (size_t)skin_joints;
+    /* the blocks' inverse bind lanes, 128 bytes a skin joint, and the
+     * blocks themselves unless stored */
+    peak += 128 * (size_t)skin_joints;
+    if (!blocks) peak += (nv + 7) / 8 * (12 + 34 * per_block);
+    return peak;
 }
