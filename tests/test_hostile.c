@@ -46,6 +46,52 @@ static void check_refused(const char *path, const sinew_load_options *o, sinew_r
     sinew_asset_free(a);
 }
 
+static uint32_t get_le32(const unsigned char *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* What a load allocates through the caller's allocator: now, at most and
+ * in all. */
+typedef struct counted {
+    size_t now, peak, total;
+} counted;
+
+static void *count_alloc(void *user, size_t size)
+{
+    counted *c = user;
+    size_t *p = malloc(size + 16);
+    if (!p) return NULL;
+    p[0] = size;
+    c->now += size, c->total += size;
+    if (c->now > c->peak) c->peak = c->now;
+    return (unsigned char *)p + 16;
+}
+
+static void count_free(void *user, void *ptr)
+{
+    if (!ptr) return;
+    counted *c = user;
+    size_t *p = (size_t *)(void *)((unsigned char *)ptr - 16);
+    c->now -= p[0];
+    free(p);
+}
+
+/* The messages a load sends its logger, one after another. */
+typedef struct heard_log {
+    char text[4096];
+    int warnings;
+} heard_log;
+
+static void keep_message(void *user, sinew_log_level level, const char *message)
+{
+    heard_log *h = user;
+    size_t used = strlen(h->text);
+    snprintf(h->text + used, sizeof h->text - used, "%s%s\n", level == SINEW_LOG_WARNING ? "warning: " : "",
+             message);
+    h->warnings += level == SINEW_LOG_WARNING;
+}
+
 static void test_not_files(void)
 {
     mkdir(in_dir("folder"), 0700);
@@ -65,6 +111,21 @@ static void test_not_files(void)
     }
     sinew_load_options small = {.base.max_memory = 50000};
     check_refused(in_dir("big.fbx"), &small, SINEW_ERROR_OUT_OF_MEMORY, "more than the load's limit of");
+    /* one byte over the default limit, sparse: refused by its size, nothing
+     * of it read (what the load allocates is counted) */
+    f = fopen(in_dir("over.fbx"), "wb");
+    if (f) {
+        fputs("Kaydara FBX Binary  ", f);
+        fseek(f, (long)SINEW_DEFAULT_MAX_MEMORY, SEEK_SET);
+        fputc(0, f);
+        fclose(f);
+    }
+    counted use = {0, 0, 0};
+    sinew_load_options watched = {.base.allocator = {count_alloc, count_free, &use}};
+    check_refused(in_dir("over.fbx"), &watched, SINEW_ERROR_OUT_OF_MEMORY, "more than the load's limit of");
+    CHECK(use.total < 65536 && use.now == 0, "a file over the limit is refused before it is read (%zu bytes "
+          "allocated, %zu held after)", use.total, use.now);
+    remove(in_dir("over.fbx"));
     /* a buffer URI that is a pipe */
     write_text(in_dir("with_pipe.gltf"), "{\"asset\":{\"version\":\"2.0\"},\"buffers\":[{\"uri\":\"pipe.gltf\","
                                          "\"byteLength\":4}]}");
@@ -133,6 +194,7 @@ static void test_limits(void)
     sinew_load_options tight = {.base.max_memory = 100000};
     a = sinew_load_memory(bytes, size, NULL, &tight, &err);
     CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the output over the budget: %s", err.description);
+    CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "its 0.9 MiB leave the FBX importer 0.0 MiB of the load's limit of 0.1 MiB");
     sinew_asset_free(a);
     /* and by default the same file loads, walled or not, to the same asset */
     sinew_load_options trusted = {.assimp_in_process = true};
@@ -156,6 +218,118 @@ static void test_limits(void)
         CHECK(same, "the walled asset is the one read in process");
     }
     sinew_asset_free(walled), sinew_asset_free(direct);
+    free(bytes);
+}
+
+/* arnaud.fbx with its first plain array of skin cluster indexes declaring
+ * 2^30 entries more than it holds: the count times 4 wraps to the bytes
+ * there are, so Assimp's tokenizer takes it, and its parser then fails on
+ * that cluster alone, drops it and goes on, saying so only to its logger.
+ * The load is refused naming Assimp's error, or loaded with a warning under
+ * accept_partial: walled, in this process and through the worker alike. */
+static void test_partial(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
+    size_t size = 0;
+    unsigned char *bytes = test_read_file(path, &size);
+    if (!bytes) {
+        printf("skip: %s is missing (the shared assets): partial imports unchecked\n", path);
+        return;
+    }
+    /* each way loads the file as it is, Assimp's notes at info level only */
+    static const char *const how[] = {"walled", "in process", "through the worker"};
+    sinew_load_options ways[3] = {{.assimp_process = SINEW_ASSIMP_PROCESS_FORK}, {.assimp_in_process = true},
+                                  {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER}};
+    int way_count = getenv("SINEW_IMPORT_WORKER") ? 3 : 2;
+    sinew_error err = {0};
+    for (int w = 0; w < way_count; ++w) {
+        heard_log log = {"", 0};
+        sinew_load_options o = ways[w];
+        o.base.logger = (sinew_logger){keep_message, &log};
+        sinew_asset *a = sinew_load_memory(bytes, size, NULL, &o, &err);
+        CHECK(a && log.warnings == 0 && strstr(log.text, "Assimp's FBX importer says: FBX-DOM"),
+              "arnaud.fbx %s: loads, Assimp's notes at info level: %s%s", how[w], a ? "" : err.description,
+              log.text);
+        sinew_asset_free(a);
+    }
+    /* a node "Indexes" (its name's length, 7, first) whose first property
+     * is an int array ('i'): u32 count, u32 encoding (0: plain), u32 bytes */
+    static const char key[] = "\x07Indexesi";
+    unsigned char *count = NULL;
+    for (size_t i = 0; !count && i + sizeof key - 1 + 12 <= size; ++i) {
+        unsigned char *p = bytes + i + sizeof key - 1;
+        if (memcmp(bytes + i, key, sizeof key - 1) == 0 && get_le32(p + 4) == 0 &&
+            get_le32(p + 8) == get_le32(p) * 4)
+            count = p;
+    }
+    CHECK(count != NULL, "arnaud.fbx holds a plain array of cluster indexes");
+    if (!count) {
+        free(bytes);
+        return;
+    }
+    count[3] = (unsigned char)(count[3] + 0x40);
+    for (int w = 0; w < way_count; ++w) {
+        heard_log log = {"", 0};
+        sinew_load_options o = ways[w];
+        o.base.logger = (sinew_logger){keep_message, &log};
+        sinew_asset *a = sinew_load_memory(bytes, size, NULL, &o, &err);
+        CHECK(!a, "a cluster dropped by Assimp %s: refused", how[w]);
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, "the FBX importer read it only in part: Assimp: \"FBX-Parser");
+        CHECK(strstr(err.description, "Invalid read size (binary)") && strstr(err.description, "--accept-partial"),
+              "%s: the sentence quotes Assimp and says what loads it: %s", how[w], err.description);
+        CHECK(log.warnings == 0, "%s: refused without the warnings of what was not loaded: %s", how[w], log.text);
+        sinew_asset_free(a);
+        log = (heard_log){"", 0};
+        o.accept_partial = true;
+        a = sinew_load_memory(bytes, size, NULL, &o, &err);
+        CHECK(a != NULL, "%s: accept_partial loads what Assimp read: %s", how[w], err.description);
+        CHECK(strstr(log.text, "warning: the FBX importer read the file only in part") &&
+                  strstr(log.text, "Invalid read size") && strstr(log.text, "Cluster -> Skin link"),
+              "%s: a warning says what Assimp dropped: %s", how[w], log.text);
+        sinew_asset_free(a);
+    }
+    free(bytes);
+}
+
+/* sinew_load_memory of 48 MiB (an FBX header, then zeros) under a limit
+ * raised to 160 MiB: the bytes count against the limit as they are held,
+ * what is left is shared between the child (56 MiB, room for Assimp's
+ * copy) and this process, which makes no copy of them. Through the worker,
+ * whose input is a second copy, the child's share (32 MiB) would not hold
+ * Assimp's copy: refused before it starts. */
+static void test_large_buffer(void)
+{
+    enum { SIZE = 48 << 20 };
+    unsigned char *bytes = calloc(SIZE, 1);
+    if (!bytes) return;
+    memcpy(bytes, "Kaydara FBX Binary  \0\x1a\0\xe8\x1c\0\0", 27); /* version 7400 */
+    counted use = {0, 0, 0};
+    sinew_load_options o = {.base.max_memory = (size_t)160 << 20, .base.allocator = {count_alloc, count_free, &use},
+                            .assimp_process = SINEW_ASSIMP_PROCESS_FORK};
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_memory(bytes, SIZE, NULL, &o, &err);
+    CHECK(!a, "48 MiB of zeros refused");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "Assimp cannot read it: FBX-Parser");
+    CHECK(use.peak < SIZE / 16 && use.now == 0, "no copy of the bytes in this process (%zu bytes at most, %zu "
+          "held after)", use.peak, use.now);
+    sinew_asset_free(a);
+    if (getenv("SINEW_IMPORT_WORKER")) {
+        o.assimp_process = SINEW_ASSIMP_PROCESS_WORKER;
+        use = (counted){0, 0, 0};
+        a = sinew_load_memory(bytes, SIZE, NULL, &o, &err);
+        CHECK(!a, "48 MiB twice under 160 MiB, for the worker: refused");
+        CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "held twice (here and as the worker's input), leave the FBX "
+                    "importer 32.0 MiB of the load's limit of 160.0 MiB, less than the copy");
+        CHECK(use.peak < 65536, "refused before the worker starts (%zu bytes allocated)", use.peak);
+        sinew_asset_free(a);
+    }
+    /* more than a third of the limit: refused at once, even by a fork */
+    o.assimp_process = SINEW_ASSIMP_PROCESS_FORK;
+    o.base.max_memory = (size_t)140 << 20;
+    a = sinew_load_memory(bytes, SIZE, NULL, &o, &err);
+    CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "its 48.0 MiB leave the FBX importer 46.0 MiB of the load's limit");
+    sinew_asset_free(a);
     free(bytes);
 }
 
@@ -238,11 +412,14 @@ static void test_worker(void)
     a = sinew_load_file(path, &hurried, &err);
     CHECK(!a && strstr(err.description, "did not finish within"), "the worker's timeout: %s", err.description);
     sinew_asset_free(a);
-    /* arnaud's 0.5 MB file read, its 2 MB of frames over the budget */
-    const sinew_load_options tight = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .base.max_memory = 1000000};
+    /* arnaud's 0.5 MB file held twice, the worker's share of the rest
+     * (1 MB) read, its 2 MB of frames over this process's share */
+    const sinew_load_options tight = {.assimp_process = SINEW_ASSIMP_PROCESS_WORKER, .base.max_memory = 3000000};
     snprintf(path, sizeof path, "%s/fbx/pab/arnaud.fbx", SINEW_ASSETS);
     a = sinew_load_file(path, &tight, &err);
-    CHECK(!a && err.result == SINEW_ERROR_OUT_OF_MEMORY, "the worker's budget: %s", err.description);
+    CHECK(!a, "the worker's frames over the share: refused");
+    CHECK_ERROR(err, SINEW_ERROR_OUT_OF_MEMORY, "the FBX importer's output (1.9 MiB) exceeds its share of the "
+                "load's memory limit (0.9 MiB of 2.9 MiB)");
     sinew_asset_free(a);
 }
 #endif
@@ -353,6 +530,74 @@ static void test_frames_checks(void)
         sinew_asset_free(back);
         free(f.bytes);
     }
+    /* Assimp's messages, judged as the wall judges them */
+    {
+        sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
+        static const char dropped[] = "FBX-Parser (TOK_KEY, offset 0x10) Invalid read size (binary)",
+                          note[] = "FBX-DOM: unsupported, newer format version";
+        sinew__heard_add(&heard, SINEW__HEARD_DROPPED, dropped, sizeof dropped - 1, 2);
+        sinew__heard_add(&heard, SINEW__HEARD_NOTE, note, sizeof note - 1, 1);
+        sinew_asset fake = {.name = "", .skeleton = sk, .node_count = 2, .node_joints = node_joints};
+        sinew__frames g = {0};
+        sinew__frames_begin(&g);
+        sinew__frames_heard(&g, &heard);
+        sinew__frames_asset(&g, &fake);
+        sinew__frames_seal(&g);
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(sinew__frames_read(g.bytes, g.size, "FBX", NULL, back, &err) == SINEW_ERROR_PARSE,
+              "dropped data refused");
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, "the FBX importer read it only in part: Assimp: \"FBX-Parser (TOK_KEY, "
+                    "offset 0x10) Invalid read size (binary)\" (and 1 more); accept_partial");
+        sinew_asset_free(back);
+        heard_log log = {"", 0};
+        sinew_load_options partial = {.base.logger = {keep_message, &log}, .accept_partial = true};
+        back = sinew__asset_new("", NULL);
+        CHECK(sinew__frames_read(g.bytes, g.size, "FBX", &partial, back, &err) == SINEW_OK,
+              "accept_partial: read: %s", err.description);
+        CHECK(strstr(log.text, "Assimp's FBX importer says: FBX-DOM: unsupported") &&
+                  strstr(log.text, "warning: the FBX importer read the file only in part") && log.warnings == 1,
+              "accept_partial: the note at info level, the drop as a warning: %s", log.text);
+        sinew_asset_free(back);
+        /* the SIZE frame must declare the rest exactly */
+        g.bytes[8] ^= 1;
+        back = sinew__asset_new("", NULL);
+        CHECK(sinew__frames_read(g.bytes, g.size, "FBX", &partial, back, &err) == SINEW_ERROR_TRUNCATED,
+              "a SIZE frame that lies refused");
+        CHECK_ERROR(err, SINEW_ERROR_TRUNCATED, "follow its SIZE frame, which declares");
+        sinew_asset_free(back);
+        free(g.bytes);
+        /* ASSIMP frames: an unknown kind, a count of 0, a length past the
+         * payload, a text too long, one too many of a kind, one after the
+         * skeleton */
+        struct {
+            uint32_t kind, count, length, text_bytes, frames;
+            bool after;
+        } bad[] = {{2, 1, 4, 4, 1, false}, {0, 0, 4, 4, 1, false}, {0, 1, 5, 4, 1, false},
+                   {1, 1, 300, 300, 1, false}, {1, 1, 4, 4, 5, false}, {1, 1, 4, 4, 1, true}};
+        for (size_t b = 0; b < sizeof bad / sizeof *bad; ++b) {
+            sinew__frames skeleton = {0}, h = {0};
+            sinew__frames_asset(&skeleton, &fake);
+            /* the SKELETON frame, then the END frame */
+            size_t first = 8 + get_le32(skeleton.bytes + 4);
+            if (bad[b].after) sinew__bytes_put(&h, skeleton.bytes, first);
+            static const char text[300] = "text";
+            for (uint32_t k = 0; k < bad[b].frames; ++k) {
+                uint32_t words[5] = {SINEW__FRAME_ASSIMP, 12 + bad[b].text_bytes, bad[b].kind, bad[b].count,
+                                     bad[b].length};
+                sinew__bytes_put(&h, words, sizeof words);
+                sinew__bytes_put(&h, text, bad[b].text_bytes);
+            }
+            size_t from = bad[b].after ? first : 0;
+            sinew__bytes_put(&h, skeleton.bytes + from, skeleton.size - from);
+            back = sinew__asset_new("", NULL);
+            CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, back, &err) == SINEW_ERROR_PARSE,
+                  "bad Assimp message %zu refused", b);
+            CHECK_ERROR(err, SINEW_ERROR_PARSE, bad[b].after ? "follows the skeleton" : "is malformed or one too many");
+            sinew_asset_free(back);
+            free(h.bytes), free(skeleton.bytes);
+        }
+    }
     /* a stream of nothing but its end */
     sinew__frames f = {0};
     sinew__frames_error(&f, SINEW_OK, "");
@@ -384,6 +629,8 @@ int main(void)
     test_limits();
     test_deep_bvh();
     test_worker();
+    test_partial();
+    test_large_buffer();
 #else
     printf("skip: built without Assimp: the formats and the child's limits unchecked\n");
 #endif

@@ -786,9 +786,10 @@ static void hear(const char *message, char *user)
     sinew__heard_add(h, lost ? SINEW__HEARD_DROPPED : SINEW__HEARD_NOTE, text, n, 1);
 }
 
-sinew_result sinew__assimp_hear(const void *data, size_t size, const char *extension, const char *file_name,
-                                const sinew_load_options *options, sinew_asset *asset, sinew__heard *heard,
-                                sinew_error *err)
+/* Assimp's scene of the bytes, what its logger said meanwhile heard. */
+static sinew_result import_scene(const void *data, size_t size, const char *extension, const char *file_name,
+                                 const sinew_load_options *options, sinew__heard *heard,
+                                 const struct aiScene **scene_out, sinew_error *err)
 {
     if (size > 0xffffffffu) return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "Assimp reads files of up to 4 GiB");
     struct aiPropertyStore *props = aiCreatePropertyStore();
@@ -828,6 +829,14 @@ sinew_result sinew__assimp_hear(const void *data, size_t size, const char *exten
         text[n] = '\0';
         return sinew__fail(err, SINEW_ERROR_PARSE, "Assimp cannot read it: %s", n ? text : "unknown format");
     }
+    *scene_out = scene;
+    return SINEW_OK;
+}
+
+/* The scene into `asset`, then released. */
+static sinew_result convert_scene(const struct aiScene *scene, const sinew_load_options *options, sinew_asset *asset,
+                                  sinew_error *err)
+{
     sinew_result r = sinew__assimp_convert(scene, &options->base, asset, err);
     aiReleaseImport(scene);
     int colored = 0;
@@ -839,6 +848,15 @@ sinew_result sinew__assimp_hear(const void *data, size_t size, const char *exten
                     "load without weld_vertices to keep every vertex's color",
                     colored);
     return r;
+}
+
+sinew_result sinew__assimp_hear(const void *data, size_t size, const char *extension, const char *file_name,
+                                const sinew_load_options *options, sinew_asset *asset, sinew__heard *heard,
+                                sinew_error *err)
+{
+    const struct aiScene *scene = NULL;
+    sinew_result r = import_scene(data, size, extension, file_name, options, heard, &scene, err);
+    return r == SINEW_OK ? convert_scene(scene, options, asset, err) : r;
 }
 
 /* Assimp's logger is one for the process, its streams a list without a
@@ -875,10 +893,19 @@ sinew_result sinew__assimp_read(const void *data, size_t size, const char *exten
                                 const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
 {
     sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
+    const struct aiScene *scene = NULL;
     take_turn();
-    sinew_result r = sinew__assimp_hear(data, size, extension, file_name, options, asset, &heard, err);
+    sinew_result r = import_scene(data, size, extension, file_name, options, &heard, &scene, err);
     end_turn();
+    if (r != SINEW_OK) return r;
+    /* judged before the conversion, as the wall judges before rebuilding:
+     * a refused load says nothing of what it did not load */
     char importer[16];
     importer_name(extension, importer);
-    return r == SINEW_OK ? sinew__heard_judge(&heard, importer, options, err) : r;
+    r = sinew__heard_judge(&heard, importer, options, err);
+    if (r != SINEW_OK) {
+        aiReleaseImport(scene);
+        return r;
+    }
+    return convert_scene(scene, options, asset, err);
 }

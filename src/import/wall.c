@@ -529,6 +529,8 @@ static pid_t spawn_worker(const char *path, int pipe_end, const void *data, size
  * for code and stacks) and half to this process (the frames received,
  * at most that share, and the asset rebuilt from them). 0 where the bytes
  * leave nothing. */
+static double mib(size_t bytes) { return (double)bytes / 1048576.0; }
+
 static size_t share_of(size_t limit, size_t size, size_t copies)
 {
     if (size > limit / copies) return 0;
@@ -551,10 +553,15 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
                  size <= limit / 4;
     bool want_worker = options->assimp_process == SINEW_ASSIMP_PROCESS_WORKER || large;
     size_t budget = share_of(limit, size, want_worker ? 2 : 1);
-    if (budget == 0)
-        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "its %zu MiB%s leave the %s importer no room under the "
-                           "load's limit of %zu MiB (sinew_options.max_memory)", (size + (1 << 20) - 1) >> 20,
-                           want_worker ? ", held twice (here and as the worker's input)," : "", f->name, limit >> 20);
+    /* Assimp's importers read the file into a copy of their own (the FBX
+     * importer, then its tokens): a share smaller than the bytes would be
+     * spent in vain, seconds for a large file */
+    if (budget < size)
+        return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "its %.1f MiB%s leave the %s importer %.1f MiB of the "
+                           "load's limit of %.1f MiB, less than the copy it reads them into "
+                           "(sinew_options.max_memory)", mib(size),
+                           want_worker ? ", held twice (here and as the worker's input)," : "", f->name, mib(budget),
+                           mib(limit));
     int fds[2];
 #if defined(__linux__)
     int made = pipe2(fds, O_CLOEXEC);
@@ -686,9 +693,9 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     } else if (over_budget) {
         uint64_t declared = 0;
         sinew__frames_declared(head, &declared);
-        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "the %s importer's output (%llu MiB) exceeds its share of "
-                        "the load's memory limit (%zu MiB)", f->name, (unsigned long long)(declared >> 20),
-                        budget >> 20);
+        r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "the %s importer's output (%.1f MiB) exceeds its share of "
+                        "the load's memory limit (%.1f MiB of %.1f MiB)", f->name, (double)declared / 1048576.0,
+                        mib(budget), mib(limit));
     } else if (too_long) {
         r = sinew__fail(err, SINEW_ERROR_PARSE, "the %s importer's output runs past the size it declares", f->name);
     } else if (read_failed && got == sizeof head && !bytes) {
