@@ -20,6 +20,7 @@
 #include "shared_asset.h"
 #endif
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -369,6 +370,126 @@ static void test_golden(void)
     sinew_asset_free(demo);
 }
 
+/* A clip on the chain of `keys` keys at `times`: joint 0 translated along
+ * x from 0 to 1 and turned about z by up to 1 rad (LINEAR), or, with
+ * `tangent` above 0, its translation a CUBICSPLINE whose tangents are
+ * `tangent` (tangents times the time between keys: past a float's range
+ * where both are large). */
+static sinew_clip *far_clip(const char *name, const float *times, int keys, float duration, float tangent)
+{
+    float *t0 = calloc((size_t)keys * 9, sizeof *t0), *r0 = calloc((size_t)keys * 4, sizeof *r0);
+    for (int k = 0; k < keys; ++k) {
+        float u = (float)(k % 5) / 4.0f;
+        float *v = tangent > 0.0f ? &t0[9 * k + 3] : &t0[3 * k];
+        v[0] = u;
+        if (tangent > 0.0f) t0[9 * k] = tangent, t0[9 * k + 6] = tangent;
+        r0[4 * k + 2] = sinf(0.5f * u), r0[4 * k + 3] = cosf(0.5f * u);
+    }
+    sinew_track tracks[] = {
+        {0, SINEW_TARGET_TRANSLATION, tangent > 0.0f ? SINEW_INTERP_CUBICSPLINE : SINEW_INTERP_LINEAR, keys, times,
+         t0, 0},
+        {0, SINEW_TARGET_ROTATION, SINEW_INTERP_LINEAR, keys, times, r0, 0},
+    };
+    sinew_clip_desc d = {.name = name, .joint_count = JOINTS, .duration = duration, .track_count = 2,
+                         .tracks = tracks};
+    sinew_clip *clip = sinew_clip_create(&d, NULL, NULL);
+    free(t0), free(r0);
+    return clip;
+}
+
+/* Keys far apart in time (two keys 1e20 s apart, the last at 3e38, many
+ * keys 1e30 s apart): the compression samples and measures by the keys,
+ * the work done (report.poses_sampled) within a multiple of them, and
+ * what would hold poses past a float's range is refused with a sentence.
+ * sinew_clip_optimize too works by the keys. */
+static void test_far_keys(const sinew_skeleton *sk)
+{
+    enum { MANY = 300 };
+    static float many[MANY];
+    for (int k = 0; k < MANY; ++k) many[k] = 1e30f * (float)k;
+    const struct {
+        const char *name;
+        float times[2];
+        const float *table;
+        int keys;
+        float duration;
+    } cases[] = {
+        {"1e20", {0.0f, 1e20f}, NULL, 2, 0.0f},
+        {"3e38", {0.0f, 3e38f}, NULL, 2, 0.0f},
+        {"1e20 after the keys", {0.0f, 1.0f}, NULL, 2, 1e20f},
+        {"max", {1.0f, FLT_MAX}, NULL, 2, FLT_MAX},
+        {"many", {0}, many, MANY, 0.0f},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const float *times = cases[i].table ? cases[i].table : cases[i].times;
+        int keys = cases[i].keys;
+        for (int spline = 0; spline < 2; ++spline) {
+            sinew_clip *clip = far_clip(cases[i].name, times, keys, cases[i].duration, spline ? 1e-3f : 0.0f);
+            CHECK(clip != NULL, "%s: the clip", cases[i].name);
+            if (!clip) continue;
+            sinew_error err;
+            sinew_compress_report r = {0};
+            sinew_clip *z = sinew_clip_compress(clip, sk, NULL, NULL, &r, &err);
+            CHECK(z != NULL, "%s%s: compressed: %s", cases[i].name, spline ? " (spline)" : "",
+                  z ? "" : err.description);
+            /* the keys themselves, or 16 samples a key time at most */
+            CHECK(z && r.sample_count >= 2 && r.sample_count <= 16 * keys + 4096 && r.poses_sampled > 0 &&
+                      r.poses_sampled <= (size_t)64 * (size_t)keys,
+                  "%s%s: %d samples (rate %g), %zu poses sampled and measured for %d keys", cases[i].name,
+                  spline ? " (spline)" : "", r.sample_count, (double)r.sample_rate, r.poses_sampled, keys);
+            /* evenly keyed, at their rate, but not one of subnormal floats (keys
+             * 3e38 s apart): their times then */
+            if (!spline)
+                CHECK(z && r.sample_count == keys && (r.sample_rate == 0.0f || r.sample_rate >= FLT_MIN) &&
+                          r.largest <= r.error_bound,
+                      "%s: sampled at its %d keys (%d, rate %g), largest %g", cases[i].name, keys, r.sample_count,
+                      (double)r.sample_rate, (double)r.largest);
+            sinew_clip_error_report e = {0};
+            CHECK(z && sinew_clip_measure_error(clip, z, sk, 0.03f, 0, &e, &err) == SINEW_OK &&
+                      e.poses <= 4 * keys + 2 && (spline || e.largest <= r.error_bound),
+                  "%s%s: measured again over %d poses: largest %g", cases[i].name, spline ? " (spline)" : "",
+                  e.poses, (double)e.largest);
+            sinew_compress_report again = {0};
+            CHECK(z && sinew_clip_compression(z, &again) && again.poses_sampled == 0,
+                  "%s: the clip's report tells no work", cases[i].name);
+            sinew_clip_free(z);
+            sinew_optimize_report o = {0};
+            sinew_clip *slim = sinew_clip_optimize(clip, &(sinew_clip_tolerance){1e-4f, 1e-4f, 1e-4f}, sk, NULL, &o,
+                                                   &err);
+            CHECK(slim && o.constant_tracks == 0, "%s: optimized (%d constant tracks): %s", cases[i].name,
+                  o.constant_tracks, slim ? "" : err.description);
+            sinew_clip_free(slim);
+            sinew_clip_free(clip);
+        }
+    }
+    /* a spline's tangents times 1e20 s: poses past a float's range */
+    sinew_clip *wild = far_clip("wild", cases[0].times, 2, 0.0f, 1e30f);
+    CHECK(wild != NULL, "the wild spline");
+    if (wild) {
+        sinew_error err;
+        sinew_compress_report r = {0};
+        CHECK(!sinew_clip_compress(wild, sk, NULL, NULL, &r, &err), "a pose past a float's range refused");
+        CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "sinew_clip_compress: clip \"wild\": joint 0's pose at ");
+        CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "is not finite");
+    }
+    sinew_clip_free(wild);
+    /* translations from -3e38 to 3e38: a range no float holds */
+    static const float ends[2] = {0.0f, 1.0f};
+    float wide_values[6] = {-3e38f, 0, 0, 3e38f, 0, 0};
+    sinew_track wide_track = {3, SINEW_TARGET_TRANSLATION, SINEW_INTERP_STEP, 2, ends, wide_values, 0};
+    sinew_clip *wide = sinew_clip_create(
+        &(sinew_clip_desc){.name = "wide", .joint_count = JOINTS, .track_count = 1, .tracks = &wide_track}, NULL,
+        NULL);
+    CHECK(wide != NULL, "the wide clip");
+    if (wide) {
+        sinew_error err;
+        CHECK(!sinew_clip_compress(wide, sk, NULL, NULL, NULL, &err), "a range past a float's refused");
+        CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "sinew_clip_compress: clip \"wide\": joint 3's translation varies by "
+                                                 "more than a float holds");
+    }
+    sinew_clip_free(wide);
+}
+
 #if defined(SINEW_TEST_FILES)
 /* The pab clips: within the bound, and at ozz-animation's tolerance
  * (1 mm at 10 cm) smaller than ozz's own walk (11,153 bytes), at the
@@ -436,6 +557,7 @@ int main(void)
     test_additive(sk, even);
     test_refusals(sk, even);
     test_golden();
+    test_far_keys(sk);
     test_pab();
     sinew_skeleton_free(sk);
     return check_finish("test_compress");

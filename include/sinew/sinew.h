@@ -689,7 +689,8 @@ typedef struct sinew_optimize_report {
  * (docs/BENCHMARKS.md shows how much of a sample clip is such noise):
  * the result holds less and samples faster, most of all when laid out for
  * `skeleton` (optional; as sinew_clip_desc.skeleton), where joints that stay
- * still with all their descendants are not interpolated at all. `report`
+ * still with all their descendants are not interpolated at all. Its work
+ * is one pass over the keys, whatever the time between them. `report`
  * (optional) says what was removed. Errors: SINEW_ERROR_INVALID_ARGUMENT
  * (NULL clip or tolerance, a tolerance that is negative or NaN), and those of
  * sinew_clip_create(). Free with sinew_clip_free(). */
@@ -717,10 +718,17 @@ typedef struct sinew_clip_error_report {
  * every joint the distance between the two images of virtual vertices is
  * measured: the joint's origin and the points `shell_distance` along its
  * x, y and z axes (the skin a vertex that far from the joint would have;
- * animation compressors measure so, with 3 cm typical). Either clip may be
- * packed or optimized. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL, a shell
- * distance not above 0, a negative or non-finite rate),
- * SINEW_ERROR_SIZE_MISMATCH (joint counts), SINEW_ERROR_OUT_OF_MEMORY. */
+ * animation compressors measure so, with 3 cm typical). The work follows
+ * the reference's keys, not its duration: where the samples at `rate`
+ * would number more than 16 a key time of the reference and more than
+ * 4096 (two keys 1e20 s apart, say), the quarters between each two key
+ * times (and 0 and the end of the longer clip) are measured instead of
+ * them; report->poses says how many poses were compared. Either clip may
+ * be packed or optimized. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL, a
+ * shell distance not above 0, a negative or non-finite rate),
+ * SINEW_ERROR_SIZE_MISMATCH (joint counts), SINEW_ERROR_NOT_FINITE (a pose
+ * or a distance past a float's range, which no error measures),
+ * SINEW_ERROR_OUT_OF_MEMORY. */
 SINEW_API sinew_result sinew_clip_measure_error(const sinew_clip *reference, const sinew_clip *candidate,
                                                 const sinew_skeleton *skeleton, float shell_distance, float rate,
                                                 sinew_clip_error_report *report, sinew_error *err);
@@ -752,6 +760,8 @@ typedef struct sinew_compress_report {
     int animated_tracks;    /* held per sample */
     int bit_rates[33];      /* (animated track, segment) pairs stored at each count of bits a
                                component: 0 (one value over the segment), 3 to 16, 32 (floats) */
+    size_t poses_sampled;   /* the work done: poses of the clip resampled and poses measured, over
+                               every resampling and attempt (0 from sinew_clip_compression()) */
 } sinew_compress_report;
 
 /* A compressed copy of `clip` (made for `skeleton`) whose poses lie
@@ -764,7 +774,11 @@ typedef struct sinew_compress_report {
  * LINEAR tracks sample exactly) or at 30 or 60 samples a second, and,
  * while none of those reaches the bound (splines), 120 or 240 a second
  * or its key times with such a grid: the smallest result within the
- * bound is kept. Each translation, rotation and scale that stays at the
+ * bound is kept. A rate is tried only while its samples number at most 16
+ * a key time or 4096, so the work follows the clip's keys, not its
+ * duration: a clip of two keys 1e20 s apart is sampled at its two key
+ * times and measured at the quarters between them, as the measure does
+ * for such clips (report->poses_sampled counts the poses). Each translation, rotation and scale that stays at the
  * skeleton's rest pose (the identity for an additive clip) is left out,
  * one that stays still is held as one value, and the others are held per
  * sample: normalized over their range in the clip and again in each
@@ -792,6 +806,9 @@ typedef struct sinew_compress_report {
  * SINEW_ERROR_INVALID_ARGUMENT (NULL clip or skeleton, a packed or
  * compressed clip, a bound, shell distance or unit not above 0 and
  * finite), SINEW_ERROR_SIZE_MISMATCH (joint counts),
+ * SINEW_ERROR_NOT_FINITE (a pose past a float's range, as a spline's
+ * tangents times keys 1e20 s apart make, or a track varying by more than
+ * a float holds: such poses can be neither quantized nor measured),
  * SINEW_ERROR_UNSUPPORTED (more than 2^24 samples, or more than 2 GiB
  * compressed), SINEW_ERROR_OUT_OF_MEMORY. Free with sinew_clip_free(). */
 SINEW_API sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *skeleton,

@@ -6,6 +6,7 @@
 #include "offline/offline_internal.h"
 #include "clip/compressed.h"
 
+#include <float.h>
 #include <stdlib.h>
 
 /* The share of the target a track's first bit rate keeps it within by
@@ -722,12 +723,39 @@ static float sample_time(const sampling *how, int k, float duration)
     return how->times ? how->times[k] : k == how->samples - 1 ? duration : (float)((double)k / how->rate);
 }
 
+/* The first joint of pose x (the skeleton's joints) whose local or model
+ * transform is not finite, or -1; `model` is scratch of a transform a
+ * joint. */
+static int not_finite_joint(const work *w, const sinew_transform *x, affine *model)
+{
+    for (int j = 0; j < w->joints; ++j) {
+        affine l = affine_of(&x[j]);
+        int p = w->sk->parents[j];
+        model[j] = p < 0 ? l : affine_mul(&model[p], &l);
+        if (!sinew__finite_n(&x[j].translation.x, 10) || !sinew__finite_n(model[j].a, 12)) return j;
+    }
+    return -1;
+}
+
+/* The first animated track whose range over the clip passes a float's
+ * (its extent infinite: values from -1e38 to 1e38, say), or NULL. */
+static const track *unbounded_track(const work *w)
+{
+    for (int a = 0; a < w->animated_n; ++a) {
+        const track *t = &w->tracks[w->animated[a]];
+        if (!sinew__finite_n(t->range, 6)) return t;
+    }
+    return NULL;
+}
+
 /* The compression of the clip resampled one way: searched at the bound,
  * measured, and searched again at a tighter target while the measure finds
- * the bound passed. NULL out of memory (err filled). */
+ * the bound passed. NULL with err filled: out of memory, or poses the
+ * encoder cannot hold or the measure cannot measure. `*poses` counts the
+ * poses sampled and measured. */
 static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, float aim, float bound, float shell,
                                  const sinew_track *kept, int weights, const sinew_options *options,
-                                 sinew_clip_error_report *measured, sinew_error *err)
+                                 sinew_clip_error_report *measured, size_t *poses, sinew_error *err)
 {
     static const char who[] = "sinew_clip_compress";
     int n = w->joints;
@@ -757,6 +785,19 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
                 pose[j].rotation = sinew__q(-pose[j].rotation.x, -pose[j].rotation.y, -pose[j].rotation.z,
                                             -pose[j].rotation.w);
     }
+    *poses += 2 * (size_t)w->samples - 1;
+    /* poses past a float's range (a spline's tangents times keys 1e20 s
+     * apart, say) can be neither quantized nor measured */
+    for (int k = 0; k < 2 * w->samples - 1; ++k) {
+        int j = not_finite_joint(w, k % 2 ? &w->raw_mid[(size_t)(k / 2) * n] : &w->raw[(size_t)(k / 2) * n],
+                                 w->raw_model);
+        if (j < 0) continue;
+        float t = k % 2 ? w->between[3 * (k / 2) + 1] : sample_time(&how, k / 2, clip->duration);
+        sinew__fail(err, SINEW_ERROR_NOT_FINITE, "%s: clip \"%s\": joint %d's pose at %g s is not finite (values "
+                    "past a float's range), so it can be neither compressed nor measured", who, clip->name, j,
+                    (double)t);
+        return NULL;
+    }
     buffer block = {0};
     sinew_clip *out = NULL; /* the best attempt: within the bound, or the closest */
     float target = aim, previous = INFINITY;
@@ -767,6 +808,15 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
         w->animated_n = 0;
         for (int i = 0; i < w->tracks_n; ++i)
             if (w->tracks[i].kind == 2) w->animated[w->animated_n++] = i;
+        const track *wide = unbounded_track(w);
+        if (wide) {
+            sinew_clip_free(out);
+            free(block.p);
+            sinew__fail(err, SINEW_ERROR_NOT_FINITE, "%s: clip \"%s\": joint %d's %s varies by more than a "
+                        "float holds, so it cannot be quantized", who, clip->name, wide->joint,
+                        sinew__target_names[wide->target]);
+            return NULL;
+        }
         encode(w, target, bound, shell, &block);
         if (block.failed || block.size > INT32_MAX) {
             failed = true;
@@ -779,14 +829,23 @@ static sinew_clip *compress_with(work *w, const sinew_clip *clip, sampling how, 
         /* sampled and measured by the reference formulas, as w->clip is,
          * so that the same clip compresses to the same bytes at every
          * SIMD level; the encoder writes what the reader takes, so only
-         * memory can fail */
-        failed = !made || sinew__clip_compressed(made, block.p, block.size, false, SINEW_SIMD_SCALAR) ||
-                 sinew__measure_error(w->clip, made, w->sk, w->shells, 0.0f, w->between,
-                                      3 * (size_t)(w->samples - 1), &m) != SINEW_OK;
-        if (failed) {
-            sinew_clip_free(made);
+         * memory, or a pose between the samples past a float's range
+         * (which the measure refuses), can fail */
+        failed = !made || sinew__clip_compressed(made, block.p, block.size, false, SINEW_SIMD_SCALAR);
+        sinew_result r = failed ? SINEW_ERROR_OUT_OF_MEMORY
+                                : sinew__measure_error(w->clip, made, w->sk, w->shells, 0.0f, w->between,
+                                                       3 * (size_t)(w->samples - 1), &m, who, err);
+        sinew_clip_free(failed || r != SINEW_OK ? made : NULL);
+        if (r == SINEW_ERROR_NOT_FINITE) {
+            sinew_clip_free(out);
+            free(block.p);
+            return NULL;
+        }
+        if (failed || r != SINEW_OK) {
+            failed = true;
             break;
         }
+        *poses += (size_t)m.poses;
         if (!out || m.largest < measured->largest) {
             sinew_clip_free(out);
             out = made, *measured = m;
@@ -886,6 +945,7 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     sinew_skeleton *scalar_sk = NULL;
     int *parents = malloc(sizeof *parents * (size_t)n);
     sinew_clip_error_report best_error = {0};
+    size_t poses = 0; /* sampled and measured: the work done, which the keys bound */
     bool ok = shells && identity && w.reach && w.tracks && w.animated && w.subtree_at && w.rate_of && w.seg_range &&
               w.lossy && w.lossy_n && w.pose && w.raw_model && w.lossy_local && w.lossy_model && w.error && w.limit && kept &&
               keys && parents && make_subtrees(&w);
@@ -933,21 +993,28 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     sampling ways[8];
     int way_count = 0;
     float d = clip->duration;
+    /* a grid at a rate only while it holds no more samples than the keys
+     * allow (sinew__grid_cap): a clip whose keys lie 1e20 s apart is
+     * sampled at its key times, which hold every LINEAR and STEP key */
+    double cap = fmin(sinew__grid_cap(key_count), MAX_SAMPLES);
+    float key_rate = key_count > 1 && d > 0.0f ? (float)((key_count - 1) / (double)d) : 0.0f;
     if (key_count <= 1 || !(d > 0.0f)) {
         ways[way_count++] = (sampling){1, 0.0f, NULL};
-    } else if (linear && key_count <= MAX_SAMPLES && evenly_spaced(keys, key_count, d)) {
-        ways[way_count++] = (sampling){key_count, (float)((key_count - 1) / (double)d), NULL};
+    } else if (linear && key_count <= MAX_SAMPLES && key_rate >= FLT_MIN && evenly_spaced(keys, key_count, d)) {
+        /* (a rate below FLT_MIN, of keys 1e38 s apart, would lose its bits
+         * to subnormals: the key times hold them instead) */
+        ways[way_count++] = (sampling){key_count, key_rate, NULL};
     } else {
         if (key_count <= MAX_SAMPLES) ways[way_count++] = (sampling){key_count, 0.0f, keys};
         for (int r = 0; r < 4; ++r) {
             double count = ceil((double)d * rates[r] - 1e-3) + 1.0;
-            if (count <= MAX_SAMPLES) ways[way_count++] = (sampling){(int)count, (float)((count - 1.0) / (double)d), NULL};
+            if (count <= cap) ways[way_count++] = (sampling){(int)count, (float)((count - 1.0) / (double)d), NULL};
         }
         /* a STEP track beside a spline: the key times and a rate's grid
          * together (the steps at their keys, the curves between) */
         for (int r = 1; r < 4 && way_count < 8; ++r) {
             double grid = ceil((double)d * rates[r] - 1e-3) + 1.0;
-            if ((double)key_count + grid > MAX_SAMPLES) break;
+            if (grid > cap || (double)key_count + grid > MAX_SAMPLES) break;
             float *both = merged[r - 1] = malloc(sizeof *both * ((size_t)key_count + (size_t)grid));
             if (!both) {
                 sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: clip \"%s\": out of memory", who, clip->name);
@@ -967,7 +1034,8 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
         if (best && best_error.largest <= aim && (ways[i].rate > 60.5f || (ways[i].times && ways[i].times != keys)))
             break;
         sinew_clip_error_report measured = {0};
-        sinew_clip *made = compress_with(&w, clip, ways[i], aim, bound, shell, kept, weights, options, &measured, err);
+        sinew_clip *made =
+            compress_with(&w, clip, ways[i], aim, bound, shell, kept, weights, options, &measured, &poses, err);
         if (!made) {
             sinew_clip_free(best);
             best = NULL;
@@ -990,7 +1058,7 @@ sinew_clip *sinew_clip_compress(const sinew_clip *clip, const sinew_skeleton *sk
     /* sampled from here on at the level the options ask for */
     ((sinew__compressed *)(uintptr_t)sinew__clip_of(best)->compressed)->kernel =
         sinew__compressed_kernel_for(sinew__simd_level(options));
-    if (report) sinew_clip_compression(best, report);
+    if (report) sinew_clip_compression(best, report), report->poses_sampled = poses;
 done:
     free(merged[0]), free(merged[1]), free(merged[2]), free(parents);
     sinew_clip_free(scalar_clip), sinew_skeleton_free(scalar_sk);
