@@ -6,7 +6,8 @@
  * in a folder are refused before anything is converted, or kept apart by
  * --keep-extension; -o takes .sinew or a folder only; --compress takes a
  * number or leaves the next argument an input; warnings in a batch name
- * their file; -v tells each file's sizes. The files are glTF written here.
+ * their file; -v tells each file's sizes; keys 1e20 s apart compress by
+ * their keys. The files are glTF written here.
  * usage: test_cli_convert SINEW_BINARY WORK_DIR */
 #define _XOPEN_SOURCE 600
 #include "sinew/sinew.h"
@@ -332,6 +333,63 @@ static void check_messages(void)
     cli_result_free(&r);
 }
 
+/* A glTF file `name` of the two joints whose clip "wave" moves the bone
+ * between keys at 0 and `last` s, its keys in `bin` beside it: LINEAR, or
+ * a CUBICSPLINE with tangents `tangent` when that is above 0. */
+static void write_far_gltf(const char *name, const char *bin, float last, float tangent)
+{
+    bool spline = tangent > 0.0f;
+    int values = spline ? 6 : 2, size = 8 + 12 * values;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"asset\": {\"version\": \"2.0\"}, \"scene\": 0, \"scenes\": [{\"nodes\": [0]}],\n"
+             "\"nodes\": [{\"name\": \"bone\", \"children\": [1]}, {\"name\": \"arm\"}],\n"
+             "\"buffers\": [{\"uri\": \"%s\", \"byteLength\": %d}],\n"
+             "\"bufferViews\": [{\"buffer\": 0, \"byteLength\": 8}, {\"buffer\": 0, \"byteOffset\": 8, "
+             "\"byteLength\": %d}],\n"
+             "\"accessors\": [{\"bufferView\": 0, \"componentType\": 5126, \"count\": 2, \"type\": \"SCALAR\", "
+             "\"min\": [0], \"max\": [%.9g]}, {\"bufferView\": 1, \"componentType\": 5126, \"count\": %d, "
+             "\"type\": \"VEC3\"}],\n"
+             "\"animations\": [{\"name\": \"wave\", \"samplers\": [{\"input\": 0, \"output\": 1%s}], "
+             "\"channels\": [{\"sampler\": 0, \"target\": {\"node\": 0, \"path\": \"translation\"}}]}]}\n",
+             bin, size, size - 8, (double)last, values, spline ? ", \"interpolation\": \"CUBICSPLINE\"" : "");
+    write_text(name, text);
+    float keys[20] = {0.0f, last};
+    if (spline) {
+        /* each key: in-tangent, value, out-tangent */
+        const float v[18] = {tangent, 0, 0, 0, 0, 0, tangent, 0, 0, tangent, 0, 0, 0, 1, 0, tangent, 0, 0};
+        memcpy(keys + 2, v, sizeof v);
+    } else {
+        keys[6] = 1.0f; /* (0,0,0) to (0,1,0) */
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, bin);
+    FILE *f = fopen(path, "wb");
+    CHECK(f && fwrite(keys, 4, (size_t)size / 4, f) == (size_t)size / 4, "write %s", path);
+    if (f) fclose(f);
+}
+
+/* --compress of clips whose keys lie 1e20 or 3e38 s apart: sampled and
+ * measured by their keys, so converted as fast as without --compress; a
+ * spline whose tangents over such a time pass a float's range refused
+ * with the library's sentence. */
+static void check_far_keys(void)
+{
+    write_far_gltf("far20.gltf", "far20.bin", 1e20f, 0.0f);
+    write_far_gltf("far38.gltf", "far38.bin", 3e38f, 0.0f);
+    write_far_gltf("smooth.gltf", "smooth.bin", 1e20f, 1e-3f);
+    write_far_gltf("wild.gltf", "wild.bin", 1e20f, 1e30f);
+    result r = run("convert far20.gltf far38.gltf smooth.gltf -o far/ --compress");
+    CHECK(r.status == 0 && exists("far/far20.sinew") && exists("far/far38.sinew") && exists("far/smooth.sinew"),
+          "keys 1e20 and 3e38 s apart compress: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+    r = run("convert wild.gltf -o wild.sinew --compress");
+    CHECK(r.status != 0 && has(r.err, "sinew_clip_compress: clip \"wave\": joint 0's pose at ") &&
+              has(r.err, "is not finite"),
+          "a spline past a float's range refused with a sentence: %d: %s", r.status, r.err);
+    cli_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -349,5 +407,6 @@ int main(int argc, char **argv)
     check_outputs();
     check_compress_value();
     check_messages();
+    check_far_keys();
     return check_finish("test_cli_convert");
 }
