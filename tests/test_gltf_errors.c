@@ -277,7 +277,11 @@ static void test_memory_limit(void)
 {
     expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
                  "{\"componentType\":5126,\"count\":2147483647,\"type\":\"VEC3\"},", SINEW_ERROR_OUT_OF_MEMORY,
-                 "limit of 512 MiB is reached");
+                 "meshes[0].primitives[0]: accessors[0] declares 2147483647 vertices (no bufferView): the scene's "
+                 "meshes need 224.0 GiB");
+    expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
+                 "{\"componentType\":5126,\"count\":2147483647,\"type\":\"VEC3\"},", SINEW_ERROR_OUT_OF_MEMORY,
+                 "over the load's limit of 512 MiB (sinew_options.max_memory)");
     char *json = variant(NULL, NULL);
     sinew_load_options o = {.base.max_memory = 2000};
     sinew_error err = {0};

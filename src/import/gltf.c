@@ -17,25 +17,78 @@ typedef struct gltf_skin {
     sinew_mat4 *inverse_bind;
 } gltf_skin;
 
+/* A primitive's references, read from its JSON once however many nodes
+ * draw its mesh: the attributes object is walked once, not searched per
+ * name and per drawing node. */
+typedef struct prim_info {
+    const cJSON *json;
+    int position, normal, tangent, color, indices; /* accessors, -1 when absent */
+    long mode;
+    int texcoord_count, sets;     /* TEXCOORD_0.., JOINTS_n/WEIGHTS_n pairs */
+    int *refs;                    /* texcoords, then joints, then weights accessors */
+    int target_count;
+    int *targets;                 /* per target: POSITION, NORMAL, TANGENT accessors (-1: none) */
+} prim_info;
+
+typedef struct mesh_info {
+    const cJSON *json;
+    bool indexed;                 /* prims filled (at the first node that draws it) */
+    int prim_count;
+    prim_info *prims;
+    const char *name;
+    const cJSON *weights;         /* the mesh's default morph weights, or NULL */
+    int first_targets;            /* primitives[0]'s target count, -1 until asked */
+} mesh_info;
+
 typedef struct builder {
     gltf_doc *doc;
     sinew_asset *asset;
     const sinew_options *options;   /* the caller's: allocator and logger */
     sinew_allocator alloc;
     int node_count;
+    const cJSON **node_json;        /* nodes[i], a table built once */
+    int *node_parent;               /* node -> parent node, -1 for a root */
+    int *node_mesh, *node_skin;     /* -1 when absent */
+    const cJSON **node_weights;     /* the node's morph weights, or NULL */
     int *node_joint;                /* node -> skeleton joint */
     bool *in_scene;
     int skin_count;
     gltf_skin *skins;
+    int mesh_count;
+    mesh_info *meshes;
 } builder;
 
 static void *scratch(builder *b, size_t count, size_t size) { return sinew__import_alloc(&b->alloc, count, size); }
+
+/* The component types the specification allows per use (GLTF_NORM marks
+ * normalized integers); the *_Q lists are what KHR_mesh_quantization adds. */
+static const int T_FLOAT[] = {5126, 0};
+static const int T_POSITION_Q[] = {5120, GLTF_NORM(5120), 5121, GLTF_NORM(5121),
+                                   5122, GLTF_NORM(5122), 5123, GLTF_NORM(5123), 0};
+static const int T_NORMAL_Q[] = {GLTF_NORM(5120), GLTF_NORM(5122), 0}; /* NORMAL and TANGENT */
+static const int T_UNORM[] = {5126, GLTF_NORM(5121), GLTF_NORM(5123), 0}; /* TEXCOORD, COLOR, WEIGHTS */
+static const int T_TEXCOORD_Q[] = {5120, GLTF_NORM(5120), 5121, 5122, GLTF_NORM(5122), 5123, 0};
+static const int T_JOINTS[] = {5121, 5123, 0};
+static const int T_MORPH_POSITION_Q[] = {5120, GLTF_NORM(5120), 5122, GLTF_NORM(5122), 0};
+static const int T_ROTATION[] = {5126, GLTF_NORM(5120), GLTF_NORM(5121), GLTF_NORM(5122), GLTF_NORM(5123), 0};
+
+/* The element `k` of `list`, by one counted walk (for a single look-up). */
+static const cJSON *nth(builder *b, const cJSON *list, int k)
+{
+    const cJSON *e;
+    int i = 0;
+    GLTF_EACH(b->doc, e, list)
+    {
+        if (i++ == k) return e;
+    }
+    return NULL;
+}
 
 /* ---- nodes -> skeleton ------------------------------------------------------ */
 
 /* nodes[i] into list[i] (`list` is the whole array: children get their
  * parent here). */
-static sinew_result read_node(builder *b, int i, const cJSON *node, import_node *list)
+static sinew_result read_node(builder *b, int i, const cJSON *node, import_node *list, int skins_declared)
 {
     import_node *out = &list[i];
     char path[48];
@@ -46,11 +99,12 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, import_node 
     if ((r = gltf_string(b->doc, node, "name", path, &name)) != SINEW_OK) return r;
     out->source = i;
     out->name = name ? name : "";
-    const cJSON *children;
-    int n;
+    const cJSON *children, *e;
+    int n, c = 0;
     if ((r = gltf_array(b->doc, node, "children", path, &children, &n)) != SINEW_OK) return r;
-    for (int c = 0; c < n; ++c) {
-        int child = gltf_node_index(cJSON_GetArrayItem(children, c), b->node_count);
+    GLTF_EACH(b->doc, e, children)
+    {
+        int child = gltf_node_index(e, b->node_count);
         if (child < 0)
             return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.children[%d]: not an index of nodes (%d nodes)", path, c,
                         b->node_count);
@@ -59,7 +113,18 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, import_node 
                         list[child].parent, i);
         if (child == i) return FAIL(b, SINEW_ERROR_CYCLE, "%s.children[%d]: a node is its own child", path, c);
         list[child].parent = i;
+        ++c;
     }
+    if ((r = gltf_ref(b->doc, node, "mesh", path, false, "meshes", b->mesh_count, &b->node_mesh[i])) != SINEW_OK ||
+        (r = gltf_ref(b->doc, node, "skin", path, false, "skins", skins_declared, &b->node_skin[i])) != SINEW_OK)
+        return r;
+    b->node_weights[i] = gltf_member(b->doc, node, "weights");
+    const cJSON *matrix = gltf_member(b->doc, node, "matrix");
+    static const char *const trs[3] = {"translation", "rotation", "scale"};
+    for (int k = 0; matrix && k < 3; ++k)
+        if (gltf_member(b->doc, node, trs[k]))
+            return FAIL(b, SINEW_ERROR_PARSE, "%s: has both matrix and %s; the specification allows a matrix or "
+                        "translation, rotation and scale, never both", path, trs[k]);
     static const float t0[3] = {0, 0, 0}, r0[4] = {0, 0, 0, 1}, s0[3] = {1, 1, 1};
     float t[3], q[4], s[3];
     if ((r = gltf_floats(b->doc, node, "translation", path, 3, t0, t)) != SINEW_OK ||
@@ -67,7 +132,7 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, import_node 
         (r = gltf_floats(b->doc, node, "scale", path, 3, s0, s)) != SINEW_OK)
         return r;
     out->rest = (sinew_transform){{t[0], t[1], t[2]}, {q[0], q[1], q[2], q[3]}, {s[0], s[1], s[2]}};
-    if (cJSON_GetObjectItemCaseSensitive(node, "matrix")) {
+    if (matrix) {
         sinew_mat4 mat = sinew_mat4_identity();
         if ((r = gltf_floats(b->doc, node, "matrix", path, 16, mat.m, mat.m)) != SINEW_OK) return r;
         bool projective;
@@ -84,27 +149,38 @@ static sinew_result read_node(builder *b, int i, const cJSON *node, import_node 
 /* Every node becomes a joint (a sheared one two). */
 static sinew_result read_nodes(builder *b)
 {
-    const cJSON *nodes;
-    int n;
+    const cJSON *nodes, *list_json;
+    int n, skins_declared;
     sinew_result r = gltf_array(b->doc, b->doc->root, "nodes", "", &nodes, &n);
     if (r != SINEW_OK) return r;
     if (n > SINEW_MAX_JOINTS)
         return FAIL(b, SINEW_ERROR_TOO_MANY_JOINTS, "nodes: %d nodes exceed the limit of %d joints", n, SINEW_MAX_JOINTS);
+    if ((r = gltf_array(b->doc, b->doc->root, "meshes", "", &list_json, &b->mesh_count)) != SINEW_OK ||
+        (r = gltf_array(b->doc, b->doc->root, "skins", "", &list_json, &skins_declared)) != SINEW_OK)
+        return r;
     b->node_count = n;
     import_node *list = scratch(b, (size_t)n + 1, sizeof *list);
     b->node_joint = scratch(b, (size_t)n + 1, sizeof *b->node_joint);
-    if (!list || !b->node_joint) {
+    b->node_parent = scratch(b, (size_t)n + 1, sizeof *b->node_parent);
+    b->node_mesh = scratch(b, (size_t)n + 1, sizeof *b->node_mesh);
+    b->node_skin = scratch(b, (size_t)n + 1, sizeof *b->node_skin);
+    b->node_weights = scratch(b, (size_t)n + 1, sizeof *b->node_weights);
+    b->node_json = scratch(b, (size_t)n + 1, sizeof *b->node_json);
+    if (!list || !b->node_joint || !b->node_parent || !b->node_mesh || !b->node_skin || !b->node_weights ||
+        !b->node_json) {
         sinew__free(&b->alloc, list);
         return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "nodes: out of memory");
     }
     for (int i = 0; i < n; ++i) list[i].parent = -1;
     const cJSON *node;
     int i = 0;
-    cJSON_ArrayForEach(node, nodes)
+    GLTF_EACH(b->doc, node, nodes)
     {
-        if ((r = read_node(b, i, node, list)) != SINEW_OK) break;
+        b->node_json[i] = node;
+        if ((r = read_node(b, i, node, list, skins_declared)) != SINEW_OK) break;
         ++i;
     }
+    for (int k = 0; k < n; ++k) b->node_parent[k] = list[k].parent;
     if (r == SINEW_OK)
         r = sinew__import_skeleton(b->asset, list, n, n, "nodes", b->options, b->doc->err, b->node_joint);
     sinew__free(&b->alloc, list);
@@ -112,7 +188,9 @@ static sinew_result read_nodes(builder *b)
 }
 
 /* Marks the nodes of the default scene (scene 0 when none is named; every
- * node when there are no scenes). Iterative: no recursion on deep trees. */
+ * node when there are no scenes). Iterative: no recursion on deep trees.
+ * A scene lists root nodes, each once (the specification's hierarchy is
+ * disjoint trees whose roots the scenes name). */
 static sinew_result mark_scene(builder *b)
 {
     b->in_scene = scratch(b, (size_t)b->node_count + 1, sizeof *b->in_scene);
@@ -136,21 +214,30 @@ static sinew_result mark_scene(builder *b)
     }
     char path[48];
     snprintf(path, sizeof path, "scenes[%d]", scene);
-    const cJSON *roots;
-    int count;
-    const cJSON *sc = cJSON_GetArrayItem(scenes, scene);
+    const cJSON *roots, *e;
+    int count, k = 0;
+    const cJSON *sc = nth(b, scenes, scene);
     if (!cJSON_IsObject(sc)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
     if ((r = gltf_array(b->doc, sc, "nodes", path, &roots, &count)) != SINEW_OK) return r;
     const sinew_skeleton *sk = b->asset->skeleton;
     bool *root_joint = scratch(b, (size_t)sk->joint_count + 1, sizeof *root_joint);
     if (!root_joint) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "scenes: out of memory");
-    for (int k = 0; k < count; ++k) {
-        int node = gltf_node_index(cJSON_GetArrayItem(roots, k), b->node_count);
-        if (node < 0) {
+    GLTF_EACH(b->doc, e, roots)
+    {
+        int node = gltf_node_index(e, b->node_count);
+        if (node < 0)
+            r = FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.nodes[%d]: not an index of nodes", path, k);
+        else if (b->node_parent[node] >= 0)
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s.nodes[%d]: nodes[%d] is a child of nodes[%d]; a scene lists root "
+                     "nodes only", path, k, node, b->node_parent[node]);
+        else if (root_joint[b->node_joint[node]])
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s.nodes[%d]: nodes[%d] is listed twice", path, k, node);
+        if (r != SINEW_OK) {
             sinew__free(&b->alloc, root_joint);
-            return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.nodes[%d]: not an index of nodes", path, k);
+            return r;
         }
         root_joint[b->node_joint[node]] = true;
+        ++k;
     }
     /* parents first: a joint is in the scene if it is a listed root or its
      * parent is in the scene */
@@ -166,18 +253,19 @@ static sinew_result mark_scene(builder *b)
 
 static sinew_result read_skins(builder *b)
 {
-    const cJSON *skins;
-    int n;
+    const cJSON *skins, *skin;
+    int n, s = 0;
     sinew_result r = gltf_array(b->doc, b->doc->root, "skins", "", &skins, &n);
     if (r != SINEW_OK) return r;
     b->skins = scratch(b, (size_t)n + 1, sizeof *b->skins);
     if (!b->skins) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "skins: out of memory");
     b->skin_count = n;
-    for (int s = 0; s < n; ++s) {
+    GLTF_EACH(b->doc, skin, skins)
+    {
         char path[48];
         snprintf(path, sizeof path, "skins[%d]", s);
-        const cJSON *skin = cJSON_GetArrayItem(skins, s), *joints;
-        int count, ibm;
+        const cJSON *joints, *e;
+        int count, ibm, k = 0;
         if (!cJSON_IsObject(skin)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
         int hint; /* "skeleton": checked, not needed (every node is a joint) */
         if ((r = gltf_array(b->doc, skin, "joints", path, &joints, &count)) != SINEW_OK ||
@@ -191,11 +279,13 @@ static sinew_result read_skins(builder *b)
         gs->joints = scratch(b, (size_t)count, sizeof *gs->joints);
         gs->inverse_bind = scratch(b, (size_t)count, sizeof *gs->inverse_bind);
         if (!gs->joints || !gs->inverse_bind) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
-        for (int k = 0; k < count; ++k) {
-            int node = gltf_node_index(cJSON_GetArrayItem(joints, k), b->node_count);
+        GLTF_EACH(b->doc, e, joints)
+        {
+            int node = gltf_node_index(e, b->node_count);
             if (node < 0) return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.joints[%d]: not an index of nodes", path, k);
             gs->joints[k] = b->node_joint[node];
             gs->inverse_bind[k] = sinew_mat4_identity();
+            ++k;
         }
         if (ibm >= 0) {
             char what[80];
@@ -203,6 +293,7 @@ static sinew_result read_skins(builder *b)
             if (b->doc->accessors[ibm].count < count)
                 return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] holds %d matrices for %d joints", what, ibm,
                             b->doc->accessors[ibm].count, count);
+            if ((r = gltf_check_type(b->doc, ibm, what, T_FLOAT, NULL)) != SINEW_OK) return r;
             float *m = scratch(b, (size_t)b->doc->accessors[ibm].count, sizeof(float) * 16);
             if (!m) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
             r = gltf_read_floats(b->doc, ibm, 16, what, m);
@@ -210,26 +301,170 @@ static sinew_result read_skins(builder *b)
             sinew__free(&b->alloc, m);
             if (r != SINEW_OK) return r;
         }
+        ++s;
     }
     return SINEW_OK;
 }
 
 /* ---- meshes ------------------------------------------------------------------------- */
 
-/* Reads attribute `name` of a primitive into asset memory, or NULL with
- * SINEW_OK when absent. */
-static sinew_result read_attribute(builder *b, const cJSON *attrs, const char *name, const char *path, int components,
-                                   int vertex_count, float **out)
+/* The set number of "<prefix>n" (n decimal, no leading zero), or -1. */
+static int set_number(const char *key, const char *prefix)
+{
+    size_t len = strlen(prefix);
+    if (strncmp(key, prefix, len) != 0) return -1;
+    const char *d = key + len;
+    if (!*d || (d[0] == '0' && d[1]) || strlen(d) > 4) return -1;
+    int n = 0;
+    for (; *d; ++d) {
+        if (*d < '0' || *d > '9') return -1;
+        n = n * 10 + (*d - '0');
+    }
+    return n;
+}
+
+/* The primitive's references into `pi`: its attributes object walked once
+ * (the first of two equal names counts, as a search would find it), its
+ * indices, mode and morph targets. */
+static sinew_result index_primitive(builder *b, const char *path, const cJSON *prim, prim_info *pi)
+{
+    gltf_doc *doc = b->doc;
+    pi->json = prim;
+    if (!cJSON_IsObject(prim)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
+    const cJSON *attrs = gltf_member(doc, prim, "attributes");
+    if (!cJSON_IsObject(attrs)) return FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: required object missing", path);
+    char apath[112];
+    snprintf(apath, sizeof apath, "%s.attributes", path);
+    enum { ABSENT = -2, SETS = 65 };
+    int tex[SETS], jnt[SETS], wgt[SETS];
+    for (int k = 0; k < SETS; ++k) tex[k] = jnt[k] = wgt[k] = ABSENT;
+    pi->position = pi->normal = pi->tangent = pi->color = ABSENT;
+    const cJSON *m;
+    sinew_result r;
+    GLTF_EACH(doc, m, attrs)
+    {
+        const char *k = m->string;
+        int *slot = NULL, n;
+        if (strcmp(k, "POSITION") == 0) slot = &pi->position;
+        else if (strcmp(k, "NORMAL") == 0) slot = &pi->normal;
+        else if (strcmp(k, "TANGENT") == 0) slot = &pi->tangent;
+        else if (strcmp(k, "COLOR_0") == 0) slot = &pi->color;
+        else if ((n = set_number(k, "TEXCOORD_")) >= 0) slot = n < SETS ? &tex[n] : NULL;
+        else if ((n = set_number(k, "JOINTS_")) >= 0) slot = n < SETS ? &jnt[n] : NULL;
+        else if ((n = set_number(k, "WEIGHTS_")) >= 0) slot = n < SETS ? &wgt[n] : NULL;
+        if (!slot || *slot != ABSENT) continue;
+        if ((r = gltf_ref_value(doc, m, k, apath, "accessors", doc->accessor_count, slot)) != SINEW_OK) return r;
+    }
+    if (pi->position == ABSENT) return FAIL(b, SINEW_ERROR_PARSE, "%s.POSITION: required but missing", apath);
+    if (pi->normal == ABSENT) pi->normal = -1;
+    if (pi->tangent == ABSENT) pi->tangent = -1;
+    if (pi->color == ABSENT) pi->color = -1;
+    int t = 0, s = 0;
+    while (t < SETS && tex[t] != ABSENT) ++t;
+    if (t == SETS) return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: more than 64 TEXCOORD sets", apath);
+    for (;; ++s) {
+        bool j = s < SETS && jnt[s] != ABSENT, w = s < SETS && wgt[s] != ABSENT;
+        if (j != w)
+            return FAIL(b, SINEW_ERROR_PARSE, "%s: %s_%d without %s_%d", apath, j ? "JOINTS" : "WEIGHTS", s,
+                        j ? "WEIGHTS" : "JOINTS", s);
+        if (!j) break;
+        if (s >= 64) return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: more than 64 JOINTS sets", apath);
+    }
+    pi->texcoord_count = t, pi->sets = s;
+    pi->refs = scratch(b, (size_t)(t + 2 * s) + 1, sizeof *pi->refs);
+    if (!pi->refs) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+    memcpy(pi->refs, tex, sizeof(int) * (size_t)t);
+    memcpy(pi->refs + t, jnt, sizeof(int) * (size_t)s);
+    memcpy(pi->refs + t + s, wgt, sizeof(int) * (size_t)s);
+    if ((r = gltf_int(doc, prim, "mode", path, false, 4, 0, 6, &pi->mode)) != SINEW_OK ||
+        (r = gltf_ref(doc, prim, "indices", path, false, "accessors", doc->accessor_count, &pi->indices)) != SINEW_OK)
+        return r;
+    const cJSON *targets, *tj;
+    int count, k = 0;
+    if ((r = gltf_array(doc, prim, "targets", path, &targets, &count)) != SINEW_OK || count == 0) return r;
+    char tpath[112];
+    snprintf(tpath, sizeof tpath, "%s.targets", path);
+    if (count > SINEW_MAX_MORPH_TARGETS)
+        return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: %d targets exceed the limit of %d", tpath, count,
+                    SINEW_MAX_MORPH_TARGETS);
+    pi->targets = scratch(b, (size_t)count * 3, sizeof *pi->targets);
+    if (!pi->targets) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", tpath);
+    pi->target_count = count;
+    GLTF_EACH(doc, tj, targets)
+    {
+        if (!cJSON_IsObject(tj)) return FAIL(b, SINEW_ERROR_PARSE, "%s: a target is not an object", tpath);
+        char one[128];
+        snprintf(one, sizeof one, "%s[%d]", tpath, k);
+        static const char *const names[3] = {"POSITION", "NORMAL", "TANGENT"};
+        for (int q = 0; q < 3; ++q)
+            if ((r = gltf_ref(doc, tj, names[q], one, false, "accessors", doc->accessor_count,
+                              &pi->targets[k * 3 + q])) != SINEW_OK)
+                return r;
+        ++k;
+    }
+    return SINEW_OK;
+}
+
+/* The mesh's primitives, indexed at the first node that draws it. */
+static sinew_result index_mesh(builder *b, int m)
+{
+    mesh_info *mi = &b->meshes[m];
+    if (mi->indexed) return SINEW_OK;
+    char mpath[48];
+    snprintf(mpath, sizeof mpath, "meshes[%d]", m);
+    const cJSON *prims, *e;
+    int pc, p = 0;
+    sinew_result r;
+    if (!cJSON_IsObject(mi->json)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", mpath);
+    if ((r = gltf_array(b->doc, mi->json, "primitives", mpath, &prims, &pc)) != SINEW_OK ||
+        (r = gltf_string(b->doc, mi->json, "name", mpath, &mi->name)) != SINEW_OK)
+        return r;
+    mi->weights = gltf_member(b->doc, mi->json, "weights");
+    mi->prims = scratch(b, (size_t)pc + 1, sizeof *mi->prims);
+    if (!mi->prims) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", mpath);
+    mi->prim_count = pc;
+    GLTF_EACH(b->doc, e, prims)
+    {
+        char path[96];
+        snprintf(path, sizeof path, "%s.primitives[%d]", mpath, p);
+        if ((r = index_primitive(b, path, e, &mi->prims[p])) != SINEW_OK) return r;
+        ++p;
+    }
+    mi->indexed = true;
+    return SINEW_OK;
+}
+
+/* The morph target count of a mesh (its first primitive's), 0 for none;
+ * found once per mesh. */
+static int morph_target_count(builder *b, int m)
+{
+    mesh_info *mi = &b->meshes[m];
+    if (mi->first_targets < 0) {
+        const cJSON *prims = gltf_member(b->doc, mi->json, "primitives");
+        const cJSON *targets = gltf_member(b->doc, cJSON_IsArray(prims) ? prims->child : NULL, "targets");
+        int n = 0;
+        const cJSON *e;
+        if (cJSON_IsArray(targets)) GLTF_EACH(b->doc, e, targets) ++n;
+        mi->first_targets = n;
+    }
+    return mi->first_targets;
+}
+
+/* Reads accessor `acc` (-1: absent, then NULL and SINEW_OK) as attribute
+ * `name` of a primitive into asset memory, after checking its component
+ * type against the specification's table. */
+static sinew_result read_attribute(builder *b, int acc, const char *name, const char *path, int components,
+                                   int vertex_count, const int *allowed, const int *quantized, float **out)
 {
     *out = NULL;
-    int acc;
-    sinew_result r = gltf_ref(b->doc, attrs, name, path, false, "accessors", b->doc->accessor_count, &acc);
-    if (r != SINEW_OK || acc < 0) return r;
+    if (acc < 0) return SINEW_OK;
     char what[160];
     snprintf(what, sizeof what, "%s.%s", path, name);
+    sinew_result r;
     if (b->doc->accessors[acc].count != vertex_count)
         return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] count %d differs from POSITION's %d", what, acc,
                     b->doc->accessors[acc].count, vertex_count);
+    if ((r = gltf_check_type(b->doc, acc, what, allowed, quantized)) != SINEW_OK) return r;
     float *data = sinew__asset_alloc(b->asset, (size_t)vertex_count * (size_t)components, sizeof(float));
     if (!data) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
     if ((r = gltf_read_floats(b->doc, acc, components, what, data)) != SINEW_OK) return r;
@@ -238,12 +473,12 @@ static sinew_result read_attribute(builder *b, const cJSON *attrs, const char *n
 }
 
 /* Triangle list from indices (or 0..n-1) and the primitive's mode. */
-static sinew_result read_triangles(builder *b, const cJSON *prim, const char *path, int vertex_count, long mode,
+static sinew_result read_triangles(builder *b, const prim_info *pi, const char *path, int vertex_count,
                                    sinew_mesh *mesh)
 {
-    int acc;
-    sinew_result r = gltf_ref(b->doc, prim, "indices", path, false, "accessors", b->doc->accessor_count, &acc);
-    if (r != SINEW_OK) return r;
+    int acc = pi->indices;
+    long mode = pi->mode;
+    sinew_result r = SINEW_OK;
     int n = acc >= 0 ? b->doc->accessors[acc].count : vertex_count;
     uint32_t *idx = scratch(b, (size_t)n + 1, sizeof *idx);
     if (!idx) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
@@ -309,19 +544,10 @@ static float *compute_normals(builder *b, const sinew_mesh *m)
 
 /* JOINTS_n / WEIGHTS_n sets into one sinew_skin: every set is read; a
  * vertex with more than 8 non-zero weights keeps its 8 heaviest (reported). */
-static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, int vertex_count, int skin_index,
+static sinew_result read_skin(builder *b, const prim_info *pi, const char *path, int vertex_count, int skin_index,
                               sinew_mesh *mesh)
 {
-    int sets = 0;
-    for (;; ++sets) {
-        char jn[32], wn[32];
-        snprintf(jn, sizeof jn, "JOINTS_%d", sets);
-        snprintf(wn, sizeof wn, "WEIGHTS_%d", sets);
-        bool j = cJSON_GetObjectItemCaseSensitive(attrs, jn) != NULL, w = cJSON_GetObjectItemCaseSensitive(attrs, wn) != NULL;
-        if (j != w) return FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: %s without %s", path, j ? jn : wn, j ? wn : jn);
-        if (!j) break;
-        if (sets >= 64) return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s.attributes: more than 64 JOINTS sets", path);
-    }
+    int sets = pi->sets;
     if (sets == 0) {
         if (skin_index >= 0)
             sinew__warn(b->options, "%s: the node has a skin but the primitive has no JOINTS_0; drawn rigid", path);
@@ -355,17 +581,24 @@ static sinew_result read_skin(builder *b, const cJSON *attrs, const char *path, 
             r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
             goto done;
         }
-        if ((r = gltf_ref(b->doc, attrs, jn, path, true, "accessors", b->doc->accessor_count, &ja)) == SINEW_OK &&
-            (r = gltf_ref(b->doc, attrs, wn, path, true, "accessors", b->doc->accessor_count, &wa)) == SINEW_OK) {
-            if (b->doc->accessors[ja].count != vertex_count || b->doc->accessors[wa].count != vertex_count) {
-                r = FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: %s or %s count differs from POSITION's %d", path, jn, wn,
-                         vertex_count);
-            } else {
-                snprintf(what, sizeof what, "%s.attributes.%s", path, jn);
-                r = gltf_read_uints(b->doc, ja, 4, what, jset);
-                snprintf(what, sizeof what, "%s.attributes.%s", path, wn);
-                if (r == SINEW_OK) r = gltf_read_floats(b->doc, wa, 4, what, wset);
-            }
+        ja = pi->refs[pi->texcoord_count + s], wa = pi->refs[pi->texcoord_count + sets + s];
+        if (b->doc->accessors[ja].count != vertex_count || b->doc->accessors[wa].count != vertex_count) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: %s or %s count differs from POSITION's %d", path, jn, wn,
+                     vertex_count);
+        } else {
+            snprintf(what, sizeof what, "%s.attributes.%s", path, jn);
+            r = gltf_check_type(b->doc, ja, what, T_JOINTS, NULL);
+            if (r == SINEW_OK) r = gltf_read_uints(b->doc, ja, 4, what, jset);
+            snprintf(what, sizeof what, "%s.attributes.%s", path, wn);
+            if (r == SINEW_OK) r = gltf_check_type(b->doc, wa, what, T_UNORM, NULL);
+            if (r == SINEW_OK) r = gltf_read_floats(b->doc, wa, 4, what, wset);
+            /* the specification: weights must not be negative, in used and
+             * unused slots alike; no repair is implied (which joint gave
+             * its weight away is not known) */
+            for (size_t i = 0; r == SINEW_OK && i < (size_t)vertex_count * 4; ++i)
+                if (wset[i] < 0.0f)
+                    r = FAIL(b, SINEW_ERROR_BAD_WEIGHT, "%s: accessors[%d] vertex %zu weight %zu is %g; weights must "
+                             "not be negative", what, wa, i / 4, i % 4, (double)wset[i]);
         }
         for (int v = 0; r == SINEW_OK && v < vertex_count; ++v) {
             memcpy(&joints[((size_t)v * (size_t)sets + (size_t)s) * 4], &jset[(size_t)v * 4], 4 * sizeof *jset);
@@ -415,21 +648,16 @@ done:
 }
 
 /* TEXCOORD_0, TEXCOORD_1, ... up to the first set that is missing. */
-static sinew_result read_texcoords(builder *b, const cJSON *attrs, const char *apath, int n, sinew_mesh *mesh)
+static sinew_result read_texcoords(builder *b, const prim_info *pi, const char *apath, int n, sinew_mesh *mesh)
 {
-    int sets = 0;
-    char name[32];
-    for (;; ++sets) {
-        snprintf(name, sizeof name, "TEXCOORD_%d", sets);
-        if (!cJSON_GetObjectItemCaseSensitive(attrs, name)) break;
-        if (sets == 64) return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: more than 64 TEXCOORD sets", apath);
-    }
+    int sets = pi->texcoord_count;
     if (!sets) return SINEW_OK;
     float **uv = sinew__asset_alloc(b->asset, (size_t)sets, sizeof *uv);
     if (!uv) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", apath);
     for (int k = 0; k < sets; ++k) {
+        char name[32];
         snprintf(name, sizeof name, "TEXCOORD_%d", k);
-        sinew_result r = read_attribute(b, attrs, name, apath, 2, n, &uv[k]);
+        sinew_result r = read_attribute(b, pi->refs[k], name, apath, 2, n, T_UNORM, T_TEXCOORD_Q, &uv[k]);
         if (r != SINEW_OK) return r;
     }
     mesh->texcoord_count = sets;
@@ -438,15 +666,15 @@ static sinew_result read_texcoords(builder *b, const cJSON *attrs, const char *a
 }
 
 /* COLOR_0, RGB or RGBA, as RGBA (alpha 1 for RGB). */
-static sinew_result read_colors(builder *b, const cJSON *attrs, const char *apath, int n, sinew_mesh *mesh)
+static sinew_result read_colors(builder *b, const prim_info *pi, const char *apath, int n, sinew_mesh *mesh)
 {
-    int acc;
-    sinew_result r = gltf_ref(b->doc, attrs, "COLOR_0", apath, false, "accessors", b->doc->accessor_count, &acc);
-    if (r != SINEW_OK || acc < 0) return r;
+    int acc = pi->color;
+    sinew_result r;
+    if (acc < 0) return SINEW_OK;
     int c = b->doc->accessors[acc].components;
     if (c != 3 && c != 4) return FAIL(b, SINEW_ERROR_PARSE, "%s.COLOR_0: accessors[%d] is not VEC3 or VEC4", apath, acc);
     float *rgba;
-    if ((r = read_attribute(b, attrs, "COLOR_0", apath, c, n, &rgba)) != SINEW_OK) return r;
+    if ((r = read_attribute(b, acc, "COLOR_0", apath, c, n, T_UNORM, NULL, &rgba)) != SINEW_OK) return r;
     if (c == 3) {
         float *x = sinew__asset_alloc(b->asset, (size_t)n * 4, sizeof *x);
         if (!x) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s.COLOR_0: out of memory", apath);
@@ -458,42 +686,33 @@ static sinew_result read_colors(builder *b, const cJSON *attrs, const char *apat
     return SINEW_OK;
 }
 
-/* The morph target count of a mesh (its first primitive's), 0 for none. */
-static int morph_target_count(const cJSON *mesh_json)
+/* One delta stream (0 POSITION, 1 NORMAL, 2 TANGENT) of every target
+ * (NULL when no target has it). */
+static sinew_result read_morph_stream(builder *b, const prim_info *pi, int stream, const char *path, int n,
+                                      const float **out)
 {
-    const cJSON *prims = cJSON_GetObjectItemCaseSensitive(mesh_json, "primitives");
-    const cJSON *targets = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(prims, 0), "targets");
-    return cJSON_IsArray(targets) ? cJSON_GetArraySize(targets) : 0;
-}
-
-/* One delta stream of every target (NULL when no target has it). */
-static sinew_result read_morph_stream(builder *b, const cJSON *targets, int count, const char *name, const char *path,
-                                      int n, const float **out)
-{
+    static const char *const names[3] = {"POSITION", "NORMAL", "TANGENT"};
+    static const int *const quantized[3] = {T_MORPH_POSITION_Q, T_NORMAL_Q, T_NORMAL_Q};
+    int count = pi->target_count;
     *out = NULL;
     bool any = false;
-    const cJSON *t;
-    cJSON_ArrayForEach(t, targets) any = any || cJSON_GetObjectItemCaseSensitive(t, name);
+    for (int k = 0; k < count; ++k) any = any || pi->targets[k * 3 + stream] >= 0;
     if (!any) return SINEW_OK;
     float *all = sinew__asset_alloc(b->asset, (size_t)count * (size_t)n, 3 * sizeof(float));
-    if (!all) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %d targets of %s", path, count, name);
-    int k = 0;
-    cJSON_ArrayForEach(t, targets)
-    {
-        char tpath[128];
-        snprintf(tpath, sizeof tpath, "%s[%d]", path, k);
-        int acc;
-        sinew_result r = gltf_ref(b->doc, t, name, tpath, false, "accessors", b->doc->accessor_count, &acc);
-        if (r != SINEW_OK) return r;
-        if (acc >= 0) {
-            char what[160];
-            snprintf(what, sizeof what, "%s.%s", tpath, name);
-            if (b->doc->accessors[acc].count != n)
-                return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] count %d differs from POSITION's %d", what, acc,
-                            b->doc->accessors[acc].count, n);
-            if ((r = gltf_read_floats(b->doc, acc, 3, what, &all[(size_t)k * (size_t)n * 3])) != SINEW_OK) return r;
-        }
-        ++k;
+    if (!all)
+        return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %d targets of %s", path, count, names[stream]);
+    for (int k = 0; k < count; ++k) {
+        int acc = pi->targets[k * 3 + stream];
+        if (acc < 0) continue;
+        char what[160];
+        snprintf(what, sizeof what, "%s[%d].%s", path, k, names[stream]);
+        sinew_result r;
+        if (b->doc->accessors[acc].count != n)
+            return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] count %d differs from POSITION's %d", what, acc,
+                        b->doc->accessors[acc].count, n);
+        if ((r = gltf_check_type(b->doc, acc, what, T_FLOAT, quantized[stream])) != SINEW_OK ||
+            (r = gltf_read_floats(b->doc, acc, 3, what, &all[(size_t)k * (size_t)n * 3])) != SINEW_OK)
+            return r;
     }
     *out = all;
     return SINEW_OK;
@@ -501,21 +720,15 @@ static sinew_result read_morph_stream(builder *b, const cJSON *targets, int coun
 
 /* Morph targets and their default weights: the node's "weights", else the
  * mesh's, else zeros. */
-static sinew_result read_morph(builder *b, const cJSON *prim, const cJSON *node, int node_index, const cJSON *mesh_json,
-                               int mesh_index, const char *path, sinew_mesh *mesh)
+static sinew_result read_morph(builder *b, const prim_info *pi, int node_index, int mesh_index, const char *path,
+                               sinew_mesh *mesh)
 {
-    const cJSON *targets;
-    int count;
-    sinew_result r = gltf_array(b->doc, prim, "targets", path, &targets, &count);
-    if (r != SINEW_OK || count == 0) return r;
+    int count = pi->target_count;
+    if (count == 0) return SINEW_OK;
+    sinew_result r;
     char tpath[112];
     snprintf(tpath, sizeof tpath, "%s.targets", path);
-    if (count > SINEW_MAX_MORPH_TARGETS)
-        return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: %d targets exceed the limit of %d", tpath, count,
-                    SINEW_MAX_MORPH_TARGETS);
-    const cJSON *t;
-    cJSON_ArrayForEach(t, targets) if (!cJSON_IsObject(t)) return FAIL(b, SINEW_ERROR_PARSE, "%s: a target is not an object", tpath);
-    int first = morph_target_count(mesh_json);
+    int first = morph_target_count(b, mesh_index);
     if (first != count)
         return FAIL(b, SINEW_ERROR_PARSE, "%s: %d targets, meshes[%d].primitives[0] has %d (they must agree)", tpath,
                     count, mesh_index, first);
@@ -524,124 +737,282 @@ static sinew_result read_morph(builder *b, const cJSON *prim, const cJSON *node,
     if (!m || !w) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", tpath);
     m->vertex_count = mesh->vertex_count;
     m->target_count = count;
-    if ((r = read_morph_stream(b, targets, count, "POSITION", tpath, mesh->vertex_count, &m->positions)) != SINEW_OK ||
-        (r = read_morph_stream(b, targets, count, "NORMAL", tpath, mesh->vertex_count, &m->normals)) != SINEW_OK ||
-        (r = read_morph_stream(b, targets, count, "TANGENT", tpath, mesh->vertex_count, &m->tangents)) != SINEW_OK)
+    if ((r = read_morph_stream(b, pi, 0, tpath, mesh->vertex_count, &m->positions)) != SINEW_OK ||
+        (r = read_morph_stream(b, pi, 1, tpath, mesh->vertex_count, &m->normals)) != SINEW_OK ||
+        (r = read_morph_stream(b, pi, 2, tpath, mesh->vertex_count, &m->tangents)) != SINEW_OK)
         return r;
-    char npath[48], mpath[48];
-    snprintf(npath, sizeof npath, "nodes[%d]", node_index);
-    snprintf(mpath, sizeof mpath, "meshes[%d]", mesh_index);
-    const cJSON *holder = cJSON_GetObjectItemCaseSensitive(node, "weights") ? node : mesh_json;
-    const char *hpath = holder == node ? npath : mpath;
-    const cJSON *weights;
-    int wc;
-    if ((r = gltf_array(b->doc, holder, "weights", hpath, &weights, &wc)) != SINEW_OK) return r;
-    if (weights && wc != count)
-        return FAIL(b, SINEW_ERROR_PARSE, "%s.weights: %d weights for the %d morph targets of %s", hpath, wc, count,
-                    path);
-    if (weights && (r = gltf_floats(b->doc, holder, "weights", hpath, count, NULL, w)) != SINEW_OK) return r;
+    char hpath[48];
+    const cJSON *weights = b->node_weights[node_index];
+    if (weights)
+        snprintf(hpath, sizeof hpath, "nodes[%d]", node_index);
+    else
+        snprintf(hpath, sizeof hpath, "meshes[%d]", mesh_index), weights = b->meshes[mesh_index].weights;
+    if (weights) {
+        int wc = 0, k = 0;
+        const cJSON *e;
+        if (!cJSON_IsArray(weights)) return FAIL(b, SINEW_ERROR_PARSE, "%s.weights: not an array", hpath);
+        GLTF_EACH(b->doc, e, weights) ++wc;
+        if (wc != count)
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.weights: %d weights for the %d morph targets of %s", hpath, wc, count,
+                        path);
+        GLTF_EACH(b->doc, e, weights)
+        {
+            double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
+            if (!isfinite(d) || !isfinite((float)d))
+                return FAIL(b, SINEW_ERROR_NOT_FINITE, "%s.weights[%d]: not a finite number", hpath, k);
+            w[k++] = (float)d;
+        }
+    }
     mesh->morph = m;
     mesh->morph_weights = w;
     return SINEW_OK;
 }
 
-static sinew_result read_primitive(builder *b, int node_index, const cJSON *node, int mesh_index, const cJSON *mesh_json,
-                                   int p, const cJSON *prim, int skin_index, sinew_mesh *mesh)
+static sinew_result read_primitive(builder *b, int node_index, int mesh_index, int p, int skin_index, sinew_mesh *mesh)
 {
+    const prim_info *pi = &b->meshes[mesh_index].prims[p];
     char path[96];
     snprintf(path, sizeof path, "meshes[%d].primitives[%d]", mesh_index, p);
-    if (!cJSON_IsObject(prim)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
-    const cJSON *attrs = cJSON_GetObjectItemCaseSensitive(prim, "attributes");
-    if (!cJSON_IsObject(attrs)) return FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: required object missing", path);
-    long mode;
-    int pos;
     sinew_result r;
-    if ((r = gltf_int(b->doc, prim, "mode", path, false, 4, 0, 6, &mode)) != SINEW_OK ||
-        (r = gltf_ref(b->doc, attrs, "POSITION", path, true, "accessors", b->doc->accessor_count, &pos)) != SINEW_OK)
-        return r;
-    int n = b->doc->accessors[pos].count;
+    int n = b->doc->accessors[pi->position].count;
     char apath[112];
     snprintf(apath, sizeof apath, "%s.attributes", path);
     float *positions, *normals, *tangents;
-    if ((r = read_attribute(b, attrs, "POSITION", apath, 3, n, &positions)) != SINEW_OK ||
-        (r = read_attribute(b, attrs, "NORMAL", apath, 3, n, &normals)) != SINEW_OK ||
-        (r = read_attribute(b, attrs, "TANGENT", apath, 4, n, &tangents)) != SINEW_OK)
+    if ((r = read_attribute(b, pi->position, "POSITION", apath, 3, n, T_FLOAT, T_POSITION_Q, &positions)) != SINEW_OK ||
+        (r = read_attribute(b, pi->normal, "NORMAL", apath, 3, n, T_FLOAT, T_NORMAL_Q, &normals)) != SINEW_OK ||
+        (r = read_attribute(b, pi->tangent, "TANGENT", apath, 4, n, T_FLOAT, T_NORMAL_Q, &tangents)) != SINEW_OK)
         return r;
     *mesh = (sinew_mesh){.name = "", .vertex_count = n, .positions = positions, .normals = normals,
-                         .tangents = tangents, .joint = b->node_joint[node_index], .source_node = node_index, .source_mesh = mesh_index,
-                         .source_primitive = p};
-    if ((r = read_texcoords(b, attrs, apath, n, mesh)) != SINEW_OK || (r = read_colors(b, attrs, apath, n, mesh)) != SINEW_OK ||
-        (r = read_triangles(b, prim, path, n, mode, mesh)) != SINEW_OK)
+                         .tangents = tangents, .joint = b->node_joint[node_index], .source_node = node_index,
+                         .source_mesh = mesh_index, .source_primitive = p};
+    if ((r = read_texcoords(b, pi, apath, n, mesh)) != SINEW_OK || (r = read_colors(b, pi, apath, n, mesh)) != SINEW_OK ||
+        (r = read_triangles(b, pi, path, n, mesh)) != SINEW_OK)
         return r;
-    if (mode < 4)
-        sinew__warn(b->options, "%s: mode %ld (points or lines) has no triangles; vertices are kept", path, mode);
+    if (pi->mode < 4)
+        sinew__warn(b->options, "%s: mode %ld (points or lines) has no triangles; vertices are kept", path, pi->mode);
     if (!normals) {
         mesh->normals = compute_normals(b, mesh);
         mesh->tangents = NULL; /* the specification: tangents are ignored without normals */
         if (!mesh->normals) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
     }
-    if ((r = read_morph(b, prim, node, node_index, mesh_json, mesh_index, path, mesh)) != SINEW_OK) return r;
-    return read_skin(b, attrs, path, n, skin_index, mesh);
+    if ((r = read_morph(b, pi, node_index, mesh_index, path, mesh)) != SINEW_OK) return r;
+    return read_skin(b, pi, path, n, skin_index, mesh);
+}
+
+/* Bytes the reader allocates for one drawing of a primitive, from the
+ * declared counts alone: the streams as floats (normals whether read or
+ * computed), the indices and their triangles, the skin's sets and slots,
+ * the morph deltas. A lower bound of what the load takes for it. */
+static double primitive_bytes(const builder *b, const prim_info *pi, bool skinned)
+{
+    const gltf_accessor *acc = b->doc->accessors;
+    double n = acc[pi->position].count, f = sizeof(float);
+    double bytes = n * f * (3 + 3 + (pi->tangent >= 0 ? 4 : 0) + 2.0 * pi->texcoord_count + (pi->color >= 0 ? 4 : 0));
+    double k = pi->indices >= 0 ? acc[pi->indices].count : n;
+    bytes += k * 4 + k * 4; /* the indices read, the triangles made of them */
+    if (skinned && pi->sets) {
+        int slots = pi->sets * 4 > SINEW_MAX_INFLUENCES ? SINEW_MAX_INFLUENCES : pi->sets * 4;
+        bytes += n * pi->sets * 4 * 8 + n * 4 * 8 + n * slots * 6;
+    }
+    for (int s = 0; s < 3; ++s) {
+        bool any = false;
+        for (int t = 0; t < pi->target_count; ++t) any = any || pi->targets[t * 3 + s] >= 0;
+        if (any) bytes += (double)pi->target_count * n * 3 * f;
+    }
+    return bytes;
+}
+
+static const char *mib_text(double bytes, char *out, size_t size)
+{
+    if (bytes >= 1024.0 * 1024 * 1024)
+        snprintf(out, size, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    else
+        snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024));
+    return out;
+}
+
+/* What the scene's meshes need, from the declared sizes, against what is
+ * left of the load's limit, before anything is allocated for them: a mesh
+ * drawn by many nodes counts once per node. Indexes the drawn meshes. */
+static sinew_result plan_meshes(builder *b)
+{
+    double total = 0.0, worst = -1.0;
+    int worst_node = -1, worst_mesh = -1, worst_prim = -1;
+    sinew_result r;
+    for (int i = 0; i < b->node_count; ++i) {
+        int m = b->node_mesh[i];
+        if (!b->in_scene[i] || m < 0) continue;
+        if ((r = index_mesh(b, m)) != SINEW_OK) return r;
+        const mesh_info *mi = &b->meshes[m];
+        for (int p = 0; p < mi->prim_count; ++p) {
+            double bytes = primitive_bytes(b, &mi->prims[p], b->node_skin[i] >= 0);
+            total += bytes;
+            if (bytes > worst) worst = bytes, worst_node = i, worst_mesh = m, worst_prim = p;
+        }
+    }
+    b->doc->work.planned += total < (double)SIZE_MAX ? (size_t)total : SIZE_MAX;
+    size_t left = sinew__import_left(&b->alloc), limit = sinew__import_limit(&b->alloc);
+    if (total <= (double)left) return SINEW_OK;
+    const prim_info *pi = &b->meshes[worst_mesh].prims[worst_prim];
+    const gltf_accessor *pos = &b->doc->accessors[pi->position];
+    char t[32], w[32];
+    return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY,
+                "meshes[%d].primitives[%d]: accessors[%d] declares %d vertices%s: the scene's meshes need %s (this one "
+                "%s, drawn by nodes[%d]), over the load's limit of %zu MiB (sinew_options.max_memory)",
+                worst_mesh, worst_prim, pi->position, pos->count, pos->view < 0 ? " (no bufferView)" : "",
+                mib_text(total, t, sizeof t), mib_text(worst, w, sizeof w), worst_node, limit >> 20);
 }
 
 static sinew_result read_meshes(builder *b)
 {
-    const cJSON *nodes, *meshes;
-    int node_count, mesh_count;
+    const cJSON *meshes, *e;
+    int mesh_count, m = 0;
     sinew_result r;
-    if ((r = gltf_array(b->doc, b->doc->root, "nodes", "", &nodes, &node_count)) != SINEW_OK ||
-        (r = gltf_array(b->doc, b->doc->root, "meshes", "", &meshes, &mesh_count)) != SINEW_OK)
-        return r;
-    /* count primitives of the scene's mesh nodes, then fill */
+    if ((r = gltf_array(b->doc, b->doc->root, "meshes", "", &meshes, &mesh_count)) != SINEW_OK) return r;
+    b->meshes = scratch(b, (size_t)mesh_count + 1, sizeof *b->meshes);
+    if (!b->meshes) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
+    GLTF_EACH(b->doc, e, meshes)
+    {
+        if (m == b->mesh_count) break;
+        b->meshes[m].json = e;
+        b->meshes[m++].first_targets = -1;
+    }
+    if ((r = plan_meshes(b)) != SINEW_OK) return r;
     int total = 0;
-    for (int pass = 0; pass < 2; ++pass) {
-        sinew_mesh *out = NULL;
-        if (pass == 1) {
-            out = sinew__asset_alloc(b->asset, (size_t)total + 1, sizeof *out);
-            if (!out) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
-            b->asset->meshes = out;
-            b->asset->mesh_count = 0;
-        }
-        for (int i = 0; i < node_count; ++i) {
-            if (!b->in_scene[i]) continue;
-            const cJSON *node = cJSON_GetArrayItem(nodes, i);
-            char path[48];
-            snprintf(path, sizeof path, "nodes[%d]", i);
-            int m, skin;
-            if ((r = gltf_ref(b->doc, node, "mesh", path, false, "meshes", mesh_count, &m)) != SINEW_OK ||
-                (r = gltf_ref(b->doc, node, "skin", path, false, "skins", b->skin_count, &skin)) != SINEW_OK)
+    for (int i = 0; i < b->node_count; ++i)
+        if (b->in_scene[i] && b->node_mesh[i] >= 0) total += b->meshes[b->node_mesh[i]].prim_count;
+    sinew_mesh *out = sinew__asset_alloc(b->asset, (size_t)total + 1, sizeof *out);
+    if (!out) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
+    b->asset->meshes = out;
+    b->asset->mesh_count = 0;
+    for (int i = 0; i < b->node_count; ++i) {
+        int mi = b->node_mesh[i];
+        if (!b->in_scene[i] || mi < 0) continue;
+        const mesh_info *info = &b->meshes[mi];
+        for (int p = 0; p < info->prim_count; ++p) {
+            sinew_mesh *dst = &out[b->asset->mesh_count];
+            if ((r = read_primitive(b, i, mi, p, b->node_skin[i], dst)) != SINEW_OK) {
+                sinew_skin_free((sinew_skin *)dst->skin);
+                dst->skin = NULL;
                 return r;
-            if (m < 0) continue;
-            const cJSON *mesh = cJSON_GetArrayItem(meshes, m), *prims;
-            char mpath[48];
-            snprintf(mpath, sizeof mpath, "meshes[%d]", m);
-            int pc;
-            if (!cJSON_IsObject(mesh)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", mpath);
-            if ((r = gltf_array(b->doc, mesh, "primitives", mpath, &prims, &pc)) != SINEW_OK) return r;
-            if (pass == 0) {
-                total += pc;
-                continue;
             }
-            const char *name;
-            if ((r = gltf_string(b->doc, mesh, "name", mpath, &name)) != SINEW_OK) return r;
-            for (int p = 0; p < pc; ++p) {
-                sinew_mesh *dst = &out[b->asset->mesh_count];
-                if ((r = read_primitive(b, i, node, m, mesh, p, cJSON_GetArrayItem(prims, p), skin, dst)) != SINEW_OK) {
-                    sinew_skin_free((sinew_skin *)dst->skin);
-                    dst->skin = NULL;
-                    return r;
-                }
-                b->asset->mesh_count++; /* the asset owns it (and its skin) from here */
-                const char *copy = name ? sinew__asset_strdup(b->asset, name) : "";
-                if (!copy) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", mpath);
-                dst->name = copy;
-            }
+            b->asset->mesh_count++; /* the asset owns it (and its skin) from here */
+            const char *copy = info->name ? sinew__asset_strdup(b->asset, info->name) : "";
+            if (!copy) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "meshes[%d]: out of memory", mi);
+            dst->name = copy;
         }
     }
     return SINEW_OK;
 }
 
 /* ---- animations -> clips ------------------------------------------------------------------ */
+
+typedef struct sampler_info {
+    int input, output;
+    sinew_interpolation mode;
+    const char *interp;
+} sampler_info;
+
+typedef struct channel_info {
+    int sampler, node;
+    sinew_track_target kind;
+} channel_info;
+
+/* The animation's samplers, each read once however many channels use it. */
+static sinew_result read_samplers(builder *b, const char *path, const cJSON *samplers, sampler_info *out)
+{
+    const cJSON *s;
+    int k = 0;
+    sinew_result r;
+    GLTF_EACH(b->doc, s, samplers)
+    {
+        char spath[80];
+        snprintf(spath, sizeof spath, "%s.samplers[%d]", path, k);
+        sampler_info *si = &out[k++];
+        if (!cJSON_IsObject(s)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", spath);
+        if ((r = gltf_ref(b->doc, s, "input", spath, true, "accessors", b->doc->accessor_count, &si->input)) != SINEW_OK ||
+            (r = gltf_ref(b->doc, s, "output", spath, true, "accessors", b->doc->accessor_count, &si->output)) !=
+                SINEW_OK ||
+            (r = gltf_string(b->doc, s, "interpolation", spath, &si->interp)) != SINEW_OK)
+            return r;
+        if (!si->interp || strcmp(si->interp, "LINEAR") == 0)
+            si->mode = SINEW_INTERP_LINEAR;
+        else if (strcmp(si->interp, "STEP") == 0)
+            si->mode = SINEW_INTERP_STEP;
+        else if (strcmp(si->interp, "CUBICSPLINE") == 0)
+            si->mode = SINEW_INTERP_CUBICSPLINE;
+        else
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.interpolation: \"%s\" is not LINEAR, STEP or CUBICSPLINE", spath,
+                        si->interp);
+    }
+    return SINEW_OK;
+}
+
+/* The channels' targets; node -1 for a channel without one (for
+ * extensions, ignored as the specification says). */
+static sinew_result read_channels(builder *b, const char *path, const cJSON *channels, int ns, channel_info *out)
+{
+    const cJSON *ch;
+    int c = 0;
+    sinew_result r;
+    GLTF_EACH(b->doc, ch, channels)
+    {
+        char cpath[80];
+        snprintf(cpath, sizeof cpath, "%s.channels[%d]", path, c);
+        channel_info *ci = &out[c++];
+        const cJSON *target = gltf_member(b->doc, ch, "target");
+        if (!cJSON_IsObject(target)) return FAIL(b, SINEW_ERROR_PARSE, "%s: target object missing", cpath);
+        char tpath[96];
+        snprintf(tpath, sizeof tpath, "%s.target", cpath);
+        const char *tp;
+        if ((r = gltf_ref(b->doc, ch, "sampler", cpath, true, "samplers of this animation", ns, &ci->sampler)) !=
+                SINEW_OK ||
+            (r = gltf_ref(b->doc, target, "node", tpath, false, "nodes", b->node_count, &ci->node)) != SINEW_OK ||
+            (r = gltf_string(b->doc, target, "path", tpath, &tp)) != SINEW_OK)
+            return r;
+        if (ci->node < 0) continue;
+        if (tp && strcmp(tp, "translation") == 0)
+            ci->kind = SINEW_TARGET_TRANSLATION;
+        else if (tp && strcmp(tp, "rotation") == 0)
+            ci->kind = SINEW_TARGET_ROTATION;
+        else if (tp && strcmp(tp, "scale") == 0)
+            ci->kind = SINEW_TARGET_SCALE;
+        else if (tp && strcmp(tp, "weights") == 0)
+            ci->kind = SINEW_TARGET_WEIGHTS;
+        else
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.path: \"%s\" is not translation, rotation, scale or weights", tpath,
+                        tp ? tp : "(missing)");
+    }
+    return SINEW_OK;
+}
+
+/* What the animation's channels need (their keys and values as floats,
+ * read and then kept in the clip), against what is left of the load's
+ * limit, before reading any. */
+static sinew_result plan_animation(builder *b, const char *path, const channel_info *ch, int nc,
+                                   const sampler_info *samplers)
+{
+    double total = 0.0, worst = -1.0;
+    int worst_sampler = -1;
+    for (int c = 0; c < nc; ++c) {
+        if (ch[c].node < 0) continue;
+        const sampler_info *si = &samplers[ch[c].sampler];
+        double bytes = 2.0 * ((double)gltf_float_bytes(b->doc, si->input) + (double)gltf_float_bytes(b->doc, si->output));
+        total += bytes;
+        if (bytes > worst) worst = bytes, worst_sampler = ch[c].sampler;
+    }
+    b->doc->work.planned += total < (double)SIZE_MAX ? (size_t)total : SIZE_MAX;
+    size_t left = sinew__import_left(&b->alloc);
+    if (total <= (double)left) return SINEW_OK;
+    const sampler_info *si = &samplers[worst_sampler];
+    char t[32], w[32];
+    return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY,
+                "%s.samplers[%d]: accessors[%d] and [%d] declare %d keys, %d values: %s needs %s (this sampler %s), "
+                "over the load's limit of %zu MiB (sinew_options.max_memory)",
+                path, worst_sampler, si->input, si->output, b->doc->accessors[si->input].count,
+                b->doc->accessors[si->output].count, path, mib_text(total, t, sizeof t), mib_text(worst, w, sizeof w),
+                sinew__import_limit(&b->alloc) >> 20);
+}
 
 static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_clip **out)
 {
@@ -658,73 +1029,34 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
         return r;
     sinew_track *tracks = scratch(b, (size_t)nc + 1, sizeof *tracks);
     float **owned = scratch(b, (size_t)nc * 2 + 1, sizeof *owned);
+    sampler_info *sinfo = scratch(b, (size_t)ns + 1, sizeof *sinfo);
+    channel_info *cinfo = scratch(b, (size_t)nc + 1, sizeof *cinfo);
     int track_count = 0, owned_count = 0;
-    if (!tracks || !owned) {
+    if (!tracks || !owned || !sinfo || !cinfo) {
         r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
         goto done;
     }
+    if ((r = read_samplers(b, path, samplers, sinfo)) != SINEW_OK ||
+        (r = read_channels(b, path, channels, ns, cinfo)) != SINEW_OK ||
+        (r = plan_animation(b, path, cinfo, nc, sinfo)) != SINEW_OK)
+        goto done;
     for (int c = 0; c < nc; ++c) {
         char cpath[80];
         snprintf(cpath, sizeof cpath, "%s.channels[%d]", path, c);
-        const cJSON *ch = cJSON_GetArrayItem(channels, c);
-        const cJSON *target = cJSON_IsObject(ch) ? cJSON_GetObjectItemCaseSensitive(ch, "target") : NULL;
-        if (!cJSON_IsObject(target)) {
-            r = FAIL(b, SINEW_ERROR_PARSE, "%s: target object missing", cpath);
-            goto done;
-        }
-        char tpath[96];
-        snprintf(tpath, sizeof tpath, "%s.target", cpath);
-        int sampler, node;
-        const char *tp;
-        if ((r = gltf_ref(b->doc, ch, "sampler", cpath, true, "samplers of this animation", ns, &sampler)) != SINEW_OK ||
-            (r = gltf_ref(b->doc, target, "node", tpath, false, "nodes", b->node_count, &node)) != SINEW_OK ||
-            (r = gltf_string(b->doc, target, "path", tpath, &tp)) != SINEW_OK)
-            goto done;
-        if (node < 0) continue; /* no node: for extensions, ignored as the specification says */
-        sinew_track_target kind;
-        if (tp && strcmp(tp, "translation") == 0)
-            kind = SINEW_TARGET_TRANSLATION;
-        else if (tp && strcmp(tp, "rotation") == 0)
-            kind = SINEW_TARGET_ROTATION;
-        else if (tp && strcmp(tp, "scale") == 0)
-            kind = SINEW_TARGET_SCALE;
-        else if (tp && strcmp(tp, "weights") == 0)
-            kind = SINEW_TARGET_WEIGHTS;
-        else {
-            r = FAIL(b, SINEW_ERROR_PARSE, "%s.path: \"%s\" is not translation, rotation, scale or weights", tpath,
-                     tp ? tp : "(missing)");
-            goto done;
-        }
+        int node = cinfo[c].node;
+        if (node < 0) continue;
+        sinew_track_target kind = cinfo[c].kind;
+        int sampler = cinfo[c].sampler;
+        const sampler_info *si = &sinfo[sampler];
         char spath[80];
         snprintf(spath, sizeof spath, "%s.samplers[%d]", path, sampler);
-        const cJSON *s = cJSON_GetArrayItem(samplers, sampler);
-        int in, outp;
-        const char *interp;
-        if (!cJSON_IsObject(s)) {
-            r = FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", spath);
-            goto done;
-        }
-        if ((r = gltf_ref(b->doc, s, "input", spath, true, "accessors", b->doc->accessor_count, &in)) != SINEW_OK ||
-            (r = gltf_ref(b->doc, s, "output", spath, true, "accessors", b->doc->accessor_count, &outp)) != SINEW_OK ||
-            (r = gltf_string(b->doc, s, "interpolation", spath, &interp)) != SINEW_OK)
-            goto done;
-        sinew_interpolation mode;
-        if (!interp || strcmp(interp, "LINEAR") == 0)
-            mode = SINEW_INTERP_LINEAR;
-        else if (strcmp(interp, "STEP") == 0)
-            mode = SINEW_INTERP_STEP;
-        else if (strcmp(interp, "CUBICSPLINE") == 0)
-            mode = SINEW_INTERP_CUBICSPLINE;
-        else {
-            r = FAIL(b, SINEW_ERROR_PARSE, "%s.interpolation: \"%s\" is not LINEAR, STEP or CUBICSPLINE", spath, interp);
-            goto done;
-        }
+        int in = si->input, outp = si->output;
+        sinew_interpolation mode = si->mode;
+        const char *interp = si->interp;
         int keys = b->doc->accessors[in].count, comps = kind == SINEW_TARGET_ROTATION ? 4 : 3;
         if (kind == SINEW_TARGET_WEIGHTS) {
-            const cJSON *node_json = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(b->doc->root, "nodes"), node);
-            const cJSON *mesh_ref = cJSON_GetObjectItemCaseSensitive(node_json, "mesh");
-            const cJSON *meshes = cJSON_GetObjectItemCaseSensitive(b->doc->root, "meshes");
-            comps = cJSON_IsNumber(mesh_ref) ? morph_target_count(cJSON_GetArrayItem(meshes, mesh_ref->valueint)) : 0;
+            int mesh = b->node_mesh[node];
+            comps = mesh >= 0 ? morph_target_count(b, mesh) : 0;
             if (comps < 1 || comps > SINEW_MAX_MORPH_TARGETS) {
                 r = FAIL(b, SINEW_ERROR_PARSE, "%s: animates the weights of nodes[%d], which has no mesh with morph "
                          "targets", cpath, node);
@@ -750,6 +1082,14 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
             sinew__warn(b->options, "%s: nodes[%d] has a matrix, which an animated node must not have; the channel "
                                     "replaces part of it and the shear stays", cpath, node);
         }
+        char what[112];
+        snprintf(what, sizeof what, "%s.input", spath);
+        /* the specification: key times are floats; translation and scale
+         * values floats, rotations and weights floats or normalized integers */
+        if ((r = gltf_check_type(b->doc, in, what, T_FLOAT, NULL)) != SINEW_OK) goto done;
+        snprintf(what, sizeof what, "%s.output", spath);
+        bool any_type = kind == SINEW_TARGET_ROTATION || kind == SINEW_TARGET_WEIGHTS;
+        if ((r = gltf_check_type(b->doc, outp, what, any_type ? T_ROTATION : T_FLOAT, NULL)) != SINEW_OK) goto done;
         float *times = scratch(b, (size_t)keys, sizeof *times);
         float *values = scratch(b, (size_t)expect * (size_t)comps, sizeof *values);
         owned[owned_count++] = times;
@@ -758,7 +1098,6 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
             r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", spath);
             goto done;
         }
-        char what[112];
         snprintf(what, sizeof what, "%s.input", spath);
         if ((r = gltf_read_floats(b->doc, in, 1, what, times)) != SINEW_OK) goto done;
         for (int k = 0; k < keys; ++k)
@@ -781,21 +1120,24 @@ done:
     for (int i = 0; i < owned_count; ++i) sinew__free(&b->alloc, owned[i]);
     sinew__free(&b->alloc, owned);
     sinew__free(&b->alloc, tracks);
+    sinew__free(&b->alloc, sinfo);
+    sinew__free(&b->alloc, cinfo);
     return r;
 }
 
 static sinew_result read_animations(builder *b)
 {
-    const cJSON *anims;
-    int n;
+    const cJSON *anims, *anim;
+    int n, a = 0;
     sinew_result r = gltf_array(b->doc, b->doc->root, "animations", "", &anims, &n);
     if (r != SINEW_OK) return r;
     sinew_clip **clips = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *clips);
     if (!clips) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     b->asset->clips = (const sinew_clip *const *)clips;
-    for (int a = 0; a < n; ++a) {
-        if ((r = read_animation(b, a, cJSON_GetArrayItem(anims, a), &clips[a])) != SINEW_OK) return r;
-        b->asset->clip_count = a + 1;
+    GLTF_EACH(b->doc, anim, anims)
+    {
+        if ((r = read_animation(b, a, anim, &clips[a])) != SINEW_OK) return r;
+        b->asset->clip_count = ++a;
     }
     return SINEW_OK;
 }
@@ -803,7 +1145,8 @@ static sinew_result read_animations(builder *b)
 /* ---- entry point ------------------------------------------------------------------------- */
 
 sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
-                              const sinew_load_options *options, sinew_asset *asset, sinew_error *err)
+                              const sinew_load_options *options, sinew_asset *asset, sinew_gltf_work *work,
+                              sinew_error *err)
 {
     gltf_doc doc;
     builder b = {0};
@@ -817,12 +1160,26 @@ sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const c
     if (r == SINEW_OK) r = read_skins(&b);
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
+    if (work) *work = doc.work;
     for (int s = 0; s < b.skin_count; ++s) {
         sinew__free(&b.alloc, b.skins[s].joints);
         sinew__free(&b.alloc, b.skins[s].inverse_bind);
     }
+    for (int m = 0; b.meshes && m < b.mesh_count; ++m) {
+        for (int p = 0; p < b.meshes[m].prim_count; ++p) {
+            sinew__free(&b.alloc, b.meshes[m].prims[p].refs);
+            sinew__free(&b.alloc, b.meshes[m].prims[p].targets);
+        }
+        sinew__free(&b.alloc, b.meshes[m].prims);
+    }
+    sinew__free(&b.alloc, b.meshes);
     sinew__free(&b.alloc, b.skins);
     sinew__free(&b.alloc, b.node_joint);
+    sinew__free(&b.alloc, b.node_parent);
+    sinew__free(&b.alloc, b.node_mesh);
+    sinew__free(&b.alloc, b.node_skin);
+    sinew__free(&b.alloc, b.node_weights);
+    sinew__free(&b.alloc, b.node_json);
     sinew__free(&b.alloc, b.in_scene);
     gltf_doc_close(&doc);
     return r;

@@ -12,30 +12,65 @@
 
 /* ---- JSON helpers --------------------------------------------------------- */
 
+const cJSON *gltf_member(gltf_doc *doc, const cJSON *obj, const char *key)
+{
+    if (!cJSON_IsObject(obj)) return NULL;
+    const cJSON *m;
+    GLTF_EACH(doc, m, obj)
+    {
+        if (m->string && strcmp(m->string, key) == 0) return m;
+    }
+    return NULL;
+}
+
+static void *doc_alloc(gltf_doc *doc, size_t count, size_t size);
+
+const cJSON **gltf_table(gltf_doc *doc, const cJSON *list, int count, const char *path)
+{
+    const cJSON **t = doc_alloc(doc, (size_t)count + 1, sizeof *t);
+    if (!t) {
+        FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", path);
+        return NULL;
+    }
+    int i = 0;
+    const cJSON *e;
+    GLTF_EACH(doc, e, list)
+    {
+        if (i == count) break;
+        t[i++] = e;
+    }
+    return t;
+}
+
+/* Elements of an array, counted in one walk. */
+static int array_size(gltf_doc *doc, const cJSON *a)
+{
+    int n = 0;
+    const cJSON *e;
+    GLTF_EACH(doc, e, a)
+    {
+        if (n == INT_MAX) break;
+        ++n;
+    }
+    return n;
+}
+
 sinew_result gltf_array(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const cJSON **out,
                         int *count)
 {
-    const cJSON *a = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+    const cJSON *a = obj ? gltf_member(doc, obj, key) : NULL;
     *out = NULL;
     *count = 0;
     if (!a) return SINEW_OK;
     if (!cJSON_IsArray(a)) return FAIL(doc, SINEW_ERROR_PARSE, "%s%s%s: not an array", path, *path ? "." : "", key);
-    int n = cJSON_GetArraySize(a);
     *out = a;
-    *count = n;
+    *count = array_size(doc, a);
     return SINEW_OK;
 }
 
-sinew_result gltf_int(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required, long def,
-                      long lo, long hi, long *out)
+static sinew_result int_value(gltf_doc *doc, const cJSON *v, const char *key, const char *path, long lo, long hi,
+                              long *out)
 {
-    *out = def;
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    if (!v) {
-        if (required) return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: required but missing", path, key);
-        *out = def;
-        return SINEW_OK;
-    }
     double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
     if (!(d == floor(d)) || d < (double)lo || d > (double)hi)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: expected an integer in [%ld, %ld]", path, key, lo, hi);
@@ -43,19 +78,31 @@ sinew_result gltf_int(gltf_doc *doc, const cJSON *obj, const char *key, const ch
     return SINEW_OK;
 }
 
+sinew_result gltf_int(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required, long def,
+                      long lo, long hi, long *out)
+{
+    *out = def;
+    const cJSON *v = gltf_member(doc, obj, key);
+    if (!v) {
+        if (required) return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: required but missing", path, key);
+        return SINEW_OK;
+    }
+    return int_value(doc, v, key, path, lo, hi, out);
+}
+
 sinew_result gltf_floats(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, int n,
                          const float *def, float *out)
 {
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *a = gltf_member(doc, obj, key);
     if (!a) {
         memcpy(out, def, sizeof(float) * (size_t)n);
         return SINEW_OK;
     }
-    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != n)
+    if (!cJSON_IsArray(a) || array_size(doc, a) != n)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: expected an array of %d numbers", path, key, n);
     int i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, a)
+    GLTF_EACH(doc, e, a)
     {
         double d = cJSON_IsNumber(e) ? e->valuedouble : NAN;
         if (!isfinite(d) || !isfinite((float)d))
@@ -67,7 +114,7 @@ sinew_result gltf_floats(gltf_doc *doc, const cJSON *obj, const char *key, const
 
 sinew_result gltf_string(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, const char **out)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *v = gltf_member(doc, obj, key);
     *out = NULL;
     if (!v) return SINEW_OK;
     if (!cJSON_IsString(v)) return FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: not a string", path, key);
@@ -75,20 +122,28 @@ sinew_result gltf_string(gltf_doc *doc, const cJSON *obj, const char *key, const
     return SINEW_OK;
 }
 
-sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required,
-                      const char *what, int limit, int *out)
+sinew_result gltf_ref_value(gltf_doc *doc, const cJSON *v, const char *key, const char *path, const char *what,
+                            int limit, int *out)
 {
-    long v = -1;
+    long i = -1;
     *out = -1;
-    sinew_result r = gltf_int(doc, obj, key, path, required, -1, 0, 0x7fffffff, &v);
+    sinew_result r = int_value(doc, v, key, path, 0, 0x7fffffff, &i);
     if (r != SINEW_OK) return r;
-    if (v >= limit)
-        return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s.%s: %ld is not an index of %s (%d element%s)", path, key, v,
+    if (i >= limit)
+        return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s.%s: %ld is not an index of %s (%d element%s)", path, key, i,
                     what, limit, limit == 1 ? "" : "s");
-    *out = (int)v;
+    *out = (int)i;
     return SINEW_OK;
 }
 
+sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required,
+                      const char *what, int limit, int *out)
+{
+    *out = -1;
+    const cJSON *v = gltf_member(doc, obj, key);
+    if (!v) return required ? FAIL(doc, SINEW_ERROR_PARSE, "%s.%s: required but missing", path, key) : SINEW_OK;
+    return gltf_ref_value(doc, v, key, path, what, limit, out);
+}
 
 static void *doc_alloc(gltf_doc *doc, size_t count, size_t size) { return sinew__import_alloc(&doc->alloc, count, size); }
 
@@ -353,7 +408,7 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s.componentType: %ld is not a glTF component type", path, ctype);
     if (!type || !type_components(type))
         return FAIL(doc, SINEW_ERROR_PARSE, "%s.type: missing or not SCALAR, VEC2..4 or MAT2..4", path);
-    const cJSON *norm = cJSON_GetObjectItemCaseSensitive(a, "normalized");
+    const cJSON *norm = gltf_member(doc, a, "normalized");
     if (norm && !cJSON_IsBool(norm)) return FAIL(doc, SINEW_ERROR_PARSE, "%s.normalized: not a boolean", path);
     acc->normalized = norm && cJSON_IsTrue(norm);
     if (acc->normalized && (ctype == 5125 || ctype == 5126))
@@ -366,7 +421,19 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
     size_t elem = acc->element = element_size(acc);
     if (acc->view >= 0) {
         const gltf_view *v = &doc->views[acc->view];
-        size_t stride = v->stride ? v->stride : elem;
+        size_t stride = v->stride ? v->stride : elem, cs = (size_t)component_size(acc->component_type);
+        /* the specification's alignment: a reader may load components
+         * straight from the buffer, so they must lie on their own size */
+        if (acc->offset % cs)
+            return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteOffset: %zu is not a multiple of the component size (%zu bytes "
+                        "for componentType %d)", path, acc->offset, cs, acc->component_type);
+        if ((v->offset + acc->offset) % cs)
+            return FAIL(doc, SINEW_ERROR_PARSE, "%s: bufferViews[%d].byteOffset %zu + byteOffset %zu is not a multiple "
+                        "of the component size (%zu bytes for componentType %d)", path, acc->view, v->offset,
+                        acc->offset, cs, acc->component_type);
+        if (v->stride % cs)
+            return FAIL(doc, SINEW_ERROR_PARSE, "%s: bufferViews[%d].byteStride %zu is not a multiple of the component "
+                        "size (%zu bytes for componentType %d)", path, acc->view, v->stride, cs, acc->component_type);
         if (v->stride && v->stride < elem)
             return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: bufferViews[%d].byteStride %zu is below the %zu-byte element",
                         path, acc->view, v->stride, elem);
@@ -378,15 +445,15 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteOffset: given without a bufferView", path);
     }
 
-    const cJSON *sp = cJSON_GetObjectItemCaseSensitive(a, "sparse");
+    const cJSON *sp = gltf_member(doc, a, "sparse");
     if (!sp) return SINEW_OK;
     char spath[96];
     snprintf(spath, sizeof spath, "%s.sparse", path);
     long scount, ioff, voff, itype;
     if (!cJSON_IsObject(sp)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", spath);
     if ((r = gltf_int(doc, sp, "count", spath, true, 0, 1, acc->count, &scount)) != SINEW_OK) return r;
-    const cJSON *ind = cJSON_GetObjectItemCaseSensitive(sp, "indices");
-    const cJSON *val = cJSON_GetObjectItemCaseSensitive(sp, "values");
+    const cJSON *ind = gltf_member(doc, sp, "indices");
+    const cJSON *val = gltf_member(doc, sp, "values");
     char ipath[112], vpath[112];
     snprintf(ipath, sizeof ipath, "%s.indices", spath);
     snprintf(vpath, sizeof vpath, "%s.values", spath);
@@ -517,6 +584,52 @@ static sinew_result put_uint(gltf_doc *doc, const char *what, int element, const
     return SINEW_OK;
 }
 
+static const char *type_name(int type)
+{
+    switch (type) {
+    case 5120: return "BYTE";
+    case 5121: return "UNSIGNED_BYTE";
+    case 5122: return "SHORT";
+    case 5123: return "UNSIGNED_SHORT";
+    case 5125: return "UNSIGNED_INT";
+    default: return "FLOAT";
+    }
+}
+
+static bool type_listed(const int *list, int code)
+{
+    for (; list && *list; ++list)
+        if (*list == code) return true;
+    return false;
+}
+
+sinew_result gltf_check_type(gltf_doc *doc, int index, const char *what, const int *allowed, const int *quantized)
+{
+    const gltf_accessor *a = &doc->accessors[index];
+    int code = a->normalized ? GLTF_NORM(a->component_type) : a->component_type;
+    if (type_listed(allowed, code) || (doc->quantization && type_listed(quantized, code))) return SINEW_OK;
+    char list[160];
+    size_t at = 0;
+    for (int pass = 0; pass < 2; ++pass)
+        for (const int *t = pass ? (doc->quantization ? quantized : NULL) : allowed; t && *t; ++t) {
+            int c = *t > 100000 ? *t - 100000 : *t;
+            int w = snprintf(list + at, sizeof list - at, "%s%s%s", at ? ", " : "", type_name(c),
+                             *t > 100000 ? " normalized" : "");
+            if (w > 0 && (size_t)w < sizeof list - at) at += (size_t)w;
+        }
+    bool only_quantized = !doc->quantization && type_listed(quantized, code);
+    return FAIL(doc, SINEW_ERROR_PARSE, "%s: accessors[%d] has componentType %d (%s%s), which %s; allowed: %s", what,
+                index, a->component_type, type_name(a->component_type), a->normalized ? " normalized" : "",
+                only_quantized ? "needs KHR_mesh_quantization in extensionsUsed" : "the specification does not allow here",
+                list);
+}
+
+size_t gltf_float_bytes(const gltf_doc *doc, int index)
+{
+    const gltf_accessor *a = &doc->accessors[index];
+    return (size_t)a->count * (size_t)a->components * sizeof(float);
+}
+
 sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const char *what, float *out)
 {
     sinew_result r = check_components(doc, index, components, what);
@@ -606,11 +719,39 @@ static sinew_result load_all(gltf_doc *doc, const char *key, size_t size, void *
     *count = n;
     int i = 0;
     const cJSON *e;
-    cJSON_ArrayForEach(e, list)
+    GLTF_EACH(doc, e, list)
     {
         if ((r = load(doc, i++, e)) != SINEW_OK) return r;
     }
     return SINEW_OK;
+}
+
+/* An upper bound of the memory cJSON takes for `json`, in one pass: an
+ * item (64 bytes, 80 with malloc's header and rounding) per value, and per
+ * string (member names included) its raw length, its terminator and up to
+ * 31 bytes of header and rounding. Values are at most one per comma, one
+ * per bracket, plus the root; *values gets that count. Up to 40 bytes per
+ * byte of JSON ("[0,0,...]"), about the size of the text for base64
+ * buffers. */
+static size_t json_tree_bound(const char *s, size_t n, size_t *values)
+{
+    size_t commas = 0, opens = 0, strings = 0, string_bytes = 0;
+    for (size_t i = 0; i < n; ++i) {
+        char c = s[i];
+        if (c == '"') {
+            size_t start = ++i;
+            while (i < n && s[i] != '"') i += s[i] == '\\' ? 2 : 1;
+            ++strings;
+            string_bytes += (i < n ? i : n) - start;
+        } else if (c == ',') {
+            ++commas;
+        } else if (c == '[' || c == '{') {
+            ++opens;
+        }
+    }
+    *values = 1 + commas + opens;
+    size_t item = (sizeof(cJSON) + 8 + 15) / 16 * 16;
+    return *values * item + strings * 32 + string_bytes;
 }
 
 static bool required_extension_supported(const char *name)
@@ -640,6 +781,20 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
     if (!data) return FAIL(doc, SINEW_ERROR_INVALID_ARGUMENT, "no data");
     if (size >= 4 && memcmp(d, "glTF", 4) == 0 && (r = open_glb(doc, d, size, &json, &json_size)) != SINEW_OK) return r;
 
+    /* the tree cJSON builds lives on its own heap, out of the load's
+     * allocator: its size, bounded before parsing, counts against the
+     * load's limit (as does the file read for the load) */
+    size_t tree = json_tree_bound(json, json_size, &doc->work.json_values);
+    doc->work.json_bytes = json_size;
+    doc->work.tree_bytes = tree;
+    size_t limit = sinew__import_limit(&doc->alloc);
+    if (owned && !sinew__import_charge(&doc->alloc, size))
+        return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "the file's %zu bytes exceed the load's limit of %zu MiB "
+                    "(sinew_options.max_memory)", size, limit >> 20);
+    if (!sinew__import_charge(&doc->alloc, tree))
+        return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "the JSON's %zu bytes (%zu values) parse into up to %.1f MiB, over "
+                    "the load's limit of %zu MiB (sinew_options.max_memory)", json_size,
+                    doc->work.json_values, (double)tree / (1 << 20), limit >> 20);
     const char *end = NULL;
     doc->root = cJSON_ParseWithLengthOpts(json, json_size, &end, false);
     if (!doc->root) {
@@ -647,21 +802,28 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
         return FAIL(doc, SINEW_ERROR_PARSE, "JSON syntax error near byte %zu", at);
     }
     if (!cJSON_IsObject(doc->root)) return FAIL(doc, SINEW_ERROR_PARSE, "the JSON root is not an object");
-    const cJSON *asset = cJSON_GetObjectItemCaseSensitive(doc->root, "asset");
+    const cJSON *asset = gltf_member(doc, doc->root, "asset");
     const char *version = NULL;
     if (!cJSON_IsObject(asset)) return FAIL(doc, SINEW_ERROR_PARSE, "asset: required object missing");
     if ((r = gltf_string(doc, asset, "version", "asset", &version)) != SINEW_OK) return r;
     if (!version || strncmp(version, "2.", 2) != 0)
         return FAIL(doc, SINEW_ERROR_PARSE, "asset.version: \"%s\" is not 2.x", version ? version : "(missing)");
 
-    const cJSON *list;
-    int n;
+    const cJSON *list, *e;
+    int n, i = 0;
     if ((r = gltf_array(doc, doc->root, "extensionsRequired", "", &list, &n)) != SINEW_OK) return r;
-    for (int i = 0; i < n; ++i) {
-        const cJSON *e = cJSON_GetArrayItem(list, i);
+    GLTF_EACH(doc, e, list)
+    {
         if (!cJSON_IsString(e) || !required_extension_supported(e->valuestring))
             return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"%s\" is not supported", i,
                         cJSON_IsString(e) ? e->valuestring : "?");
+        if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) doc->quantization = true;
+        ++i;
+    }
+    if ((r = gltf_array(doc, doc->root, "extensionsUsed", "", &list, &n)) != SINEW_OK) return r;
+    GLTF_EACH(doc, e, list)
+    {
+        if (cJSON_IsString(e) && strcmp(e->valuestring, "KHR_mesh_quantization") == 0) doc->quantization = true;
     }
 
     /* in dependency order: views check against buffers, accessors against views */

@@ -54,6 +54,8 @@ typedef struct gltf_doc {
     int view_count;
     gltf_accessor *accessors;
     int accessor_count;
+    bool quantization;       /* KHR_mesh_quantization is declared: its attribute types are allowed */
+    sinew_gltf_work work;    /* every step onto a JSON item is counted here */
 } gltf_doc;
 
 /* Parses a .gltf or .glb held in memory (the document keeps no pointer to
@@ -66,6 +68,22 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
 void gltf_doc_close(gltf_doc *doc);
 
 /* ---- JSON helpers: each fails with the path in its message ---------------- */
+
+/* cJSON holds arrays and objects as linked lists: finding an element or a
+ * member walks them. The reader walks each list once (GLTF_EACH) or looks
+ * elements up through a table built once (gltf_table), never by position
+ * inside a loop, and counts every step in doc->work.visited. */
+
+/* Visits every element of `list` (an array or object; NULL: none). */
+#define GLTF_EACH(doc, e, list) \
+    for ((e) = (list) ? (list)->child : NULL; (e) && (++(doc)->work.visited, 1); (e) = (e)->next)
+
+/* The member `key` of `obj` (the first, as cJSON finds it), or NULL. */
+const cJSON *gltf_member(gltf_doc *doc, const cJSON *obj, const char *key);
+
+/* The `count` elements of `list` in a table (count + 1 entries, freed with
+ * sinew__free on doc->alloc), or NULL after failing with `path`. */
+const cJSON **gltf_table(gltf_doc *doc, const cJSON *list, int count, const char *path);
 
 /* The array `key` of `obj` (NULL and *count 0 when absent). Fails when it
  * is there but not an array. */
@@ -88,6 +106,10 @@ sinew_result gltf_string(gltf_doc *doc, const cJSON *obj, const char *key, const
 sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const char *path, bool required,
                       const char *what, int limit, int *out);
 
+/* The same for a value already found (`v`, the member `key` of `path`). */
+sinew_result gltf_ref_value(gltf_doc *doc, const cJSON *v, const char *key, const char *path, const char *what,
+                            int limit, int *out);
+
 /* ---- accessors ------------------------------------------------------------ */
 
 /* Reads accessor `index` as floats (normalized integers mapped to [0, 1] or
@@ -100,6 +122,17 @@ sinew_result gltf_read_floats(gltf_doc *doc, int index, int components, const ch
 /* Reads an accessor of unsigned integer components (indices, JOINTS_n) as
  * uint32. Float and signed types are refused. */
 sinew_result gltf_read_uints(gltf_doc *doc, int index, int components, const char *what, uint32_t *out);
+
+/* Checks that accessor `index` has a component type the specification
+ * allows for its use: `allowed` lists them (5120 .. 5126; normalized
+ * integers as the type + 100000, so 105121 is UNSIGNED_BYTE normalized),
+ * `quantized` the ones KHR_mesh_quantization adds when the file declares
+ * it. Fails naming `what`, the accessor and its type. */
+sinew_result gltf_check_type(gltf_doc *doc, int index, const char *what, const int *allowed, const int *quantized);
+#define GLTF_NORM(type) ((type) + 100000)
+
+/* The bytes accessor `index` takes as floats: count * components * 4. */
+size_t gltf_float_bytes(const gltf_doc *doc, int index);
 
 /* ---- shared by the importer ------------------------------------------------ */
 

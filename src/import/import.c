@@ -55,6 +55,27 @@ static void budget_free(void *user, void *ptr)
     sinew__free(&b->real, ptr);
 }
 
+bool sinew__import_charge(const sinew_allocator *alloc, size_t bytes)
+{
+    if (!alloc || alloc->alloc != budget_alloc) return true;
+    budget *b = alloc->user;
+    if (bytes > b->limit - b->used) return false;
+    b->used += bytes;
+    return true;
+}
+
+size_t sinew__import_left(const sinew_allocator *alloc)
+{
+    if (!alloc || alloc->alloc != budget_alloc) return SIZE_MAX;
+    const budget *b = alloc->user;
+    return b->limit - b->used;
+}
+
+size_t sinew__import_limit(const sinew_allocator *alloc)
+{
+    return alloc && alloc->alloc == budget_alloc ? ((const budget *)alloc->user)->limit : SIZE_MAX;
+}
+
 void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size) return NULL;
@@ -110,7 +131,8 @@ static bool gltf_named_but_not(const uint8_t *d, size_t size, const char *path, 
 }
 
 static sinew_asset *load(const void *data, size_t size, bool owned, const char *path, const char *base_dir,
-                         const char *name, const char *who, const sinew_load_options *caller, sinew_error *err)
+                         const char *name, const char *who, const sinew_load_options *caller, sinew_gltf_work *work,
+                         sinew_error *err)
 {
     static const sinew_load_options defaults;
     if (!caller) caller = &defaults;
@@ -134,7 +156,7 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
          * the function's are added below, as for any load */
         r = sinew__archive_read(data, size, "archive", false, &counted.base, asset, err);
     } else if (is_gltf(data, size)) {
-        r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, err);
+        r = sinew__gltf_load(data, size, owned, base_dir, &counted, asset, work, err);
         owned = false; /* the document freed it */
     } else if (gltf_named_but_not(data, size, path, err)) {
         r = err->result;
@@ -162,7 +184,13 @@ static sinew_asset *load(const void *data, size_t size, bool owned, const char *
 sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir, const sinew_load_options *options,
                                sinew_error *err)
 {
-    return load(data, size, false, NULL, base_dir, "", "sinew_load_memory", options, err);
+    return load(data, size, false, NULL, base_dir, "", "sinew_load_memory", options, NULL, err);
+}
+
+sinew_asset *sinew__gltf_load_counted(const void *data, size_t size, const sinew_load_options *options,
+                                      sinew_gltf_work *work, sinew_error *err)
+{
+    return load(data, size, false, NULL, NULL, "", "sinew_load_memory", options, work, err);
 }
 
 sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options, sinew_error *err)
@@ -197,7 +225,7 @@ sinew_asset *sinew_load_file(const char *path, const sinew_load_options *options
         *slash = '\0';
     else
         dir[0] = '\0';
-    sinew_asset *a = load(data, size, true, path, dir, path, "sinew_load_file", options, err);
+    sinew_asset *a = load(data, size, true, path, dir, path, "sinew_load_file", options, NULL, err);
     sinew__free(&alloc, dir);
     return a;
 }

@@ -9,7 +9,31 @@
 /* Zeroed memory for count * size bytes, or NULL (overflow included). */
 void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size);
 
+/* The load's memory limit, for memory a loader spends outside the load's
+ * allocator (a parser's own heap, the file read before the load) and for
+ * sizes a file declares, checked before anything is allocated for them.
+ * `alloc` is the allocator a loader was given: the load's budget, or any
+ * other allocator (then the limit is SIZE_MAX and every charge fits).
+ * sinew__import_charge counts `bytes` as spent and returns true, or
+ * returns false, counting nothing, when they do not fit in what is left. */
+bool sinew__import_charge(const sinew_allocator *alloc, size_t bytes);
+size_t sinew__import_left(const sinew_allocator *alloc);
+size_t sinew__import_limit(const sinew_allocator *alloc);
 
+/* The work one glTF load did, counted so that tests can check it stays
+ * linear in the input without timing it. */
+typedef struct sinew_gltf_work {
+    size_t json_bytes;   /* the JSON text */
+    size_t json_values;  /* values in it, as the pre-parse scan counts them (an upper bound) */
+    size_t tree_bytes;   /* the parsed tree's memory as counted against the load's limit */
+    size_t visited;      /* JSON items the reader stepped onto: members searched, elements walked */
+    size_t planned;      /* bytes the declared sizes ask for, checked before allocating */
+} sinew_gltf_work;
+
+/* sinew_load_memory for a glTF or GLB held in memory, with the reader's
+ * work counted into *work (tests). */
+sinew_asset *sinew__gltf_load_counted(const void *data, size_t size, const sinew_load_options *options,
+                                      sinew_gltf_work *work, sinew_error *err);
 
 /* One node of a file, as a joint to be. */
 typedef struct import_node {
@@ -47,7 +71,8 @@ sinew_result sinew__import_order_vertices(sinew_asset *asset, const sinew_option
  * the caller, freed by it on failure) through `options`, whose allocator
  * counts against the load's memory limit. */
 sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
-                              const sinew_load_options *options, sinew_asset *asset, sinew_error *err);
+                              const sinew_load_options *options, sinew_asset *asset, sinew_gltf_work *work,
+                              sinew_error *err);
 
 /* Everything that is not glTF (wall.c): a format read by default (FBX,
  * Collada, BVH, known by the bytes) or one the options allow (by `path`'s
