@@ -474,9 +474,95 @@ static void test_catalog(void)
     }
 }
 
+/* What the specification says MUST (or MUST NOT) be, refused with the place
+ * named: negative weights, component types an attribute may not have,
+ * misaligned accessors, a scene root that is a child, a root listed twice,
+ * a node with a matrix and TRS. */
+static void test_strict(void)
+{
+    /* a weight of -1 in vertex 0's unused last slot, -0.5 in vertex 1's
+     * second (used) slot */
+    float keep[12], neg[4] = {1, 0, 0, -1}, neg_used[4] = {1.5f, -0.5f, 0, 0};
+    memcpy(keep, bin + WGT, sizeof keep);
+    memcpy(bin + WGT, neg, sizeof neg);
+    expect_error(NULL, NULL, SINEW_ERROR_BAD_WEIGHT,
+                 "meshes[0].primitives[0].attributes.WEIGHTS_0: accessors[3] vertex 0 weight 3 is -1; weights must not "
+                 "be negative");
+    memcpy(bin + WGT, keep, sizeof keep);
+    memcpy(bin + WGT + 16, neg_used, sizeof neg_used);
+    expect_error(NULL, NULL, SINEW_ERROR_BAD_WEIGHT, "accessors[3] vertex 1 weight 1 is -0.5");
+    memcpy(bin + WGT, keep, sizeof keep);
+
+    /* POSITION as UNSIGNED_INT: no table allows it */
+    expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
+                 "{\"bufferView\":0,\"componentType\":5125,\"count\":3,\"type\":\"VEC3\"},", SINEW_ERROR_PARSE,
+                 "meshes[0].primitives[0].attributes.POSITION: accessors[0] has componentType 5125 (UNSIGNED_INT), "
+                 "which the specification does not allow here; allowed: FLOAT");
+    /* SHORT normalized: KHR_mesh_quantization's, refused until the file
+     * declares it, then read */
+    expect_error("{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"},",
+                 "{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":3,\"type\":\"VEC3\"},",
+                 SINEW_ERROR_PARSE, "accessors[0] has componentType 5122 (SHORT normalized), which needs "
+                 "KHR_mesh_quantization in extensionsUsed");
+    char *json = variant("\"asset\":{\"version\":\"2.0\"},\"scene\":0,\"scenes\":[{\"nodes\":[0,2]}],"
+                         "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"tip\",\"translation\":[1,0,0]},"
+                         "{\"name\":\"body\",\"mesh\":0,\"skin\":0}],\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
+                         "\"meshes\":[{\"name\":\"tri\",\"primitives\":[{\"attributes\":{\"POSITION\":0,",
+                         "\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"KHR_mesh_quantization\"],"
+                         "\"extensionsRequired\":[\"KHR_mesh_quantization\"],\"scene\":0,\"scenes\":[{\"nodes\":[0,2]}],"
+                         "\"nodes\":[{\"name\":\"root\",\"children\":[1]},{\"name\":\"tip\",\"translation\":[1,0,0]},"
+                         "{\"name\":\"body\",\"mesh\":0,\"skin\":0}],\"skins\":[{\"joints\":[0,1],\"inverseBindMatrices\":5}],"
+                         "\"meshes\":[{\"name\":\"tri\",\"primitives\":[{\"attributes\":{\"POSITION\":4,");
+    char *quantized = malloc(strlen(json) + 64);
+    /* accessor 4 (unused by the base file, the second like accessor 0) as
+     * SHORT normalized positions */
+    const char *float3 = "{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\"}";
+    char *at = strstr(json, float3);
+    at = at ? strstr(at + 1, float3) : NULL;
+    CHECK(at != NULL, "test bug: accessor 4 not found");
+    if (at) {
+        sprintf(quantized, "%.*s{\"bufferView\":0,\"componentType\":5122,\"normalized\":true,\"count\":3,"
+                "\"type\":\"VEC3\"}%s", (int)(at - json), json, at + strlen(float3));
+        sinew_error err = {0};
+        sinew_asset *a = load_json(quantized, NULL, &err);
+        CHECK(a && a->mesh_count == 1, "SHORT normalized POSITION with KHR_mesh_quantization declared: %s",
+              err.description);
+        sinew_asset_free(a);
+    }
+    free(quantized), free(json);
+    /* JOINTS_0 as UNSIGNED_INT, WEIGHTS_0 as unnormalized UNSIGNED_BYTE */
+    expect_error("{\"bufferView\":3,\"componentType\":5126,\"count\":3,\"type\":\"VEC4\"}",
+                 "{\"bufferView\":2,\"componentType\":5121,\"count\":3,\"type\":\"VEC4\"}", SINEW_ERROR_PARSE,
+                 "attributes.WEIGHTS_0: accessors[3] has componentType 5121 (UNSIGNED_BYTE)");
+    /* an animation's times as UNSIGNED_BYTE normalized */
+    expect_error("{\"bufferView\":5,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\"}",
+                 "{\"bufferView\":5,\"componentType\":5121,\"normalized\":true,\"count\":2,\"type\":\"SCALAR\"}",
+                 SINEW_ERROR_PARSE, "animations[0].samplers[0].input: accessors[6] has componentType 5121");
+
+    /* offsets not on the component's size: the accessor's, then the view's */
+    expect_error("\"byteOffset\":8,\"componentType\":5126", "\"byteOffset\":6,\"componentType\":5126",
+                 SINEW_ERROR_PARSE, "accessors[7].byteOffset: 6 is not a multiple of the component size (4 bytes");
+    expect_error("{\"buffer\":0,\"byteOffset\":36,\"byteLength\":6}", "{\"buffer\":0,\"byteOffset\":37,\"byteLength\":6}",
+                 SINEW_ERROR_PARSE, "accessors[1]: bufferViews[1].byteOffset 37 + byteOffset 0 is not a multiple of the "
+                 "component size (2 bytes");
+
+    /* the hierarchy: a listed root that is a child, a root listed twice */
+    expect_error("\"scenes\":[{\"nodes\":[0,2]}]", "\"scenes\":[{\"nodes\":[0,1,2]}]", SINEW_ERROR_PARSE,
+                 "scenes[0].nodes[1]: nodes[1] is a child of nodes[0]; a scene lists root nodes only");
+    expect_error("\"scenes\":[{\"nodes\":[0,2]}]", "\"scenes\":[{\"nodes\":[0,2,0]}]", SINEW_ERROR_PARSE,
+                 "scenes[0].nodes[2]: nodes[0] is listed twice");
+    /* a matrix beside translation, rotation or scale */
+    expect_error("{\"name\":\"tip\",\"translation\":[1,0,0]}",
+                 "{\"name\":\"tip\",\"translation\":[1,0,0],\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1]}",
+                 SINEW_ERROR_PARSE, "nodes[1]: has both matrix and translation");
+    expect_error("{\"name\":\"root\",", "{\"name\":\"root\",\"scale\":[1,1,1],\"matrix\":[1,0,0,0,0,1,0,0,0,0,1,0,0,0,0,1],",
+                 SINEW_ERROR_PARSE, "nodes[0]: has both matrix and scale");
+}
+
 int main(void)
 {
     make_bin();
+    test_strict();
     test_memory_limit();
     test_scene_choice();
     test_valid();
