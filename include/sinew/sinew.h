@@ -721,9 +721,10 @@ typedef struct sinew_clip_error_report {
  * animation compressors measure so, with 3 cm typical). The work follows
  * the reference's keys, not its duration: where the samples at `rate`
  * would number more than 16 a key time of the reference and more than
- * 4096 (two keys 1e20 s apart, say), the quarters between each two key
- * times (and 0 and the end of the longer clip) are measured instead of
- * them; report->poses says how many poses were compared. Either clip may
+ * 4096, or more than ten million (two keys 1e20 s apart, say), the
+ * quarters between each two key times (and 0 and the end of the longer
+ * clip) are measured instead of them; report->poses says how many poses
+ * were compared. Either clip may
  * be packed or optimized. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL, a
  * shell distance not above 0, a negative or non-finite rate),
  * SINEW_ERROR_SIZE_MISMATCH (joint counts), SINEW_ERROR_NOT_FINITE (a pose
