@@ -76,16 +76,39 @@ static inline float lane_at(const lane_source *l, size_t k)
     return l->offset + (float)n * l->step;
 }
 
-/* Whether a lane's value differs from its first, bit for bit, at some key. */
-static bool lane_varies(const lane_source *l, size_t keys)
+/* A lane's values over the keys in one pass: whether one differs from
+ * the first, bit for bit, and their least and greatest (as fminf and
+ * fmaxf give them, in key order: the values are finite). */
+typedef struct lane_span {
+    float lo, hi;
+    bool varies;
+} lane_span;
+
+static lane_span lane_scan(const lane_source *l, size_t keys)
 {
-    if (!l->frames && !l->q) return false;
     float first = lane_at(l, 0);
-    for (size_t k = 1; k < keys; ++k) {
-        float x = lane_at(l, k);
-        if (memcmp(&x, &first, sizeof x) != 0) return true;
+    lane_span sp = {first, first, false};
+    if (!l->frames && !l->q) return sp;
+    uint32_t bits, differ = 0;
+    memcpy(&bits, &first, sizeof bits);
+    float lo = first, hi = first;
+    /* one loop per source, so that the loop holds no branch on it */
+#define SINEW_SCAN(value)                          \
+    for (size_t k = 1; k < keys; ++k) {            \
+        float x = (value);                         \
+        uint32_t xb;                               \
+        memcpy(&xb, &x, sizeof xb);                \
+        differ |= xb ^ bits;                       \
+        lo = lo < x ? lo : x, hi = hi > x ? hi : x; \
     }
-    return false;
+    if (l->frames) {
+        SINEW_SCAN(l->frames[k * l->stride])
+    } else {
+        SINEW_SCAN(l->offset + (float)((uint16_t)(l->q[2 * k] | l->q[2 * k + 1] << 8)) * l->step)
+    }
+#undef SINEW_SCAN
+    sp.lo = lo, sp.hi = hi, sp.varies = differ != 0;
+    return sp;
 }
 
 /* The eight lanes of float vector f of animated block b of the layout
@@ -105,17 +128,25 @@ static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *tim
     const sinew__blocks *fp = plain->blocks;
     int count = fp->length / 8, animated = fp->animated, partial_count = 0;
     for (int b = 0; b < count; ++b) partial_count += fp->under_slot[b] >= 0;
-    /* which vectors vary, bit f of each animated block's */
+    /* which vectors vary (bit f of each animated block's), and each
+     * lane's span, in one pass over the keys */
     uint16_t *varies = sinew__alloc(alloc, sizeof(uint16_t) * ((size_t)animated + 1));
-    if (!varies) return NULL;
+    lane_span *spans = sinew__alloc(alloc, sizeof(lane_span) * ((size_t)animated * SINEW__BLOCK_FLOATS + 1));
+    if (!varies || !spans) {
+        sinew__free(alloc, varies), sinew__free(alloc, spans);
+        return NULL;
+    }
     int stored = 0; /* vectors stored per key */
     for (int b = 0; b < animated; ++b) {
         varies[b] = 0;
         for (int f = 0; f < 10; ++f) {
             lane_source lanes[8];
             sources(ctx, b, f, lanes);
-            for (int lane = 0; lane < 8 && !(varies[b] >> f & 1); ++lane)
-                if (lane_varies(&lanes[lane], keys)) varies[b] |= (uint16_t)(1u << f);
+            for (int lane = 0; lane < 8; ++lane) {
+                lane_span *sp = &spans[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane];
+                *sp = lane_scan(&lanes[lane], keys);
+                if (sp->varies) varies[b] |= (uint16_t)(1u << f);
+            }
             stored += varies[b] >> f & 1;
         }
     }
@@ -133,7 +164,7 @@ static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *tim
     size_t off_keys = sinew__layout_add(&lay, keys * 8 * (size_t)stored, sizeof(uint16_t), 16);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
-        sinew__free(alloc, varies);
+        sinew__free(alloc, varies), sinew__free(alloc, spans);
         return NULL;
     }
     memset(block, 0, lay.total);
@@ -165,11 +196,8 @@ static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *tim
             }
             for (int lane = 0; lane < 8; ++lane) {
                 const lane_source *l = &lanes[lane];
-                float lo = lane_at(l, 0), hi = lo;
-                for (size_t k = 1; k < keys; ++k) {
-                    float x = lane_at(l, k);
-                    lo = fminf(lo, x), hi = fmaxf(hi, x);
-                }
+                const lane_span *sp = &spans[(size_t)b * SINEW__BLOCK_FLOATS + 8 * f + lane];
+                float lo = sp->lo, hi = sp->hi;
                 float st;
                 if (!pack_step(lo, hi, &st)) {
                     fits = false;
@@ -177,17 +205,33 @@ static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *tim
                     st = 0.0f;
                 }
                 step[8 * v + lane] = st, offset[8 * v + lane] = lo;
-                /* st is a power of two: times its reciprocal is exactly over it */
+                /* st is a power of two: times its reciprocal is exactly over
+                 * it, a quotient in [0, 65536] (pack_step), which adding and
+                 * taking away 2^52 rounds to the nearest integer, ties to
+                 * even, as nearbyint does */
                 double inverse = st > 0.0f ? 1.0 / (double)st : 0.0;
+                const double round = 4503599627370496.0;
                 uint16_t *out = packed_keys + 8 * (size_t)v + (size_t)lane;
-                for (size_t k = 0; k < keys; ++k) {
-                    double n = st > 0.0f ? nearbyint(((double)lane_at(l, k) - lo) * inverse) : 0.0;
-                    out[k * (size_t)stored * 8] = (uint16_t)(n > 65535.0 ? 65535.0 : n);
+                size_t row = (size_t)stored * 8;
+#define SINEW_QUANTIZE(value)                                      \
+    for (size_t k = 0; k < keys; ++k) {                            \
+        double x = ((double)(value) - lo) * inverse + round;       \
+        double n = x - round;                                      \
+        out[k * row] = (uint16_t)(n > 65535.0 ? 65535.0 : n);      \
+    }
+                if (st > 0.0f && l->frames) {
+                    SINEW_QUANTIZE(l->frames[k * l->stride])
+                } else if (st > 0.0f && l->q) {
+                    SINEW_QUANTIZE(l->offset + (float)((uint16_t)(l->q[2 * k] | l->q[2 * k + 1] << 8)) * l->step)
+                } else if (st > 0.0f) {
+                    SINEW_QUANTIZE(l->value)
                 }
+#undef SINEW_QUANTIZE
             }
             ++v;
         }
     }
+    sinew__free(alloc, spans);
     if (!fits) {
         sinew__free_aligned(alloc, block);
         return NULL;
