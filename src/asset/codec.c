@@ -537,6 +537,15 @@ static sinew_clip *read_clip(reader *r, const sinew_options *options, const pack
             t->values = get_stream(r, floats, sizeof(float), SINEW__ARRAY_ALIGN);
             continue;
         }
+        /* keys on a float's boundary are read where they lie by the clip,
+         * which copies them: no copy of its own between */
+        align_to(r, SINEW__ARRAY_ALIGN);
+        if ((uintptr_t)r->p % 4 == 0) {
+            t->times = (const float *)(const void *)skip(r, 4 * (size_t)t->key_count);
+            align_to(r, SINEW__ARRAY_ALIGN);
+            t->values = (const float *)(const void *)skip(r, 4 * floats);
+            continue;
+        }
         float *block = sinew__alloc(&r->scratch, sizeof(float) * ((size_t)t->key_count + floats));
         if (!block) {
             refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
@@ -677,26 +686,29 @@ static sinew_clip *read_packed_clip(reader *r, const sinew_options *options)
             keyed = true;
         }
         if (r->bad) break;
-        /* the keys' values as sinew_clip_create checks them: finite, no
-         * rotation the zero quaternion */
-        bool rows = false;
-        for (int c = 0; c < width; ++c) rows = rows || t->f[c].q;
-        for (int k = 0; rows && k < keys && !r->bad; ++k) {
-            float v[4];
-            for (int c = 0; c < width; ++c) {
-                const sinew__stored_float *x = &t->f[c];
-                uint16_t q;
-                if (x->q) memcpy(&q, x->q + 2 * (size_t)k, sizeof q);
-                v[c] = x->q ? x->offset + (float)q * x->step : x->value;
-                if (!isfinite(v[c]))
-                    refuse(r, SINEW_ERROR_NOT_FINITE, "packed track %d, float %d: key %d is not finite", i, c, k);
-            }
-            if (!r->bad && width == 4 && v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f && v[3] == 0.0f)
-                refuse(r, SINEW_ERROR_BAD_ROTATION, "packed track %d: key %d is the zero quaternion", i, k);
+        /* the keys' values as sinew_clip_create checks them: finite (each
+         * lies between the offset and offset + 65535 step, the sum rounded
+         * once), no rotation the zero quaternion (looked for key by key
+         * only where every float of it can be 0) */
+        bool zero_possible = width == 4;
+        for (int c = 0; c < width && !r->bad; ++c) {
+            const sinew__stored_float *x = &t->f[c];
+            float top = x->q ? x->offset + 65535.0f * x->step : x->value;
+            if (x->q && !isfinite(top))
+                refuse(r, SINEW_ERROR_NOT_FINITE, "packed track %d, float %d: offset %g and step %g reach past "
+                       "the floats", i, c, (double)x->offset, (double)x->step);
+            zero_possible = zero_possible && (x->q ? x->offset <= 0.0f && top >= 0.0f : x->value == 0.0f);
         }
-        if (!rows && width == 4 && t->f[0].value == 0.0f && t->f[1].value == 0.0f && t->f[2].value == 0.0f &&
-            t->f[3].value == 0.0f)
-            refuse(r, SINEW_ERROR_BAD_ROTATION, "packed track %d: the zero quaternion", i);
+        for (int k = 0; zero_possible && k < (keyed ? keys : 1) && !r->bad; ++k) {
+            bool zero = true;
+            for (int c = 0; c < 4 && zero; ++c) {
+                const sinew__stored_float *x = &t->f[c];
+                uint16_t q = 0;
+                if (x->q) memcpy(&q, x->q + 2 * (size_t)k, sizeof q);
+                zero = (x->q ? x->offset + (float)q * x->step : x->value) == 0.0f;
+            }
+            if (zero) refuse(r, SINEW_ERROR_BAD_ROTATION, "packed track %d: key %d is the zero quaternion", i, k);
+        }
     }
     /* the times the tracks use: all of them where one holds every key */
     if (!r->bad && n > 0) check_packed_times(r, times, keyed ? keys : 1);
@@ -1001,14 +1013,33 @@ size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsi
     case SINEW__PAYLOAD_CLIP:
         /* the keys into scratch and into the clip, and its plan */
         return 2 * copied + clip_walk_peak(&r, length) + small;
-    case SINEW__PAYLOAD_PACKED_CLIP:
-        /* the plan: its 16-bit keys at most eight times the stored ones
-         * (a vector of eight lanes for each float stored per key), its
-         * tables and the exact layout's of two keys per block of the
-         * schedule; the shape of each track in scratch (72 bytes for the
-         * 23 it takes at least), the times copied; the weights tracks as a
-         * clip's */
-        return 8 * n + 4 * n + copied + 2 * copied + plan_blocks * 4096 + small;
+    case SINEW__PAYLOAD_PACKED_CLIP: {
+        /* the plan: 8 lanes of 16-bit keys a vector that varies, at most
+         * one for each float stored per key and ten for each block of the
+         * schedule; its tables and the exact layout's of two keys per
+         * block; each track's shape in scratch; the times copied; then the
+         * weights tracks as a clip's */
+        int32_t keys = get_i32(&r);
+        if (r.bad || keys < 1 || (size_t)keys > r.left / 4) return 16 * n + plan_blocks * 4096 + small;
+        align_to(&r, SINEW__ARRAY_ALIGN);
+        skip(&r, 4 * (size_t)keys);
+        int32_t tracks = get_i32(&r);
+        size_t varying = 0;
+        for (int32_t i = 0; i < tracks && !r.bad; ++i) {
+            int32_t target = (skip(&r, 4), get_i32(&r));
+            for (int c = 0; c < (target == SINEW_TARGET_ROTATION ? 4 : 3) && !r.bad; ++c) {
+                unsigned char stored = 0;
+                take(&r, &stored, 1);
+                if (stored) ++varying;
+                skip(&r, stored ? 8 + 2 * (size_t)keys : 4);
+            }
+        }
+        if (r.bad) return 16 * n + plan_blocks * 4096 + small;
+        size_t vectors = varying < 10 * plan_blocks ? varying : 10 * plan_blocks;
+        size_t rest = r.left, plan = (size_t)keys * 16 * vectors + 8 * (size_t)keys;
+        return plan + plan_blocks * 4096 + 96 * (size_t)tracks + (codec.view ? 0 : 4 * (size_t)keys) +
+               2 * (codec.view ? 0 : rest) + clip_walk_peak(&r, length) + small;
+    }
     case SINEW__PAYLOAD_COMPRESSED_CLIP:
         /* the block copied (a view reads it where it lies), the weights
          * tracks as a clip's */
