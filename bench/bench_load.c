@@ -21,7 +21,13 @@
  * with --prepare (the skins' SIMD blocks stored): their bytes, their load
  * times beside the file's (interleaved; copied, and viewed where they
  * lie), and the speed of the checksum (the validation every load starts
- * with). */
+ * with).
+ * usage: bench_load --big-archive [--reps N] [--mb MB] FILE...
+ * Large archives a writer makes: each file's first clip baked at 30 keys
+ * a second for every joint (as exporters bake), repeated until the archive
+ * holds about MB megabytes (80 by default), plain and packed
+ * (sinew_clip_pack): their load times copied and viewed, and the speed in
+ * MB/s of the archive's bytes, with the default memory limit. */
 #include "bench.h"
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
@@ -32,6 +38,7 @@ uint64_t sinew__xxh3(const void *data, size_t n); /* libsinew's archive checksum
 #include <assimp/config.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -227,16 +234,177 @@ static int archive(int reps, int first, int argc, char **argv, double *ts)
     return 0;
 }
 
+/* `clip` of sk baked at 30 keys a second for `keys` keys, looping: every
+ * joint's translation, rotation and scale on one set of key times. */
+static sinew_clip *baked(const sinew_clip *clip, const sinew_skeleton *sk, int keys)
+{
+    int joints = sk->joint_count;
+    float *times = malloc(sizeof(float) * (size_t)keys);
+    float *values = malloc(sizeof(float) * 10 * (size_t)keys * (size_t)joints);
+    sinew_track *tracks = malloc(sizeof *tracks * 3 * (size_t)joints);
+    sinew_transform *pose = malloc(sizeof *pose * (size_t)joints);
+    sinew_clip *out = NULL;
+    if (times && values && tracks && pose) {
+        for (int k = 0; k < keys; ++k) {
+            times[k] = (float)k / 30.0f;
+            float t = clip->duration > 0.0f ? fmodf(times[k], clip->duration) : 0.0f;
+            sinew_clip_sample(clip, sk, t, 0, NULL, pose, joints, NULL);
+            for (int j = 0; j < joints; ++j) {
+                float *v = values + 10 * (size_t)keys * (size_t)j;
+                memcpy(v + 3 * (size_t)k, &pose[j].translation, 12);
+                memcpy(v + 3 * (size_t)keys + 4 * (size_t)k, &pose[j].rotation, 16);
+                memcpy(v + 7 * (size_t)keys + 3 * (size_t)k, &pose[j].scale, 12);
+            }
+        }
+        for (int j = 0; j < joints; ++j)
+            for (int target = 0; target < 3; ++target)
+                tracks[3 * j + target] = (sinew_track){
+                    .joint = j, .target = (sinew_track_target)target, .interpolation = SINEW_INTERP_LINEAR,
+                    .key_count = keys, .times = times,
+                    .values = values + 10 * (size_t)keys * (size_t)j +
+                              (target == 0 ? 0 : target == 1 ? 3 * (size_t)keys : 7 * (size_t)keys)};
+        sinew_clip_desc d = {.name = clip->name, .joint_count = joints, .track_count = 3 * joints,
+                             .tracks = tracks, .skeleton = sk};
+        out = sinew_clip_create(&d, NULL, NULL);
+    }
+    free(times), free(values), free(tracks), free(pose);
+    return out;
+}
+
+/* Large archives made by the writer: plain and packed, copied and viewed,
+ * interleaved. */
+static int big_archive(int reps, double mb, int first, int argc, char **argv)
+{
+    printf("%-16s %-7s %8s %7s %9s %9s %10s %10s\n", "file", "clips", "arch MB", "copies", "copy ms", "view ms",
+           "copy MB/s", "view MB/s");
+    double *t = malloc(sizeof(double) * 2 * (size_t)reps);
+    if (!t) return 1;
+    for (int f = first; f < argc; ++f) {
+        sinew_error err;
+        sinew_asset *a = sinew_load_file(argv[f], NULL, &err);
+        if (!a || a->clip_count < 1) {
+            fprintf(stderr, "bench_load: %s: %s\n", argv[f], a ? "no clip" : err.description);
+            sinew_asset_free(a), free(t);
+            return 1;
+        }
+        /* 100 s of animation a clip */
+        sinew_clip *plain = baked(a->clips[0], a->skeleton, 3000);
+        sinew_clip *packed = plain ? sinew_clip_pack(plain, a->skeleton, NULL, NULL, &err) : NULL;
+        for (int kind = 0; kind < 2 && plain && packed; ++kind) {
+            const sinew_clip *one = kind ? packed : plain;
+            sinew_asset with = *a;
+            const sinew_clip *single[1] = {one};
+            with.clips = single, with.clip_count = 1;
+            unsigned char *probe[2] = {NULL, NULL};
+            const sinew_archive_write_options clips_only = {.clips_only = true};
+            sinew_archive_write(&with, &clips_only, to_buffer, probe, &err);
+            size_t copies = (size_t)(mb * 1048576.0 / (double)(size_t)probe[1]) + 1;
+            free(probe[0]);
+            const sinew_clip **list = malloc(sizeof *list * copies);
+            for (size_t c = 0; list && c < copies; ++c) list[c] = one;
+            with.clips = list, with.clip_count = (int)copies;
+            unsigned char *buffer[2] = {NULL, NULL};
+            if (!list || sinew_archive_write(&with, &clips_only, to_buffer, buffer, &err) != SINEW_OK) {
+                fprintf(stderr, "bench_load: %s: %s\n", argv[f], err.description);
+                free(list), free(t);
+                return 1;
+            }
+            free(list);
+            size_t size = (size_t)buffer[1];
+            unsigned char *raw;
+            const unsigned char *bytes = aligned(buffer[0], size, &raw);
+            for (int r = -1; r < reps; ++r) {
+                double t0 = bench_now();
+                sinew_asset *x = sinew_archive_load(bytes, size, NULL, &err);
+                double t1 = bench_now();
+                bool copied = x != NULL;
+                sinew_asset_free(x);
+                double t2 = bench_now();
+                sinew_asset *v = copied ? sinew_archive_view(bytes, size, NULL, &err) : NULL;
+                double t3 = bench_now();
+                bool viewed = v != NULL;
+                sinew_asset_free(v);
+                if (!copied || !viewed) {
+                    fprintf(stderr, "bench_load: %s (%s, %zu bytes): %s\n", argv[f], kind ? "packed" : "plain", size,
+                            err.description);
+                    free(buffer[0]), free(raw), free(t);
+                    return 1;
+                }
+                if (r >= 0) t[r] = t1 - t0, t[reps + r] = t3 - t2;
+            }
+            double cm = bench_median(t, reps), vm = bench_median(t + reps, reps), megabytes = size / 1048576.0;
+            const char *name = strrchr(argv[f], '/') ? strrchr(argv[f], '/') + 1 : argv[f];
+            printf("%-16s %-7s %8.1f %7zu %9.1f %9.1f %10.0f %10.0f\n", name, kind ? "packed" : "plain", megabytes,
+                   copies, cm * 1e3, vm * 1e3, megabytes / cm, megabytes / vm);
+            free(buffer[0]), free(raw);
+        }
+        sinew_clip_free(plain), sinew_clip_free(packed);
+        sinew_asset_free(a);
+    }
+    free(t);
+    return 0;
+}
+
+/* The glTF reader on the large files of tests/gltf_large.h (what an
+ * attacker would write), built in memory and loaded from memory: one load
+ * of each per round, interleaved, two warm-up rounds, the median. The
+ * reader's cost per megabyte of JSON is the last column. */
+static int gltf_large(int reps)
+{
+    char *json[GLTF_LARGE_CASES];
+    const char *names[GLTF_LARGE_CASES];
+    double *t = malloc(sizeof(double) * (size_t)reps * GLTF_LARGE_CASES);
+    if (!t) return 1;
+    for (int c = 0; c < GLTF_LARGE_CASES; ++c) json[c] = gltf_large_case(c, &names[c]);
+    for (int r = -2; r < reps; ++r)
+        for (int c = 0; c < GLTF_LARGE_CASES; ++c) {
+            sinew_error err;
+            double t0 = bench_now();
+            sinew_asset *a = sinew_load_memory(json[c], strlen(json[c]), NULL, NULL, &err);
+            double t1 = bench_now();
+            if (!a) {
+                fprintf(stderr, "bench_load: %s: %s\n", names[c], err.description);
+                return 1;
+            }
+            sinew_asset_free(a);
+            if (r >= 0) t[(size_t)c * (size_t)reps + (size_t)r] = t1 - t0;
+        }
+    printf("%-56s %9s %9s %9s %9s\n", "case", "JSON KB", "ms", "MB/s", "ms/MB");
+    double total_ms = 0.0, total_mb = 0.0;
+    for (int c = 0; c < GLTF_LARGE_CASES; ++c) {
+        double mb = (double)strlen(json[c]) / 1e6, ms = bench_median(t + (size_t)c * (size_t)reps, reps) * 1e3;
+        total_ms += ms, total_mb += mb;
+        printf("%-56s %9.1f %9.2f %9.1f %9.2f\n", names[c], mb * 1e3, ms, mb / ms * 1e3, ms / mb);
+        free(json[c]);
+    }
+    printf("%-56s %9.1f %9.2f %9.1f %9.2f\n", "all together", total_mb * 1e3, total_ms, total_mb / total_ms * 1e3,
+           total_ms / total_mb);
+    free(t);
+    return 0;
+}
+
 static const char usage[] =
     "usage: bench_load [--reps N] FILE...              sinew's glTF reader against Assimp\n"
     "       bench_load --wall [--reps N] [--ballast MB] [--worker] FILE...\n"
     "                                                  the wall around Assimp: walled and in-process loads\n"
-    "       bench_load --archive [--reps N] FILE...    each file against the archives convert makes of it\n";
+    "       bench_load --gltf-large [--reps N]         the glTF reader on large generated files, per MB\n"
+    "       bench_load --archive [--reps N] FILE...    each file against the archives convert makes of it\n"
+    "       bench_load --big-archive [--reps N] [--mb MB] FILE...\n"
+    "                                                  large archives of each file's clip, plain and packed\n";
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "--gltf-large") == 0) {
+        long n = argc == 4 && strcmp(argv[2], "--reps") == 0 ? strtol(argv[3], NULL, 10) : argc == 2 ? 21 : 0;
+        if (n < 1 || n > 100000) {
+            fprintf(stderr, "bench_load: --gltf-large takes only --reps N (1 to 100000)\n%s", usage);
+            return 2;
+        }
+        return gltf_large((int)n);
+    }
     int reps = 21, first = 1;
-    bool walls = false, archives = false, worker = false;
+    bool walls = false, archives = false, worker = false, big = false;
+    double big_mb = 80.0;
     size_t ballast_mb = 0;
     /* the options, in any order, before the files (a file named like an
      * option follows "--") */
@@ -253,6 +421,15 @@ int main(int argc, char **argv)
             walls = true;
         } else if (strcmp(a, "--archive") == 0) {
             archives = true;
+        } else if (strcmp(a, "--big-archive") == 0) {
+            big = true;
+        } else if (strcmp(a, "--mb") == 0 && value) {
+            big_mb = strtod(value, &end);
+            if (!*value || *end || !(big_mb > 0.0 && big_mb <= 4096.0)) {
+                fprintf(stderr, "bench_load: --mb: \"%s\" is not a size from 0 to 4096 MB\n", value);
+                return 2;
+            }
+            ++first;
         } else if (strcmp(a, "--worker") == 0) {
             worker = true;
         } else if (strcmp(a, "--reps") == 0 && value) {
@@ -270,7 +447,8 @@ int main(int argc, char **argv)
             }
             ballast_mb = (size_t)mb, ++first;
         } else {
-            bool valued = strcmp(a, "--reps") == 0 || strcmp(a, "--ballast") == 0; /* with no value after it */
+            bool valued = strcmp(a, "--reps") == 0 || strcmp(a, "--ballast") == 0 ||
+                          strcmp(a, "--mb") == 0; /* with no value after it */
             fprintf(stderr, "bench_load: %s %s\n%s", a, valued ? "needs a value" : "is not an option", usage);
             return 2;
         }
@@ -282,6 +460,13 @@ int main(int argc, char **argv)
     if (first >= argc) {
         fprintf(stderr, "bench_load: no FILE\n%s", usage);
         return 2;
+    }
+    if (big) {
+        if (walls || archives || ballast_mb || worker) {
+            fprintf(stderr, "bench_load: --big-archive goes alone\n%s", usage);
+            return 2;
+        }
+        return big_archive(reps, big_mb, first, argc, argv);
     }
     double *ts = malloc(sizeof(double) * (size_t)reps * 4);
     if (walls || archives) {
