@@ -16,6 +16,9 @@
  * loads in the worker program (sinew_load_options.assimp_process; the
  * environment variable SINEW_IMPORT_WORKER names it in a build tree)
  * instead of a fork.
+ * usage: bench_load --gltf-large [--reps N]
+ * The glTF reader on large generated files (tests/gltf_large.h): load
+ * times and the cost per megabyte of JSON.
  * usage: bench_load --archive [--reps N] FILE...
  * Each file against the archives `sinew convert` makes of it, without and
  * with --prepare (the skins' SIMD blocks stored): their bytes, their load
@@ -29,6 +32,7 @@
  * (sinew_clip_pack): their load times copied and viewed, and the speed in
  * MB/s of the archive's bytes, with the default memory limit. */
 #include "bench.h"
+#include "../tests/gltf_large.h"
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
 

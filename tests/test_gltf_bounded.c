@@ -14,125 +14,10 @@
 #include "sinew/sinew_import.h"
 
 #include "check.h"
+#include "gltf_large.h"
 #include "import/import_internal.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
-
-/* ---- a growing text ---------------------------------------------------- */
-
-typedef struct text {
-    char *s;
-    size_t len, cap;
-} text;
-
-static void put(text *t, const char *fmt, ...)
-{
-    va_list ap;
-    for (;;) {
-        va_start(ap, fmt);
-        int n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
-        va_end(ap);
-        if (n < 0) abort();
-        if (t->s && (size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        }
-        size_t cap = t->cap ? t->cap * 2 : 1 << 16;
-        while (cap < t->len + (size_t)n + 1) cap *= 2;
-        char *s = realloc(t->s, cap);
-        if (!s) abort();
-        t->s = s, t->cap = cap;
-    }
-}
-
-/* One triangle's positions (three floats each), then two key times and
- * two translations, as a data URI. */
-static const char *buffer_json =
-    "\"buffers\":[{\"byteLength\":44,\"uri\":\"data:application/octet-stream;base64,"
-    "AAAAAAAAAAAAAAAAAACAPwAAAAAAAAAAAAAAAAAAgD8AAAAAAAAAAAAAgD8=\"}],"
-    "\"bufferViews\":[{\"buffer\":0,\"byteLength\":36},{\"buffer\":0,\"byteOffset\":36,\"byteLength\":8}],"
-    "\"accessors\":[{\"bufferView\":0,\"componentType\":5126,\"count\":3,\"type\":\"VEC3\","
-    "\"min\":[0,0,0],\"max\":[1,1,0]},"
-    "{\"bufferView\":1,\"componentType\":5126,\"count\":2,\"type\":\"SCALAR\",\"min\":[0],\"max\":[1]},"
-    "{\"bufferView\":0,\"byteOffset\":12,\"componentType\":5126,\"count\":2,\"type\":\"VEC3\"}]";
-
-enum { CASES = 8 };
-
-/* The large cases, as JSON text. */
-static char *build(int which, const char **name)
-{
-    text t = {0};
-    put(&t, "{\"asset\":{\"version\":\"2.0\"},");
-    switch (which) {
-    case 0:
-        *name = "100,000 extensionsRequired entries";
-        put(&t, "\"extensionsRequired\":[");
-        for (int i = 0; i < 100000; ++i) put(&t, "%s\"KHR_materials_x%d\"", i ? "," : "", i);
-        put(&t, "],\"nodes\":[{}]");
-        break;
-    case 1:
-        *name = "a chain of 32,000 nodes";
-        put(&t, "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[");
-        for (int i = 0; i < 32000; ++i) put(&t, i < 31999 ? "{\"children\":[%d]}," : "{}", i + 1);
-        put(&t, "]");
-        break;
-    case 2:
-        *name = "32,000 sibling nodes";
-        put(&t, "\"scenes\":[{\"nodes\":[0]}],\"nodes\":[{\"children\":[");
-        for (int i = 1; i < 32000; ++i) put(&t, "%s%d", i > 1 ? "," : "", i);
-        put(&t, "]}");
-        for (int i = 1; i < 32000; ++i) put(&t, ",{}");
-        put(&t, "]");
-        break;
-    case 3:
-        *name = "32,000 scene roots";
-        put(&t, "\"scenes\":[{\"nodes\":[");
-        for (int i = 0; i < 32000; ++i) put(&t, "%s%d", i ? "," : "", i);
-        put(&t, "]}],\"nodes\":[");
-        for (int i = 0; i < 32000; ++i) put(&t, "%s{}", i ? "," : "");
-        put(&t, "]");
-        break;
-    case 4:
-        *name = "30,000 animation channels";
-        put(&t, "%s,\"nodes\":[", buffer_json);
-        for (int i = 0; i < 30000; ++i) put(&t, "%s{}", i ? "," : "");
-        put(&t, "],\"animations\":[{\"channels\":[");
-        for (int i = 0; i < 30000; ++i)
-            put(&t, "%s{\"sampler\":%d,\"target\":{\"node\":%d,\"path\":\"translation\"}}", i ? "," : "", i, i);
-        put(&t, "],\"samplers\":[");
-        for (int i = 0; i < 30000; ++i) put(&t, "%s{\"input\":1,\"output\":2}", i ? "," : "");
-        put(&t, "]}]");
-        break;
-    case 5:
-        *name = "30,000 channels sharing one sampler of 100,000 members";
-        put(&t, "%s,\"nodes\":[", buffer_json);
-        for (int i = 0; i < 30000; ++i) put(&t, "%s{}", i ? "," : "");
-        put(&t, "],\"animations\":[{\"channels\":[");
-        for (int i = 0; i < 30000; ++i)
-            put(&t, "%s{\"sampler\":0,\"target\":{\"node\":%d,\"path\":\"translation\"}}", i ? "," : "", i);
-        put(&t, "],\"samplers\":[{");
-        for (int i = 0; i < 100000; ++i) put(&t, "\"x%d\":0,", i);
-        put(&t, "\"input\":1,\"output\":2}]}]");
-        break;
-    case 6:
-        *name = "a mesh drawn by 32,000 nodes";
-        put(&t, "%s,\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],\"nodes\":[", buffer_json);
-        for (int i = 0; i < 32000; ++i) put(&t, "%s{\"mesh\":0}", i ? "," : "");
-        put(&t, "]");
-        break;
-    default:
-        *name = "100,000 attributes drawn by 1,000 nodes";
-        put(&t, "%s,\"meshes\":[{\"primitives\":[{\"attributes\":{", buffer_json);
-        for (int i = 0; i < 100000; ++i) put(&t, "\"_X%d\":0,", i);
-        put(&t, "\"POSITION\":0}}]}],\"nodes\":[");
-        for (int i = 0; i < 1000; ++i) put(&t, "%s{\"mesh\":0}", i ? "," : "");
-        put(&t, "]");
-        break;
-    }
-    put(&t, "}");
-    return t.s;
-}
 
 /* The JSON as a GLB (one JSON chunk, no BIN). */
 static unsigned char *as_glb(const char *json, size_t *size)
@@ -150,9 +35,9 @@ static unsigned char *as_glb(const char *json, size_t *size)
 
 static void test_large_cases(void)
 {
-    for (int c = 0; c < CASES; ++c) {
+    for (int c = 0; c < GLTF_LARGE_CASES; ++c) {
         const char *name;
-        char *json = build(c, &name);
+        char *json = gltf_large_case(c, &name);
         for (int glb = 0; glb < 2; ++glb) {
             size_t size = strlen(json);
             unsigned char *bytes = glb ? as_glb(json, &size) : (unsigned char *)json;
@@ -221,12 +106,12 @@ static void test_declared_sizes(void)
 
     /* the same mesh drawn by 40 nodes, 1,000,000 vertices each: one copy
      * per node, refused as a whole */
-    text m = {0};
-    put(&m, "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
+    gltf_text m = {0};
+    gltf_put(&m, "{\"asset\":{\"version\":\"2.0\"},\"meshes\":[{\"primitives\":[{\"attributes\":{\"POSITION\":0}}]}],"
             "\"accessors\":[{\"componentType\":5126,\"count\":1000000,\"type\":\"VEC3\",\"min\":[0,0,0],"
             "\"max\":[0,0,0]}],\"nodes\":[");
-    for (int i = 0; i < 40; ++i) put(&m, "%s{\"mesh\":0}", i ? "," : "");
-    put(&m, "]}");
+    for (int i = 0; i < 40; ++i) gltf_put(&m, "%s{\"mesh\":0}", i ? "," : "");
+    gltf_put(&m, "]}");
     t.total = 0;
     a = sinew__gltf_load_counted(m.s, m.len, &o, &work, &err);
     CHECK(a == NULL, "a 31 MiB mesh drawn by 40 nodes refused under a 1 GiB limit");
@@ -255,10 +140,10 @@ static void test_declared_sizes(void)
     sinew_asset_free(a);
 
     /* JSON whose tree would not fit: counted before cJSON allocates it */
-    text z = {0};
-    put(&z, "{\"asset\":{\"version\":\"2.0\"},\"extras\":[0");
-    for (int i = 0; i < 500000; ++i) put(&z, ",0");
-    put(&z, "]}");
+    gltf_text z = {0};
+    gltf_put(&z, "{\"asset\":{\"version\":\"2.0\"},\"extras\":[0");
+    for (int i = 0; i < 500000; ++i) gltf_put(&z, ",0");
+    gltf_put(&z, "]}");
     o.base.max_memory = 16 << 20;
     a = sinew__gltf_load_counted(z.s, z.len, &o, &work, &err);
     CHECK(a == NULL, "a 1 MB JSON of 500,000 numbers refused under 16 MiB");
