@@ -358,13 +358,20 @@ static int by_out(const void *a, const void *b)
 static bool colliding(cli_args *p, job *jobs, int count)
 {
     job **order = malloc(sizeof *order * ((size_t)count + 1));
-    if (!order) return false;
+    if (!order) {
+        fprintf(stderr, "sinew: convert: out of memory\n");
+        p->status = EXIT_FAILED;
+        return true;
+    }
     for (int i = 0; i < count; ++i) order[i] = &jobs[i];
     qsort(order, (size_t)count, sizeof *order, by_out);
     int pairs = 0;
+    bool same_names = false; /* two inputs of one name: --keep-extension cannot part them */
     for (int i = 1; i < count; ++i)
         if (strcasecmp(order[i - 1]->out, order[i]->out) == 0) {
             const job *x = order[i - 1], *y = order[i];
+            const char *xn = strrchr(x->in, '/'), *yn = strrchr(y->in, '/');
+            same_names |= strcasecmp(xn ? xn + 1 : x->in, yn ? yn + 1 : y->in) == 0;
             char where[2200];
             if (strcmp(x->out, y->out) == 0)
                 snprintf(where, sizeof where, "both be written to %s%s", y->out,
@@ -378,8 +385,9 @@ static bool colliding(cli_args *p, job *jobs, int count)
                 fprintf(stderr, "sinew: convert: %s and %s would %s\n", x->in, y->in, where);
         }
     if (pairs)
-        fprintf(stderr, "sinew: convert: nothing converted: give each input its own output (--keep-extension names "
-                        "them walk.fbx.sinew, walk.dae.sinew)\n");
+        fprintf(stderr, "sinew: convert: nothing converted: give each input its own output (%s)\n",
+                same_names ? "inputs of one name need their own -o, or their own runs"
+                           : "--keep-extension names each output by its input's whole name: walk.fbx.sinew");
     free(order);
     return pairs > 0;
 }
@@ -456,7 +464,7 @@ int cli_convert(int argc, char **argv)
     if (colliding(&p, b.jobs, input_count)) {
         free(b.jobs);
         free(inputs);
-        return EXIT_USAGE;
+        return p.status;
     }
     if (s.out_dir && mkdir(s.out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "sinew: convert: -o %s: cannot make the folder: %s\n", s.out, strerror(errno));

@@ -293,7 +293,9 @@ static bool is_option(const char *arg, const char *name, const char **value)
     *value = NULL;
     if (strncmp(arg, name, n) != 0) return false;
     if (arg[n] == '=') *value = arg + n + 1;
-    return arg[n] == '\0' || arg[n] == '=';
+    /* a short option's value may follow it directly, as in make and zstd: -j4 */
+    if (n == 2 && name[1] != '-' && arg[n] && arg[n] != '=') *value = arg + n;
+    return arg[n] == '\0' || *value;
 }
 
 bool cli_flag(cli_args *p, const char *name)
@@ -1443,22 +1445,24 @@ int main(int argc, char **argv)
         cli_print_help(stderr, NULL);
         return EXIT_USAGE;
     }
-    /* options before the command: -v, --formats, --accept-partial and
-     * --max-memory, for any command that reads files (sinew -v info
-     * walk.fbx reads as sinew info walk.fbx -v) */
+    /* options before the command: -v for any command (one that loads
+     * nothing has nothing more to say), and --formats, --accept-partial and
+     * --max-memory for those that read files (sinew -v info walk.fbx reads
+     * as sinew info walk.fbx -v) */
     int first = 1;
-    const char *formats_before = NULL, *options_given = argv[1];
+    const char *formats_before = NULL, *load_option = NULL;
     for (; first < argc; ++first) {
         const char *a = argv[first];
         if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0)
             cli_verbose = true;
         else if (strncmp(a, "--formats=", 10) == 0)
-            formats_before = a + 10;
+            formats_before = a + 10, load_option = a;
         else if (strcmp(a, "--formats") == 0 && first + 1 < argc)
-            formats_before = argv[++first];
+            formats_before = argv[++first], load_option = a;
         else if (strcmp(a, "--accept-partial") == 0)
-            cli_accept_partial = true;
+            cli_accept_partial = true, load_option = a;
         else if (strncmp(a, "--max-memory", 12) == 0 && (a[12] == '=' || (!a[12] && first + 1 < argc))) {
+            load_option = a;
             const char *v = a[12] ? a + 13 : argv[++first];
             if (!parse_mib(v, &cli_max_memory)) {
                 fprintf(stderr, "sinew: --max-memory %s is not a size in MiB (1 to 1048576)\n", v);
@@ -1501,8 +1505,8 @@ int main(int argc, char **argv)
         cli_print_help(stdout, c->name);
         return EXIT_OK;
     }
-    if (first > 1 && !c->reads_files) {
-        fprintf(stderr, "sinew: %s: %s: %s reads no files\n", c->name, options_given, c->name);
+    if (load_option && !c->reads_files) {
+        fprintf(stderr, "sinew: %s: %s: %s reads no files\n", c->name, load_option, c->name);
         return EXIT_USAGE;
     }
     cli_command_name = c->name;

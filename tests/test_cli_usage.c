@@ -253,8 +253,13 @@ int main(int argc, char **argv)
     check_usage_error("bench --threads 0", "sinew: bench: --threads: \"0\" is not a thread count from 1 to 256");
     check_usage_error("bench --copies=x", "sinew: bench: --copies: \"x\" is not a count from 1 to 1000");
 
-    /* options before the command: for commands that read files */
-    check_usage_error("-v demo", "sinew: demo: -v: demo reads no files");
+    /* options before the command: -v for any command, the loading ones for
+     * commands that read files */
+    check_usage_error("--formats obj demo", "sinew: demo: --formats: demo reads no files");
+    result quiet_demo = run("-v demo");
+    CHECK(quiet_demo.status == 0, "sinew -v demo: -v is taken by every command: %d: %s", quiet_demo.status,
+          quiet_demo.err);
+    result_free(&quiet_demo);
     check_usage_error("--formats obj", "sinew: no command after the options; see sinew --help");
     result early = run("-v --formats obj info --quiet");
     CHECK(early.status == 0 && has(early.out, "built-in character: 22 joints"), "sinew -v --formats obj info: %s",
