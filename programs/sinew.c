@@ -1413,8 +1413,9 @@ static int cmd_demo(int argc, char **argv)
     if (status == EXIT_OK) {
         /* the character's objects and the skinning jobs ask for no level:
          * they run the best this CPU runs, as a game that asks for none */
-        printf("  time per stage over %ld frames (one thread, SIMD level %s: the best this CPU runs; sinew bench "
-               "--simd compares):\n", frames_total, sinew_simd_name(sinew_simd_supported()));
+        printf("  time per stage over %ld frames (one thread; SIMD level %s, the best this CPU runs, each stage "
+               "with its best kernel up to it; sinew bench --simd compares):\n",
+               frames_total, sinew_simd_name(sinew_simd_supported()));
         printf("      %-26s %12s %14s\n", "stage", "total ms", "per frame us");
         double total = 0.0;
         for (int s = 0; s < STAGE_COUNT; ++s) {
