@@ -17,6 +17,8 @@
  * bit for bit: the format moved on, the clips did not) pass with a note;
  * anything else fails, naming the command that writes them anew. */
 #include "sinew/sinew_archive.h"
+#include "check.h"
+#include "write_memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,21 +30,6 @@ typedef struct golden {
     const sinew_clip *clips[4];
     sinew_clip *owned[4];
 } golden;
-
-typedef struct bytes {
-    unsigned char *data;
-    size_t size;
-} bytes;
-
-static bool append(void *user, const void *p, size_t n)
-{
-    bytes *b = user;
-    unsigned char *grown = realloc(b->data, b->size + n);
-    if (!grown) return false;
-    memcpy(grown + b->size, p, n);
-    b->data = grown, b->size += n;
-    return true;
-}
 
 /* `clip` sampled at the 31 key times of its tracks of 31 keys, each track
  * kept on its joint and target: LINEAR tracks on one set of key times. */
@@ -140,24 +127,24 @@ static bool same_clips(const sinew_asset *a, const sinew_asset *b)
 }
 
 /* Holds DIR/NAME against `made`: 0 when it passes, 1 when not. */
-static int check(const char *dir, const golden *g, const bytes *made)
+static int check(const char *dir, const golden *g, const memory *made)
 {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, g->name);
     FILE *f = fopen(path, "rb");
-    bytes file = {NULL, 0};
+    memory file = {NULL, 0};
     unsigned char chunk[4096];
     for (size_t n; f && (n = fread(chunk, 1, sizeof chunk, f)) > 0;)
-        if (!append(&file, chunk, n)) break;
+        if (!to_memory(&file, chunk, n)) break;
     if (f) fclose(f);
-    if (file.size == made->size && memcmp(file.data, made->data, made->size) == 0) {
+    if (file.size == made->size && memcmp(file.bytes, made->bytes, made->size) == 0) {
         printf("%s: the bytes written today\n", path);
-        free(file.data);
+        free(file.bytes);
         return 0;
     }
     sinew_error err;
-    sinew_asset *old = f ? sinew_archive_load(file.data, file.size, NULL, &err) : NULL;
-    sinew_asset *now = sinew_archive_load(made->data, made->size, NULL, &err);
+    sinew_asset *old = f ? sinew_archive_load(file.bytes, file.size, NULL, &err) : NULL;
+    sinew_asset *now = sinew_archive_load(made->bytes, made->size, NULL, &err);
     int failed = !(old && now && same_clips(old, now));
     if (failed)
         printf("%s: %s than the built-in character makes today: write them anew with "
@@ -168,7 +155,7 @@ static int check(const char *dir, const golden *g, const bytes *made)
                "`build/tests/write_goldens tests/archive` writes today's\n",
                path, file.size, made->size);
     sinew_asset_free(old), sinew_asset_free(now);
-    free(file.data);
+    free(file.bytes);
     return failed;
 }
 
@@ -191,9 +178,9 @@ int main(int argc, char **argv)
         status = 1;
     }
     for (int i = 0; i < 2 && status == 0; ++i) {
-        bytes made = {NULL, 0};
+        memory made = {NULL, 0};
         sinew_archive_write_options w = {.clips_only = true};
-        if (sinew_archive_write(&g[i].asset, &w, append, &made, &err) != SINEW_OK) {
+        if (sinew_archive_write(&g[i].asset, &w, to_memory, &made, &err) != SINEW_OK) {
             fprintf(stderr, "write_goldens: %s: %s\n", g[i].name, err.description);
             status = 1;
         } else if (checking) {
@@ -202,11 +189,11 @@ int main(int argc, char **argv)
             char path[1024];
             snprintf(path, sizeof path, "%s/%s", dir, g[i].name);
             FILE *f = fopen(path, "wb");
-            if (!f || fwrite(made.data, 1, made.size, f) != made.size) status = 1;
+            if (!f || fwrite(made.bytes, 1, made.size, f) != made.size) status = 1;
             if (f && fclose(f) != 0) status = 1;
             printf("%s: %zu bytes%s\n", path, made.size, status ? ": cannot write it" : "");
         }
-        free(made.data);
+        free(made.bytes);
     }
     for (int i = 0; i < 2; ++i)
         for (int c = 0; c < 4; ++c) sinew_clip_free(g[i].owned[c]);
