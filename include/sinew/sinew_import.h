@@ -43,7 +43,21 @@
  * bytes behind them (an accessor with no bufferView is all zeros; one mesh
  * may be drawn by a thousand nodes), so every byte a load allocates counts
  * against a limit (sinew_options.max_memory); past it the load fails
- * with SINEW_ERROR_OUT_OF_MEMORY and says so.
+ * with SINEW_ERROR_OUT_OF_MEMORY and says so. For glTF the limit covers
+ * the file read, the JSON parser's tree (bounded from the text before it
+ * is parsed) and what the declared counts ask for (every drawing of every
+ * primitive, every animation's keys), all checked before allocating: a
+ * file that would not fit is refused at once, naming the accessor or the
+ * sampler and the limit. The reader's work is linear in the file.
+ *
+ * glTF is read strictly: what the specification says a file MUST (NOT) do
+ * is refused, naming the place: negative skin weights (used slots or not);
+ * an attribute, index, key or value component type the specification's
+ * tables do not allow (KHR_mesh_quantization's types when the file lists
+ * it in extensionsUsed); an accessor offset (or view plus accessor offset,
+ * or stride) not a multiple of its component size; a scene root that is
+ * another node's child, or listed twice; a node with both a matrix and
+ * translation, rotation or scale.
  */
 #ifndef SINEW_IMPORT_H
 #define SINEW_IMPORT_H
