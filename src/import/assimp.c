@@ -15,7 +15,9 @@
  * for skeleton-only files).
  *
  * The scene is untrusted: every index Assimp hands back is checked before
- * use, and every count bounds what is allocated. */
+ * use, and every count bounds what is allocated. Assimp's logger is heard
+ * during the import: what it says is classified (dropped data, or a note)
+ * for the load's verdict (sinew__heard_judge, wall_frames.c). */
 #include "wall.h"
 
 #include <assimp/cfileio.h>

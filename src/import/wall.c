@@ -559,7 +559,7 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     if (budget < size)
         return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "its %.1f MiB%s leave the %s importer %.1f MiB of the "
                            "load's limit of %.1f MiB, less than the copy it reads them into "
-                           "(sinew_options.max_memory)", mib(size),
+                           "(sinew_options.max_memory; sinew: --max-memory)", mib(size),
                            want_worker ? ", held twice (here and as the worker's input)," : "", f->name, mib(budget),
                            mib(limit));
     int fds[2];
