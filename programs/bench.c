@@ -430,9 +430,11 @@ static void find_chain(const sinew_skeleton *sk, int chain[3])
     static const char *const feet[] = {"LeftFoot", "foot_l", "mixamorig:LeftFoot", "Foot_L", "l_foot"};
     int end = -1;
     for (size_t i = 0; i < sizeof feet / sizeof feet[0] && end < 0; ++i) end = sinew_skeleton_find_joint(sk, feet[i]);
-    if (end < 0)
+    int *depth = end < 0 ? cli_joint_depths(sk) : NULL;
+    if (depth)
         for (int j = 0; j < sk->joint_count; ++j)
-            if (end < 0 || sinew_skeleton_depth(sk, j) > sinew_skeleton_depth(sk, end)) end = j;
+            if (end < 0 || depth[j] > depth[end]) end = j;
+    free(depth);
     chain[2] = end;
     chain[1] = end >= 0 ? sk->parents[end] : -1;
     chain[0] = chain[1] >= 0 ? sk->parents[chain[1]] : -1;

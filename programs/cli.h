@@ -18,6 +18,10 @@ enum { EXIT_OK = 0, EXIT_FAILED = 1, EXIT_USAGE = 2 };
  * (prefixed with the command) and returns NULL on failure. */
 sinew_asset *cli_load_asset(const char *command, const char *path, const sinew_load_options *load);
 
+/* Each joint's depth (roots 0), in one pass over the parents-first
+ * skeleton; NULL out of memory. Free with free(). */
+int *cli_joint_depths(const sinew_skeleton *sk);
+
 /* Most --anim files one command takes. */
 enum { CLI_MAX_ANIMS = 16 };
 

@@ -857,25 +857,44 @@ static const char *interp_name(sinew_interpolation i)
     return i == SINEW_INTERP_STEP ? "STEP" : i == SINEW_INTERP_LINEAR ? "LINEAR" : "CUBICSPLINE";
 }
 
-/* The skeleton's roots and depth. */
-static void skeleton_shape(const sinew_skeleton *sk, int *roots, int *depth)
+int *cli_joint_depths(const sinew_skeleton *sk)
 {
-    *roots = 0, *depth = 0;
+    int *depth = malloc(sizeof *depth * ((size_t)sk->joint_count + 1));
+    if (!depth) return NULL;
+    for (int j = 0; j < sk->joint_count; ++j) depth[j] = sk->parents[j] < 0 ? 0 : depth[sk->parents[j]] + 1;
+    return depth;
+}
+
+/* The skeleton's roots and depth, from `depth` (cli_joint_depths). */
+static void skeleton_shape(const sinew_skeleton *sk, const int *depth, int *roots, int *max_depth)
+{
+    *roots = 0, *max_depth = 0;
     for (int j = 0; j < sk->joint_count; ++j) {
-        int d = sinew_skeleton_depth(sk, j);
-        if (d > *depth) *depth = d;
+        if (depth[j] > *max_depth) *max_depth = depth[j];
         *roots += sk->parents[j] < 0;
     }
 }
 
+/* Indentation shown for a joint's depth: beyond this, the depth is written
+ * as a number, so that a deep chain prints in lines of bounded length. */
+enum { SHOWN_DEPTH = 32 };
+
 static void print_skeleton(const sinew_skeleton *sk)
 {
     int roots, max_depth;
-    skeleton_shape(sk, &roots, &max_depth);
+    int *depth = cli_joint_depths(sk);
+    if (!depth) {
+        fprintf(stderr, "sinew: info: out of memory\n");
+        return;
+    }
+    skeleton_shape(sk, depth, &roots, &max_depth);
     printf("skeleton: %d joints, %d root%s, depth %d\n", sk->joint_count, roots, roots == 1 ? "" : "s", max_depth);
     for (int j = 0; j < sk->joint_count; ++j) {
         const sinew_transform *r = &sk->rest_pose[j];
-        printf("  %3d %*s%s", j, 2 * sinew_skeleton_depth(sk, j), "", sk->names[j][0] ? sk->names[j] : "(unnamed)");
+        int shown = depth[j] < SHOWN_DEPTH ? depth[j] : SHOWN_DEPTH;
+        printf("  %3d %*s", j, 2 * shown, "");
+        if (depth[j] > SHOWN_DEPTH) printf("[depth %d] ", depth[j]);
+        printf("%s", sk->names[j][0] ? sk->names[j] : "(unnamed)");
         printf("  t=(%.3g, %.3g, %.3g)", (double)r->translation.x, (double)r->translation.y,
                (double)r->translation.z);
         if (r->rotation.w < 0.999999f)
@@ -885,6 +904,7 @@ static void print_skeleton(const sinew_skeleton *sk)
             printf(" s=(%.3g, %.3g, %.3g)", (double)r->scale.x, (double)r->scale.y, (double)r->scale.z);
         printf("\n");
     }
+    free(depth);
 }
 
 /* Tracks by interpolation, and the joints with at least one track. */
@@ -1027,8 +1047,10 @@ static void json_floats(const float *x, int n)
 
 static void json_skeleton(const sinew_skeleton *sk)
 {
-    int roots, depth;
-    skeleton_shape(sk, &roots, &depth);
+    int roots = 0, depth = 0;
+    int *depths = cli_joint_depths(sk);
+    if (depths) skeleton_shape(sk, depths, &roots, &depth);
+    free(depths);
     printf("\"skeleton\": {\"joint_count\": %d, \"roots\": %d, \"depth\": %d, \"joints\": [", sk->joint_count, roots,
            depth);
     for (int j = 0; j < sk->joint_count; ++j) {
