@@ -137,8 +137,8 @@ typedef struct sinew_load_options {
     /* What the child is: a fork of this process, or a worker program
      * (sinew-import-worker), which starts small whatever this process
      * holds and runs the same import under the same limits. The worker is
-     * looked for where the environment variable SINEW_IMPORT_WORKER says,
-     * then in libexec/sinew beside the folder of the loaded
+     * looked for where the environment variable SINEW_IMPORT_WORKER says
+     * (only there, when it is set); else in libexec/sinew beside the folder of the loaded
      * libsinew_import (or, linked statically, of this program: its bin
      * folder), then where the build was configured to install it, so an
      * installed tree may move; the logger says at info level which child

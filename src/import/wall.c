@@ -394,11 +394,19 @@ static bool same_file(const char *a, const char *b)
     return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/* Whether `path` names a file that may be run (a folder passes access()
+ * and fails only at the spawn). */
+static bool executable_file(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 /* Whether `path` (a place to look) names a program to run; else it is
  * added to the list of places tried, unless there already. */
 static bool runnable(const char *path, char *looked, size_t looked_size)
 {
-    if (access(path, X_OK) == 0) return true;
+    if (executable_file(path)) return true;
     size_t used = strlen(looked), n = strlen(path);
     for (const char *p = strstr(looked, path); p; p = strstr(p + 1, path))
         if ((p == looked || p[-1] == ' ') && (p[n] == '\0' || p[n] == ',')) return false;
@@ -419,7 +427,7 @@ static bool find_worker(char *path, char *looked, size_t looked_size)
     const char *from_environment = getenv("SINEW_IMPORT_WORKER");
     if (from_environment && *from_environment) {
         snprintf(looked, looked_size, "SINEW_IMPORT_WORKER=%s", from_environment);
-        return access(from_environment, X_OK) == 0 &&
+        return executable_file(from_environment) &&
                (size_t)snprintf(path, PATH_MAX, "%s", from_environment) < PATH_MAX;
     }
     char program[PATH_MAX];
