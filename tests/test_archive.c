@@ -121,30 +121,6 @@ static bool same_blocks(const sinew_asset *x, const sinew_asset *y)
     return true;
 }
 
-/* A copy of m's bytes on a 64-byte boundary, as a view needs them, ending
- * where they end (so that AddressSanitizer sees a read past them); free
- * with aligned_free. */
-static unsigned char *aligned_copy(const memory *m)
-{
-    void *p = NULL;
-#if defined(_WIN32)
-    p = _aligned_malloc(m->size ? m->size : 1, 64);
-#else
-    if (posix_memalign(&p, 64, m->size ? m->size : 1) != 0) p = NULL;
-#endif
-    if (p) memcpy(p, m->bytes, m->size);
-    return p;
-}
-
-static void aligned_free(unsigned char *p)
-{
-#if defined(_WIN32)
-    _aligned_free(p);
-#else
-    free(p);
-#endif
-}
-
 /* Whether the view's clips' keys and meshes (and their skins' influences,
  * and with `blocks` their SIMD blocks) lie in the bytes [p, p + n), as a
  * view promises. */

@@ -20,27 +20,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-static unsigned char *aligned_copy(const memory *m)
-{
-    void *p = NULL;
-#if defined(_WIN32)
-    p = _aligned_malloc(m->size ? m->size : 1, 64);
-#else
-    if (posix_memalign(&p, 64, m->size ? m->size : 1) != 0) p = NULL;
-#endif
-    if (p) memcpy(p, m->bytes, m->size);
-    return p;
-}
-
-static void aligned_free(unsigned char *p)
-{
-#if defined(_WIN32)
-    _aligned_free(p);
-#else
-    free(p);
-#endif
-}
-
 static void set_u16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
 static void set_u32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
 static void set_u64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }

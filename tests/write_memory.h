@@ -33,4 +33,31 @@ static inline memory write_asset(const sinew_asset *a, const sinew_archive_write
     return m;
 }
 
+#if defined(_WIN32) || (defined(_POSIX_C_SOURCE) && _POSIX_C_SOURCE >= 200112L)
+/* A copy of m's bytes on a 64-byte boundary, as a view needs them, ending
+ * where they end (so that AddressSanitizer sees a read past them); free
+ * with aligned_free. For a file that asks for POSIX (posix_memalign) before
+ * its first include, or on Windows. */
+static inline unsigned char *aligned_copy(const memory *m)
+{
+    void *p = NULL;
+#if defined(_WIN32)
+    p = _aligned_malloc(m->size ? m->size : 1, 64);
+#else
+    if (posix_memalign(&p, 64, m->size ? m->size : 1) != 0) p = NULL;
+#endif
+    if (p) memcpy(p, m->bytes, m->size);
+    return p;
+}
+
+static inline void aligned_free(unsigned char *p)
+{
+#if defined(_WIN32)
+    _aligned_free(p);
+#else
+    free(p);
+#endif
+}
+#endif
+
 #endif
