@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Which blend kernel a SIMD level runs. Compiled for the baseline
+/* Which blend and spring kernels a SIMD level runs. Compiled for the baseline
  * instruction set: it runs on every CPU, before any kernel is chosen. */
 #include "layer/layer_internal.h"
 
@@ -8,6 +8,12 @@ sinew__blend_kernel sinew__blend_kernel_for(int level)
 #if defined(SINEW_X86_SIMD)
     if (level >= SINEW_SIMD_AVX2) return sinew__blend_avx2;
 #endif
+    (void)level;
+    return NULL;
+}
+
+sinew__springs_kernel sinew__springs_kernel_for(int level)
+{
     (void)level;
     return NULL;
 }

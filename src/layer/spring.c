@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: MIT */
+/* Spring bones by the VRMC_springBone 1.0 specification's update: Verlet
+ * tails, the rest pose's bone lengths restored after every move, sphere and
+ * capsule colliders, an optional center space, joints turned root to leaf.
+ * The scalar code here is the reference; the AVX2 kernel runs the same
+ * formulas for eight chains at once. */
+#include "layer/layer_internal.h"
+#include "skeleton/skeleton_internal.h"
+
+enum { MAX_SUBSTEPS = 64, LANES = 8 };
+
+struct sinew_springs {
+    const sinew_skeleton *skeleton;
+    int joint_count;
+    sinew__spring_bone *bones;
+    int bone_count;
+    sinew__spring_chain *chains;     /* in the order they run */
+    int chain_count;
+    int *path;                       /* joints; path_bone beside */
+    int *path_bone;
+    int *below;
+    int *chain_colliders;
+    sinew_spring_collider *colliders;
+    int collider_count;
+    float *rest_tails;               /* per bone, the rest pose's tail (in its center's space) */
+    int group_count;                 /* the first group_count * LANES chains run LANES at a time */
+    sinew__springs_kernel kernel;
+    sinew_allocator allocator;
+};
+
+struct sinew_spring_state {
+    const sinew_springs *springs;
+    float *tails;          /* per bone: current tail, previous tail */
+    sinew_quat *anim;      /* per bone: the animated local rotation of the step */
+    float *colliders;      /* per collider, and one that never collides */
+    sinew_allocator allocator;
+};
+
+sinew_spring_joint sinew_spring_joint_default(int joint)
+{
+    sinew_spring_joint j = {joint, 0.0f, 1.0f, 0.0f, {0.0f, -1.0f, 0.0f}, 0.5f};
+    return j;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+static sinew_vec3 position_of(const sinew_mat4 *m) { return sinew__v3(m->m[12], m->m[13], m->m[14]); }
+
+/* The rotation of a model matrix, its columns' scale divided out (a
+ * mirrored frame flips one axis). */
+static sinew_quat rotation_of(const sinew_mat4 *m)
+{
+    float r[9];
+    for (int c = 0; c < 3; ++c) {
+        sinew_vec3 col = sinew__v3_normalize(sinew__v3(m->m[c * 4], m->m[c * 4 + 1], m->m[c * 4 + 2]));
+        r[c * 3] = col.x, r[c * 3 + 1] = col.y, r[c * 3 + 2] = col.z;
+    }
+    sinew_vec3 x = sinew__v3(r[0], r[1], r[2]), y = sinew__v3(r[3], r[4], r[5]), z = sinew__v3(r[6], r[7], r[8]);
+    if (sinew__v3_dot(sinew__v3_cross(x, y), z) < 0.0f) r[6] = -r[6], r[7] = -r[7], r[8] = -r[8];
+    return sinew_quat_from_mat3(r);
+}
+
+static float length_of(sinew_vec3 v) { return sqrtf(sinew__v3_dot(v, v)); }
+
+static bool finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+static bool is_below(const sinew_skeleton *sk, int ancestor, int j)
+{
+    for (j = sk->parents[j]; j >= 0; j = sk->parents[j])
+        if (j == ancestor) return true;
+    return false;
+}
+
+/* The shortest arc from unit a to the direction of b (the identity when b
+ * is zero; a half turn about some perpendicular when b is opposite). */
+static sinew_quat from_to(sinew_vec3 a, sinew_vec3 b)
+{
+    b = sinew__v3_normalize(b);
+    float d = sinew__v3_dot(a, b);
+    if (sinew__v3_dot(b, b) == 0.0f) return sinew__q(0, 0, 0, 1);
+    if (d < -0.999999f) {
+        sinew_vec3 other = fabsf(a.x) < 0.6f ? sinew__v3(1, 0, 0) : sinew__v3(0, 1, 0);
+        sinew_vec3 p = sinew__v3_normalize(sinew__v3_cross(a, other));
+        return sinew__q(p.x, p.y, p.z, 0.0f);
+    }
+    sinew_vec3 c = sinew__v3_cross(a, b);
+    return sinew__q_normalize(sinew__q(c.x, c.y, c.z, 1.0f + d));
+}
+
+/* p + the direction of (x - p) at length `length`; the direction `fallback`
+ * where x is at p. */
+static sinew_vec3 at_length(sinew_vec3 p, sinew_vec3 x, float length, sinew_vec3 fallback)
+{
+    sinew_vec3 d = sinew__v3_sub(x, p);
+    float len2 = sinew__v3_dot(d, d);
+    if (!(len2 > 0.0f)) d = fallback, len2 = 1.0f;
+    return sinew__v3_add(p, sinew__v3_scale(d, length / sqrtf(len2)));
+}
+
+/* ---- create -------------------------------------------------------------- */
+
+#define FAIL(result, ...) (sinew__fail(err, result, "sinew_springs_create: " __VA_ARGS__), NULL)
+
+static const char *check_joint(const sinew_spring_joint *j)
+{
+    if (!isfinite(j->hit_radius) || !isfinite(j->stiffness) || !isfinite(j->gravity_power) ||
+        !finite3(j->gravity_dir) || !isfinite(j->drag_force))
+        return "a parameter is not finite";
+    if (j->hit_radius < 0.0f) return "hit radius is negative";
+    if (j->stiffness < 0.0f) return "stiffness is negative";
+    if (j->gravity_power < 0.0f) return "gravity power is negative";
+    if (j->drag_force < 0.0f || j->drag_force > 1.0f) return "drag force is not in [0, 1]";
+    return NULL;
+}
+
+sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_springs_desc *desc,
+                                    const sinew_options *options, sinew_error *err)
+{
+    if (!sk || !desc) return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "a skeleton and a description");
+    int n = sk->joint_count;
+    if (desc->collider_count < 0 || desc->group_count < 0 || desc->chain_count < 0)
+        return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "negative count");
+    if ((desc->collider_count && !desc->colliders) || (desc->group_count && !desc->groups) ||
+        (desc->chain_count && !desc->chains))
+        return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "a count without its array");
+    for (int c = 0; c < desc->collider_count; ++c) {
+        const sinew_spring_collider *k = &desc->colliders[c];
+        if (k->joint < 0 || k->joint >= n)
+            return FAIL(SINEW_ERROR_BAD_JOINT_INDEX, "collider %d: joint %d is not in the skeleton's %d", c, k->joint, n);
+        if (k->shape != SINEW_COLLIDER_SPHERE && k->shape != SINEW_COLLIDER_CAPSULE)
+            return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "collider %d: unknown shape %d", c, (int)k->shape);
+        if (!finite3(k->offset) || !finite3(k->tail) || !isfinite(k->radius))
+            return FAIL(SINEW_ERROR_NOT_FINITE, "collider %d: offset, tail or radius is not finite", c);
+        if (k->radius < 0.0f) return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "collider %d: radius %g is negative", c, (double)k->radius);
+    }
+    size_t group_entries = 0;
+    for (int g = 0; g < desc->group_count; ++g) {
+        const sinew_spring_collider_group *grp = &desc->groups[g];
+        if (grp->collider_count < 0 || (grp->collider_count && !grp->colliders))
+            return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "group %d: a negative count or no array", g);
+        for (int i = 0; i < grp->collider_count; ++i)
+            if (grp->colliders[i] < 0 || grp->colliders[i] >= desc->collider_count)
+                return FAIL(SINEW_ERROR_BAD_REFERENCE, "group %d: collider %d (entry %d) is not one of the %d colliders",
+                            g, grp->colliders[i], i, desc->collider_count);
+        group_entries += (size_t)grp->collider_count;
+    }
+    /* the rest pose's model matrices measure bones and axes */
+    sinew_allocator a = sinew__allocator(options);
+    sinew_mat4 *rest = sinew__alloc(&a, sizeof *rest * (size_t)n + n * 2 * sizeof(int));
+    if (!rest) return FAIL(SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    int *owner = (int *)(rest + n), *mark = owner + n;
+    sinew_local_to_model(sk, sk->rest_pose, NULL, rest, n, NULL);
+    for (int j = 0; j < n; ++j) owner[j] = -1, mark[j] = 0;
+
+    size_t bones = 0, path = 0, below = 0, chain_colliders = 0;
+    const char *why = NULL;
+    sinew_result res = SINEW_OK;
+    int bad_chain = -1, bad_joint = -1;
+    for (int c = 0; c < desc->chain_count && !why; ++c) {
+        const sinew_spring_chain *ch = &desc->chains[c];
+        bad_chain = c;
+        if (ch->joint_count < 2 || !ch->joints) { why = "fewer than two joints", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
+        if (ch->collider_group_count < 0 || (ch->collider_group_count && !ch->collider_groups)) {
+            why = "a negative group count or no array", res = SINEW_ERROR_INVALID_ARGUMENT;
+            break;
+        }
+        if (ch->center < -1 || ch->center >= n) { why = "its center is not a joint", res = SINEW_ERROR_BAD_JOINT_INDEX; break; }
+        for (int g = 0; g < ch->collider_group_count; ++g) {
+            int gi = ch->collider_groups[g];
+            if (gi < 0 || gi >= desc->group_count) { why = "a collider group index is out of range", res = SINEW_ERROR_BAD_REFERENCE; break; }
+            chain_colliders += (size_t)desc->groups[gi].collider_count;
+        }
+        if (why) break;
+        for (int i = 0; i < ch->joint_count && !why; ++i)
+            if (ch->joints[i].joint < 0 || ch->joints[i].joint >= n)
+                bad_joint = i, why = "its joint is not in the skeleton", res = SINEW_ERROR_BAD_JOINT_INDEX;
+        if (why) break;
+        for (int i = 0; i < ch->joint_count; ++i) {
+            const sinew_spring_joint *jt = &ch->joints[i];
+            bad_joint = i;
+            int j = jt->joint;
+            if ((why = check_joint(jt))) { res = strstr(why, "finite") ? SINEW_ERROR_NOT_FINITE : SINEW_ERROR_INVALID_ARGUMENT; break; }
+            if (i > 0 && !is_below(sk, ch->joints[i - 1].joint, j)) { why = "it is not below the joint before it", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
+            if (i + 1 < ch->joint_count) {
+                if (owner[j] >= 0) { why = "it is already simulated by another chain", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
+                owner[j] = c;
+                float len = length_of(sinew__v3_sub(position_of(&rest[ch->joints[i + 1].joint]), position_of(&rest[j])));
+                if (!(len > 0.0f)) { why = "its bone has zero length in the rest pose", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
+            }
+        }
+        if (why) break;
+        bad_joint = -1;
+        bones += (size_t)ch->joint_count - 1;
+        int first = ch->joints[0].joint, last = ch->joints[ch->joint_count - 1].joint;
+        for (int j = last; j != first; j = sk->parents[j]) ++path;
+        ++path;
+        /* below: joints under the first that are not on the path */
+        for (int j = first + 1; j < n; ++j)
+            if (is_below(sk, first, j)) ++below;
+    }
+    if (why) {
+        sinew__free(&a, rest);
+        if (bad_joint >= 0)
+            return FAIL(res, "chain %d, joint %d (skeleton joint %d): %s", bad_chain, bad_joint,
+                        desc->chains[bad_chain].joints[bad_joint].joint, why);
+        return FAIL(res, "chain %d: %s", bad_chain, why);
+    }
+
+    sinew__layout l = {0};
+    size_t o_sp = sinew__layout_add(&l, 1, sizeof(sinew_springs), 16);
+    size_t o_bones = sinew__layout_add(&l, bones, sizeof(sinew__spring_bone), 16);
+    size_t o_chains = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(sinew__spring_chain), 16);
+    size_t o_path = sinew__layout_add(&l, path, sizeof(int), 16);
+    size_t o_path_bone = sinew__layout_add(&l, path, sizeof(int), 16);
+    size_t o_below = sinew__layout_add(&l, below, sizeof(int), 16);
+    size_t o_cc = sinew__layout_add(&l, chain_colliders, sizeof(int), 16);
+    size_t o_col = sinew__layout_add(&l, (size_t)desc->collider_count, sizeof(sinew_spring_collider), 16);
+    size_t o_seq = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(int), 16);
+    size_t o_order = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(int), 16);
+    size_t o_rest = sinew__layout_add(&l, bones * 3, sizeof(float), 16);
+    char *mem = l.overflow ? NULL : sinew__alloc(&a, l.total);
+    if (!mem) {
+        sinew__free(&a, rest);
+        return FAIL(SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    }
+    memset(mem, 0, l.total);
+    sinew_springs *sp = (sinew_springs *)(mem + o_sp);
+    sp->allocator = a;
+    sp->skeleton = sk;
+    sp->joint_count = n;
+    sp->bones = (sinew__spring_bone *)(mem + o_bones);
+    sp->chains = (sinew__spring_chain *)(mem + o_chains);
+    sp->path = (int *)(mem + o_path);
+    sp->path_bone = (int *)(mem + o_path_bone);
+    sp->below = (int *)(mem + o_below);
+    sp->chain_colliders = (int *)(mem + o_cc);
+    sp->colliders = (sinew_spring_collider *)(mem + o_col);
+    sp->rest_tails = (float *)(mem + o_rest);
+    int *order = (int *)(mem + o_order);
+    sp->collider_count = desc->collider_count;
+    if (desc->collider_count) memcpy(sp->colliders, desc->colliders, sizeof *sp->colliders * (size_t)desc->collider_count);
+    sp->kernel = sinew__springs_kernel_for(sinew__simd_level(options));
+
+    /* chains in the order of their first joints (stable), so a chain below
+     * another runs after it */
+    for (int c = 0; c < desc->chain_count; ++c) {
+        int k = c;
+        while (k > 0 && desc->chains[order[k - 1]].joints[0].joint > desc->chains[c].joints[0].joint) order[k] = order[k - 1], --k;
+        order[k] = c;
+    }
+    /* path joints, marked to find the chains that hang below another */
+    for (int c = 0; c < desc->chain_count; ++c) {
+        const sinew_spring_chain *ch = &desc->chains[c];
+        for (int j = ch->joints[ch->joint_count - 1].joint; j != ch->joints[0].joint; j = sk->parents[j]) mark[j] = 1;
+        mark[ch->joints[0].joint] = 1;
+    }
+    /* fill in run order: first the groups (LANES chains of one bone count,
+     * simple and hanging below no chain), then the rest */
+    sinew__spring_chain *made = sp->chains;
+    int made_count = 0;
+    size_t nb = 0, np = 0, nbelow = 0, ncc = 0;
+    int *kind = owner; /* per input chain: bone count if groupable, else 0 */
+    for (int c = 0; c < desc->chain_count; ++c) kind[c] = 0;
+    for (int c = 0; c < desc->chain_count; ++c) {
+        const sinew_spring_chain *ch = &desc->chains[c];
+        bool simple = ch->center < 0;
+        for (int i = 1; i < ch->joint_count && simple; ++i)
+            if (sk->parents[ch->joints[i].joint] != ch->joints[i - 1].joint) simple = false;
+        for (int j = sk->parents[ch->joints[0].joint]; j >= 0 && simple; j = sk->parents[j])
+            if (mark[j]) simple = false;
+        if (simple) kind[c] = ch->joint_count - 1;
+    }
+    int *seq = (int *)(mem + o_seq); /* run order, input chain indices */
+    int seq_count = 0;
+    {
+        /* the order does not depend on the SIMD level: the scalar reference
+         * runs the same order */
+        for (int oi = 0; oi < desc->chain_count; ++oi) {
+            int c = order[oi];
+            if (kind[c] <= 0) continue;
+            int same[LANES], found = 0;
+            for (int oj = oi; oj < desc->chain_count && found < LANES; ++oj)
+                if (kind[order[oj]] == kind[c]) same[found++] = order[oj];
+            if (found < LANES) continue;
+            for (int f = 0; f < LANES; ++f) seq[seq_count++] = same[f], kind[same[f]] = -1;
+            ++sp->group_count;
+        }
+    }
+    for (int oi = 0; oi < desc->chain_count; ++oi)
+        if (kind[order[oi]] >= 0) seq[seq_count++] = order[oi];
+
+    for (int s = 0; s < seq_count; ++s) {
+        const sinew_spring_chain *ch = &desc->chains[seq[s]];
+        sinew__spring_chain *out = &made[made_count++];
+        out->first_bone = (int)nb;
+        out->bone_count = ch->joint_count - 1;
+        out->center = ch->center;
+        int first = ch->joints[0].joint, last = ch->joints[ch->joint_count - 1].joint;
+        out->path_start = (int)np;
+        int count = 0;
+        for (int j = last; j != first; j = sk->parents[j]) ++count;
+        ++count;
+        out->path_count = count;
+        int k = count;
+        for (int j = last;; j = sk->parents[j]) {
+            sp->path[np + (size_t)--k] = j;
+            sp->path_bone[np + (size_t)k] = -1;
+            if (j == first) break;
+        }
+        for (int i = 0; i + 1 < ch->joint_count; ++i) {
+            const sinew_spring_joint *jt = &ch->joints[i];
+            sinew__spring_bone *b = &sp->bones[nb];
+            int j = jt->joint, t = ch->joints[i + 1].joint;
+            for (int p = 0; p < count; ++p)
+                if (sp->path[np + (size_t)p] == j) sp->path_bone[np + (size_t)p] = (int)nb;
+            b->joint = j, b->tail = t;
+            b->stiffness = jt->stiffness, b->drag = jt->drag_force;
+            /* the tail's radius is the next joint's (the last joint's hit
+             * radius is its bone's tail radius) */
+            b->hit_radius = ch->joints[i + 1].hit_radius;
+            b->gravity = sinew__v3_scale(sinew__v3_normalize(jt->gravity_dir), jt->gravity_power);
+            sinew_vec3 d = sinew__v3_sub(position_of(&rest[t]), position_of(&rest[j]));
+            b->length = length_of(d);
+            sinew_mat4 inv;
+            sinew_vec3 local_tail = sinew_mat4_inverse(&rest[j], &inv) == SINEW_OK
+                                        ? sinew_mat4_transform_point(&inv, position_of(&rest[t]))
+                                        : d;
+            b->axis = sinew__v3_normalize(local_tail);
+            if (sinew__v3_dot(b->axis, b->axis) == 0.0f) b->axis = sinew__v3(0, 1, 0);
+            sinew_vec3 rt = position_of(&rest[t]);
+            if (ch->center >= 0 && sinew_mat4_inverse(&rest[ch->center], &inv) == SINEW_OK)
+                rt = sinew_mat4_transform_point(&inv, rt);
+            float *rtf = &sp->rest_tails[nb * 3];
+            rtf[0] = rt.x, rtf[1] = rt.y, rtf[2] = rt.z;
+            ++nb;
+        }
+        np += (size_t)count;
+        out->below_start = (int)nbelow;
+        for (int j = first + 1; j < n; ++j) {
+            if (!is_below(sk, first, j)) continue;
+            bool on_path = false;
+            for (int p = 0; p < count && !on_path; ++p) on_path = sp->path[out->path_start + p] == j;
+            if (!on_path) sp->below[nbelow++] = j;
+        }
+        out->below_count = (int)nbelow - out->below_start;
+        out->collider_start = (int)ncc;
+        for (int g = 0; g < ch->collider_group_count; ++g) {
+            const sinew_spring_collider_group *grp = &desc->groups[ch->collider_groups[g]];
+            for (int i = 0; i < grp->collider_count; ++i) sp->chain_colliders[ncc++] = grp->colliders[i];
+        }
+        out->collider_count = (int)ncc - out->collider_start;
+    }
+    sp->chain_count = made_count;
+    sp->bone_count = (int)nb;
+    sinew__free(&a, rest);
+    sinew__ok(err);
+    return sp;
+}
+
+void sinew_springs_free(sinew_springs *springs)
+{
+    if (!springs) return;
+    sinew_allocator a = springs->allocator;
+    sinew__free(&a, springs);
+}
+
+/* ---- state --------------------------------------------------------------- */
+
+sinew_spring_state *sinew_spring_state_create(const sinew_springs *sp, const sinew_options *options, sinew_error *err)
+{
+    if (!sp) {
+        sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_spring_state_create: no springs");
+        return NULL;
+    }
+    sinew_allocator a = sinew__allocator(options);
+    sinew__layout l = {0};
+    size_t o_st = sinew__layout_add(&l, 1, sizeof(sinew_spring_state), 16);
+    size_t o_tails = sinew__layout_add(&l, (size_t)sp->bone_count * 6, sizeof(float), 16);
+    size_t o_anim = sinew__layout_add(&l, (size_t)sp->bone_count, sizeof(sinew_quat), 16);
+    size_t o_col = sinew__layout_add(&l, ((size_t)sp->collider_count + 1) * SINEW__SPRING_COLLIDER_FLOATS, sizeof(float), 16);
+    char *mem = l.overflow ? NULL : sinew__alloc(&a, l.total);
+    if (!mem) {
+        sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_spring_state_create: out of memory");
+        return NULL;
+    }
+    memset(mem, 0, l.total);
+    sinew_spring_state *st = (sinew_spring_state *)(mem + o_st);
+    st->allocator = a;
+    st->springs = sp;
+    st->tails = (float *)(mem + o_tails);
+    st->anim = (sinew_quat *)(mem + o_anim);
+    st->colliders = (float *)(mem + o_col);
+    /* still, in the rest pose */
+    for (int b = 0; b < sp->bone_count; ++b)
+        for (int k = 0; k < 6; ++k) st->tails[b * 6 + k] = sp->rest_tails[b * 3 + k % 3];
+    sinew__ok(err);
+    return st;
+}
+
+void sinew_spring_state_free(sinew_spring_state *state)
+{
+    if (!state) return;
+    sinew_allocator a = state->allocator;
+    sinew__free(&a, state);
+}
+
+/* ---- reset and step -------------------------------------------------------- */
+
+static sinew_result check_args(const char *who, const sinew_springs *sp, const sinew_spring_state *st,
+                               const sinew_mat4 *model, int count, sinew_error *err)
+{
+    if (!sp || !st || !model)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: springs, a state and model matrices", who);
+    if (st->springs != sp)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: the state was made for other springs", who);
+    if (count != sp->joint_count)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d model matrices for %d joints", who, count,
+                           sp->joint_count);
+    return SINEW_OK;
+}
+
+static bool center_space(const sinew_mat4 *model, int center, sinew_mat4 *c, sinew_mat4 *inv)
+{
+    if (center < 0) return false;
+    *c = model[center];
+    if (sinew_mat4_inverse(c, inv) != SINEW_OK) *inv = *c = sinew_mat4_identity();
+    return true;
+}
+
+sinew_result sinew_springs_reset(const sinew_springs *sp, sinew_spring_state *st, const sinew_mat4 *model, int count,
+                                 sinew_error *err)
+{
+    sinew_result r = check_args("sinew_springs_reset", sp, st, model, count, err);
+    if (r != SINEW_OK) return r;
+    for (int c = 0; c < sp->chain_count; ++c) {
+        const sinew__spring_chain *ch = &sp->chains[c];
+        sinew_mat4 cm, inv;
+        bool centered = center_space(model, ch->center, &cm, &inv);
+        for (int b = ch->first_bone; b < ch->first_bone + ch->bone_count; ++b) {
+            sinew_vec3 t = position_of(&model[sp->bones[b].tail]);
+            if (!finite3(t))
+                return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "sinew_springs_reset: joint %d's model matrix is not finite",
+                                   sp->bones[b].tail);
+            if (centered) t = sinew_mat4_transform_point(&inv, t);
+            float *s = &st->tails[b * 6];
+            s[0] = s[3] = t.x, s[1] = s[4] = t.y, s[2] = s[5] = t.z;
+        }
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+/* The colliders in model space, from `model` as it is now. */
+static void place_colliders(const sinew_springs *sp, sinew_spring_state *st, const sinew_mat4 *model)
+{
+    for (int i = 0; i < sp->collider_count; ++i) {
+        const sinew_spring_collider *k = &sp->colliders[i];
+        sinew_vec3 c = sinew_mat4_transform_point(&model[k->joint], k->offset);
+        sinew_vec3 t = k->shape == SINEW_COLLIDER_CAPSULE ? sinew_mat4_transform_point(&model[k->joint], k->tail) : c;
+        float *w = &st->colliders[i * SINEW__SPRING_COLLIDER_FLOATS];
+        w[0] = c.x, w[1] = c.y, w[2] = c.z, w[3] = t.x, w[4] = t.y, w[5] = t.z, w[6] = k->radius, w[7] = 0.0f;
+    }
+    float *none = &st->colliders[sp->collider_count * SINEW__SPRING_COLLIDER_FLOATS];
+    for (int k = 0; k < SINEW__SPRING_COLLIDER_FLOATS; ++k) none[k] = 0.0f;
+    none[6] = -1e30f;
+}
+
+/* Pushes x out of a collider (world floats w) to r + hit from its nearest
+ * point, then back to the bone's length from p. */
+static sinew_vec3 collide(const float *w, float hit, sinew_vec3 p, sinew_vec3 x, float length, sinew_vec3 fallback)
+{
+    sinew_vec3 a = sinew__v3(w[0], w[1], w[2]), ab = sinew__v3_sub(sinew__v3(w[3], w[4], w[5]), a);
+    float ab2 = sinew__v3_dot(ab, ab);
+    float s = ab2 > 0.0f ? sinew__v3_dot(sinew__v3_sub(x, a), ab) / ab2 : 0.0f;
+    s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
+    sinew_vec3 q = sinew__v3_add(a, sinew__v3_scale(ab, s));
+    sinew_vec3 d = sinew__v3_sub(x, q);
+    float reach = w[6] + hit, d2 = sinew__v3_dot(d, d);
+    if (!(d2 < reach * reach)) return x;
+    /* a tail exactly at the nearest point leaves along the bone */
+    if (!(d2 > 0.0f)) d = fallback, d2 = 1.0f;
+    x = sinew__v3_add(q, sinew__v3_scale(d, reach / sqrtf(d2)));
+    return at_length(p, x, length, fallback);
+}
+
+/* One chain, one substep: the scalar reference. */
+static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
+                       sinew_transform *local, sinew_mat4 *model)
+{
+    const int16_t *parents = sp->skeleton->parents;
+    int first = sp->path[ch->path_start], pj = parents[first];
+    sinew_mat4 parent = pj >= 0 ? model[pj] : sinew_mat4_identity();
+    sinew_quat wp = pj >= 0 ? rotation_of(&model[pj]) : sinew__q(0, 0, 0, 1);
+    sinew_mat4 cm, inv;
+    bool centered = center_space(model, ch->center, &cm, &inv);
+    for (int e = 0; e < ch->path_count; ++e) {
+        int k = sp->path[ch->path_start + e], b = sp->path_bone[ch->path_start + e];
+        sinew_transform *t = &local[k];
+        sinew_quat rot = b >= 0 ? st->anim[b] : t->rotation;
+        sinew_mat4 m, lm;
+        sinew__mat4_from_trs(&lm, t->translation, rot, t->scale);
+        sinew__mat4_mul_affine(&m, &parent, &lm);
+        sinew_quat w = sinew__q_normalize(sinew__q_mul(wp, rot));
+        if (b >= 0) {
+            const sinew__spring_bone *bone = &sp->bones[b];
+            float *s = &st->tails[b * 6];
+            sinew_vec3 cur = sinew__v3(s[0], s[1], s[2]), prev = sinew__v3(s[3], s[4], s[5]);
+            if (centered) cur = sinew_mat4_transform_point(&cm, cur), prev = sinew_mat4_transform_point(&cm, prev);
+            sinew_vec3 p = position_of(&m);
+            sinew_vec3 dir = sinew__q_rotate(w, bone->axis); /* the animated direction */
+            sinew_vec3 next = sinew__v3_add(cur, sinew__v3_scale(sinew__v3_sub(cur, prev), 1.0f - bone->drag));
+            next = sinew__v3_add(next, sinew__v3_scale(dir, dt * bone->stiffness));
+            next = sinew__v3_add(next, sinew__v3_scale(bone->gravity, dt));
+            next = at_length(p, next, bone->length, dir);
+            for (int i = 0; i < ch->collider_count; ++i) {
+                const float *cw = &st->colliders[sp->chain_colliders[ch->collider_start + i] * SINEW__SPRING_COLLIDER_FLOATS];
+                next = collide(cw, bone->hit_radius, p, next, bone->length, dir);
+            }
+            s[3] = s[0], s[4] = s[1], s[5] = s[2];
+            sinew_vec3 keep = centered ? sinew_mat4_transform_point(&inv, next) : next;
+            s[0] = keep.x, s[1] = keep.y, s[2] = keep.z;
+            /* turn the joint from its animated direction onto the tail */
+            sinew_quat turn = from_to(bone->axis, sinew__q_rotate(sinew__q(-w.x, -w.y, -w.z, w.w), sinew__v3_sub(next, p)));
+            rot = sinew__q_normalize(sinew__q_mul(rot, turn));
+            t->rotation = rot;
+            sinew__mat4_from_trs(&lm, t->translation, rot, t->scale);
+            sinew__mat4_mul_affine(&m, &parent, &lm);
+            w = sinew__q_normalize(sinew__q_mul(wp, rot));
+        }
+        model[k] = m;
+        parent = m;
+        wp = w;
+    }
+}
+
+/* The joints below a chain's path, from their (corrected) parents. */
+static void update_below(const sinew_springs *sp, const sinew__spring_chain *ch, const sinew_transform *local,
+                         sinew_mat4 *model)
+{
+    const int16_t *parents = sp->skeleton->parents;
+    for (int i = 0; i < ch->below_count; ++i) {
+        int k = sp->below[ch->below_start + i];
+        sinew_mat4 lm;
+        sinew__mat4_from_trs(&lm, local[k].translation, local[k].rotation, local[k].scale);
+        sinew__mat4_mul_affine(&model[k], &model[parents[k]], &lm);
+    }
+}
+
+sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st, float dt, int substeps,
+                                sinew_transform *local, sinew_mat4 *model, int count, sinew_error *err)
+{
+    sinew_result r = check_args("sinew_springs_step", sp, st, model, count, err);
+    if (r != SINEW_OK) return r;
+    if (!local) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_springs_step: no local pose");
+    if (!(dt >= 0.0f) || !isfinite(dt))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_springs_step: dt %g is negative or not finite", (double)dt);
+    if (substeps == 0) substeps = 1;
+    if (substeps < 1 || substeps > MAX_SUBSTEPS)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_springs_step: %d substeps (1 .. %d)", substeps,
+                           MAX_SUBSTEPS);
+    for (int c = 0; c < sp->chain_count; ++c) {
+        const sinew__spring_chain *ch = &sp->chains[c];
+        for (int b = 0; b < ch->bone_count; ++b) st->anim[ch->first_bone + b] = local[sp->bones[ch->first_bone + b].joint].rotation;
+    }
+    float h = dt / (float)substeps;
+    sinew__springs_run run = {sp->skeleton->parents, sp->bones, sp->chains, sp->chain_colliders, sp->collider_count,
+                              st->anim, st->tails, st->colliders, local, model, h};
+    for (int s = 0; s < substeps; ++s) {
+        place_colliders(sp, st, model);
+        int c = 0;
+        if (sp->kernel) {
+            for (int g = 0; g < sp->group_count; ++g, c += LANES) {
+                int lanes[LANES];
+                for (int i = 0; i < LANES; ++i) lanes[i] = c + i;
+                sp->kernel(&run, lanes, sp->chains[c].bone_count);
+                for (int i = 0; i < LANES; ++i) update_below(sp, &sp->chains[c + i], local, model);
+            }
+        }
+        for (; c < sp->chain_count; ++c) {
+            step_chain(sp, st, &sp->chains[c], h, local, model);
+            update_below(sp, &sp->chains[c], local, model);
+        }
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
