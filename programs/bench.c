@@ -169,7 +169,8 @@ typedef enum operation {
     OP_SAMPLE, OP_SEEK, OP_L2M, OP_SAMPLE_MODEL, /* sinew_clip_sample_model */
     OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
     OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
-    OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW /* the character from its archive, copied or viewed where it lies */
+    OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW, /* the character from its archive, copied or viewed where it lies */
+    OP_SPRINGS /* one step of a crowd's spring bones (its own rig, not the character's) */
 } operation;
 
 enum {
@@ -221,7 +222,8 @@ static const kernel kernels[] = {
     {"skin_lbs_pos_nrm_raw_prepared", OP_LBS_PN, RAW | PREPARED}, {"skin_lbs_pos_prepared", OP_LBS_P, PREPARED},
     {"skin_dqs_pos_nrm_prepared", OP_DQS_PN, PREPARED}, {"skin_lbs_pos_nrm_frame", OP_LBS_PN, FRAME},
     {"skin_lbs_pos_nrm_frame_woken", OP_LBS_PN, FRAME | WOKEN}, {"archive_load", OP_ARCHIVE_LOAD, 0},
-    {"archive_view", OP_ARCHIVE_VIEW, 0}, {"archive_view_prepared", OP_ARCHIVE_VIEW, PREPARED}};
+    {"archive_view", OP_ARCHIVE_VIEW, 0}, {"archive_view_prepared", OP_ARCHIVE_VIEW, PREPARED},
+    {"springs", OP_SPRINGS, 0}, {"springs_scalar", OP_SPRINGS, SCALAR}};
 enum { KERNEL_COUNT = sizeof kernels / sizeof kernels[0] };
 
 static bool skinning(operation op) { return op == OP_LBS_PN || op == OP_LBS_P || op == OP_DQS_PN; }
@@ -248,7 +250,78 @@ typedef struct bench {
     sinew_simd simd;          /* the level the skinning kernels run */
     const unsigned char *archive[2]; /* the character's archive, plain and prepared, on cache lines */
     size_t archive_size[2];
+    /* the springs rows: SPRING_CROWD characters of one rig, each a root and
+     * SPRING_CHAINS strands of SPRING_PER joints with a sphere and a capsule
+     * on the root; springs[0] at the asked level, springs[1] scalar */
+    sinew_skeleton *spring_sk;
+    sinew_springs *springs[2];
+    sinew_spring_state *spring_state[2][5];
+    sinew_transform *spring_local;
+    sinew_mat4 *spring_model;
+    float spring_time;
 } bench;
+
+enum { SPRING_CROWD = 5, SPRING_CHAINS = 2000, SPRING_PER = 8, SPRING_RIG = 1 + SPRING_CHAINS * SPRING_PER };
+
+/* The springs rows' crowd: 10,000 chains of 8 joints (a skeleton holds at
+ * most SINEW_MAX_JOINTS joints, so five characters of 2,000), hanging
+ * across two colliders, at rest in their rest pose. False with `err`
+ * filled when something cannot be made. */
+static bool make_spring_crowd(bench *b, sinew_simd level, sinew_error *err)
+{
+    int *parents = malloc(sizeof *parents * SPRING_RIG);
+    sinew_transform *rest = malloc(sizeof *rest * SPRING_RIG);
+    sinew_spring_joint *joints = malloc(sizeof *joints * SPRING_CHAINS * SPRING_PER);
+    sinew_spring_chain *chains = malloc(sizeof *chains * SPRING_CHAINS);
+    b->spring_local = malloc(sizeof *b->spring_local * SPRING_RIG * SPRING_CROWD);
+    b->spring_model = malloc(sizeof *b->spring_model * SPRING_RIG * SPRING_CROWD);
+    bool ok = parents && rest && joints && chains && b->spring_local && b->spring_model;
+    if (!ok) *err = (sinew_error){SINEW_ERROR_OUT_OF_MEMORY, "out of memory"};
+    for (int j = 0; ok && j < SPRING_RIG; ++j) {
+        int i = (j - 1) % SPRING_PER, s = (j - 1) / SPRING_PER;
+        parents[j] = j == 0 ? -1 : i == 0 ? 0 : j - 1;
+        rest[j] = sinew_transform_identity();
+        if (j > 0)
+            rest[j].translation = i == 0 ? sinew_vec3_make(0.01f * (float)(s % 50), 1.5f, 0.01f * (float)(s / 50))
+                                         : sinew_vec3_make(0.05f, -0.02f, 0.0f);
+        if (j > 0) {
+            sinew_spring_joint *sj = &joints[j - 1];
+            *sj = sinew_spring_joint_default(j);
+            sj->gravity_power = 9.8f, sj->hit_radius = 0.01f, sj->stiffness = 0.5f;
+        }
+    }
+    sinew_spring_collider colliders[2] = {{0, SINEW_COLLIDER_SPHERE, {0.2f, 1.3f, 0.2f}, {0, 0, 0}, 0.15f},
+                                          {0, SINEW_COLLIDER_CAPSULE, {0.0f, 1.2f, -0.1f}, {0.5f, 1.2f, -0.1f}, 0.1f}};
+    int members[2] = {0, 1}, group = 0;
+    sinew_spring_collider_group groups[1] = {{members, 2}};
+    for (int c = 0; ok && c < SPRING_CHAINS; ++c)
+        chains[c] = (sinew_spring_chain){joints + c * SPRING_PER, SPRING_PER, &group, 1, -1};
+    if (ok) b->spring_sk = sinew_skeleton_create(&(sinew_skeleton_desc){SPRING_RIG, parents, NULL, rest}, NULL, NULL, err);
+    ok = ok && b->spring_sk;
+    sinew_springs_desc desc = {colliders, 2, groups, 1, chains, SPRING_CHAINS};
+    for (int v = 0; ok && v < 2; ++v) {
+        sinew_options options = {.simd = v ? SINEW_SIMD_SCALAR : level};
+        ok = (b->springs[v] = sinew_springs_create(b->spring_sk, &desc, &options, err)) != NULL;
+        for (int c = 0; ok && c < SPRING_CROWD; ++c)
+            ok = (b->spring_state[v][c] = sinew_spring_state_create(b->springs[v], NULL, err)) != NULL;
+    }
+    for (int c = 0; ok && c < SPRING_CROWD; ++c) {
+        memcpy(b->spring_local + c * SPRING_RIG, rest, sizeof *rest * SPRING_RIG);
+        sinew_local_to_model(b->spring_sk, rest, NULL, b->spring_model + c * SPRING_RIG, SPRING_RIG, NULL);
+    }
+    free(parents), free(rest), free(joints), free(chains);
+    return ok;
+}
+
+static void free_spring_crowd(bench *b)
+{
+    for (int v = 0; v < 2; ++v) {
+        for (int c = 0; c < SPRING_CROWD; ++c) sinew_spring_state_free(b->spring_state[v][c]);
+        sinew_springs_free(b->springs[v]);
+    }
+    sinew_skeleton_free(b->spring_sk);
+    free(b->spring_local), free(b->spring_model);
+}
 
 /* The mesh through a skinning kernel, over the pool's threads. */
 static void skin(bench *b, const kernel *k)
@@ -342,6 +415,18 @@ static void run_kernel(bench *b, const kernel *k)
                              ? sinew_archive_view(b->archive[which], b->archive_size[which], &options, NULL)
                              : sinew_archive_load(b->archive[which], b->archive_size[which], &options, NULL);
         sinew_asset_free(a);
+        break;
+    }
+    case OP_SPRINGS: {
+        /* the roots sway, as characters walking; the strands follow */
+        b->spring_time += 1.0f / 60.0f;
+        int v = (k->is & SCALAR) != 0;
+        for (int c = 0; c < SPRING_CROWD; ++c) {
+            sinew_mat4 *model = b->spring_model + c * SPRING_RIG;
+            model[0].m[12] = 0.2f * sinf(3.0f * b->spring_time + (float)c);
+            sinew_springs_step(b->springs[v], b->spring_state[v][c], 1.0f / 60.0f, 1, b->spring_local + c * SPRING_RIG,
+                               model, SPRING_RIG, NULL);
+        }
         break;
     }
     case OP_IK: {
@@ -552,6 +637,8 @@ int cli_bench(int argc, char **argv)
         goto done;
     }
     b.sk = b.level_sk, b.clip = b.level_clip;
+    if (!make_spring_crowd(&b, b.simd, &err))
+        fprintf(stderr, "sinew: bench: the springs rows are left out: %s\n", err.description);
     b.optimized_clip = sinew_clip_optimize(b.clip, &OPTIMIZE_TOLERANCE, b.sk, &(sinew_options){.simd = b.simd}, NULL,
                                            &err);
     if (!b.optimized_clip) {
@@ -683,6 +770,7 @@ int cli_bench(int argc, char **argv)
         if ((k->is & SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k->op == OP_PALETTE) && !b.mesh) continue;
         if (k->op == OP_IK && b.ik[2] < 0) continue;
+        if (k->op == OP_SPRINGS && !b.spring_state[1][SPRING_CROWD - 1]) continue;
         if ((k->is & PACKED) && !b.packed_clip) continue;
         if ((k->is & COMPRESSED) && !b.compressed_clip) continue;
         if (k->op == OP_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
@@ -695,6 +783,7 @@ int cli_bench(int argc, char **argv)
                     : archive ? (int)b.archive_size[(k->is & PREPARED) != 0]
                     : k->op == OP_PALETTE ? np
                     : k->op == OP_IK      ? 3
+                    : k->op == OP_SPRINGS ? SPRING_CROWD * SPRING_CHAINS * SPRING_PER
                                           : n;
         printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,
                r.median / count);
@@ -724,6 +813,7 @@ int cli_bench(int argc, char **argv)
 done:
     if (f) fclose(f);
     sinew_pool_free(b.pool);
+    free_spring_crowd(&b);
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);

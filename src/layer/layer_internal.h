@@ -34,40 +34,63 @@ typedef struct sinew__spring_bone {
 
 /* A chain as the step runs it. `path` lists the joints from the first to
  * the tail, each the child of the one before: path_bone[i] is the bone that
- * joint i carries, -1 for a joint between chain joints or for the tail. */
+ * joint i carries, -1 for a joint between chain joints or for the tail.
+ * Bone e of the chain is first_bone + e * bone_stride: the chains that run
+ * eight at a time interleave their bones (stride 8), so that bone e of a
+ * group's eight chains fills one block of eight. */
 typedef struct sinew__spring_chain {
-    int first_bone, bone_count;
+    int first_bone, bone_count, bone_stride;
     int path_start, path_count;
     int below_start, below_count;   /* joints below the path, parents first */
     int collider_start, collider_count; /* into sinew__springs.chain_colliders */
     int center;
 } sinew__spring_chain;
 
+/* Per-bone arrays are kept in blocks of eight bones, field by field
+ * (field k of bone b at sinew__spring_at(b, k, fields)): a group's bone e
+ * of its eight chains is one vector per field. */
+static inline size_t sinew__spring_at(int b, int k, int fields)
+{
+    return ((size_t)(b >> 3) * (size_t)fields + (size_t)k) * 8 + (size_t)(b & 7);
+}
+/* The fields of a bone that the kernel reads, in its block array
+ * (sinew__springs_run.params): stiffness, drag, hit radius, length,
+ * gravity x y z, axis x y z. */
+enum { SINEW__SPRING_PARAMS = 10 };
+
 /* The world-space form of a collider that the step reads: center, tail
  * (a sphere's is its center) and radius, 8 floats. */
 enum { SINEW__SPRING_COLLIDER_FLOATS = 8 };
 
-/* The AVX2 kernel: eight chains at once (`chains`, their indices), each
- * with `bone_count` bones and no joint between its chain joints and no
- * center; one substep of length dt. State arrays as spring.c keeps them:
- * `tails` holds per bone the current then the previous tail (6 floats),
- * `anim` the animated rotations, `colliders` the world colliders, one
- * per entry of chain_colliders plus a last one that never collides. */
+/* What one substep reads and writes. State arrays as spring.c keeps them,
+ * in blocks (sinew__spring_at): `tails` the current then the previous tail
+ * (6 fields), `anim` the animated rotations (4), `params` the bones' fields
+ * (SINEW__SPRING_PARAMS); `colliders` the world colliders, one per collider
+ * and a last one, far off, that never collides. */
 typedef struct sinew__springs_run {
     const int16_t *parents;
-    const sinew__spring_bone *bones;
     const sinew__spring_chain *chains;
-    const int *chain_colliders;     /* per chain entry: a world collider index */
+    const int *chain_colliders;     /* per chain entry: a collider index */
     int collider_count;             /* the index of the one that never collides */
-    const sinew_quat *anim;
+    const float *params;
+    float *anim;                    /* written in the first substep, read in the others */
     float *tails;
     const float *colliders;
+    const int *path;                /* sinew__springs.path: chain joints, tail last */
     sinew_transform *local;
     sinew_mat4 *model;
     float dt;
+    bool first;                     /* the step's first substep: local holds the animated rotations */
 } sinew__springs_run;
 
-typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, const int *chains, int bone_count);
+/* The rotation of a model matrix, its columns' scale divided out (a
+ * mirrored frame flips one axis): a chain's parent's, for both paths. */
+sinew_quat sinew__spring_rotation_of(const sinew_mat4 *m);
+
+/* A kernel: the eight chains from run->chains[first] on, a group (the
+ * same bone count, bones interleaved, no joint between chain joints, no
+ * center), one substep. */
+typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, int first);
 
 /* The spring kernel of a SIMD level, or NULL where the scalar reference
  * runs (layer/simd/dispatch.c). */
@@ -76,6 +99,6 @@ sinew__springs_kernel sinew__springs_kernel_for(int level);
 /* src/layer/simd/spring_avx2.c: the scalar reference's formulas eight lanes
  * wide (no fused multiply-add, sqrt and division exact), so the lanes agree
  * with it to rounding only. */
-void sinew__springs_avx2(const sinew__springs_run *run, const int *chains, int bone_count);
+void sinew__springs_avx2(const sinew__springs_run *run, int first);
 
 #endif /* SINEW_LAYER_INTERNAL_H */

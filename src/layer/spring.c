@@ -5,7 +5,6 @@
  * The scalar code here is the reference; the AVX2 kernel runs the same
  * formulas for eight chains at once. */
 #include "layer/layer_internal.h"
-#include "skeleton/skeleton_internal.h"
 
 enum { MAX_SUBSTEPS = 64, LANES = 8 };
 
@@ -23,6 +22,8 @@ struct sinew_springs {
     sinew_spring_collider *colliders;
     int collider_count;
     float *rest_tails;               /* per bone, the rest pose's tail (in its center's space) */
+    float *params;                   /* the bones' fields in blocks (sinew__spring_at) */
+    int blocks;                      /* of eight bones */
     int group_count;                 /* the first group_count * LANES chains run LANES at a time */
     sinew__springs_kernel kernel;
     sinew_allocator allocator;
@@ -30,8 +31,8 @@ struct sinew_springs {
 
 struct sinew_spring_state {
     const sinew_springs *springs;
-    float *tails;          /* per bone: current tail, previous tail */
-    sinew_quat *anim;      /* per bone: the animated local rotation of the step */
+    float *tails;          /* per bone in blocks: current tail, previous tail (6 fields) */
+    float *anim;           /* per bone in blocks: the animated local rotation of the step (4) */
     float *colliders;      /* per collider, and one that never collides */
     sinew_allocator allocator;
 };
@@ -46,9 +47,7 @@ sinew_spring_joint sinew_spring_joint_default(int joint)
 
 static sinew_vec3 position_of(const sinew_mat4 *m) { return sinew__v3(m->m[12], m->m[13], m->m[14]); }
 
-/* The rotation of a model matrix, its columns' scale divided out (a
- * mirrored frame flips one axis). */
-static sinew_quat rotation_of(const sinew_mat4 *m)
+sinew_quat sinew__spring_rotation_of(const sinew_mat4 *m)
 {
     float r[9];
     for (int c = 0; c < 3; ++c) {
@@ -71,20 +70,35 @@ static bool is_below(const sinew_skeleton *sk, int ancestor, int j)
     return false;
 }
 
-/* The shortest arc from unit a to the direction of b (the identity when b
- * is zero; a half turn about some perpendicular when b is opposite). */
-static sinew_quat from_to(sinew_vec3 a, sinew_vec3 b)
+/* Marks in under[] the joints below `first` (parents come first, so one
+ * pass); returns how many. */
+static int mark_below(const sinew_skeleton *sk, int first, int *under)
 {
-    b = sinew__v3_normalize(b);
+    int count = 0;
+    under[first] = 0;
+    for (int j = first + 1; j < sk->joint_count; ++j) {
+        int p = sk->parents[j];
+        under[j] = p >= first && (p == first || under[p]);
+        count += under[j];
+    }
+    return count;
+}
+
+/* A rotation, not normalized, turning unit a toward b, whose length is
+ * `length` (> 0): (a x b, length + a . b) is the shortest arc scaled by
+ * 2 length cos(half the angle), so the caller's one normalization of its
+ * product serves both. Where b is opposite to a, a half turn about some
+ * perpendicular. */
+static sinew_quat from_to(sinew_vec3 a, sinew_vec3 b, float length)
+{
     float d = sinew__v3_dot(a, b);
-    if (sinew__v3_dot(b, b) == 0.0f) return sinew__q(0, 0, 0, 1);
-    if (d < -0.999999f) {
+    if (d < -0.999999f * length) {
         sinew_vec3 other = fabsf(a.x) < 0.6f ? sinew__v3(1, 0, 0) : sinew__v3(0, 1, 0);
         sinew_vec3 p = sinew__v3_normalize(sinew__v3_cross(a, other));
         return sinew__q(p.x, p.y, p.z, 0.0f);
     }
     sinew_vec3 c = sinew__v3_cross(a, b);
-    return sinew__q_normalize(sinew__q(c.x, c.y, c.z, 1.0f + d));
+    return sinew__q(c.x, c.y, c.z, length + d);
 }
 
 /* p + the direction of (x - p) at length `length`; the direction `fallback`
@@ -146,9 +160,9 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     }
     /* the rest pose's model matrices measure bones and axes */
     sinew_allocator a = sinew__allocator(options);
-    sinew_mat4 *rest = sinew__alloc(&a, sizeof *rest * (size_t)n + n * 2 * sizeof(int));
+    sinew_mat4 *rest = sinew__alloc(&a, sizeof *rest * (size_t)n + (size_t)n * 3 * sizeof(int));
     if (!rest) return FAIL(SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    int *owner = (int *)(rest + n), *mark = owner + n;
+    int *owner = (int *)(rest + n), *mark = owner + n, *under = mark + n;
     sinew_local_to_model(sk, sk->rest_pose, NULL, rest, n, NULL);
     for (int j = 0; j < n; ++j) owner[j] = -1, mark[j] = 0;
 
@@ -195,8 +209,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
         for (int j = last; j != first; j = sk->parents[j]) ++path;
         ++path;
         /* below: joints under the first that are not on the path */
-        for (int j = first + 1; j < n; ++j)
-            if (is_below(sk, first, j)) ++below;
+        below += (size_t)mark_below(sk, first, under);
     }
     if (why) {
         sinew__free(&a, rest);
@@ -218,6 +231,8 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     size_t o_seq = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(int), 16);
     size_t o_order = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(int), 16);
     size_t o_rest = sinew__layout_add(&l, bones * 3, sizeof(float), 16);
+    size_t blocks = (bones + 7) / 8;
+    size_t o_params = sinew__layout_add(&l, blocks * 8 * SINEW__SPRING_PARAMS, sizeof(float), 32);
     char *mem = l.overflow ? NULL : sinew__alloc(&a, l.total);
     if (!mem) {
         sinew__free(&a, rest);
@@ -236,6 +251,8 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     sp->chain_colliders = (int *)(mem + o_cc);
     sp->colliders = (sinew_spring_collider *)(mem + o_col);
     sp->rest_tails = (float *)(mem + o_rest);
+    sp->params = (float *)(mem + o_params);
+    sp->blocks = (int)blocks;
     int *order = (int *)(mem + o_order);
     sp->collider_count = desc->collider_count;
     if (desc->collider_count) memcpy(sp->colliders, desc->colliders, sizeof *sp->colliders * (size_t)desc->collider_count);
@@ -258,7 +275,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
      * simple and hanging below no chain), then the rest */
     sinew__spring_chain *made = sp->chains;
     int made_count = 0;
-    size_t nb = 0, np = 0, nbelow = 0, ncc = 0;
+    size_t nb = 0, np = 0, nbelow = 0, ncc = 0, group_base = 0;
     int *kind = owner; /* per input chain: bone count if groupable, else 0 */
     for (int c = 0; c < desc->chain_count; ++c) kind[c] = 0;
     for (int c = 0; c < desc->chain_count; ++c) {
@@ -292,8 +309,14 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     for (int s = 0; s < seq_count; ++s) {
         const sinew_spring_chain *ch = &desc->chains[seq[s]];
         sinew__spring_chain *out = &made[made_count++];
-        out->first_bone = (int)nb;
+        /* a group's chains interleave their bones: bone e of its eight
+         * chains is one block */
+        bool grouped = s < sp->group_count * LANES;
+        int lane = s % LANES;
+        if (grouped && lane == 0) group_base = nb;
+        out->first_bone = grouped ? (int)group_base + lane : (int)nb;
         out->bone_count = ch->joint_count - 1;
+        out->bone_stride = grouped ? LANES : 1;
         out->center = ch->center;
         int first = ch->joints[0].joint, last = ch->joints[ch->joint_count - 1].joint;
         out->path_start = (int)np;
@@ -309,10 +332,11 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
         }
         for (int i = 0; i + 1 < ch->joint_count; ++i) {
             const sinew_spring_joint *jt = &ch->joints[i];
-            sinew__spring_bone *b = &sp->bones[nb];
+            size_t bi = (size_t)out->first_bone + (size_t)i * (size_t)out->bone_stride;
+            sinew__spring_bone *b = &sp->bones[bi];
             int j = jt->joint, t = ch->joints[i + 1].joint;
             for (int p = 0; p < count; ++p)
-                if (sp->path[np + (size_t)p] == j) sp->path_bone[np + (size_t)p] = (int)nb;
+                if (sp->path[np + (size_t)p] == j) sp->path_bone[np + (size_t)p] = (int)bi;
             b->joint = j, b->tail = t;
             b->stiffness = jt->stiffness, b->drag = jt->drag_force;
             /* the tail's radius is the next joint's (the last joint's hit
@@ -330,14 +354,20 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             sinew_vec3 rt = position_of(&rest[t]);
             if (ch->center >= 0 && sinew_mat4_inverse(&rest[ch->center], &inv) == SINEW_OK)
                 rt = sinew_mat4_transform_point(&inv, rt);
-            float *rtf = &sp->rest_tails[nb * 3];
+            float *rtf = &sp->rest_tails[bi * 3];
             rtf[0] = rt.x, rtf[1] = rt.y, rtf[2] = rt.z;
-            ++nb;
+            const float fields[SINEW__SPRING_PARAMS] = {b->stiffness, b->drag, b->hit_radius, b->length,
+                                                        b->gravity.x, b->gravity.y, b->gravity.z,
+                                                        b->axis.x, b->axis.y, b->axis.z};
+            for (int f = 0; f < SINEW__SPRING_PARAMS; ++f) sp->params[sinew__spring_at((int)bi, f, SINEW__SPRING_PARAMS)] = fields[f];
         }
+        if (!grouped) nb += (size_t)out->bone_count;
+        else if (lane == LANES - 1) nb = group_base + (size_t)LANES * (size_t)out->bone_count;
         np += (size_t)count;
         out->below_start = (int)nbelow;
+        mark_below(sk, first, under);
         for (int j = first + 1; j < n; ++j) {
-            if (!is_below(sk, first, j)) continue;
+            if (!under[j]) continue;
             bool on_path = false;
             for (int p = 0; p < count && !on_path; ++p) on_path = sp->path[out->path_start + p] == j;
             if (!on_path) sp->below[nbelow++] = j;
@@ -375,8 +405,8 @@ sinew_spring_state *sinew_spring_state_create(const sinew_springs *sp, const sin
     sinew_allocator a = sinew__allocator(options);
     sinew__layout l = {0};
     size_t o_st = sinew__layout_add(&l, 1, sizeof(sinew_spring_state), 16);
-    size_t o_tails = sinew__layout_add(&l, (size_t)sp->bone_count * 6, sizeof(float), 16);
-    size_t o_anim = sinew__layout_add(&l, (size_t)sp->bone_count, sizeof(sinew_quat), 16);
+    size_t o_tails = sinew__layout_add(&l, (size_t)sp->blocks * 8 * 6, sizeof(float), 32);
+    size_t o_anim = sinew__layout_add(&l, (size_t)sp->blocks * 8 * 4, sizeof(float), 32);
     size_t o_col = sinew__layout_add(&l, ((size_t)sp->collider_count + 1) * SINEW__SPRING_COLLIDER_FLOATS, sizeof(float), 16);
     char *mem = l.overflow ? NULL : sinew__alloc(&a, l.total);
     if (!mem) {
@@ -388,11 +418,11 @@ sinew_spring_state *sinew_spring_state_create(const sinew_springs *sp, const sin
     st->allocator = a;
     st->springs = sp;
     st->tails = (float *)(mem + o_tails);
-    st->anim = (sinew_quat *)(mem + o_anim);
+    st->anim = (float *)(mem + o_anim);
     st->colliders = (float *)(mem + o_col);
     /* still, in the rest pose */
     for (int b = 0; b < sp->bone_count; ++b)
-        for (int k = 0; k < 6; ++k) st->tails[b * 6 + k] = sp->rest_tails[b * 3 + k % 3];
+        for (int k = 0; k < 6; ++k) st->tails[sinew__spring_at(b, k, 6)] = sp->rest_tails[b * 3 + k % 3];
     sinew__ok(err);
     return st;
 }
@@ -436,14 +466,15 @@ sinew_result sinew_springs_reset(const sinew_springs *sp, sinew_spring_state *st
         const sinew__spring_chain *ch = &sp->chains[c];
         sinew_mat4 cm, inv;
         bool centered = center_space(model, ch->center, &cm, &inv);
-        for (int b = ch->first_bone; b < ch->first_bone + ch->bone_count; ++b) {
+        for (int e = 0; e < ch->bone_count; ++e) {
+            int b = ch->first_bone + e * ch->bone_stride;
             sinew_vec3 t = position_of(&model[sp->bones[b].tail]);
             if (!finite3(t))
                 return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "sinew_springs_reset: joint %d's model matrix is not finite",
                                    sp->bones[b].tail);
             if (centered) t = sinew_mat4_transform_point(&inv, t);
-            float *s = &st->tails[b * 6];
-            s[0] = s[3] = t.x, s[1] = s[4] = t.y, s[2] = s[5] = t.z;
+            float v[3] = {t.x, t.y, t.z};
+            for (int k = 0; k < 6; ++k) st->tails[sinew__spring_at(b, k, 6)] = v[k % 3];
         }
     }
     sinew__ok(err);
@@ -458,20 +489,24 @@ static void place_colliders(const sinew_springs *sp, sinew_spring_state *st, con
         sinew_vec3 c = sinew_mat4_transform_point(&model[k->joint], k->offset);
         sinew_vec3 t = k->shape == SINEW_COLLIDER_CAPSULE ? sinew_mat4_transform_point(&model[k->joint], k->tail) : c;
         float *w = &st->colliders[i * SINEW__SPRING_COLLIDER_FLOATS];
-        w[0] = c.x, w[1] = c.y, w[2] = c.z, w[3] = t.x, w[4] = t.y, w[5] = t.z, w[6] = k->radius, w[7] = 0.0f;
+        sinew_vec3 ab = sinew__v3_sub(t, c);
+        float ab2 = sinew__v3_dot(ab, ab);
+        /* 1 / |ab|^2, 0 for a sphere: the segment's parameter by a product */
+        w[0] = c.x, w[1] = c.y, w[2] = c.z, w[3] = t.x, w[4] = t.y, w[5] = t.z, w[6] = k->radius;
+        w[7] = ab2 > 0.0f ? 1.0f / ab2 : 0.0f;
     }
     float *none = &st->colliders[sp->collider_count * SINEW__SPRING_COLLIDER_FLOATS];
-    for (int k = 0; k < SINEW__SPRING_COLLIDER_FLOATS; ++k) none[k] = 0.0f;
-    none[6] = -1e30f;
+    /* far off (its squared distance still a finite float), radius 0 */
+    for (int k = 0; k < SINEW__SPRING_COLLIDER_FLOATS; ++k) none[k] = k < 6 ? 1e18f : 0.0f;
 }
 
-/* Pushes x out of a collider (world floats w) to r + hit from its nearest
- * point, then back to the bone's length from p. */
+/* Pushes x out of a collider (world floats w: center, tail, radius,
+ * 1 / |tail - center|^2) to r + hit from its nearest point, then back to
+ * the bone's length from p. */
 static sinew_vec3 collide(const float *w, float hit, sinew_vec3 p, sinew_vec3 x, float length, sinew_vec3 fallback)
 {
     sinew_vec3 a = sinew__v3(w[0], w[1], w[2]), ab = sinew__v3_sub(sinew__v3(w[3], w[4], w[5]), a);
-    float ab2 = sinew__v3_dot(ab, ab);
-    float s = ab2 > 0.0f ? sinew__v3_dot(sinew__v3_sub(x, a), ab) / ab2 : 0.0f;
+    float s = sinew__v3_dot(sinew__v3_sub(x, a), ab) * w[7];
     s = s < 0.0f ? 0.0f : s > 1.0f ? 1.0f : s;
     sinew_vec3 q = sinew__v3_add(a, sinew__v3_scale(ab, s));
     sinew_vec3 d = sinew__v3_sub(x, q);
@@ -485,28 +520,43 @@ static sinew_vec3 collide(const float *w, float hit, sinew_vec3 p, sinew_vec3 x,
 
 /* One chain, one substep: the scalar reference. */
 static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
-                       sinew_transform *local, sinew_mat4 *model)
+                       bool first, sinew_transform *local, sinew_mat4 *model)
 {
     const int16_t *parents = sp->skeleton->parents;
-    int first = sp->path[ch->path_start], pj = parents[first];
+    int pj = parents[sp->path[ch->path_start]];
     sinew_mat4 parent = pj >= 0 ? model[pj] : sinew_mat4_identity();
-    sinew_quat wp = pj >= 0 ? rotation_of(&model[pj]) : sinew__q(0, 0, 0, 1);
+    sinew_quat wp = pj >= 0 ? sinew__spring_rotation_of(&model[pj]) : sinew__q(0, 0, 0, 1);
     sinew_mat4 cm, inv;
     bool centered = center_space(model, ch->center, &cm, &inv);
     for (int e = 0; e < ch->path_count; ++e) {
         int k = sp->path[ch->path_start + e], b = sp->path_bone[ch->path_start + e];
         sinew_transform *t = &local[k];
-        sinew_quat rot = b >= 0 ? st->anim[b] : t->rotation;
+        /* the first substep's animated rotation is local's; it is kept for
+         * the others */
+        float *a = st->anim;
+        sinew_quat rot = b >= 0 && !first ? sinew__q(a[sinew__spring_at(b, 0, 4)], a[sinew__spring_at(b, 1, 4)],
+                                                     a[sinew__spring_at(b, 2, 4)], a[sinew__spring_at(b, 3, 4)])
+                                          : t->rotation;
+        if (b >= 0 && first)
+            a[sinew__spring_at(b, 0, 4)] = rot.x, a[sinew__spring_at(b, 1, 4)] = rot.y,
+            a[sinew__spring_at(b, 2, 4)] = rot.z, a[sinew__spring_at(b, 3, 4)] = rot.w;
         sinew_mat4 m, lm;
-        sinew__mat4_from_trs(&lm, t->translation, rot, t->scale);
-        sinew__mat4_mul_affine(&m, &parent, &lm);
-        sinew_quat w = sinew__q_normalize(sinew__q_mul(wp, rot));
+        /* products of unit rotations: unit to rounding, which the one
+         * normalization of each corrected rotation keeps from growing */
+        sinew_quat w = sinew__q_mul(wp, rot);
         if (b >= 0) {
             const sinew__spring_bone *bone = &sp->bones[b];
-            float *s = &st->tails[b * 6];
+            float s[6];
+            for (int f = 0; f < 6; ++f) s[f] = st->tails[sinew__spring_at(b, f, 6)];
             sinew_vec3 cur = sinew__v3(s[0], s[1], s[2]), prev = sinew__v3(s[3], s[4], s[5]);
             if (centered) cur = sinew_mat4_transform_point(&cm, cur), prev = sinew_mat4_transform_point(&cm, prev);
-            sinew_vec3 p = position_of(&m);
+            /* the joint's position does not depend on its rotation: the
+             * translation column of parent * TRS, as the product sums it */
+            sinew_vec3 tr = t->translation;
+            sinew_vec3 p = sinew__v3(parent.m[0] * tr.x + parent.m[4] * tr.y + parent.m[8] * tr.z,
+                                     parent.m[1] * tr.x + parent.m[5] * tr.y + parent.m[9] * tr.z,
+                                     parent.m[2] * tr.x + parent.m[6] * tr.y + parent.m[10] * tr.z);
+            p = sinew__v3(p.x + parent.m[12], p.y + parent.m[13], p.z + parent.m[14]);
             sinew_vec3 dir = sinew__q_rotate(w, bone->axis); /* the animated direction */
             sinew_vec3 next = sinew__v3_add(cur, sinew__v3_scale(sinew__v3_sub(cur, prev), 1.0f - bone->drag));
             next = sinew__v3_add(next, sinew__v3_scale(dir, dt * bone->stiffness));
@@ -516,16 +566,19 @@ static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const si
                 const float *cw = &st->colliders[sp->chain_colliders[ch->collider_start + i] * SINEW__SPRING_COLLIDER_FLOATS];
                 next = collide(cw, bone->hit_radius, p, next, bone->length, dir);
             }
-            s[3] = s[0], s[4] = s[1], s[5] = s[2];
             sinew_vec3 keep = centered ? sinew_mat4_transform_point(&inv, next) : next;
-            s[0] = keep.x, s[1] = keep.y, s[2] = keep.z;
+            const float out[6] = {keep.x, keep.y, keep.z, s[0], s[1], s[2]};
+            for (int f = 0; f < 6; ++f) st->tails[sinew__spring_at(b, f, 6)] = out[f];
             /* turn the joint from its animated direction onto the tail */
-            sinew_quat turn = from_to(bone->axis, sinew__q_rotate(sinew__q(-w.x, -w.y, -w.z, w.w), sinew__v3_sub(next, p)));
-            rot = sinew__q_normalize(sinew__q_mul(rot, turn));
+            sinew_vec3 to = sinew__q_rotate(sinew__q(-w.x, -w.y, -w.z, w.w), sinew__v3_sub(next, p));
+            rot = sinew__q_normalize(sinew__q_mul(rot, from_to(bone->axis, to, bone->length)));
             t->rotation = rot;
             sinew__mat4_from_trs(&lm, t->translation, rot, t->scale);
             sinew__mat4_mul_affine(&m, &parent, &lm);
-            w = sinew__q_normalize(sinew__q_mul(wp, rot));
+            w = sinew__q_mul(wp, rot);
+        } else {
+            sinew__mat4_from_trs(&lm, t->translation, rot, t->scale);
+            sinew__mat4_mul_affine(&m, &parent, &lm);
         }
         model[k] = m;
         parent = m;
@@ -558,26 +611,21 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
     if (substeps < 1 || substeps > MAX_SUBSTEPS)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_springs_step: %d substeps (1 .. %d)", substeps,
                            MAX_SUBSTEPS);
-    for (int c = 0; c < sp->chain_count; ++c) {
-        const sinew__spring_chain *ch = &sp->chains[c];
-        for (int b = 0; b < ch->bone_count; ++b) st->anim[ch->first_bone + b] = local[sp->bones[ch->first_bone + b].joint].rotation;
-    }
     float h = dt / (float)substeps;
-    sinew__springs_run run = {sp->skeleton->parents, sp->bones, sp->chains, sp->chain_colliders, sp->collider_count,
-                              st->anim, st->tails, st->colliders, local, model, h};
+    sinew__springs_run run = {sp->skeleton->parents, sp->chains, sp->chain_colliders, sp->collider_count, sp->params,
+                              st->anim, st->tails, st->colliders, sp->path, local, model, h, true};
     for (int s = 0; s < substeps; ++s) {
+        run.first = s == 0;
         place_colliders(sp, st, model);
         int c = 0;
         if (sp->kernel) {
             for (int g = 0; g < sp->group_count; ++g, c += LANES) {
-                int lanes[LANES];
-                for (int i = 0; i < LANES; ++i) lanes[i] = c + i;
-                sp->kernel(&run, lanes, sp->chains[c].bone_count);
+                sp->kernel(&run, c);
                 for (int i = 0; i < LANES; ++i) update_below(sp, &sp->chains[c + i], local, model);
             }
         }
         for (; c < sp->chain_count; ++c) {
-            step_chain(sp, st, &sp->chains[c], h, local, model);
+            step_chain(sp, st, &sp->chains[c], h, run.first, local, model);
             update_below(sp, &sp->chains[c], local, model);
         }
     }

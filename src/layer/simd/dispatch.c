@@ -14,6 +14,9 @@ sinew__blend_kernel sinew__blend_kernel_for(int level)
 
 sinew__springs_kernel sinew__springs_kernel_for(int level)
 {
+#if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX2) return sinew__springs_avx2;
+#endif
     (void)level;
     return NULL;
 }
