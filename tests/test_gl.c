@@ -5,8 +5,10 @@
  * through transform feedback and is compared with the CPU reference
  * (sinew_skin_lbs, sinew_skin_dqs) on the built-in character, cesium_man
  * and the other skinned sample files: positions within 1e-5 of the model's
- * size, normals and tangents within 1e-5. Skips, saying why, when the build
- * has no GL or no driver gives a context. */
+ * size, normals and tangents within 1e-5. The vertex animation texture
+ * player (16-bit and float32 textures) gives, at any time, the two frames
+ * about it mixed: at a frame, between two, across the loop. Skips, saying
+ * why, when the build has no GL or no driver gives a context. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_gpu.h"
 #include "sinew/sinew_import.h"
@@ -280,6 +282,198 @@ static void check_errors(const sinew_asset *demo)
     CHECK_ERROR(err, SINEW_ERROR_GPU, "sinew_gl_program_create: the vertex shader does not compile");
 }
 
+/* ---- vertex animation textures (shaders/sinew_vat.vert) ------------------ */
+
+enum { VAT_FRAMES = 5, VAT_INSTANCES = 5 };
+
+/* The octahedral map of docs/VAT.md and its inverse (unit length). */
+static void vat_oct_encode(const float n[3], double p[2])
+{
+    double s = fabs((double)n[0]) + fabs((double)n[1]) + fabs((double)n[2]), x = n[0] / s, y = n[1] / s;
+    if (n[2] < 0.0f) {
+        double fx = (1.0 - fabs(y)) * (x >= 0.0 ? 1.0 : -1.0), fy = (1.0 - fabs(x)) * (y >= 0.0 ? 1.0 : -1.0);
+        x = fx, y = fy;
+    }
+    p[0] = x, p[1] = y;
+}
+
+static void vat_oct_decode(double px, double py, double n[3])
+{
+    n[0] = px, n[1] = py, n[2] = 1.0 - fabs(px) - fabs(py);
+    if (n[2] < 0.0) {
+        n[0] = (1.0 - fabs(py)) * (px >= 0.0 ? 1.0 : -1.0);
+        n[1] = (1.0 - fabs(px)) * (py >= 0.0 ? 1.0 : -1.0);
+    }
+    double l = sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+    for (int k = 0; k < 3; ++k) n[k] /= l;
+}
+
+static uint16_t vat_quantize(double x, double lo, double hi)
+{
+    return hi > lo ? (uint16_t)fmin(65535.0, fmax(0.0, floor((x - lo) / (hi - lo) * 65535.0 + 0.5))) : 0;
+}
+
+static GLuint vat_texture(GLenum unit, bool raw, int width, int height, const void *texels)
+{
+    GLuint t;
+    glActiveTexture(unit);
+    glGenTextures(1, &t);
+    glBindTexture(GL_TEXTURE_2D, t);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexImage2D(GL_TEXTURE_2D, 0, raw ? GL_RGB32F : GL_RGB16, width, height, 0, GL_RGB,
+                 raw ? GL_FLOAT : GL_UNSIGNED_SHORT, texels);
+    return t;
+}
+
+/* The built-in character's walk baked at VAT_FRAMES frames into textures
+ * laid out as docs/VAT.md says (two rows a frame, to exercise the layout),
+ * 16-bit or float32; the shader played by several instances, each at its
+ * own time offset, through transform feedback: at a frame, between two, at
+ * the midpoint, and across the loop from the last frame to the first, each
+ * equal to the two frames decoded and mixed on the CPU. */
+static void check_vat(const sinew_asset *demo, bool raw)
+{
+    const sinew_mesh *m = &demo->meshes[0];
+    const sinew_clip *clip = demo->clips[0];
+    const sinew_skeleton *sk = demo->skeleton;
+    int vc = m->vertex_count, n = sk->joint_count, rows = 2, width = (vc + rows - 1) / rows;
+    int height = VAT_FRAMES * rows;
+    float fps = (float)VAT_FRAMES / clip->duration;
+    size_t fv = (size_t)vc * 3, texels = (size_t)width * (size_t)height;
+    float *p = malloc(sizeof(float) * fv * VAT_FRAMES), *nr = malloc(sizeof(float) * fv * VAT_FRAMES);
+    sinew_transform *local = malloc(sizeof *local * (size_t)n);
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n);
+    sinew_mat4 *palette = malloc(sizeof *palette * (size_t)m->skin->joint_count);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int f = 0; f < VAT_FRAMES; ++f) {
+        sinew_error err = {0};
+        sinew_clip_sample(clip, sk, (float)f / fps, SINEW_SAMPLE_LOOP, NULL, local, n, &err);
+        sinew_local_to_model(sk, local, NULL, model, n, &err);
+        sinew_skin_palette(m->skin, model, n, NULL, palette, m->skin->joint_count, &err);
+        sinew_skin_job job = {.skin = m->skin, .palette = palette, .palette_count = m->skin->joint_count,
+                              .positions = m->positions, .normals = m->normals,
+                              .out_positions = &p[fv * (size_t)f], .out_normals = &nr[fv * (size_t)f]};
+        sinew_skin_lbs(&job, &err);
+        CHECK(err.result == SINEW_OK, "VAT frames: %s", err.description);
+        for (size_t i = 0; i < fv; ++i)
+            lo[i % 3] = fminf(lo[i % 3], p[fv * (size_t)f + i]), hi[i % 3] = fmaxf(hi[i % 3], p[fv * (size_t)f + i]);
+    }
+    /* the textures, and what the shader should read back from them */
+    uint16_t *qp = calloc(texels * 3, sizeof *qp), *qn = calloc(texels * 3, sizeof *qn);
+    float *fp = calloc(texels * 3, sizeof *fp), *fn = calloc(texels * 3, sizeof *fn);
+    double *dp = malloc(sizeof(double) * fv * VAT_FRAMES), *dn = malloc(sizeof(double) * fv * VAT_FRAMES);
+    for (int f = 0; f < VAT_FRAMES; ++f)
+        for (int v = 0; v < vc; ++v) {
+            size_t t = ((size_t)f * (size_t)rows + (size_t)(v / width)) * (size_t)width + (size_t)(v % width);
+            size_t i = fv * (size_t)f + (size_t)v * 3;
+            double o[2];
+            vat_oct_encode(&nr[i], o);
+            for (int k = 0; k < 3; ++k) {
+                qp[t * 3 + k] = vat_quantize(p[i + k], lo[k], hi[k]);
+                fp[t * 3 + k] = p[i + k], fn[t * 3 + k] = nr[i + k];
+                dp[i + k] = raw ? p[i + k] : qp[t * 3 + k] / 65535.0 * ((double)hi[k] - lo[k]) + lo[k];
+            }
+            qn[t * 3] = vat_quantize(o[0], -1.0, 1.0), qn[t * 3 + 1] = vat_quantize(o[1], -1.0, 1.0);
+            if (raw)
+                for (int k = 0; k < 3; ++k) dn[i + k] = nr[i + k];
+            else
+                vat_oct_decode(qn[t * 3] / 65535.0 * 2.0 - 1.0, qn[t * 3 + 1] / 65535.0 * 2.0 - 1.0, &dn[i]);
+        }
+
+    static const char *const outputs[2] = {"sinew_vat_position", "sinew_vat_normal"};
+    sinew_error err = {0};
+    unsigned program = sinew_gl_program_create(
+        &(sinew_gl_program_desc){.vertex = {.vat = true, .vat_float = raw}, .feedback = outputs, .feedback_count = 2},
+        &err);
+    CHECK(program != 0, "VAT program: %s", err.description);
+    /* frame coordinates u = (time + offset) * fps of each instance: on frame
+     * 3, a quarter past 1, halfway 1-2, across the loop (4 to 0, a period
+     * later), and before the start (wrapping back to 4-0) */
+    const double u[VAT_INSTANCES] = {3.0, 1.25, 1.5, 4.5 + VAT_FRAMES, -0.25};
+    const float time = 0.5f / fps;
+    float offsets[VAT_INSTANCES];
+    for (int i = 0; i < VAT_INSTANCES; ++i) offsets[i] = (float)(u[i] / (double)fps) - time;
+    GLuint tex[2] = {vat_texture(GL_TEXTURE0, raw, width, height, raw ? (void *)fp : (void *)qp),
+                     vat_texture(GL_TEXTURE1, raw, width, height, raw ? (void *)fn : (void *)qn)};
+    GLuint vao, offset_buffer, tf[2];
+    glGenVertexArrays(1, &vao);
+    glBindVertexArray(vao);
+    glGenBuffers(1, &offset_buffer);
+    glBindBuffer(GL_ARRAY_BUFFER, offset_buffer);
+    glBufferData(GL_ARRAY_BUFFER, sizeof offsets, offsets, GL_STATIC_DRAW);
+    glEnableVertexAttribArray(7);
+    glVertexAttribPointer(7, 1, GL_FLOAT, GL_FALSE, 0, NULL);
+    glVertexAttribDivisor(7, 1);
+    glBindBuffer(GL_ARRAY_BUFFER, 0);
+    glGenBuffers(2, tf);
+    size_t out_bytes = sizeof(float) * fv * VAT_INSTANCES;
+    for (int s = 0; s < 2; ++s) {
+        glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, tf[s]);
+        glBufferData(GL_TRANSFORM_FEEDBACK_BUFFER, (GLsizeiptr)out_bytes, NULL, GL_STATIC_READ);
+        glBindBufferBase(GL_TRANSFORM_FEEDBACK_BUFFER, (GLuint)s, tf[s]);
+    }
+    glUseProgram(program);
+    glUniform1i(glGetUniformLocation(program, "sinew_vat_positions"), 0);
+    glUniform1i(glGetUniformLocation(program, "sinew_vat_normals"), 1);
+    glUniform3fv(glGetUniformLocation(program, "sinew_vat_bounds_min"), 1, lo);
+    glUniform3fv(glGetUniformLocation(program, "sinew_vat_bounds_max"), 1, hi);
+    glUniform1i(glGetUniformLocation(program, "sinew_vat_width"), width);
+    glUniform1i(glGetUniformLocation(program, "sinew_vat_rows_per_frame"), rows);
+    glUniform1i(glGetUniformLocation(program, "sinew_vat_frames"), VAT_FRAMES);
+    glUniform1f(glGetUniformLocation(program, "sinew_vat_fps"), fps);
+    glUniform1f(glGetUniformLocation(program, "sinew_vat_time"), time);
+    glEnable(GL_RASTERIZER_DISCARD);
+    glBeginTransformFeedback(GL_POINTS);
+    glDrawArraysInstanced(GL_POINTS, 0, vc, VAT_INSTANCES);
+    glEndTransformFeedback();
+    glDisable(GL_RASTERIZER_DISCARD);
+    float *gp = malloc(out_bytes), *gn = malloc(out_bytes);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, tf[0]);
+    glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)out_bytes, gp);
+    glBindBuffer(GL_TRANSFORM_FEEDBACK_BUFFER, tf[1]);
+    glGetBufferSubData(GL_TRANSFORM_FEEDBACK_BUFFER, 0, (GLsizeiptr)out_bytes, gn);
+    GLenum e = glGetError();
+    CHECK(e == GL_NO_ERROR, "VAT: GL error 0x%04x", e);
+
+    double size = 0.0;
+    for (int k = 0; k < 3; ++k) size += ((double)hi[k] - lo[k]) * ((double)hi[k] - lo[k]);
+    size = sqrt(size);
+    for (int i = 0; i < VAT_INSTANCES && program; ++i) {
+        double w = u[i] - VAT_FRAMES * floor(u[i] / VAT_FRAMES);
+        int f0 = (int)floor(w), f1 = (f0 + 1) % VAT_FRAMES;
+        double a = w - f0, ep = 0.0, en = 0.0;
+        for (int v = 0; v < vc; ++v) {
+            const double *p0 = &dp[fv * (size_t)f0 + (size_t)v * 3], *p1 = &dp[fv * (size_t)f1 + (size_t)v * 3];
+            const double *n0 = &dn[fv * (size_t)f0 + (size_t)v * 3], *n1 = &dn[fv * (size_t)f1 + (size_t)v * 3];
+            double want_n[3], l = 0.0;
+            for (int k = 0; k < 3; ++k) want_n[k] = n0[k] + a * (n1[k] - n0[k]), l += want_n[k] * want_n[k];
+            for (int k = 0; k < 3; ++k) {
+                size_t o = fv * (size_t)i + (size_t)v * 3 + (size_t)k;
+                double d = fabs((double)gp[o] - (p0[k] + a * (p1[k] - p0[k])));
+                if (!(d <= ep)) ep = d;
+                d = fabs((double)gn[o] - want_n[k] / sqrt(l));
+                if (!(d <= en)) en = d;
+            }
+        }
+        char what[120];
+        snprintf(what, sizeof what, "VAT %s, instance %d: frames %d and %d mixed %.2f", raw ? "float32" : "16-bit", i,
+                 f0, f1, a);
+        printf("%-70s positions %.2e of %.3g, normals %.2e\n", what, ep / size, size, en);
+        CHECK(ep / size <= POSITION_TOLERANCE, "%s: positions off by %.3g of the model's size", what, ep / size);
+        CHECK(en <= DIRECTION_TOLERANCE, "%s: normals off by %.3g", what, en);
+    }
+    glDeleteBuffers(2, tf);
+    glDeleteBuffers(1, &offset_buffer);
+    glDeleteVertexArrays(1, &vao);
+    glDeleteTextures(2, tex);
+    glActiveTexture(GL_TEXTURE0);
+    glDeleteProgram(program);
+    free(gp), free(gn), free(qp), free(qn), free(fp), free(fn), free(dp), free(dn);
+    free(p), free(nr), free(local), free(model), free(palette);
+}
+
 int main(void)
 {
     sinew_error err = {0};
@@ -291,6 +485,8 @@ int main(void)
     printf("OpenGL %s on %s\n", (const char *)glGetString(GL_VERSION), (const char *)glGetString(GL_RENDERER));
     sinew_asset *demo = sinew_demo_create(NULL, &err);
     check_errors(demo);
+    check_vat(demo, false);
+    check_vat(demo, true);
     /* a compact stream: the built-in skin with its last weights implied */
     sinew_skin *twin = implied_twin(demo->skeleton, demo->meshes[0].skin);
     if (twin) {

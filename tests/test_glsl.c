@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The GPU text and layout, no GL needed: sinew_glsl_compose() builds every
  * variant's text (and sizes it as snprintf does), the embedded string is
- * shaders/sinew_skin.vert as it is now, and sinew_gpu_dq_pack() drops
+ * shaders/sinew_skin.vert as it is now (and the texture player's
+ * shaders/sinew_vat.vert), and sinew_gpu_dq_pack() drops
  * nothing but rounding noise: the stretch of real palettes (the built-in
  * character's idle clip scales its chest non-uniformly) is upper
  * triangular. */
@@ -42,15 +43,30 @@ static void check_compose(void)
               strstr(text, "#define SINEW_FAST_NORMALS 1\n"),
           "the given version, 4 influences, fast normals");
     free(text);
+    /* the texture player: its own text, the skinning options left out */
+    o = (sinew_glsl_options){.vat = true, .vat_float = true, .ssbo = true, .method = SINEW_SKINNING_DQS};
+    n = sinew_glsl_compose(&o, NULL, 0);
+    text = malloc(n + 1);
+    CHECK(sinew_glsl_compose(&o, text, n + 1) == n && strlen(text) == n, "VAT: the size query is exact");
+    CHECK(strncmp(text, "#version 330 core\n", 18) == 0 && strstr(text, "#define SINEW_VAT_FLOAT 1\n") &&
+              !strstr(text, "#define SINEW_DQS") && !strstr(text, "#define SINEW_PALETTE_SSBO"),
+          "VAT: GLSL 3.30, float textures, no skinning options:\n%.200s", text);
+    CHECK(strcmp(text + n - strlen(sinew_glsl_vat_vert), sinew_glsl_vat_vert) == 0, "VAT: the player follows");
+    free(text);
 }
 
 static void check_embedded(void)
 {
-    size_t size = 0;
-    unsigned char *file = test_read_file(SINEW_SOURCE_DIR "/shaders/sinew_skin.vert", &size);
-    CHECK(file != NULL, "shaders/sinew_skin.vert is readable");
-    if (file) CHECK(strcmp((const char *)file, sinew_glsl_skin_vert) == 0, "the string is the file");
-    free(file);
+    static const char *const files[2] = {SINEW_SOURCE_DIR "/shaders/sinew_skin.vert",
+                                         SINEW_SOURCE_DIR "/shaders/sinew_vat.vert"};
+    const char *strings[2] = {sinew_glsl_skin_vert, sinew_glsl_vat_vert};
+    for (int i = 0; i < 2; ++i) {
+        size_t size = 0;
+        unsigned char *file = test_read_file(files[i], &size);
+        CHECK(file != NULL, "%s is readable", files[i]);
+        if (file) CHECK(strcmp((const char *)file, strings[i]) == 0, "the string is %s", files[i]);
+        free(file);
+    }
 }
 
 static void check_dq_pack(void)

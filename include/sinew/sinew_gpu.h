@@ -33,7 +33,8 @@
  *
  * Index, by pipeline stage:
  *
- *   GLSL         sinew_glsl_compose sinew_gpu_dq_pack (and sinew_glsl_skin_vert)
+ *   GLSL         sinew_glsl_compose sinew_gpu_dq_pack (and sinew_glsl_skin_vert,
+ *                sinew_glsl_vat_vert)
  *   OpenGL       sinew_gl_context_create sinew_gl_context_free sinew_gl_program_create
  *                sinew_gl_mesh_upload sinew_gl_mesh_update sinew_gl_mesh_draw
  *                sinew_gl_mesh_free sinew_gl_palette_create sinew_gl_palette_write
@@ -66,6 +67,12 @@ extern "C" {
  * line. */
 SINEW_API extern const char sinew_glsl_skin_vert[];
 
+/* The text of shaders/sinew_vat.vert, NUL-terminated, without a #version
+ * line: vertex animation textures as `sinew vat` writes them (docs/VAT.md)
+ * played back, two frames mixed, a time offset per instance. Its header
+ * comment is its manual: textures, uniforms, the offset's location (7). */
+SINEW_API extern const char sinew_glsl_vat_vert[];
+
 /* Joints the uniform-block palette holds (16 KiB, the smallest
  * GL_MAX_UNIFORM_BLOCK_SIZE a driver may have). */
 #define SINEW_GLSL_UBO_JOINTS 256
@@ -84,10 +91,15 @@ typedef struct sinew_glsl_options {
     bool no_main;        /* declarations and sinew_skin() only */
     const char *version; /* the #version line's text ("450 core"); NULL: "330 core",
                             "430 core" with ssbo */
+    bool vat;            /* the vertex animation texture player (sinew_glsl_vat_vert)
+                            instead of skinning: method, ssbo, influences and
+                            fast_normals unused; no_main and version taken */
+    bool vat_float;      /* with vat: float32 textures (`sinew vat --float`), not 16-bit */
 } sinew_glsl_options;
 
 /* Writes the complete shader text for `options` (NULL: the defaults): the
- * #version line, the options as #defines, then sinew_glsl_skin_vert, into
+ * #version line, the options as #defines, then sinew_glsl_skin_vert (or
+ * sinew_glsl_vat_vert with options->vat), into
  * `out` (`capacity` bytes, always NUL-terminated when capacity > 0, cut
  * short when too small). Returns the length of the whole text without the
  * NUL, as snprintf does: call with capacity 0 to size the buffer. */
