@@ -3,7 +3,8 @@
  * sinew assets: a skeleton with its clips and meshes, as loaders and the
  * built-in demo character produce them. Part of the core library (libc,
  * libm and the platform's threads). Every field is read-only;
- * sinew_asset_free() releases it all.
+ * sinew_asset_free() releases it all (spring bones' descriptions included:
+ * they live in the asset's own memory).
  *
  *   sinew_error err = {0};
  *   sinew_asset *a = sinew_demo_create(NULL, &err);
@@ -64,6 +65,14 @@ typedef struct sinew_asset {
     const sinew_clip *const *clips;   /* each animates `skeleton` */
     int mesh_count;
     const sinew_mesh *meshes;
+    /* Spring bones (a glTF file's VRMC_springBone, an archive's springs
+     * section), as plain data ready for sinew_springs_create(skeleton,
+     * springs, ...): joints are skeleton joints, every array is the asset's
+     * own and read-only; NULL when there are none. The loaders check that
+     * sinew_springs_create() accepts it. Chains are in the file's order
+     * (springs without a bone are left out, with a warning). */
+    const sinew_springs_desc *springs;
+    const char *const *spring_names;  /* per chain: its name ("" for none); NULL without springs */
 } sinew_asset;
 
 /* Frees the asset and everything it holds: skeleton, clips, meshes and their
