@@ -1144,6 +1144,287 @@ static sinew_result read_animations(builder *b)
 
 /* ---- entry point ------------------------------------------------------------------------- */
 
+/* ---- VRMC_springBone 1.0 ------------------------------------------------------ */
+
+#define SPRING_PATH "extensions.VRMC_springBone"
+
+/* A number member in [lo, hi]; `def` when absent. */
+static sinew_result spring_number(builder *b, const cJSON *obj, const char *key, const char *path, float def, float lo,
+                                  float hi, float *out)
+{
+    *out = def;
+    const cJSON *v = gltf_member(b->doc, obj, key);
+    if (!v) return SINEW_OK;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    if (!isfinite(d) || !isfinite((float)d))
+        return FAIL(b, SINEW_ERROR_NOT_FINITE, "%s.%s: not a finite number", path, key);
+    if (d < lo || d > hi) {
+        if (hi == INFINITY) return FAIL(b, SINEW_ERROR_PARSE, "%s.%s: %g is negative", path, key, d);
+        return FAIL(b, SINEW_ERROR_PARSE, "%s.%s: %g is outside [%g, %g]", path, key, d, (double)lo, (double)hi);
+    }
+    *out = (float)d;
+    return SINEW_OK;
+}
+
+/* An array member of indices into `what` (`limit` elements), into memory
+ * the asset owns; `required` refuses it missing. */
+static sinew_result spring_refs(builder *b, const cJSON *obj, const char *key, const char *path, bool required,
+                                const char *what, int limit, int **out, int *count)
+{
+    const cJSON *list, *e;
+    sinew_result r = gltf_array(b->doc, obj, key, path, &list, count);
+    if (r != SINEW_OK) return r;
+    if (!list && required) return FAIL(b, SINEW_ERROR_PARSE, "%s.%s: required but missing", path, key);
+    *out = sinew__asset_alloc(b->asset, (size_t)*count + 1, sizeof **out);
+    if (!*out) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s.%s: out of memory", path, key);
+    int i = 0;
+    GLTF_EACH(b->doc, e, list)
+    {
+        double d = cJSON_IsNumber(e) ? e->valuedouble : -1.0;
+        if (!(d >= 0 && d <= 0x7fffffff && d == floor(d)))
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.%s[%d]: not an index (an integer >= 0)", path, key, i);
+        if (d >= limit)
+            return FAIL(b, SINEW_ERROR_BAD_REFERENCE, "%s.%s[%d]: %.0f is not an index of %s (%d element%s)", path,
+                        key, i, d, what, limit, limit == 1 ? "" : "s");
+        (*out)[i] = (int)d;
+        ++i;
+    }
+    return SINEW_OK;
+}
+
+static sinew_result read_collider(builder *b, int i, const cJSON *c, sinew_spring_collider *out)
+{
+    char path[96];
+    snprintf(path, sizeof path, SPRING_PATH ".colliders[%d]", i);
+    if (!cJSON_IsObject(c)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
+    int node;
+    sinew_result r = gltf_ref(b->doc, c, "node", path, true, "nodes", b->node_count, &node);
+    if (r != SINEW_OK) return r;
+    out->joint = b->node_joint[node];
+    const cJSON *shape = gltf_member(b->doc, c, "shape");
+    if (!cJSON_IsObject(shape)) return FAIL(b, SINEW_ERROR_PARSE, "%s.shape: required object missing", path);
+    const cJSON *sphere = gltf_member(b->doc, shape, "sphere"), *capsule = gltf_member(b->doc, shape, "capsule");
+    if (!sphere == !capsule)
+        return FAIL(b, SINEW_ERROR_PARSE, "%s.shape: needs one of sphere and capsule, has %s", path,
+                    sphere ? "both" : "neither");
+    const cJSON *s = sphere ? sphere : capsule;
+    char spath[112];
+    snprintf(spath, sizeof spath, "%s.shape.%s", path, sphere ? "sphere" : "capsule");
+    if (!cJSON_IsObject(s)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", spath);
+    static const float zero[3] = {0, 0, 0};
+    float offset[3], tail[3];
+    out->shape = sphere ? SINEW_COLLIDER_SPHERE : SINEW_COLLIDER_CAPSULE;
+    if ((r = gltf_floats(b->doc, s, "offset", spath, 3, zero, offset)) != SINEW_OK ||
+        (r = spring_number(b, s, "radius", spath, 0.0f, 0.0f, INFINITY, &out->radius)) != SINEW_OK)
+        return r;
+    if (capsule && (r = gltf_floats(b->doc, s, "tail", spath, 3, zero, tail)) != SINEW_OK) return r;
+    out->offset = (sinew_vec3){offset[0], offset[1], offset[2]};
+    out->tail = capsule ? (sinew_vec3){tail[0], tail[1], tail[2]} : out->offset;
+    return SINEW_OK;
+}
+
+static sinew_result read_collider_group(builder *b, int i, const cJSON *g, int colliders,
+                                        sinew_spring_collider_group *out)
+{
+    char path[96];
+    snprintf(path, sizeof path, SPRING_PATH ".colliderGroups[%d]", i);
+    if (!cJSON_IsObject(g)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
+    const char *name;
+    sinew_result r = gltf_string(b->doc, g, "name", path, &name);
+    if (r != SINEW_OK) return r;
+    int *list;
+    if ((r = spring_refs(b, g, "colliders", path, true, SPRING_PATH ".colliders", colliders, &list,
+                         &out->collider_count)) != SINEW_OK)
+        return r;
+    out->colliders = list;
+    return SINEW_OK;
+}
+
+/* Where each joint lies in a depth-first order of the skeleton and how
+ * many joints its subtree holds, so that "a is an ancestor of b" is one
+ * comparison: first[a] < first[b] < first[a] + size[a]. Parents come
+ * first, so one pass back sums the sizes and one pass forward places
+ * each joint after its earlier siblings' subtrees. */
+static void subtree_ranges(const sinew_skeleton *sk, int *first, int *size, int *next)
+{
+    int n = sk->joint_count, roots = 0;
+    for (int j = 0; j < n; ++j) size[j] = 1;
+    for (int j = n - 1; j > 0; --j)
+        if (sk->parents[j] >= 0) size[sk->parents[j]] += size[j];
+    for (int j = 0; j < n; ++j) {
+        int p = sk->parents[j];
+        if (p < 0) first[j] = roots, roots += size[j];
+        else first[j] = next[p], next[p] += size[j];
+        next[j] = first[j] + 1;
+    }
+}
+
+static bool is_ancestor(const int *first, const int *size, int a, int d)
+{
+    return first[a] < first[d] && first[d] < first[a] + size[a];
+}
+
+typedef struct spring_scratch {
+    const int *first, *size;
+    int *owner; /* per joint: 1 + the spring that holds it, 0 for none */
+} spring_scratch;
+
+static sinew_result read_spring(builder *b, int i, const cJSON *s, int groups, const spring_scratch *sc,
+                                sinew_spring_chain *out, const char **name)
+{
+    char path[96];
+    snprintf(path, sizeof path, SPRING_PATH ".springs[%d]", i);
+    if (!cJSON_IsObject(s)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", path);
+    sinew_result r = gltf_string(b->doc, s, "name", path, name);
+    if (r != SINEW_OK) return r;
+    const cJSON *joints, *e;
+    int n;
+    if ((r = gltf_array(b->doc, s, "joints", path, &joints, &n)) != SINEW_OK) return r;
+    if (!joints) return FAIL(b, SINEW_ERROR_PARSE, "%s.joints: required but missing", path);
+    sinew_spring_joint *js = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *js);
+    if (!js) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s.joints: out of memory", path);
+    int k = 0, prev_node = -1;
+    GLTF_EACH(b->doc, e, joints)
+    {
+        char jpath[128];
+        snprintf(jpath, sizeof jpath, "%s.joints[%d]", path, k);
+        if (!cJSON_IsObject(e)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", jpath);
+        int node;
+        if ((r = gltf_ref(b->doc, e, "node", jpath, true, "nodes", b->node_count, &node)) != SINEW_OK) return r;
+        sinew_spring_joint *j = &js[k];
+        *j = sinew_spring_joint_default(b->node_joint[node]);
+        float dir[3];
+        static const float down[3] = {0, -1, 0};
+        if ((r = spring_number(b, e, "hitRadius", jpath, 0.0f, 0.0f, INFINITY, &j->hit_radius)) != SINEW_OK ||
+            (r = spring_number(b, e, "stiffness", jpath, 1.0f, 0.0f, INFINITY, &j->stiffness)) != SINEW_OK ||
+            (r = spring_number(b, e, "gravityPower", jpath, 0.0f, 0.0f, INFINITY, &j->gravity_power)) != SINEW_OK ||
+            (r = spring_number(b, e, "dragForce", jpath, 0.5f, 0.0f, 1.0f, &j->drag_force)) != SINEW_OK ||
+            (r = gltf_floats(b->doc, e, "gravityDir", jpath, 3, down, dir)) != SINEW_OK)
+            return r;
+        j->gravity_dir = (sinew_vec3){dir[0], dir[1], dir[2]};
+        int owner = sc->owner[j->joint];
+        if (owner)
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.node: nodes[%d] is already a joint of " SPRING_PATH ".springs[%d]",
+                        jpath, node, owner - 1);
+        if (k > 0 && !is_ancestor(sc->first, sc->size, js[k - 1].joint, j->joint))
+            return FAIL(b, SINEW_ERROR_PARSE, "%s.node: nodes[%d] is not below joints[%d]'s nodes[%d]; a spring's "
+                        "joints form a chain down the node tree", jpath, node, k - 1, prev_node);
+        prev_node = node;
+        ++k;
+    }
+    /* owners are set once the whole spring passes, so a joint repeated in
+     * one spring is refused as not below itself */
+    for (int m = 0; m < n; ++m) sc->owner[js[m].joint] = i + 1;
+    int *list;
+    if ((r = spring_refs(b, s, "colliderGroups", path, false, SPRING_PATH ".colliderGroups", groups, &list,
+                         &out->collider_group_count)) != SINEW_OK)
+        return r;
+    out->collider_groups = list;
+    int center;
+    if ((r = gltf_ref(b->doc, s, "center", path, false, "nodes", b->node_count, &center)) != SINEW_OK) return r;
+    out->center = center < 0 ? -1 : b->node_joint[center];
+    if (center >= 0 && n > 0 && out->center != js[0].joint && !is_ancestor(sc->first, sc->size, out->center, js[0].joint))
+        return FAIL(b, SINEW_ERROR_PARSE, "%s.center: nodes[%d] is neither joints[0]'s node nor above it", path,
+                    center);
+    out->joints = js;
+    out->joint_count = n;
+    return SINEW_OK;
+}
+
+/* The root's extensions.VRMC_springBone into asset->springs: colliders on
+ * nodes, groups of them, and chains of joints, every index and number
+ * checked and named, then the whole handed to sinew_springs_create() once
+ * so that what an asset holds is always accepted (bones of zero length). */
+static sinew_result read_springs(builder *b)
+{
+    const cJSON *ext = gltf_member(b->doc, b->doc->root, "extensions");
+    if (!ext) return SINEW_OK;
+    if (!cJSON_IsObject(ext)) return FAIL(b, SINEW_ERROR_PARSE, "extensions: not an object");
+    const cJSON *sb = gltf_member(b->doc, ext, "VRMC_springBone");
+    if (!sb) return SINEW_OK;
+    if (!cJSON_IsObject(sb)) return FAIL(b, SINEW_ERROR_PARSE, SPRING_PATH ": not an object");
+    const char *version;
+    sinew_result r = gltf_string(b->doc, sb, "specVersion", SPRING_PATH, &version);
+    if (r != SINEW_OK) return r;
+    if (!version) return FAIL(b, SINEW_ERROR_PARSE, SPRING_PATH ".specVersion: required but missing");
+    if (strcmp(version, "1.0") != 0)
+        return FAIL(b, SINEW_ERROR_UNSUPPORTED, SPRING_PATH ".specVersion: \"%s\" is not 1.0", version);
+
+    const cJSON *colliders, *groups, *springs, *e;
+    int nc, ng, ns;
+    if ((r = gltf_array(b->doc, sb, "colliders", SPRING_PATH, &colliders, &nc)) != SINEW_OK ||
+        (r = gltf_array(b->doc, sb, "colliderGroups", SPRING_PATH, &groups, &ng)) != SINEW_OK ||
+        (r = gltf_array(b->doc, sb, "springs", SPRING_PATH, &springs, &ns)) != SINEW_OK)
+        return r;
+    sinew_springs_desc *desc = sinew__asset_alloc(b->asset, 1, sizeof *desc);
+    sinew_spring_collider *cs = sinew__asset_alloc(b->asset, (size_t)nc + 1, sizeof *cs);
+    sinew_spring_collider_group *gs = sinew__asset_alloc(b->asset, (size_t)ng + 1, sizeof *gs);
+    sinew_spring_chain *chains = sinew__asset_alloc(b->asset, (size_t)ns + 1, sizeof *chains);
+    const char **names = sinew__asset_alloc(b->asset, (size_t)ns + 1, sizeof *names);
+    int n = b->asset->skeleton->joint_count;
+    int *first = scratch(b, (size_t)n * 4 + 1, sizeof *first);
+    int *chain_spring = scratch(b, (size_t)ns + 1, sizeof *chain_spring);
+    if (!desc || !cs || !gs || !chains || !names || !first || !chain_spring) {
+        sinew__free(&b->alloc, first);
+        sinew__free(&b->alloc, chain_spring);
+        return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, SPRING_PATH ": out of memory");
+    }
+    spring_scratch sc = {first, first + n, first + 3 * n};
+    subtree_ranges(b->asset->skeleton, first, first + n, first + 2 * n);
+    int i = 0, kept = 0;
+    GLTF_EACH(b->doc, e, colliders)
+    {
+        if ((r = read_collider(b, i, e, &cs[i])) != SINEW_OK) goto done;
+        ++i;
+    }
+    i = 0;
+    GLTF_EACH(b->doc, e, groups)
+    {
+        if ((r = read_collider_group(b, i, e, nc, &gs[i])) != SINEW_OK) goto done;
+        ++i;
+    }
+    i = 0;
+    GLTF_EACH(b->doc, e, springs)
+    {
+        const char *name = NULL;
+        if ((r = read_spring(b, i, e, ng, &sc, &chains[kept], &name)) != SINEW_OK) goto done;
+        names[kept] = sinew__asset_strdup(b->asset, name ? name : "");
+        if (!names[kept]) {
+            r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, SPRING_PATH ".springs[%d]: out of memory", i);
+            goto done;
+        }
+        /* a spring needs two joints to make a bone; with fewer it moves
+         * nothing, and is left out rather than refused */
+        if (chains[kept].joint_count < 2)
+            sinew__warn(b->options, SPRING_PATH ".springs[%d]: %d joint%s, no bone to move; left out", i,
+                        chains[kept].joint_count, chains[kept].joint_count == 1 ? "" : "s");
+        else
+            chain_spring[kept++] = i;
+        ++i;
+    }
+    *desc = (sinew_springs_desc){cs, nc, gs, ng, chains, kept};
+    sinew_error e2 = {0};
+    sinew_springs *made = sinew_springs_create(b->asset->skeleton, desc, b->options, &e2);
+    if (!made) {
+        /* the runtime names its chain: say which spring that is */
+        const char *msg = e2.description, *at = strstr(msg, "chain ");
+        int chain = -1;
+        if (at) sscanf(at, "chain %d", &chain);
+        if (chain >= 0 && chain < kept)
+            r = FAIL(b, e2.result, SPRING_PATH ".springs[%d]: %s", chain_spring[chain], msg);
+        else
+            r = FAIL(b, e2.result, SPRING_PATH ": %s", msg);
+        goto done;
+    }
+    sinew_springs_free(made);
+    b->asset->springs = desc;
+    b->asset->spring_names = names;
+done:
+    sinew__free(&b->alloc, first);
+    sinew__free(&b->alloc, chain_spring);
+    return r;
+}
+
 sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const char *base_dir,
                               const sinew_load_options *options, sinew_asset *asset, sinew_gltf_work *work,
                               sinew_error *err)
@@ -1160,6 +1441,7 @@ sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const c
     if (r == SINEW_OK) r = read_skins(&b);
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
+    if (r == SINEW_OK) r = read_springs(&b);
     if (work) *work = doc.work;
     for (int s = 0; s < b.skin_count; ++s) {
         sinew__free(&b.alloc, b.skins[s].joints);

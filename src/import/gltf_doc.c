@@ -757,7 +757,8 @@ static size_t json_tree_bound(const char *s, size_t n, size_t *values)
 static bool required_extension_supported(const char *name)
 {
     return strcmp(name, "KHR_mesh_quantization") == 0 || strncmp(name, "KHR_materials_", 14) == 0 ||
-           strcmp(name, "KHR_texture_transform") == 0 || strcmp(name, "KHR_lights_punctual") == 0;
+           strcmp(name, "KHR_texture_transform") == 0 || strcmp(name, "KHR_lights_punctual") == 0 ||
+           strcmp(name, "VRMC_springBone") == 0 || strcmp(name, "VRMC_vrm") == 0;
 }
 
 sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool owned, const char *base_dir,
@@ -818,6 +819,12 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
             return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"%s\" is not supported", i,
                         cJSON_IsString(e) ? e->valuestring : "?");
         if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) doc->quantization = true;
+        /* a VRM 1.0 file is glTF with VRMC_vrm required: what animates it
+         * (skins, clips, springs) is plain glTF and VRMC_springBone, what
+         * VRMC_vrm adds describes the avatar to an application */
+        if (strcmp(e->valuestring, "VRMC_vrm") == 0)
+            sinew__warn(&doc->options->base, "extensionsRequired[%d]: VRMC_vrm: the humanoid, meta and expressions "
+                        "are left unread; skins, clips and springs are read", i);
         ++i;
     }
     if ((r = gltf_array(doc, doc->root, "extensionsUsed", "", &list, &n)) != SINEW_OK) return r;

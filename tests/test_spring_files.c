@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+#define _POSIX_C_SOURCE 200809L
+/* Spring bones in files: a generated glTF with VRMC_springBone (two
+ * springs, sphere and capsule colliders, a center) read back field by
+ * field, each class of bad input refused with its place, and a VRM 1.0
+ * file (VRMC_vrm required) loaded with the warning that says what is left
+ * unread. */
+#include "sinew/sinew.h"
+#include "sinew/sinew_import.h"
+#include "check.h"
+
+#include <stdlib.h>
+
+/* hips carries the head and the coat; the hair hangs from the head; the
+ * coat's spring skips coat1, whose bone follows coat0's */
+static const char *base_json =
+    "{\"asset\":{\"version\":\"2.0\"},\"extensionsUsed\":[\"VRMC_springBone\"],"
+    "\"scene\":0,\"scenes\":[{\"nodes\":[0]}],"
+    "\"nodes\":[{\"name\":\"hips\",\"children\":[1,5],\"translation\":[0,1,0]},"
+    "{\"name\":\"head\",\"children\":[2],\"translation\":[0,0.6,0]},"
+    "{\"name\":\"hair0\",\"children\":[3],\"translation\":[0,0,-0.1]},"
+    "{\"name\":\"hair1\",\"children\":[4],\"translation\":[0,-0.15,0]},"
+    "{\"name\":\"hair2\",\"translation\":[0,-0.15,0]},"
+    "{\"name\":\"coat0\",\"children\":[6],\"translation\":[0,-0.1,-0.15]},"
+    "{\"name\":\"coat1\",\"children\":[7],\"translation\":[0,-0.2,0]},"
+    "{\"name\":\"coat2\",\"translation\":[0,-0.2,0]}],"
+    "\"extensions\":{\"VRMC_springBone\":{\"specVersion\":\"1.0\","
+    "\"colliders\":[{\"node\":1,\"shape\":{\"sphere\":{\"offset\":[0,0.1,0],\"radius\":0.12}}},"
+    "{\"node\":0,\"shape\":{\"capsule\":{\"offset\":[0,0,0.05],\"radius\":0.1,\"tail\":[0,-0.5,0]}}}],"
+    "\"colliderGroups\":[{\"name\":\"head\",\"colliders\":[0]},{\"colliders\":[0,1]}],"
+    "\"springs\":[{\"name\":\"hair\",\"center\":1,\"colliderGroups\":[0],\"joints\":["
+    "{\"node\":2,\"hitRadius\":0.02,\"stiffness\":0.8,\"gravityPower\":0.3,\"gravityDir\":[0,0,-1],\"dragForce\":0.4},"
+    "{\"node\":3,\"hitRadius\":0.03},{\"node\":4}]},"
+    "{\"name\":\"coat\",\"colliderGroups\":[0,1],\"joints\":[{\"node\":5,\"stiffness\":2},{\"node\":7}]}]}}}";
+
+/* The base file with `from` replaced by `to` (its first occurrence). */
+static char *variant(const char *from, const char *to)
+{
+    size_t cap = strlen(base_json) + (to ? strlen(to) : 0) + 1;
+    char *out = malloc(cap);
+    const char *hit = from ? strstr(base_json, from) : NULL;
+    if (from && !hit) {
+        fprintf(stderr, "test bug: \"%s\" not in the base file\n", from);
+        exit(2);
+    }
+    if (!hit) snprintf(out, cap, "%s", base_json);
+    else snprintf(out, cap, "%.*s%s%s", (int)(hit - base_json), base_json, to, hit + strlen(from));
+    return out;
+}
+
+static sinew_asset *load(const char *json, check_log *log, sinew_error *err)
+{
+    sinew_load_options o = {0};
+    if (log) o.base.logger = (sinew_logger){check_log_fn, log};
+    return sinew_load_memory(json, strlen(json), NULL, &o, err);
+}
+
+static bool vec_eq(sinew_vec3 a, float x, float y, float z) { return a.x == x && a.y == y && a.z == z; }
+
+/* The base file's springs as written, in the asset's joints. */
+static void check_base_springs(const sinew_asset *a, const char *what)
+{
+    const sinew_springs_desc *d = a->springs;
+    CHECK(d != NULL, "%s: no springs", what);
+    if (!d) return;
+    const int *nj = a->node_joints;
+    CHECK(d->collider_count == 2 && d->group_count == 2 && d->chain_count == 2, "%s: counts %d %d %d", what,
+          d->collider_count, d->group_count, d->chain_count);
+    if (d->collider_count != 2 || d->group_count != 2 || d->chain_count != 2) return;
+    const sinew_spring_collider *c = d->colliders;
+    CHECK(c[0].joint == nj[1] && c[0].shape == SINEW_COLLIDER_SPHERE && vec_eq(c[0].offset, 0, 0.1f, 0) &&
+              c[0].radius == 0.12f,
+          "%s: collider 0", what);
+    CHECK(c[1].joint == nj[0] && c[1].shape == SINEW_COLLIDER_CAPSULE && vec_eq(c[1].offset, 0, 0, 0.05f) &&
+              vec_eq(c[1].tail, 0, -0.5f, 0) && c[1].radius == 0.1f,
+          "%s: collider 1", what);
+    CHECK(d->groups[0].collider_count == 1 && d->groups[0].colliders[0] == 0, "%s: group 0", what);
+    CHECK(d->groups[1].collider_count == 2 && d->groups[1].colliders[0] == 0 && d->groups[1].colliders[1] == 1,
+          "%s: group 1", what);
+    const sinew_spring_chain *hair = &d->chains[0], *coat = &d->chains[1];
+    CHECK(a->spring_names && strcmp(a->spring_names[0], "hair") == 0 && strcmp(a->spring_names[1], "coat") == 0,
+          "%s: names", what);
+    CHECK(hair->joint_count == 3 && hair->center == nj[1] && hair->collider_group_count == 1 &&
+              hair->collider_groups[0] == 0,
+          "%s: hair", what);
+    if (hair->joint_count == 3) {
+        const sinew_spring_joint *j = hair->joints;
+        CHECK(j[0].joint == nj[2] && j[0].hit_radius == 0.02f && j[0].stiffness == 0.8f && j[0].gravity_power == 0.3f &&
+                  vec_eq(j[0].gravity_dir, 0, 0, -1) && j[0].drag_force == 0.4f,
+              "%s: hair joint 0", what);
+        /* the schema's defaults where the file says nothing */
+        CHECK(j[1].joint == nj[3] && j[1].hit_radius == 0.03f && j[1].stiffness == 1.0f && j[1].gravity_power == 0.0f &&
+                  vec_eq(j[1].gravity_dir, 0, -1, 0) && j[1].drag_force == 0.5f,
+              "%s: hair joint 1", what);
+        CHECK(j[2].joint == nj[4] && j[2].hit_radius == 0.0f, "%s: hair joint 2", what);
+    }
+    CHECK(coat->joint_count == 2 && coat->center == -1 && coat->collider_group_count == 2 &&
+              coat->collider_groups[0] == 0 && coat->collider_groups[1] == 1,
+          "%s: coat", what);
+    if (coat->joint_count == 2)
+        CHECK(coat->joints[0].joint == nj[5] && coat->joints[0].stiffness == 2.0f && coat->joints[1].joint == nj[7],
+              "%s: coat joints", what);
+    sinew_error err = {0};
+    sinew_springs *s = sinew_springs_create(a->skeleton, d, NULL, &err);
+    CHECK(s != NULL, "%s: sinew_springs_create: %s", what, err.description);
+    sinew_springs_free(s);
+}
+
+static void test_read_back(void)
+{
+    sinew_error err = {0};
+    check_log log = {0};
+    sinew_asset *a = load(base_json, &log, &err);
+    CHECK(a != NULL, "load: %s", err.description);
+    if (!a) return;
+    check_base_springs(a, "base");
+    CHECK(log.count == 0, "warnings: %s", log.all);
+    sinew_asset_free(a);
+
+    /* a file without the extension has no springs */
+    char *plain = variant(",\"extensions\":{\"VRMC_springBone\"", ",\"extras\":{\"VRMC_springBone\"");
+    a = load(plain, NULL, &err);
+    CHECK(a && !a->springs && !a->spring_names, "no extension: %s", a ? "springs" : err.description);
+    sinew_asset_free(a);
+    free(plain);
+
+    /* a spring of one joint makes no bone: left out with a warning */
+    char *one = variant("{\"node\":5,\"stiffness\":2},{\"node\":7}", "{\"node\":5}");
+    memset(&log, 0, sizeof log);
+    a = load(one, &log, &err);
+    CHECK(a && a->springs && a->springs->chain_count == 1, "one joint: %s", a ? "count" : err.description);
+    CHECK(strstr(log.all, "extensions.VRMC_springBone.springs[1]: 1 joint, no bone") != NULL, "one joint: %s",
+          log.all);
+    sinew_asset_free(a);
+    free(one);
+}
+
+typedef struct bad_case {
+    const char *from, *to;
+    sinew_result result;
+    const char *place;
+} bad_case;
+
+static void test_refused(void)
+{
+    static const bad_case cases[] = {
+        {"\"specVersion\":\"1.0\"", "\"specVersion\":\"0.0\"", SINEW_ERROR_UNSUPPORTED,
+         "extensions.VRMC_springBone.specVersion"},
+        {"\"specVersion\":\"1.0\",", "", SINEW_ERROR_PARSE, "extensions.VRMC_springBone.specVersion: required"},
+        {"\"colliders\":[{\"node\":1,", "\"colliders\":[{\"node\":8,", SINEW_ERROR_BAD_REFERENCE,
+         "extensions.VRMC_springBone.colliders[0].node: 8 is not an index of nodes"},
+        {"{\"sphere\":{\"offset\":[0,0.1,0],\"radius\":0.12}}", "{\"sphere\":{\"offset\":[0,0.1,0],\"radius\":-1}}",
+         SINEW_ERROR_PARSE, "extensions.VRMC_springBone.colliders[0].shape.sphere.radius: -1 is negative"},
+        {"\"offset\":[0,0.1,0]", "\"offset\":[0,1e39,0]", SINEW_ERROR_NOT_FINITE,
+         "extensions.VRMC_springBone.colliders[0].shape.sphere.offset[1]"},
+        {"\"tail\":[0,-0.5,0]", "\"tail\":[0,-0.5]", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.colliders[1].shape.capsule.tail: expected an array of 3"},
+        {"{\"capsule\":", "{\"sphere\":{},\"capsule\":", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.colliders[1].shape: needs one of sphere and capsule, has both"},
+        {"\"shape\":{\"sphere\":{\"offset\":[0,0.1,0],\"radius\":0.12}}", "\"shape\":{}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.colliders[0].shape: needs one of sphere and capsule, has neither"},
+        {"\"colliders\":[0,1]", "\"colliders\":[0,2]", SINEW_ERROR_BAD_REFERENCE,
+         "extensions.VRMC_springBone.colliderGroups[1].colliders[1]: 2 is not an index"},
+        {"{\"colliders\":[0,1]}", "{}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.colliderGroups[1].colliders: required"},
+        {"\"colliderGroups\":[0,1]", "\"colliderGroups\":[0,2]", SINEW_ERROR_BAD_REFERENCE,
+         "extensions.VRMC_springBone.springs[1].colliderGroups[1]: 2 is not an index"},
+        {"{\"node\":3,\"hitRadius\":0.03}", "{\"node\":3,\"hitRadius\":-0.03}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[1].hitRadius: -0.03 is negative"},
+        {"\"stiffness\":0.8", "\"stiffness\":-1", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[0].stiffness"},
+        {"\"gravityPower\":0.3", "\"gravityPower\":-0.3", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[0].gravityPower"},
+        {"\"dragForce\":0.4", "\"dragForce\":1.5", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[0].dragForce: 1.5 is outside [0, 1]"},
+        {"\"gravityDir\":[0,0,-1]", "\"gravityDir\":[0,\"down\",-1]", SINEW_ERROR_NOT_FINITE,
+         "extensions.VRMC_springBone.springs[0].joints[0].gravityDir[1]"},
+        {"{\"node\":4}", "{\"node\":40}", SINEW_ERROR_BAD_REFERENCE,
+         "extensions.VRMC_springBone.springs[0].joints[2].node: 40 is not an index of nodes"},
+        {"{\"node\":4}", "{\"hitRadius\":0}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[2].node: required"},
+        /* not down the tree: a sibling's branch, then the joint before */
+        {"{\"node\":4}", "{\"node\":6}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[2].node: nodes[6] is not below joints[1]'s nodes[3]"},
+        {"{\"node\":4}", "{\"node\":3}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].joints[2].node: nodes[3] is not below"},
+        {"{\"node\":5,\"stiffness\":2}", "{\"node\":3}", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[1].joints[0].node: nodes[3] is already a joint of "
+         "extensions.VRMC_springBone.springs[0]"},
+        {"\"center\":1", "\"center\":5", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[0].center: nodes[5] is neither"},
+        {"\"center\":1", "\"center\":9", SINEW_ERROR_BAD_REFERENCE, "extensions.VRMC_springBone.springs[0].center"},
+        {"\"joints\":[{\"node\":5", "\"joints\":7,\"x\":[{\"node\":5", SINEW_ERROR_PARSE,
+         "extensions.VRMC_springBone.springs[1].joints: not an array"},
+        {"{\"VRMC_springBone\":{", "{\"VRMC_springBone\":7,\"x\":{", SINEW_ERROR_PARSE, "extensions.VRMC_springBone: not an object"},
+        /* a bone of zero length: the runtime's own check, placed */
+        {"{\"name\":\"hair2\",\"translation\":[0,-0.15,0]}", "{\"name\":\"hair2\"}", SINEW_ERROR_INVALID_ARGUMENT,
+         "extensions.VRMC_springBone.springs[0]: "},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        const bad_case *c = &cases[i];
+        char *json = variant(c->from, c->to);
+        sinew_error err = {0};
+        sinew_asset *a = load(json, NULL, &err);
+        CHECK(a == NULL, "case %zu (%s): loaded", i, c->place);
+        CHECK_ERROR(err, c->result, c->place);
+        sinew_asset_free(a);
+        free(json);
+    }
+}
+
+/* A VRM 1.0 file: VRMC_vrm required, its humanoid and meta there. */
+static void test_vrm(void)
+{
+    char *json = variant("\"extensionsUsed\":[\"VRMC_springBone\"]",
+                         "\"extensionsUsed\":[\"VRMC_vrm\",\"VRMC_springBone\"],\"extensionsRequired\":[\"VRMC_vrm\"]");
+    char *vrm = malloc(strlen(json) + 256);
+    const char *at = strstr(json, "\"extensions\":{");
+    at += strlen("\"extensions\":{");
+    sprintf(vrm, "%.*s\"VRMC_vrm\":{\"specVersion\":\"1.0\",\"meta\":{\"name\":\"x\"},\"humanoid\":{\"humanBones\":"
+                 "{\"hips\":{\"node\":0},\"head\":{\"node\":1}}},\"expressions\":{}},%s",
+            (int)(at - json), json, at);
+    check_log log = {0};
+    sinew_error err = {0};
+    sinew_asset *a = load(vrm, &log, &err);
+    CHECK(a != NULL, "vrm: %s", err.description);
+    if (a) check_base_springs(a, "vrm");
+    CHECK(strstr(log.all, "VRMC_vrm: the humanoid, meta and expressions are left unread") != NULL, "vrm warning: %s",
+          log.all);
+    sinew_asset_free(a);
+    free(vrm);
+    free(json);
+}
+
+int main(void)
+{
+    test_read_back();
+    test_refused();
+    test_vrm();
+    return check_finish("test_spring_files");
+}
