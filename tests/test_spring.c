@@ -480,6 +480,8 @@ static void test_validation(void)
     expect_error(&r, &e, SINEW_ERROR_BAD_REFERENCE, "chain 0: a collider group index");
     bc = ch, bc.center = 50;
     expect_error(&r, &e, SINEW_ERROR_BAD_JOINT_INDEX, "center");
+    bc = ch, bc.center = 2; /* below the first joint */
+    expect_error(&r, &e, SINEW_ERROR_INVALID_ARGUMENT, "chain 0: its center is neither");
     sinew_spring_joint bj[4];
     memcpy(bj, js, sizeof bj);
     bc = ch, bc.joints = bj;
@@ -493,7 +495,7 @@ static void test_validation(void)
     expect_error(&r, &e, SINEW_ERROR_INVALID_ARGUMENT, "drag force");
     memcpy(bj, js, sizeof bj), bj[1].gravity_power = -1.0f;
     expect_error(&r, &e, SINEW_ERROR_INVALID_ARGUMENT, "gravity power");
-    memcpy(bj, js, sizeof bj), bj[3].hit_radius = -0.1f;
+    memcpy(bj, js, sizeof bj), bj[2].hit_radius = -0.1f;
     expect_error(&r, &e, SINEW_ERROR_INVALID_ARGUMENT, "hit radius");
     memcpy(bj, js, sizeof bj), bj[0].gravity_dir.x = NAN;
     expect_error(&r, &e, SINEW_ERROR_NOT_FINITE, "not finite");

@@ -1189,7 +1189,7 @@ typedef struct sinew_spring_collider_group {
  * specification's defaults. */
 typedef struct sinew_spring_joint {
     int joint;
-    float hit_radius;      /* >= 0: the tail's radius against colliders */
+    float hit_radius;      /* >= 0: the radius of the bone's tail against colliders */
     float stiffness;       /* >= 0: pull toward the animated direction, per second */
     float gravity_power;   /* >= 0: model-space units per second */
     sinew_vec3 gravity_dir; /* normalized here; (0, 0, 0) means no gravity */
@@ -1197,16 +1197,18 @@ typedef struct sinew_spring_joint {
 } sinew_spring_joint;
 
 /* A chain: joints root to leaf, each a descendant of the one before (a
- * child, or further down: the joints between follow their bone). The last
- * joint is the chain's tail: it is not turned, and only its hit radius is
- * used. */
+ * child, or further down: the joints between follow their bone). Each
+ * joint and the next make a bone whose parameters are the first one's; the
+ * last joint is the chain's tail: it is not turned and its parameters are
+ * not used. */
 typedef struct sinew_spring_chain {
     const sinew_spring_joint *joints;
     int joint_count;               /* >= 2 */
     const int *collider_groups;    /* indices into sinew_springs_desc.groups */
     int collider_group_count;
-    int center;                    /* a joint, or -1: the tails' positions are kept in
-                                      its space, so its own motion adds no inertia */
+    int center;                    /* -1, or the first joint or an ancestor of it: the
+                                      tails' positions are kept in its space, so its
+                                      own motion adds no inertia */
 } sinew_spring_chain;
 
 /* What sinew_springs_create() reads: plain arrays and indices into the

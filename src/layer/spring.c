@@ -179,6 +179,11 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             break;
         }
         if (ch->center < -1 || ch->center >= n) { why = "its center is not a joint", res = SINEW_ERROR_BAD_JOINT_INDEX; break; }
+        if (ch->center >= 0 && ch->joint_count >= 1 && ch->joints[0].joint >= 0 && ch->joints[0].joint < n &&
+            ch->center != ch->joints[0].joint && !is_below(sk, ch->center, ch->joints[0].joint)) {
+            why = "its center is neither its first joint nor an ancestor of it", res = SINEW_ERROR_INVALID_ARGUMENT;
+            break;
+        }
         for (int g = 0; g < ch->collider_group_count; ++g) {
             int gi = ch->collider_groups[g];
             if (gi < 0 || gi >= desc->group_count) { why = "a collider group index is out of range", res = SINEW_ERROR_BAD_REFERENCE; break; }
@@ -339,9 +344,9 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
                 if (sp->path[np + (size_t)p] == j) sp->path_bone[np + (size_t)p] = (int)bi;
             b->joint = j, b->tail = t;
             b->stiffness = jt->stiffness, b->drag = jt->drag_force;
-            /* the tail's radius is the next joint's (the last joint's hit
-             * radius is its bone's tail radius) */
-            b->hit_radius = ch->joints[i + 1].hit_radius;
+            /* the pair's head carries the parameters, the tail's own are
+             * not used (the last joint's none) */
+            b->hit_radius = jt->hit_radius;
             b->gravity = sinew__v3_scale(sinew__v3_normalize(jt->gravity_dir), jt->gravity_power);
             sinew_vec3 d = sinew__v3_sub(position_of(&rest[t]), position_of(&rest[j]));
             b->length = length_of(d);
