@@ -29,7 +29,7 @@ typedef struct help_option {
 
 static const help_option info_options[] = {
     {"--quiet", "one line: joints, clips, meshes, vertices"},
-    {"--json", "JSON: joints and rest transforms, clips, meshes and their skins' influences"},
+    {"--json", "JSON: joints and rest transforms, clips, meshes and their skins' influences, springs"},
     {NULL, NULL},
 };
 
@@ -1162,6 +1162,152 @@ static void json_mesh(int index, const sinew_mesh *m)
     fputs("]}}}", stdout);
 }
 
+/* ---- spring bones (info and info --json) ---- */
+
+static const char *joint_name(const sinew_skeleton *sk, int j)
+{
+    return j >= 0 && j < sk->joint_count ? sk->names[j] : "?";
+}
+
+/* A chain's parameters over its bones (every joint but the last, whose
+ * own the runtime does not use): the least and most of each. */
+typedef struct spring_ranges {
+    float lo[4], hi[4]; /* stiffness, drag force, gravity power, hit radius */
+} spring_ranges;
+
+static spring_ranges chain_ranges(const sinew_spring_chain *ch)
+{
+    spring_ranges r;
+    for (int k = 0; k < 4; ++k) r.lo[k] = INFINITY, r.hi[k] = -INFINITY;
+    for (int i = 0; i + 1 < ch->joint_count; ++i) {
+        const sinew_spring_joint *j = &ch->joints[i];
+        float v[4] = {j->stiffness, j->drag_force, j->gravity_power, j->hit_radius};
+        for (int k = 0; k < 4; ++k) r.lo[k] = fminf(r.lo[k], v[k]), r.hi[k] = fmaxf(r.hi[k], v[k]);
+    }
+    return r;
+}
+
+static const char *const range_names[4] = {"stiffness", "drag_force", "gravity_power", "hit_radius"};
+
+/* Chains with their joints by name (the first 12 of a long one), their
+ * parameters' ranges, then the colliders. */
+static void print_springs(const sinew_asset *a)
+{
+    const sinew_springs_desc *d = a->springs;
+    if (!d) return;
+    const sinew_skeleton *sk = a->skeleton;
+    printf("springs: %d chain%s, %d collider%s in %d group%s\n", d->chain_count, d->chain_count == 1 ? "" : "s",
+           d->collider_count, d->collider_count == 1 ? "" : "s", d->group_count, d->group_count == 1 ? "" : "s");
+    for (int c = 0; c < d->chain_count; ++c) {
+        const sinew_spring_chain *ch = &d->chains[c];
+        printf("  chain %d \"%s\": %d joints:", c, a->spring_names ? a->spring_names[c] : "", ch->joint_count);
+        int shown = ch->joint_count < 12 ? ch->joint_count : 12;
+        for (int i = 0; i < shown; ++i) printf("%s%s", i ? " > " : " ", joint_name(sk, ch->joints[i].joint));
+        if (shown < ch->joint_count) printf(" > ... (%d more)", ch->joint_count - shown);
+        putchar('\n');
+        spring_ranges r = chain_ranges(ch);
+        fputs("    ", stdout);
+        for (int k = 0; k < 4; ++k) {
+            if (r.lo[k] == r.hi[k])
+                printf("%s%s %g", k ? ", " : "", range_names[k], (double)r.lo[k]);
+            else
+                printf("%s%s %g..%g", k ? ", " : "", range_names[k], (double)r.lo[k], (double)r.hi[k]);
+        }
+        if (ch->center >= 0) printf("; center %s", joint_name(sk, ch->center));
+        if (ch->collider_group_count) {
+            fputs("; collider groups", stdout);
+            for (int g = 0; g < ch->collider_group_count; ++g) printf("%s %d", g ? "," : "", ch->collider_groups[g]);
+        }
+        putchar('\n');
+    }
+    for (int i = 0; i < d->collider_count; ++i) {
+        const sinew_spring_collider *c = &d->colliders[i];
+        bool capsule = c->shape == SINEW_COLLIDER_CAPSULE;
+        printf("  collider %d: %s on %s, offset (%g, %g, %g)", i, capsule ? "capsule" : "sphere",
+               joint_name(sk, c->joint), (double)c->offset.x, (double)c->offset.y, (double)c->offset.z);
+        if (capsule) printf(", tail (%g, %g, %g)", (double)c->tail.x, (double)c->tail.y, (double)c->tail.z);
+        printf(", radius %g\n", (double)c->radius);
+    }
+    for (int g = 0; g < d->group_count; ++g) {
+        printf("  collider group %d:", g);
+        for (int k = 0; k < d->groups[g].collider_count; ++k) printf(" %d", d->groups[g].colliders[k]);
+        putchar('\n');
+    }
+}
+
+static void json_vec3(sinew_vec3 v) { json_floats((const float[]){v.x, v.y, v.z}, 3); }
+
+static void json_springs(const sinew_asset *a)
+{
+    const sinew_springs_desc *d = a->springs;
+    if (!d) {
+        fputs("null", stdout);
+        return;
+    }
+    const sinew_skeleton *sk = a->skeleton;
+    fputs("{\"chains\": [", stdout);
+    for (int c = 0; c < d->chain_count; ++c) {
+        const sinew_spring_chain *ch = &d->chains[c];
+        printf("%s\n  {\"index\": %d, \"name\": ", c ? "," : "", c);
+        cli_put_json_string(stdout, a->spring_names ? a->spring_names[c] : "");
+        fputs(", \"joints\": [", stdout);
+        for (int i = 0; i < ch->joint_count; ++i) {
+            const sinew_spring_joint *j = &ch->joints[i];
+            printf("%s{\"joint\": %d, \"name\": ", i ? ", " : "", j->joint);
+            cli_put_json_string(stdout, joint_name(sk, j->joint));
+            fputs(", \"hit_radius\": ", stdout);
+            json_number(j->hit_radius);
+            fputs(", \"stiffness\": ", stdout);
+            json_number(j->stiffness);
+            fputs(", \"gravity_power\": ", stdout);
+            json_number(j->gravity_power);
+            fputs(", \"gravity_dir\": ", stdout);
+            json_vec3(j->gravity_dir);
+            fputs(", \"drag_force\": ", stdout);
+            json_number(j->drag_force);
+            putchar('}');
+        }
+        fputs("], \"ranges\": {", stdout);
+        spring_ranges r = chain_ranges(ch);
+        for (int k = 0; k < 4; ++k) {
+            printf("%s\"%s\": ", k ? ", " : "", range_names[k]);
+            json_floats((const float[]){r.lo[k], r.hi[k]}, 2);
+        }
+        fputs("}, \"center\": ", stdout);
+        if (ch->center >= 0)
+            printf("%d", ch->center);
+        else
+            fputs("null", stdout);
+        fputs(", \"collider_groups\": [", stdout);
+        for (int g = 0; g < ch->collider_group_count; ++g) printf("%s%d", g ? ", " : "", ch->collider_groups[g]);
+        fputs("]}", stdout);
+    }
+    fputs("],\n \"colliders\": [", stdout);
+    for (int i = 0; i < d->collider_count; ++i) {
+        const sinew_spring_collider *c = &d->colliders[i];
+        bool capsule = c->shape == SINEW_COLLIDER_CAPSULE;
+        printf("%s\n  {\"index\": %d, \"shape\": \"%s\", \"joint\": %d, \"joint_name\": ", i ? "," : "", i,
+               capsule ? "capsule" : "sphere", c->joint);
+        cli_put_json_string(stdout, joint_name(sk, c->joint));
+        fputs(", \"offset\": ", stdout);
+        json_vec3(c->offset);
+        if (capsule) {
+            fputs(", \"tail\": ", stdout);
+            json_vec3(c->tail);
+        }
+        fputs(", \"radius\": ", stdout);
+        json_number(c->radius);
+        putchar('}');
+    }
+    fputs("],\n \"collider_groups\": [", stdout);
+    for (int g = 0; g < d->group_count; ++g) {
+        printf("%s{\"index\": %d, \"colliders\": [", g ? ", " : "", g);
+        for (int k = 0; k < d->groups[g].collider_count; ++k) printf("%s%d", k ? ", " : "", d->groups[g].colliders[k]);
+        fputs("]}", stdout);
+    }
+    fputs("]}", stdout);
+}
+
 /* The skeleton, clips and meshes as one JSON object on stdout:
  *
  *   { "file": "walk.fbx" (null: built-in), "asset": "...",
@@ -1185,7 +1331,16 @@ static void json_mesh(int index, const sinew_mesh *m)
  *        "joint": (a rigid mesh's joint, else -1),
  *        "skin": null | {"joints": 22, "influence_slots": 4, "index_type": "u8",
  *           "weight_type": "float", "last_weight_implied": false,
- *           "influences": {"average": 2.5, "histogram": [vertices with 0, 1, ... 8 influences]}}} ] }
+ *           "influences": {"average": 2.5, "histogram": [vertices with 0, 1, ... 8 influences]}}} ],
+ *     "springs": null | {
+ *        "chains": [ {"index": 0, "name": "hair", "joints": [ {"joint": 5, "name": "hair0",
+ *           "hit_radius", "stiffness", "gravity_power", "gravity_dir": [x,y,z], "drag_force"} ],
+ *           "ranges": {"stiffness": [min, max], "drag_force", "gravity_power", "hit_radius"}
+ *              (over the chain's bones: every joint but the last),
+ *           "center": (a joint) | null, "collider_groups": [0]} ],
+ *        "colliders": [ {"index": 0, "shape": "sphere" | "capsule", "joint": 2, "joint_name": "head",
+ *           "offset": [x,y,z], "tail": [x,y,z] (capsules), "radius": 0.1} ],
+ *        "collider_groups": [ {"index": 0, "colliders": [0, 1]} ]} }
  */
 static void print_json(const char *file, const sinew_asset *a)
 {
@@ -1208,7 +1363,9 @@ static void print_json(const char *file, const sinew_asset *a)
         if (i) putchar(',');
         json_mesh(i, &a->meshes[i]);
     }
-    fputs("]}\n", stdout);
+    fputs("],\n\"springs\": ", stdout);
+    json_springs(a);
+    fputs("}\n", stdout);
 }
 
 static int cmd_info(int argc, char **argv)
@@ -1240,6 +1397,7 @@ static int cmd_info(int argc, char **argv)
         for (int i = 0; i < a->clip_count; ++i) print_clip(i, a->clips[i]);
         printf("meshes: %d\n", a->mesh_count);
         for (int i = 0; i < a->mesh_count; ++i) print_mesh(i, &a->meshes[i], a->skeleton);
+        print_springs(a);
     }
     sinew_asset_free(a);
     if (fflush(stdout) != 0 || ferror(stdout)) {

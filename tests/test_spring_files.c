@@ -4,12 +4,14 @@
  * springs, sphere and capsule colliders, a center) read back field by
  * field, each class of bad input refused with its place, and a VRM 1.0
  * file (VRMC_vrm required) loaded with the warning that says what is left
- * unread. */
+ * unread; given the sinew tool and a folder, `sinew info` (text and JSON)
+ * listing the chains and colliders. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
 
 #include <stdlib.h>
+#include <sys/stat.h>
 
 /* hips carries the head and the coat; the hair hangs from the head; the
  * coat's spring skips coat1, whose bone follows coat0's */
@@ -232,10 +234,80 @@ static void test_vrm(void)
     free(json);
 }
 
-int main(void)
+/* Runs `command` and returns its stdout (malloc'd, NUL-terminated). */
+static char *run(const char *command)
+{
+    FILE *f = popen(command, "r");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *out = malloc(cap);
+    for (size_t got; (got = fread(out + n, 1, cap - 1 - n, f)) > 0;) {
+        n += got;
+        if (n + 1 == cap) out = realloc(out, cap *= 2);
+    }
+    out[n] = 0;
+    int status = pclose(f);
+    CHECK(status == 0, "%s: exit status %d", command, status);
+    return out;
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "wb");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) return;
+    fputs(text, f);
+    fclose(f);
+}
+
+/* sinew info lists the chains (joints by name, parameters' ranges) and the
+ * colliders, in text and JSON. */
+static void test_info(const char *tool, const char *dir)
+{
+    char file[512], command[1200];
+    snprintf(file, sizeof file, "%s/springs.gltf", dir);
+    write_file(file, base_json);
+    snprintf(command, sizeof command, "'%s' info '%s'", tool, file);
+    char *text = run(command);
+    static const char *const lines[] = {
+        "springs: 2 chains, 2 colliders in 2 groups",
+        "chain 0 \"hair\": 3 joints: hair0 > hair1 > hair2",
+        "stiffness 0.8..1, drag_force 0.4..0.5, gravity_power 0..0.3, hit_radius 0.02..0.03; center head; "
+        "collider groups 0\n",
+        "chain 1 \"coat\": 2 joints: coat0 > coat2",
+        "collider 0: sphere on head, offset (0, 0.1, 0), radius 0.12",
+        "collider 1: capsule on hips, offset (0, 0, 0.05), tail (0, -0.5, 0), radius 0.1",
+        "collider group 1: 0 1",
+    };
+    for (size_t i = 0; text && i < sizeof lines / sizeof lines[0]; ++i)
+        CHECK(strstr(text, lines[i]) != NULL, "info: \"%s\" not in:\n%s", lines[i], text);
+    free(text);
+    snprintf(command, sizeof command, "'%s' info --json '%s'", tool, file);
+    char *json = run(command);
+    static const char *const parts[] = {
+        "\"springs\": {\"chains\": [",
+        "{\"index\": 0, \"name\": \"hair\", \"joints\": [{\"joint\": 2, \"name\": \"hair0\", \"hit_radius\": "
+        "0.0199999996, \"stiffness\": 0.800000012, \"gravity_power\": 0.300000012, \"gravity_dir\": [0,0,-1], "
+        "\"drag_force\": 0.400000006}",
+        "\"ranges\": {\"stiffness\": [0.800000012,1], \"drag_force\": [0.400000006,0.5]",
+        "\"center\": 1, \"collider_groups\": [0]}",
+        "{\"index\": 1, \"shape\": \"capsule\", \"joint\": 0, \"joint_name\": \"hips\", \"offset\": [0,0,0.0500000007], "
+        "\"tail\": [0,-0.5,0], \"radius\": 0.100000001}",
+        "\"collider_groups\": [{\"index\": 0, \"colliders\": [0]}, {\"index\": 1, \"colliders\": [0, 1]}]}}",
+    };
+    for (size_t i = 0; json && i < sizeof parts / sizeof parts[0]; ++i)
+        CHECK(strstr(json, parts[i]) != NULL, "info --json: \"%s\" not in:\n%.3000s", parts[i], json);
+    free(json);
+}
+
+int main(int argc, char **argv)
 {
     test_read_back();
     test_refused();
     test_vrm();
+    if (argc == 3) {
+        mkdir(argv[2], 0755);
+        test_info(argv[1], argv[2]);
+    }
     return check_finish("test_spring_files");
 }
