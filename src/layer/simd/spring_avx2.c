@@ -179,6 +179,25 @@ static inline void store4(V a, V b, V c, V d, float *const rows[8])
     }
 }
 
+/* Eight lanes' matrices written to out[0 .. 7], two 256-bit stores each:
+ * the 4 x 4 transposes of two columns give lane k's in the low halves and
+ * lane k + 4's in the high ones, one cross-half permute joins a lane's two
+ * columns. */
+static inline void store_matrices(const m34 *m, float *const out[8])
+{
+    V zero = splat(0.0f), one = splat(1.0f);
+    for (int pair = 0; pair < 2; ++pair) {
+        V a[4], b[4];
+        int c0 = pair * 2, c1 = c0 + 1;
+        sinew__transpose_halves(m->m[c0 * 3], m->m[c0 * 3 + 1], m->m[c0 * 3 + 2], zero, a);
+        sinew__transpose_halves(m->m[c1 * 3], m->m[c1 * 3 + 1], m->m[c1 * 3 + 2], c1 == 3 ? one : zero, b);
+        for (int k = 0; k < 4; ++k) {
+            _mm256_storeu_ps(out[k] + c0 * 4, _mm256_permute2f128_ps(a[k], b[k], 0x20));
+            _mm256_storeu_ps(out[k + 4] + c0 * 4, _mm256_permute2f128_ps(a[k], b[k], 0x31));
+        }
+    }
+}
+
 void sinew__springs_avx2(const sinew__springs_run *run, int first)
 {
     enum { L = 8 };
@@ -266,11 +285,9 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first)
             mul_affine(m, parent, &lm);
             w = qmul(wp, rot);
         }
-        float *cols[L];
-        for (int c = 0; c < 4; ++c) {
-            for (int l = 0; l < L; ++l) cols[l] = run->model[run->path[ch[l]->path_start + e]].m + c * 4;
-            store4(m->m[c * 3], m->m[c * 3 + 1], m->m[c * 3 + 2], splat(c == 3 ? 1.0f : 0.0f), cols);
-        }
+        float *out[L];
+        for (int l = 0; l < L; ++l) out[l] = run->model[run->path[ch[l]->path_start + e]].m;
+        store_matrices(m, out);
         m34 *swap = parent;
         parent = m, m = swap;
         wp = w;
