@@ -1237,16 +1237,18 @@ SINEW_API sinew_spring_joint sinew_spring_joint_default(int joint);
 
 /* Makes spring bones from `desc` (copied: the caller's arrays may go).
  * Each bone's length and axis (the next joint's position in the joint's
- * space) come from the skeleton's rest pose. Chains run in the order of
- * their first joints, so a chain hanging from another's joints sees it
- * moved. options->simd picks the kernel: AVX2 steps eight chains of the
- * same length at once where no joints lie between their chain's joints and
- * no center is set (the others run the scalar reference, which every level
- * agrees with within 1e-5 of the bone's length per step). Errors:
- * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, negative counts, a chain of
- * fewer than two joints, a joint not below the one before it, a joint in
- * two chains, a bone of zero length, a parameter out of its range, an
- * unknown collider shape), SINEW_ERROR_BAD_JOINT_INDEX,
+ * space) come from the skeleton's rest pose. A chain hanging from another
+ * chain's joints runs after it and sees it moved. options->simd picks the
+ * kernel: AVX2 steps eight chains of the same length at once where no
+ * joints lie between a chain's joints, no center is set and the chain hangs
+ * below no other chain; the others, and every chain at other levels, run
+ * the scalar reference, whose bits the kernel keeps (the same formulas in
+ * the same order, no fused multiply-add).
+ * Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, negative counts, a
+ * chain of fewer than two joints, a joint not below the one before it, a
+ * joint in two chains, a bone of zero length, a parameter out of its range,
+ * a center that is not the first joint or above it, an unknown collider
+ * shape), SINEW_ERROR_BAD_JOINT_INDEX,
  * SINEW_ERROR_BAD_REFERENCE (a collider or group index out of range),
  * SINEW_ERROR_NOT_FINITE, SINEW_ERROR_OUT_OF_MEMORY. Free with
  * sinew_springs_free(). */
