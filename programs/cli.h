@@ -214,6 +214,9 @@ int cli_convert(int argc, char **argv);
 /* `sinew bake`: see programs/bake.c. */
 int cli_bake(int argc, char **argv);
 
+/* `sinew vat`: see programs/vat.c. */
+int cli_vat(int argc, char **argv);
+
 /* `sinew bench`: see programs/bench.c. */
 int cli_bench(int argc, char **argv);
 

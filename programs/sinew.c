@@ -115,6 +115,18 @@ static const help_option convert_options[] = {
     {NULL, NULL},
 };
 
+static const help_option vat_options[] = {
+    {"-o, --out OUT", "write OUT.json and OUT.positions.png, OUT.normals.png (required)"},
+    {"--anim CLIPFILE", "play CLIPFILE's clips, retargeted by joint name (repeatable)"},
+    {"--clip INDEX|NAME|none", "the clip baked (default: the first)"},
+    {"--fps F", "frames per second, rounded to tile the clip exactly (default 30)"},
+    {"--mesh N", "the mesh baked (default: the first skinned one)"},
+    {"--float", "float32 .bin files instead of 16-bit PNGs"},
+    {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
+    {"--up y|z", "the up axis root motion turns about (default y)"},
+    {NULL, NULL},
+};
+
 /* What every command that reads files takes. */
 static const help_option file_options[] = {
     {"--scene N", "glTF: the meshes of scenes[N] (default: the file's default scene)"},
@@ -163,6 +175,12 @@ static const cli_command commands[] = {
      "Write, per time, every node's world matrix and the world-space positions and\n"
      "normals of every mesh primitive, as JSON (docs/BAKE.md).\n",
      bake_options, true, true},
+    {"vat", cli_vat, "bake a mesh's animation into vertex animation textures for crowds",
+     "vat [FILE] -o OUT [options]",
+     "Skin one mesh as bake does at evenly spaced frames across the clip and write them\n"
+     "as textures (docs/VAT.md) that shaders/sinew_vat.vert plays: OUT.json, positions\n"
+     "and octahedral normals as 16-bit PNGs; print the error of mixing two frames.\n",
+     vat_options, true, true},
     {"bench", cli_bench, "time the runtime's kernels on one character", "bench [FILE] [options]",
      "Time sampling, local to model, palette, LBS and DQS skinning, blends and two-bone\n"
      "IK on one character, per call, the median of 15 batches (docs/BENCHMARKS.md).\n",
