@@ -4,10 +4,13 @@
  * springs, sphere and capsule colliders, a center) read back field by
  * field, each class of bad input refused with its place, and a VRM 1.0
  * file (VRMC_vrm required) loaded with the warning that says what is left
- * unread; given the sinew tool and a folder, `sinew info` (text and JSON)
- * listing the chains and colliders. */
+ * unread; the springs through an archive and back (copied and viewed),
+ * and an archive's springs section refused where its bytes are wrong; given
+ * the sinew tool and a folder, `sinew info` (text and JSON) listing the
+ * chains and colliders and `sinew convert` keeping them. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
+#include "archive/archive_internal.h"
 #include "check.h"
 
 #include <stdlib.h>
@@ -234,6 +237,126 @@ static void test_vrm(void)
     free(json);
 }
 
+typedef struct memory {
+    unsigned char *bytes;
+    size_t size;
+} memory;
+
+static bool to_memory(void *user, const void *bytes, size_t size)
+{
+    memory *m = user;
+    m->bytes = malloc(size);
+    if (!m->bytes) return false;
+    memcpy(m->bytes, bytes, size);
+    m->size = size;
+    return true;
+}
+
+/* The springs section's place in an archive written by this library, or 0. */
+static size_t springs_section(const memory *m, uint32_t *entry)
+{
+    uint32_t count;
+    memcpy(&count, m->bytes + 40, 4);
+    for (uint32_t i = 0; i < count; ++i) {
+        uint32_t kind;
+        uint64_t offset;
+        memcpy(&kind, m->bytes + 64 + 32 * i, 4);
+        memcpy(&offset, m->bytes + 64 + 32 * i + 8, 8);
+        if (kind == 8) {
+            *entry = 64 + 32 * i;
+            return (size_t)offset;
+        }
+    }
+    return 0;
+}
+
+static void test_archive(void)
+{
+    sinew_error err = {0};
+    sinew_asset *a = load(base_json, NULL, &err);
+    CHECK(a != NULL, "load: %s", err.description);
+    if (!a) return;
+    memory m = {0};
+    CHECK(sinew_archive_write(a, NULL, to_memory, &m, &err) == SINEW_OK, "write: %s", err.description);
+    sinew_asset *copy = sinew_archive_load(m.bytes, m.size, NULL, &err);
+    CHECK(copy != NULL, "archive load: %s", err.description);
+    if (copy) check_base_springs(copy, "archive copy");
+    sinew_asset_free(copy);
+    unsigned char *aligned = aligned_alloc(64, (m.size + 63) / 64 * 64);
+    memcpy(aligned, m.bytes, m.size);
+    sinew_asset *view = sinew_archive_view(aligned, m.size, NULL, &err);
+    CHECK(view != NULL, "archive view: %s", err.description);
+    if (view) check_base_springs(view, "archive view");
+    sinew_asset_free(view);
+    free(aligned);
+
+    /* the same asset, the same bytes; a clips-only archive has no springs */
+    memory again = {0}, clips = {0};
+    sinew_archive_write(a, NULL, to_memory, &again, &err);
+    CHECK(again.size == m.size && memcmp(again.bytes, m.bytes, m.size) == 0, "archive bytes differ between writes");
+    sinew_archive_write_options only = {.clips_only = true};
+    sinew_archive_write(a, &only, to_memory, &clips, &err);
+    uint32_t entry = 0;
+    CHECK(springs_section(&clips, &entry) == 0, "a clips-only archive holds springs");
+    free(again.bytes);
+    free(clips.bytes);
+
+    /* changed bytes, the checksum made right: refused, the place named */
+    size_t at = springs_section(&m, &entry);
+    CHECK(at > 0, "no springs section");
+    typedef struct change {
+        size_t offset;
+        uint32_t value;
+        sinew_result result;
+        const char *message;
+    } change;
+    float negative = -1.0f, nan_value = NAN;
+    uint32_t neg_bits, nan_bits;
+    memcpy(&neg_bits, &negative, 4);
+    memcpy(&nan_bits, &nan_value, 4);
+    const change changes[] = {
+        /* the first chain's first joint (its name "hair" read, its center,
+         * its one group), then that joint's hit radius */
+        {at + 128, 99, SINEW_ERROR_BAD_JOINT_INDEX, "(springs) at byte"},
+        {at + 128, 99, SINEW_ERROR_BAD_JOINT_INDEX, "chain 0, joint 0: 99 is not in the skeleton"},
+        {at + 128, 5, SINEW_ERROR_PARSE, "chain 0, joint 1: 3 is not below the joint before it"},
+        {at + 132, neg_bits, SINEW_ERROR_PARSE, "chain 0, joint 0: a parameter out of its range"},
+        {at + 132, nan_bits, SINEW_ERROR_NOT_FINITE, "chain 0, joint 0: a NaN or an infinity"},
+        {at + 112, 6, SINEW_ERROR_PARSE, "chain 0: its center 6 is neither"},
+        {at + 120, 2, SINEW_ERROR_BAD_REFERENCE, "chain 0: collider group 2 is out of range"},
+        {at + 0, 1000, SINEW_ERROR_TRUNCATED, "the collider count 1000 needs more bytes"},
+        {at + 4, 9, SINEW_ERROR_BAD_JOINT_INDEX, "collider 0: joint 9 is not in the skeleton"},
+        {at + 8, 2, SINEW_ERROR_PARSE, "collider 0: shape 2 is unknown"},
+        {at + 96, 2, SINEW_ERROR_BAD_REFERENCE, "collider group 1: collider 2 is out of range"},
+        {at + 100, 3, SINEW_ERROR_TRUNCATED, "the chain count 3 needs more bytes"},
+        {at + 116, 1000, SINEW_ERROR_TRUNCATED, "a chain's collider group count 1000"},
+        {entry + 4, 1, SINEW_ERROR_PARSE, "flags 0x1, where the format gives this kind 0x0"},
+    };
+    for (size_t i = 0; at && i < sizeof changes / sizeof changes[0]; ++i) {
+        unsigned char *bad = malloc(m.size);
+        memcpy(bad, m.bytes, m.size);
+        memcpy(bad + changes[i].offset, &changes[i].value, 4);
+        sinew__archive_seal(bad, m.size);
+        sinew_asset *b = sinew_archive_load(bad, m.size, NULL, &err);
+        CHECK(b == NULL, "change %zu: loaded", i);
+        CHECK_ERROR(err, changes[i].result, changes[i].message);
+        sinew_asset_free(b);
+        free(bad);
+    }
+    /* in a 2.1 archive, which has no springs */
+    unsigned char *old = malloc(m.size);
+    memcpy(old, m.bytes, m.size);
+    old[10] = 1;
+    sinew__archive_seal(old, m.size);
+    sinew_asset *b = sinew_archive_load(old, m.size, NULL, &err);
+    CHECK(b == NULL, "springs in a 2.1 archive: loaded");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "(springs) in a 2.1 archive, which has none");
+    sinew_asset_free(b);
+    free(old);
+    free(m.bytes);
+    sinew_asset_free(a);
+}
+
 /* Runs `command` and returns its stdout (malloc'd, NUL-terminated). */
 static char *run(const char *command)
 {
@@ -298,6 +421,16 @@ static void test_info(const char *tool, const char *dir)
     for (size_t i = 0; json && i < sizeof parts / sizeof parts[0]; ++i)
         CHECK(strstr(json, parts[i]) != NULL, "info --json: \"%s\" not in:\n%.3000s", parts[i], json);
     free(json);
+    /* sinew convert keeps them */
+    char out[600];
+    snprintf(out, sizeof out, "%s/springs.sinew", dir);
+    snprintf(command, sizeof command, "'%s' convert '%s' -o '%s'", tool, file, out);
+    free(run(command));
+    sinew_error err = {0};
+    sinew_asset *a = sinew_load_file(out, NULL, &err);
+    CHECK(a != NULL, "converted: %s", err.description);
+    if (a) check_base_springs(a, "converted");
+    sinew_asset_free(a);
 }
 
 int main(int argc, char **argv)
@@ -305,6 +438,7 @@ int main(int argc, char **argv)
     test_read_back();
     test_refused();
     test_vrm();
+    test_archive();
     if (argc == 3) {
         mkdir(argv[2], 0755);
         test_info(argv[1], argv[2]);

@@ -30,6 +30,7 @@ static const char *kind_name(uint32_t kind)
     case SINEW__SECTION_SKIN_BLOCKS: return "skin blocks";
     case SINEW__SECTION_PACKED_CLIP: return "packed clip";
     case SINEW__SECTION_COMPRESSED_CLIP: return "compressed clip";
+    case SINEW__SECTION_SPRINGS: return "springs";
     default: return "unknown";
     }
 }
@@ -114,7 +115,9 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
     int prepared = 0;
     for (int m = 0; meshes && options->skin_blocks && m < asset->mesh_count; ++m)
         prepared += asset->meshes[m].skin != NULL;
-    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0) + prepared;
+    /* spring bones belong to the character, which a clips-only archive leaves out */
+    bool springs = asset->springs && !options->clips_only;
+    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0) + prepared + springs;
     section *sections = calloc((size_t)count, sizeof *sections);
     if (!sections) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
     sections[0].kind = SINEW__SECTION_ASSET;
@@ -148,6 +151,11 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
             sinew__encode_skin_blocks(&sections[n].payload, asset->meshes[m].skin);
         }
     }
+    if (springs) {
+        sections[n].kind = SINEW__SECTION_SPRINGS;
+        sinew__encode_springs(&sections[n].payload, asset);
+        ++n;
+    }
     /* the layout: header, table, then each section on a 64-byte boundary */
     size_t at = HEADER_BYTES + (size_t)count * ENTRY_BYTES;
     bool failed = false;
@@ -173,8 +181,11 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
             at = (at + SECTION_ALIGN - 1) / SECTION_ALIGN * SECTION_ALIGN;
             unsigned char *e = bytes + HEADER_BYTES + (size_t)i * ENTRY_BYTES;
             put_u32(e, sections[i].kind);
-            /* the blocks are a shortcut: a reader without them builds its own */
-            put_u32(e + 4, sections[i].kind == SINEW__SECTION_SKIN_BLOCKS ? 0 : REQUIRED);
+            /* the blocks are a shortcut: a reader without them builds its
+             * own; a reader without springs poses the character unmoved by them */
+            put_u32(e + 4, sections[i].kind == SINEW__SECTION_SKIN_BLOCKS || sections[i].kind == SINEW__SECTION_SPRINGS
+                               ? 0
+                               : REQUIRED);
             put_u64(e + 8, at);
             put_u64(e + 16, sections[i].payload.size);
             if (sections[i].payload.size) memcpy(bytes + at, sections[i].payload.bytes, sections[i].payload.size);
@@ -265,7 +276,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                            count, (unsigned long long)table);
     /* the table: sections in order, apart, within the archive */
     uint64_t end = table + (uint64_t)count * ENTRY_BYTES;
-    int clips = 0, meshes = 0, assets = 0, skeletons = 0;
+    int clips = 0, meshes = 0, assets = 0, skeletons = 0, springs = 0;
     for (uint32_t i = 0; i < count; ++i) {
         const unsigned char *e = bytes + table + (size_t)i * ENTRY_BYTES;
         uint32_t kind = get_u32(e), sflags = get_u32(e + 4);
@@ -283,9 +294,9 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                i, kind_name(kind), (unsigned long long)(table + (uint64_t)i * ENTRY_BYTES + 24),
                                (unsigned long long)reserved);
         /* a known kind's flags are the ones the format gives it: REQUIRED,
-         * but for the skin blocks, which a reader may do without */
-        uint32_t due = kind == SINEW__SECTION_SKIN_BLOCKS ? 0 : REQUIRED;
-        if (kind >= SINEW__SECTION_ASSET && kind <= SINEW__SECTION_COMPRESSED_CLIP && sflags != due)
+         * but for the skin blocks and the springs, which a reader may do without */
+        uint32_t due = kind == SINEW__SECTION_SKIN_BLOCKS || kind == SINEW__SECTION_SPRINGS ? 0 : REQUIRED;
+        if (kind >= SINEW__SECTION_ASSET && kind <= SINEW__SECTION_SPRINGS && sflags != due)
             return sinew__fail(err, SINEW_ERROR_PARSE,
                                "%s: section %u (%s), table entry at byte %llu: flags 0x%x, where the format gives "
                                "this kind 0x%x", name, i, kind_name(kind),
@@ -306,6 +317,14 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             ++clips;
             break;
         case SINEW__SECTION_CLIP: ++clips; break;
+        case SINEW__SECTION_SPRINGS:
+            if (major == 1 || (major == 2 && minor < 2))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) in a %u.%u archive, which has none",
+                                   name, i, kind_name(kind), major, minor);
+            if (++springs > 1)
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s): a second springs section", name, i,
+                                   kind_name(kind));
+            break;
         case SINEW__SECTION_MESH: ++meshes; break;
         case SINEW__SECTION_SKIN_BLOCKS:
             if (i == 0 || get_u32(e - ENTRY_BYTES) != SINEW__SECTION_MESH)
@@ -319,7 +338,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    name, i, (unsigned long long)offset, kind);
         }
         if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP ||
-             kind == SINEW__SECTION_COMPRESSED_CLIP || kind == SINEW__SECTION_MESH) &&
+             kind == SINEW__SECTION_COMPRESSED_CLIP || kind == SINEW__SECTION_MESH ||
+             kind == SINEW__SECTION_SPRINGS) &&
             skeletons != 1)
             return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes before the skeleton", name, i,
                                kind_name(kind));
@@ -352,6 +372,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                    : kind == SINEW__SECTION_PACKED_CLIP     ? SINEW__PAYLOAD_PACKED_CLIP
                    : kind == SINEW__SECTION_COMPRESSED_CLIP ? SINEW__PAYLOAD_COMPRESSED_CLIP
                    : kind == SINEW__SECTION_MESH            ? SINEW__PAYLOAD_MESH
+                   : kind == SINEW__SECTION_SPRINGS         ? SINEW__PAYLOAD_SPRINGS
                                                             : -1;
         /* the asset's name is its size; skin blocks come with their mesh */
         size_t need = kind == SINEW__SECTION_ASSET ? (size_t)length : 0;
@@ -402,6 +423,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             /* counted before it is read into: sinew_asset_free then frees its skin */
             r = sinew__decode_mesh(p, (size_t)length, blocks, (size_t)blocks_length, codec, where, options, asset,
                                    &mesh_list[asset->mesh_count++], err);
+        } else if (kind == SINEW__SECTION_SPRINGS) {
+            r = sinew__decode_springs(p, (size_t)length, codec, where, options, asset, err);
         }
         if (r != SINEW_OK) return r;
     }

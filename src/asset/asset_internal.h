@@ -86,6 +86,13 @@ SINEW__SHARED void sinew__encode_packed_clip(sinew__bytes *b, const sinew_clip *
  * clip payload (name, duration, weights tracks); decoded into a clip that
  * reads the block where it lies in a view. */
 SINEW__SHARED void sinew__encode_compressed_clip(sinew__bytes *b, const sinew_clip *clip);
+/* The asset's spring bones (asset->springs, not NULL) with their chains'
+ * names; decoded into asset->springs, checked against the skeleton as
+ * sinew_springs_create() checks them. */
+SINEW__SHARED void sinew__encode_springs(sinew__bytes *b, const sinew_asset *asset);
+SINEW__SHARED sinew_result sinew__decode_springs(const unsigned char *p, size_t n, sinew__codec codec,
+                                                 const char *where, const sinew_options *options,
+                                                 sinew_asset *asset, sinew_error *err);
 /* A skin's SIMD blocks as sinew__skin_create_stored() takes them back. */
 void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
 
@@ -121,7 +128,8 @@ enum {
     SINEW__PAYLOAD_CLIP,
     SINEW__PAYLOAD_PACKED_CLIP,
     SINEW__PAYLOAD_COMPRESSED_CLIP,
-    SINEW__PAYLOAD_MESH
+    SINEW__PAYLOAD_MESH,
+    SINEW__PAYLOAD_SPRINGS
 };
 SINEW__SHARED size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsigned char *blocks,
                                         size_t blocks_n, sinew__codec codec, const sinew_skeleton *sk);

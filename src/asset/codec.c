@@ -226,6 +226,39 @@ void sinew__encode_mesh(sinew__bytes *f, const sinew_mesh *m)
 /* The blocks: the block count, each group's count, then each group's
  * arrays (block indices, joints, weight rows, pivots), each on its
  * boundary. */
+void sinew__encode_springs(sinew__bytes *f, const sinew_asset *a)
+{
+    const sinew_springs_desc *d = a->springs;
+    put_i32(f, d->collider_count);
+    for (int i = 0; i < d->collider_count; ++i) {
+        const sinew_spring_collider *c = &d->colliders[i];
+        put_i32(f, c->joint);
+        put_i32(f, (int32_t)c->shape);
+        put_floats(f, (const float[]){c->offset.x, c->offset.y, c->offset.z, c->tail.x, c->tail.y, c->tail.z,
+                                      c->radius}, 7);
+    }
+    put_i32(f, d->group_count);
+    for (int g = 0; g < d->group_count; ++g) {
+        put_i32(f, d->groups[g].collider_count);
+        for (int k = 0; k < d->groups[g].collider_count; ++k) put_i32(f, d->groups[g].colliders[k]);
+    }
+    put_i32(f, d->chain_count);
+    for (int c = 0; c < d->chain_count; ++c) {
+        const sinew_spring_chain *ch = &d->chains[c];
+        put_string(f, a->spring_names ? a->spring_names[c] : "");
+        put_i32(f, ch->center);
+        put_i32(f, ch->collider_group_count);
+        for (int g = 0; g < ch->collider_group_count; ++g) put_i32(f, ch->collider_groups[g]);
+        put_i32(f, ch->joint_count);
+        for (int i = 0; i < ch->joint_count; ++i) {
+            const sinew_spring_joint *j = &ch->joints[i];
+            put_i32(f, j->joint);
+            put_floats(f, (const float[]){j->hit_radius, j->stiffness, j->gravity_power, j->gravity_dir.x,
+                                          j->gravity_dir.y, j->gravity_dir.z, j->drag_force}, 7);
+        }
+    }
+}
+
 void sinew__encode_skin_blocks(sinew__bytes *f, const sinew_skin *skin)
 {
     const sinew__skin_blocks *bl = sinew__skin_of(skin)->blocks;
@@ -951,6 +984,165 @@ sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
 }
 
+/* ---- spring bones --------------------------------------------------------------- */
+
+/* Checks a springs description against its skeleton as
+ * sinew_springs_create() would, in time and memory linear in the two (the
+ * create function itself may take more for chains nested deep): is-below
+ * is one comparison against each joint's range in a depth-first order, and
+ * bone lengths come from the rest pose's model positions made once. */
+static void check_springs(reader *r, const sinew_skeleton *sk, const sinew_springs_desc *d)
+{
+    int n = sk->joint_count;
+    int *first = sinew__alloc(&r->scratch, sizeof(int) * 4 * (size_t)n);
+    sinew_mat4 *model = sinew__alloc(&r->scratch, sizeof *model * (size_t)n);
+    if (!first || !model) {
+        sinew__free(&r->scratch, first);
+        sinew__free(&r->scratch, model);
+        refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+        return;
+    }
+    int *size = first + n, *next = first + 2 * n, *owner = first + 3 * n, roots = 0;
+    for (int j = 0; j < n; ++j) size[j] = 1, owner[j] = -1;
+    for (int j = n - 1; j > 0; --j)
+        if (sk->parents[j] >= 0) size[sk->parents[j]] += size[j];
+    for (int j = 0; j < n; ++j) {
+        int p = sk->parents[j];
+        sinew_mat4 local = sinew_mat4_from_transform(&sk->rest_pose[j]);
+        model[j] = p < 0 ? local : sinew_mat4_mul(&model[p], &local);
+        if (p < 0) first[j] = roots, roots += size[j];
+        else first[j] = next[p], next[p] += size[j];
+        next[j] = first[j] + 1;
+    }
+#define BELOW(a, d) (first[a] < first[d] && first[d] < first[a] + size[a])
+    for (int i = 0; i < d->collider_count && !r->bad; ++i) {
+        const sinew_spring_collider *c = &d->colliders[i];
+        float v[7] = {c->offset.x, c->offset.y, c->offset.z, c->tail.x, c->tail.y, c->tail.z, c->radius};
+        if (c->joint < 0 || c->joint >= n) refuse(r, SINEW_ERROR_BAD_JOINT_INDEX, "collider %d: joint %d is not in the skeleton", i, c->joint);
+        else if (c->shape != SINEW_COLLIDER_SPHERE && c->shape != SINEW_COLLIDER_CAPSULE) refuse(r, SINEW_ERROR_PARSE, "collider %d: shape %d is unknown", i, (int)c->shape);
+        else if (!sinew__finite_n(v, 7)) refuse(r, SINEW_ERROR_NOT_FINITE, "collider %d: a NaN or an infinity", i);
+        else if (c->radius < 0) refuse(r, SINEW_ERROR_PARSE, "collider %d: a negative radius", i);
+    }
+    for (int g = 0; g < d->group_count && !r->bad; ++g)
+        for (int k = 0; k < d->groups[g].collider_count; ++k)
+            if (d->groups[g].colliders[k] < 0 || d->groups[g].colliders[k] >= d->collider_count) {
+                refuse(r, SINEW_ERROR_BAD_REFERENCE, "collider group %d: collider %d is out of range", g, d->groups[g].colliders[k]);
+                break;
+            }
+    for (int c = 0; c < d->chain_count && !r->bad; ++c) {
+        const sinew_spring_chain *ch = &d->chains[c];
+        for (int g = 0; g < ch->collider_group_count && !r->bad; ++g)
+            if (ch->collider_groups[g] < 0 || ch->collider_groups[g] >= d->group_count)
+                refuse(r, SINEW_ERROR_BAD_REFERENCE, "chain %d: collider group %d is out of range", c, ch->collider_groups[g]);
+        for (int i = 0; i < ch->joint_count && !r->bad; ++i) {
+            const sinew_spring_joint *jt = &ch->joints[i];
+            int j = jt->joint;
+            float v[7] = {jt->hit_radius, jt->stiffness, jt->gravity_power, jt->gravity_dir.x, jt->gravity_dir.y,
+                          jt->gravity_dir.z, jt->drag_force};
+            if (j < 0 || j >= n) refuse(r, SINEW_ERROR_BAD_JOINT_INDEX, "chain %d, joint %d: %d is not in the skeleton", c, i, j);
+            else if (!sinew__finite_n(v, 7)) refuse(r, SINEW_ERROR_NOT_FINITE, "chain %d, joint %d: a NaN or an infinity", c, i);
+            else if (v[0] < 0 || v[1] < 0 || v[2] < 0 || !(v[6] >= 0 && v[6] <= 1))
+                refuse(r, SINEW_ERROR_PARSE, "chain %d, joint %d: a parameter out of its range", c, i);
+            else if (i > 0 && !BELOW(ch->joints[i - 1].joint, j))
+                refuse(r, SINEW_ERROR_PARSE, "chain %d, joint %d: %d is not below the joint before it", c, i, j);
+            else if (i + 1 < ch->joint_count && owner[j] >= 0)
+                refuse(r, SINEW_ERROR_PARSE, "chain %d, joint %d: %d is already a joint of chain %d", c, i, j, owner[j]);
+            if (r->bad || i == 0) continue;
+            int h = ch->joints[i - 1].joint;
+            owner[h] = c;
+            sinew_vec3 a = {model[h].m[12], model[h].m[13], model[h].m[14]}, b = {model[j].m[12], model[j].m[13], model[j].m[14]};
+            float dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z;
+            if (!(dx * dx + dy * dy + dz * dz > 0.0f))
+                refuse(r, SINEW_ERROR_PARSE, "chain %d, joint %d: its bone has zero length in the rest pose", c, i - 1);
+        }
+        if (!r->bad && ch->center != -1 &&
+            (ch->center < 0 || ch->center >= n || (ch->center != ch->joints[0].joint && !BELOW(ch->center, ch->joints[0].joint))))
+            refuse(r, SINEW_ERROR_PARSE, "chain %d: its center %d is neither its first joint nor above it", c, ch->center);
+    }
+#undef BELOW
+    sinew__free(&r->scratch, first);
+    sinew__free(&r->scratch, model);
+}
+
+/* The springs section into asset->springs (its arrays the asset's, in
+ * pools sized from the section's bytes so that many small groups cost no
+ * allocation each), then checked against the skeleton. */
+static void read_springs(reader *r)
+{
+    sinew_asset *a = r->asset;
+    const sinew_skeleton *sk = a->skeleton;
+    size_t n = r->left;
+    sinew_springs_desc *d = sinew__asset_alloc(a, 1, sizeof *d);
+    int *ints = sinew__asset_alloc(a, n / 4 + 1, sizeof *ints);
+    sinew_spring_joint *joints = sinew__asset_alloc(a, n / 32 + 1, sizeof *joints);
+    if (!d || !ints || !joints) {
+        refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+        return;
+    }
+    size_t used_ints = 0, used_joints = 0;
+    int nc = get_count(r, "the collider count", 0, INT32_MAX, 36);
+    sinew_spring_collider *cs = r->bad ? NULL : sinew__asset_alloc(a, (size_t)nc + 1, sizeof *cs);
+    if (!r->bad && !cs) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (int i = 0; i < nc && !r->bad; ++i) {
+        float v[7];
+        cs[i].joint = get_i32(r);
+        cs[i].shape = (sinew_collider_shape)get_i32(r);
+        take(r, v, sizeof v);
+        cs[i].offset = (sinew_vec3){v[0], v[1], v[2]};
+        cs[i].tail = (sinew_vec3){v[3], v[4], v[5]};
+        cs[i].radius = v[6];
+    }
+    int ng = get_count(r, "the collider group count", 0, INT32_MAX, 4);
+    sinew_spring_collider_group *gs = r->bad ? NULL : sinew__asset_alloc(a, (size_t)ng + 1, sizeof *gs);
+    if (!r->bad && !gs) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (int g = 0; g < ng && !r->bad; ++g) {
+        int k = get_count(r, "a collider group's collider count", 0, INT32_MAX, 4);
+        gs[g].colliders = ints + used_ints, gs[g].collider_count = k;
+        for (int i = 0; i < k && !r->bad; ++i) ints[used_ints++] = get_i32(r);
+    }
+    /* a chain: a name's length, center, group count, joint count and two joints */
+    int nh = get_count(r, "the chain count", 0, INT32_MAX, 16 + 64);
+    sinew_spring_chain *chains = r->bad ? NULL : sinew__asset_alloc(a, (size_t)nh + 1, sizeof *chains);
+    const char **names = r->bad ? NULL : sinew__asset_alloc(a, (size_t)nh + 1, sizeof *names);
+    if (!r->bad && (!chains || !names)) refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+    for (int c = 0; c < nh && !r->bad; ++c) {
+        sinew_spring_chain *ch = &chains[c];
+        names[c] = get_string(r);
+        ch->center = get_i32(r);
+        int g = get_count(r, "a chain's collider group count", 0, INT32_MAX, 4);
+        ch->collider_groups = ints + used_ints, ch->collider_group_count = g;
+        for (int i = 0; i < g && !r->bad; ++i) ints[used_ints++] = get_i32(r);
+        int k = get_count(r, "a chain's joint count", 2, SINEW_MAX_JOINTS, 32);
+        sinew_spring_joint *js = joints + used_joints;
+        ch->joints = js, ch->joint_count = k;
+        for (int i = 0; i < k && !r->bad; ++i) {
+            float v[7];
+            js[i].joint = get_i32(r);
+            take(r, v, sizeof v);
+            js[i].hit_radius = v[0], js[i].stiffness = v[1], js[i].gravity_power = v[2];
+            js[i].gravity_dir = (sinew_vec3){v[3], v[4], v[5]};
+            js[i].drag_force = v[6];
+        }
+        used_joints += (size_t)k;
+    }
+    if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the springs", r->left);
+    if (r->bad) return;
+    *d = (sinew_springs_desc){cs, nc, gs, ng, chains, nh};
+    check_springs(r, sk, d);
+    if (r->bad) return;
+    a->springs = d;
+    a->spring_names = names;
+}
+
+sinew_result sinew__decode_springs(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                                   const sinew_options *options, sinew_asset *asset, sinew_error *err)
+{
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
+    if (asset->springs) refuse(&r, SINEW_ERROR_PARSE, "a second springs section");
+    else read_springs(&r);
+    return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
+}
+
 /* ---- the memory a decode takes ------------------------------------------------- */
 
 /* Payloads are walked for their counts without allocating; a payload the
@@ -1040,6 +1232,12 @@ size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsi
         return plan + plan_blocks * 4096 + 96 * (size_t)tracks + (codec.view ? 0 : 4 * (size_t)keys) +
                2 * (codec.view ? 0 : rest) + clip_walk_peak(&r, length) + small;
     }
+    case SINEW__PAYLOAD_SPRINGS:
+        /* pools of at most the section's ints and joints, the chains'
+         * structs, the colliders' and groups' (each at most four times the
+         * bytes it is read from), and the check's ranges and rest-pose
+         * matrices per joint of the skeleton */
+        return 10 * n + (sk ? 80 * (size_t)sk->joint_count : 0) + small;
     case SINEW__PAYLOAD_COMPRESSED_CLIP:
         /* the block copied (a view reads it where it lies), the weights
          * tracks as a clip's */
