@@ -86,6 +86,13 @@ SINEW__SHARED void sinew__encode_packed_clip(sinew__bytes *b, const sinew_clip *
  * clip payload (name, duration, weights tracks); decoded into a clip that
  * reads the block where it lies in a view. */
 SINEW__SHARED void sinew__encode_compressed_clip(sinew__bytes *b, const sinew_clip *clip);
+/* Checks `desc` against `sk` as sinew_springs_create() does, in time and
+ * memory linear in the two, its scratch through `scratch`. Errors
+ * start with `where`, then name the chain and joint ("chain 2, joint 3:
+ * 7 is not below the joint before it"). */
+SINEW__SHARED sinew_result sinew__springs_check(const sinew_skeleton *sk, const sinew_springs_desc *desc,
+                                                const sinew_allocator *scratch, const char *where, sinew_error *err);
+
 /* The asset's spring bones (asset->springs, not NULL) with their chains'
  * names; decoded into asset->springs, checked against the skeleton as
  * sinew_springs_create() checks them. */

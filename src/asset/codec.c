@@ -991,8 +991,10 @@ sinew_result sinew__decode_mesh(const unsigned char *p, size_t n, const unsigned
  * create function itself may take more for chains nested deep): is-below
  * is one comparison against each joint's range in a depth-first order, and
  * bone lengths come from the rest pose's model positions made once. */
-static void check_springs(reader *r, const sinew_skeleton *sk, const sinew_springs_desc *d)
+sinew_result sinew__springs_check(const sinew_skeleton *sk, const sinew_springs_desc *d,
+                                  const sinew_allocator *scratch, const char *where, sinew_error *err)
 {
+    reader rd = {NULL, 0, false, err, where, *scratch, NULL, NULL, {2, false}}, *r = &rd;
     int n = sk->joint_count;
     int *first = sinew__alloc(&r->scratch, sizeof(int) * 4 * (size_t)n);
     sinew_mat4 *model = sinew__alloc(&r->scratch, sizeof *model * (size_t)n);
@@ -1000,7 +1002,7 @@ static void check_springs(reader *r, const sinew_skeleton *sk, const sinew_sprin
         sinew__free(&r->scratch, first);
         sinew__free(&r->scratch, model);
         refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-        return;
+        return err->result;
     }
     int *size = first + n, *next = first + 2 * n, *owner = first + 3 * n, roots = 0;
     for (int j = 0; j < n; ++j) size[j] = 1, owner[j] = -1;
@@ -1062,6 +1064,7 @@ static void check_springs(reader *r, const sinew_skeleton *sk, const sinew_sprin
 #undef BELOW
     sinew__free(&r->scratch, first);
     sinew__free(&r->scratch, model);
+    return r->bad ? err->result : SINEW_OK;
 }
 
 /* The springs section into asset->springs (its arrays the asset's, in
@@ -1128,8 +1131,10 @@ static void read_springs(reader *r)
     if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the springs", r->left);
     if (r->bad) return;
     *d = (sinew_springs_desc){cs, nc, gs, ng, chains, nh};
-    check_springs(r, sk, d);
-    if (r->bad) return;
+    if (sinew__springs_check(sk, d, &r->scratch, r->what, r->err) != SINEW_OK) {
+        r->bad = true;
+        return;
+    }
     a->springs = d;
     a->spring_names = names;
 }

@@ -1333,8 +1333,9 @@ static sinew_result read_spring(builder *b, int i, const cJSON *s, int groups, c
 
 /* The root's extensions.VRMC_springBone into asset->springs: colliders on
  * nodes, groups of them, and chains of joints, every index and number
- * checked and named, then the whole handed to sinew_springs_create() once
- * so that what an asset holds is always accepted (bones of zero length). */
+ * checked and named, then the whole checked as sinew_springs_create()
+ * checks it (bones of zero length), in linear time, so that what an asset
+ * holds is always accepted. */
 static sinew_result read_springs(builder *b)
 {
     const cJSON *ext = gltf_member(b->doc, b->doc->root, "extensions");
@@ -1404,19 +1405,17 @@ static sinew_result read_springs(builder *b)
     }
     *desc = (sinew_springs_desc){cs, nc, gs, ng, chains, kept};
     sinew_error e2 = {0};
-    sinew_springs *made = sinew_springs_create(b->asset->skeleton, desc, b->options, &e2);
-    if (!made) {
-        /* the runtime names its chain: say which spring that is */
+    if (sinew__springs_check(b->asset->skeleton, desc, &b->alloc, SPRING_PATH, &e2) != SINEW_OK) {
+        /* the check names its chain: say which spring that is */
         const char *msg = e2.description, *at = strstr(msg, "chain ");
         int chain = -1;
         if (at) sscanf(at, "chain %d", &chain);
         if (chain >= 0 && chain < kept)
-            r = FAIL(b, e2.result, SPRING_PATH ".springs[%d]: %s", chain_spring[chain], msg);
+            r = FAIL(b, e2.result, SPRING_PATH ".springs[%d]: %s", chain_spring[chain], msg + strlen(SPRING_PATH ": "));
         else
-            r = FAIL(b, e2.result, SPRING_PATH ": %s", msg);
+            r = FAIL(b, e2.result, "%s", msg);
         goto done;
     }
-    sinew_springs_free(made);
     b->asset->springs = desc;
     b->asset->spring_names = names;
 done:
