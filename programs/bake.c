@@ -2,7 +2,8 @@
 /* `sinew bake`: poses a file's scene at given times and writes what every
  * node and mesh primitive looks like, as JSON (docs/BAKE.md):
  *
- *   { "file": "...", "clip": {"index": 0, "name": "...", "duration": 2.0},
+ *   { "file": "...", "spring_dt": (with --springs) 0.0166666675,
+ *     "clip": {"index": 0, "name": "...", "duration": 2.0},
  *     "frames": [ { "time": 0.5, "clip_time": 0.5,
  *        "nodes":  [ {"index": 0, "name": "...", "world": [16 numbers]} ],
  *        "meshes": [ {"node": 2, "mesh": 0, "primitive": 0, "skinned": true,
@@ -28,6 +29,8 @@ typedef struct bake_args {
     sinew_skinning method;
     const char *json;     /* NULL: stdout */
     int up;               /* 'y' (default) or 'z': up for root motion */
+    bool springs;         /* simulate the file's spring bones */
+    float spring_dt;      /* their fixed step (0: 1/60 s) */
 } bake_args;
 
 static int parse_args(int argc, char **argv, bake_args *a)
@@ -37,6 +40,11 @@ static int parse_args(int argc, char **argv, bake_args *a)
         if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
         if (cli_flag(&p, "--loop")) {
             a->loop = true;
+        } else if (cli_flag(&p, "--springs")) {
+            a->springs = true;
+        } else if ((v = cli_value(&p, "--spring-dt"))) {
+            if (!cli_parse_float(v, &a->spring_dt) || !(a->spring_dt > 0.0f) || a->spring_dt > 1.0f)
+                cli_bad_value(&p, "--spring-dt", v, "is not a step in seconds in (0, 1]");
         } else if ((v = cli_value(&p, "--up"))) {
             if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0)
                 cli_bad_value(&p, "--up", v, "is not an axis: y or z");
@@ -56,6 +64,7 @@ static int parse_args(int argc, char **argv, bake_args *a)
         }
     }
     if (p.status == EXIT_OK && !a->times) cli_usage(&p, "--times T1,T2,... is required");
+    if (p.status == EXIT_OK && a->spring_dt > 0.0f && !a->springs) cli_usage(&p, "--spring-dt needs --springs");
     if (p.status != EXIT_OK) {
         free(a->times);
         a->times = NULL;
@@ -84,6 +93,9 @@ static void put_floats(FILE *f, const float *x, size_t n)
 }
 
 typedef struct bake_buffers {
+    sinew_springs *springs;      /* with --springs: the asset's, and a state */
+    sinew_spring_state *state;
+    float spring_dt;
     sinew_transform *local;
     sinew_mat4 *model;
     float *positions, *normals, *weights;
@@ -112,7 +124,60 @@ static bool alloc_buffers(const sinew_asset *a, bake_buffers *b)
 
 static void free_buffers(bake_buffers *b)
 {
+    sinew_spring_state_free(b->state), sinew_springs_free(b->springs);
     free(b->local), free(b->model), free(b->positions), free(b->normals), free(b->weights), free(b->scratch);
+}
+
+/* The pose at `time` (sampled or layered, IK included) into b->local and
+ * its model matrices into b->model. */
+static sinew_result pose_at(const sinew_asset *a, const sinew_clip *clip, cli_layer *layer, float time,
+                            unsigned flags, bake_buffers *b, sinew_error *err)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    int n = sk->joint_count;
+    if (layer) {
+        char why[200];
+        const sinew_transform *pose = cli_layer_pose(layer, time, why, sizeof why);
+        if (!pose) {
+            snprintf(err->description, sizeof err->description, "%s", why);
+            return err->result = SINEW_ERROR_INVALID_ARGUMENT;
+        }
+        memcpy(b->local, pose, sizeof *b->local * (size_t)n);
+    }
+    sinew_result r = layer ? SINEW_OK
+                     : clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, err)
+                            : sinew_rest_pose(sk, b->local, n, err);
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, b->local, NULL, b->model, n, err);
+    return r;
+}
+
+/* Most spring steps one frame may take (about 46 hours at 1/60 s). */
+#define BAKE_MAX_SPRING_STEPS 10000000.0
+
+/* The pose at `time` with the springs simulated from the clip's start at
+ * a fixed step S: n = floor(time / S + 1e-4) steps (time k*S gives k
+ * steps despite decimal rounding), the state reset at the pose of time 0,
+ * step k run on the pose of time k*S, the last on the pose of `time`
+ * itself; with no step (time 0) the pose is the animated one. Each frame
+ * replays from the start, so a frame does not depend on the others. */
+static sinew_result pose_with_springs(const sinew_asset *a, const sinew_clip *clip, cli_layer *layer, float time,
+                                      unsigned flags, bake_buffers *b, sinew_error *err)
+{
+    int n = a->skeleton->joint_count;
+    double S = b->spring_dt, steps = floor((double)time / S + 1e-4);
+    if (!(steps <= BAKE_MAX_SPRING_STEPS)) {
+        snprintf(err->description, sizeof err->description, "--springs: %.0f steps of %g s to reach it, more than "
+                 "%.0f", steps, S, BAKE_MAX_SPRING_STEPS);
+        return err->result = SINEW_ERROR_INVALID_ARGUMENT;
+    }
+    long count = steps > 0 ? (long)steps : 0;
+    sinew_result r = pose_at(a, clip, layer, count ? 0.0f : time, flags, b, err);
+    if (r == SINEW_OK) r = sinew_springs_reset(b->springs, b->state, b->model, n, err);
+    for (long k = 1; k <= count && r == SINEW_OK; ++k) {
+        r = pose_at(a, clip, layer, k == count ? time : (float)((double)k * S), flags, b, err);
+        if (r == SINEW_OK) r = sinew_springs_step(b->springs, b->state, (float)S, 1, b->local, b->model, n, err);
+    }
+    return r;
 }
 
 /* One frame: pose, then nodes and meshes. */
@@ -123,16 +188,8 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
     int n = sk->joint_count;
     unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
     sinew_error err = {0};
-    const sinew_transform *local = b->local;
-    char why[300];
-    if (layer && !(local = cli_layer_pose(layer, time, why, sizeof why))) {
-        fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, why);
-        return EXIT_FAILED;
-    }
-    sinew_result r = layer ? SINEW_OK
-                     : clip ? sinew_clip_sample(clip, sk, time, flags, NULL, b->local, n, &err)
-                            : sinew_rest_pose(sk, b->local, n, &err);
-    if (r == SINEW_OK) r = sinew_local_to_model(sk, local, NULL, b->model, n, &err);
+    sinew_result r = b->springs ? pose_with_springs(a, clip, layer, time, flags, b, &err)
+                                : pose_at(a, clip, layer, time, flags, b, &err);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
         return EXIT_FAILED;
@@ -215,6 +272,22 @@ int cli_bake(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
+    if (args.springs) {
+        sinew_error err = {0};
+        if (!a->springs) {
+            fprintf(stderr, "sinew: bake: --springs: %s has no spring bones (VRMC_springBone)\n",
+                    args.source.file ? args.source.file : "the built-in character");
+            status = EXIT_FAILED;
+            goto done;
+        }
+        b.spring_dt = args.spring_dt > 0.0f ? args.spring_dt : 1.0f / 60.0f;
+        if (!(b.springs = sinew_springs_create(a->skeleton, a->springs, NULL, &err)) ||
+            !(b.state = sinew_spring_state_create(b.springs, NULL, &err))) {
+            fprintf(stderr, "sinew: bake: --springs: %s\n", err.description);
+            status = EXIT_FAILED;
+            goto done;
+        }
+    }
     f = args.json ? fopen(args.json, "w") : stdout;
     if (!f) {
         fprintf(stderr, "sinew: bake: cannot write %s: %s\n", args.json, strerror(errno));
@@ -226,8 +299,14 @@ int cli_bake(int argc, char **argv)
         cli_put_json_string(f, args.source.file);
     else
         fputs("null", f);
-    fprintf(f, ",\"method\":\"%s\",\"loop\":%s,\n\"clip\":", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
+    fprintf(f, ",\"method\":\"%s\",\"loop\":%s,", args.method == SINEW_SKINNING_DQS ? "dqs" : "lbs",
             args.loop ? "true" : "false");
+    if (b.springs) {
+        fputs("\"spring_dt\":", f);
+        put_number(f, b.spring_dt);
+        fputc(',', f);
+    }
+    fputs("\n\"clip\":", f);
     if (clip) {
         fprintf(f, "{\"index\":%d,\"name\":", l.clip_index);
         cli_put_json_string(f, clip->name);

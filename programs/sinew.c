@@ -41,6 +41,8 @@ static const help_option bake_options[] = {
     {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
     {"--json OUT", "write the JSON to OUT (default: stdout)"},
     {"--up y|z", "the up axis root motion turns about (default y)"},
+    {"--springs", "simulate the file's spring bones from the clip's start (after the layer)"},
+    {"--spring-dt S", "their fixed step in seconds (default 1/60): time t is floor(t/S) steps"},
     {NULL, NULL},
 };
 

@@ -7,7 +7,8 @@
  * unread; the springs through an archive and back (copied and viewed),
  * and an archive's springs section refused where its bytes are wrong; given
  * the sinew tool and a folder, `sinew info` (text and JSON) listing the
- * chains and colliders and `sinew convert` keeping them. */
+ * chains and colliders, `sinew convert` keeping them and `sinew bake
+ * --springs` moving them. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "archive/archive_internal.h"
@@ -383,6 +384,53 @@ static void write_file(const char *path, const char *text)
     fclose(f);
 }
 
+/* The world matrix bake wrote for node `name` in its first frame with
+ * the frame's time, as text ("" when missing). */
+static void world_of(const char *json, const char *name, char *out, size_t size)
+{
+    char key[96];
+    snprintf(key, sizeof key, "\"name\":\"%s\",\"world\":[", name);
+    const char *at = json ? strstr(json, key) : NULL, *end = at ? strchr(at, ']') : NULL;
+    if (!at || !end) {
+        out[0] = 0;
+        return;
+    }
+    snprintf(out, size, "%.*s", (int)(end - at), at);
+}
+
+static char *bake(const char *tool, const char *file, const char *options)
+{
+    char command[1200];
+    snprintf(command, sizeof command, "'%s' bake '%s' %s", tool, file, options);
+    return run(command);
+}
+
+/* sinew bake --springs: time 0 is the animated pose; later the hair, which
+ * has gravity, swings, the coat (no gravity, a still root) stays; a frame
+ * does not depend on the others asked with it; the step's size counts. */
+static void test_bake(const char *tool, const char *file)
+{
+    char *plain0 = bake(tool, file, "--times 0"), *springs0 = bake(tool, file, "--springs --times 0");
+    const char *f0 = plain0 ? strstr(plain0, "\"frames\"") : NULL, *f1 = springs0 ? strstr(springs0, "\"frames\"") : NULL;
+    CHECK(f0 && f1 && strcmp(f0, f1) == 0, "bake --springs at 0 differs from the animated pose");
+    CHECK(springs0 && strstr(springs0, "\"spring_dt\":0.0166666675"), "bake --springs: no spring_dt");
+    char *plain = bake(tool, file, "--times 0.5"), *sprung = bake(tool, file, "--springs --times 0.5");
+    char *both = bake(tool, file, "--springs --times 0.5,0.25");
+    char *coarse = bake(tool, file, "--springs --spring-dt 0.125 --times 0.5");
+    char a[400], b[400], c[400], d[400];
+    world_of(plain, "hair2", a, sizeof a);
+    world_of(sprung, "hair2", b, sizeof b);
+    CHECK(a[0] && b[0] && strcmp(a, b) != 0, "the hair does not swing: %s / %s", a, b);
+    world_of(both, "hair2", c, sizeof c);
+    CHECK(strcmp(b, c) == 0, "a frame depends on the others: %s / %s", b, c);
+    world_of(coarse, "hair2", d, sizeof d);
+    CHECK(d[0] && strcmp(b, d) != 0, "--spring-dt changes nothing: %s", d);
+    world_of(plain, "coat2", a, sizeof a);
+    world_of(sprung, "coat2", b, sizeof b);
+    CHECK(a[0] && strcmp(a, b) == 0, "the coat moved without gravity: %s / %s", a, b);
+    free(plain0), free(springs0), free(plain), free(sprung), free(both), free(coarse);
+}
+
 /* sinew info lists the chains (joints by name, parameters' ranges) and the
  * colliders, in text and JSON. */
 static void test_info(const char *tool, const char *dir)
@@ -431,6 +479,7 @@ static void test_info(const char *tool, const char *dir)
     CHECK(a != NULL, "converted: %s", err.description);
     if (a) check_base_springs(a, "converted");
     sinew_asset_free(a);
+    test_bake(tool, file);
 }
 
 int main(int argc, char **argv)
