@@ -12,8 +12,10 @@
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
 #include "archive/archive_internal.h"
+#include "import/import_internal.h"
 #include "check.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -236,6 +238,58 @@ static void test_vrm(void)
     sinew_asset_free(a);
     free(vrm);
     free(json);
+}
+
+/* A growing text. */
+typedef struct growing {
+    char *s;
+    size_t len, cap;
+} growing;
+
+static void put(growing *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        while (t->len + (size_t)n + 1 > t->cap) t->cap = t->cap ? t->cap * 2 : 1 << 16;
+        t->s = realloc(t->s, t->cap);
+        if (!t->s) abort();
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
+
+/* The reader's work stays linear in a large file an attacker would write:
+ * a chain of 32,000 nodes, 16,000 springs of two joints down it, each
+ * centered on the root and naming a group of 20,000 colliders. */
+static void test_linear(void)
+{
+    enum { NODES = 32000, COLLIDERS = 20000 };
+    growing t = {0};
+    put(&t, "{\"asset\":{\"version\":\"2.0\"},\"nodes\":[");
+    for (int i = 0; i < NODES; ++i)
+        put(&t, i + 1 < NODES ? "{\"children\":[%d],\"translation\":[0,-0.1,0]}," : "{\"translation\":[0,-0.1,0]}", i + 1);
+    put(&t, "],\"extensions\":{\"VRMC_springBone\":{\"specVersion\":\"1.0\",\"colliders\":[");
+    for (int i = 0; i < COLLIDERS; ++i) put(&t, "%s{\"node\":0,\"shape\":{\"sphere\":{\"radius\":0.1}}}", i ? "," : "");
+    put(&t, "],\"colliderGroups\":[{\"colliders\":[");
+    for (int i = 0; i < COLLIDERS; ++i) put(&t, "%s%d", i ? "," : "", i);
+    put(&t, "]}],\"springs\":[");
+    for (int i = 0; i < NODES / 2; ++i)
+        put(&t, "%s{\"center\":0,\"colliderGroups\":[0],\"joints\":[{\"node\":%d},{\"node\":%d}]}", i ? "," : "",
+            2 * i, 2 * i + 1);
+    put(&t, "]}}}");
+    sinew_gltf_work work = {0};
+    sinew_error err = {0};
+    sinew_asset *a = sinew__gltf_load_counted(t.s, t.len, NULL, &work, &err);
+    CHECK(a && a->springs && a->springs->chain_count == NODES / 2, "large: %s", err.description);
+    CHECK(work.visited <= 8 * work.json_values, "large: %zu items visited for %zu present, over 8 per item",
+          work.visited, work.json_values);
+    sinew_asset_free(a);
+    free(t.s);
 }
 
 typedef struct memory {
@@ -488,6 +542,7 @@ int main(int argc, char **argv)
     test_refused();
     test_vrm();
     test_archive();
+    test_linear();
     if (argc == 3) {
         mkdir(argv[2], 0755);
         test_info(argv[1], argv[2]);
