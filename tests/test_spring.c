@@ -557,6 +557,43 @@ static void test_simd(void)
     sinew_skeleton_free(r.sk);
 }
 
+/* A skeleton of one long line of joints with a chain on every other pair:
+ * each chain hangs below all those before it, so a step would update the
+ * line's joints once per chain. Made in time linear in the joints, and
+ * refused with a sentence once that work passes a bound of the joints;
+ * a shorter line of the same shape is made. */
+static void test_nested(void)
+{
+    enum { LONG = 20000, SHORT = 40 };
+    int *parents = malloc(sizeof(int) * LONG);
+    sinew_transform *rest = malloc(sizeof *rest * LONG);
+    sinew_spring_joint *joints = malloc(sizeof *joints * LONG);
+    sinew_spring_chain *chain = malloc(sizeof *chain * (LONG / 2));
+    if (!parents || !rest || !joints || !chain) return;
+    for (int j = 0; j < LONG; ++j) {
+        parents[j] = j - 1, rest[j] = sinew_transform_identity();
+        rest[j].translation = sinew_vec3_make(0.0f, j ? -0.01f : 0.0f, 0.0f);
+        joints[j] = sinew_spring_joint_default(j);
+    }
+    for (int length = SHORT; length <= LONG; length = length == SHORT ? LONG : LONG + 1) {
+        sinew_error err;
+        sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){length, parents, NULL, rest}, NULL, NULL, &err);
+        CHECK(sk != NULL, "line of %d: %s", length, err.description);
+        if (!sk) break;
+        int nested = length / 2 - 1;
+        for (int c = 0; c < nested; ++c) chain[c] = (sinew_spring_chain){.joints = &joints[2 * c + 1], .joint_count = 2, .center = -1};
+        sinew_springs *sp = sinew_springs_create(sk, &(sinew_springs_desc){.chains = chain, .chain_count = nested}, NULL, &err);
+        if (length == SHORT)
+            CHECK(sp != NULL, "%d nested chains on %d joints: %s", nested, length, err.description);
+        else
+            CHECK(sp == NULL && err.result == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "hang below one another"),
+                  "%d nested chains on %d joints refused: %s", nested, length, sp ? "made" : err.description);
+        sinew_springs_free(sp);
+        sinew_skeleton_free(sk);
+    }
+    free(parents), free(rest), free(joints), free(chain);
+}
+
 int main(void)
 {
     test_lengths();
@@ -568,5 +605,6 @@ int main(void)
     test_center();
     test_validation();
     test_simd();
+    test_nested();
     return check_finish("test_spring");
 }

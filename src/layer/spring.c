@@ -63,25 +63,51 @@ static float length_of(sinew_vec3 v) { return sqrtf(sinew__v3_dot(v, v)); }
 
 static bool finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
 
-static bool is_below(const sinew_skeleton *sk, int ancestor, int j)
+/* The skeleton in depth-first order, so that every question about who is
+ * below whom costs O(1) and a joint's subtree is one run of `order`:
+ * joint j is at order[at[j]], and its subtree at order[at[j] .. at[j] +
+ * size[j] - 1]. Made in O(joints) from the parents (parents first). */
+typedef struct tree {
+    int *order, *at, *size;
+} tree;
+
+/* `work` holds 2 * joints + 1 ints of scratch. */
+static void tree_make(const sinew_skeleton *sk, tree *t, int *work)
 {
-    for (j = sk->parents[j]; j >= 0; j = sk->parents[j])
-        if (j == ancestor) return true;
-    return false;
+    int n = sk->joint_count;
+    int *first_child = work, *next = work + n + 1; /* children as linked lists, in index order */
+    for (int j = 0; j < n; ++j) first_child[j] = -1, t->size[j] = 1;
+    for (int j = n - 1; j >= 0; --j) {
+        int p = sk->parents[j];
+        next[j] = p >= 0 ? first_child[p] : -1;
+        if (p >= 0) first_child[p] = j;
+    }
+    for (int j = n - 1; j >= 0; --j)
+        if (sk->parents[j] >= 0) t->size[sk->parents[j]] += t->size[j];
+    /* preorder: a root's run starts after the runs before it, a child's
+     * after its parent and its earlier siblings */
+    int placed = 0;
+    for (int j = 0; j < n; ++j) {
+        int p = sk->parents[j];
+        if (p < 0) t->at[j] = placed, placed += t->size[j];
+    }
+    for (int j = 0; j < n; ++j) {
+        int at = t->at[j] + 1;
+        for (int c = first_child[j]; c >= 0; c = next[c]) t->at[c] = at, at += t->size[c];
+    }
+    for (int j = 0; j < n; ++j) t->order[t->at[j]] = j;
 }
 
-/* Marks in under[] the joints below `first` (parents come first, so one
- * pass); returns how many. */
-static int mark_below(const sinew_skeleton *sk, int first, int *under)
+/* Whether joint j is strictly below `ancestor`. */
+static bool is_below(const tree *t, int ancestor, int j)
 {
-    int count = 0;
-    under[first] = 0;
-    for (int j = first + 1; j < sk->joint_count; ++j) {
-        int p = sk->parents[j];
-        under[j] = p >= first && (p == first || under[p]);
-        count += under[j];
-    }
-    return count;
+    return t->at[j] > t->at[ancestor] && t->at[j] < t->at[ancestor] + t->size[ancestor];
+}
+
+static int chain_by_first(const void *a, const void *b)
+{
+    const int *x = a, *y = b; /* (first joint, chain index) pairs */
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
 /* A rotation, not normalized, turning unit a toward b, whose length is
@@ -160,9 +186,13 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     }
     /* the rest pose's model matrices measure bones and axes */
     sinew_allocator a = sinew__allocator(options);
-    sinew_mat4 *rest = sinew__alloc(&a, sizeof *rest * (size_t)n + (size_t)n * 3 * sizeof(int));
+    size_t pairs = 2 * (size_t)desc->chain_count;
+    sinew_mat4 *rest = sinew__alloc(&a, sizeof *rest * (size_t)n + ((size_t)n * 8 + 1 + pairs) * sizeof(int));
     if (!rest) return FAIL(SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
-    int *owner = (int *)(rest + n), *mark = owner + n, *under = mark + n;
+    int *owner = (int *)(rest + n), *mark = owner + n, *ancestor_marked = mark + n;
+    tree t = {ancestor_marked + n, ancestor_marked + 2 * n, ancestor_marked + 3 * n};
+    int *by_first = ancestor_marked + 4 * n; /* chain_count pairs; then 2n + 1 of tree scratch */
+    tree_make(sk, &t, by_first + pairs);
     sinew_local_to_model(sk, sk->rest_pose, NULL, rest, n, NULL);
     for (int j = 0; j < n; ++j) owner[j] = -1, mark[j] = 0;
 
@@ -180,7 +210,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
         }
         if (ch->center < -1 || ch->center >= n) { why = "its center is not a joint", res = SINEW_ERROR_BAD_JOINT_INDEX; break; }
         if (ch->center >= 0 && ch->joint_count >= 1 && ch->joints[0].joint >= 0 && ch->joints[0].joint < n &&
-            ch->center != ch->joints[0].joint && !is_below(sk, ch->center, ch->joints[0].joint)) {
+            ch->center != ch->joints[0].joint && !is_below(&t, ch->center, ch->joints[0].joint)) {
             why = "its center is neither its first joint nor an ancestor of it", res = SINEW_ERROR_INVALID_ARGUMENT;
             break;
         }
@@ -199,7 +229,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             bad_joint = i;
             int j = jt->joint;
             if ((why = check_joint(jt))) { res = strstr(why, "finite") ? SINEW_ERROR_NOT_FINITE : SINEW_ERROR_INVALID_ARGUMENT; break; }
-            if (i > 0 && !is_below(sk, ch->joints[i - 1].joint, j)) { why = "it is not below the joint before it", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
+            if (i > 0 && !is_below(&t, ch->joints[i - 1].joint, j)) { why = "it is not below the joint before it", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
             if (i + 1 < ch->joint_count) {
                 if (owner[j] >= 0) { why = "it is already simulated by another chain", res = SINEW_ERROR_INVALID_ARGUMENT; break; }
                 owner[j] = c;
@@ -214,14 +244,22 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
         for (int j = last; j != first; j = sk->parents[j]) ++path;
         ++path;
         /* below: joints under the first that are not on the path */
-        below += (size_t)mark_below(sk, first, under);
+        below += (size_t)t.size[first] - 1;
     }
+
     if (why) {
         sinew__free(&a, rest);
         if (bad_joint >= 0)
             return FAIL(res, "chain %d, joint %d (skeleton joint %d): %s", bad_chain, bad_joint,
                         desc->chains[bad_chain].joints[bad_joint].joint, why);
         return FAIL(res, "chain %d: %s", bad_chain, why);
+    }
+    /* each step updates the joints below a chain once for every chain above
+     * them: nested chains multiply that work, so it is bounded by the joints */
+    if (below > 16 * (size_t)n + 4096) {
+        sinew__free(&a, rest);
+        return FAIL(SINEW_ERROR_INVALID_ARGUMENT, "the chains hang below one another so deeply that a step would "
+                    "update %zu joints, more than 16 times the skeleton's %d", below, n);
     }
 
     sinew__layout l = {0};
@@ -265,11 +303,9 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
 
     /* chains in the order of their first joints (stable), so a chain below
      * another runs after it */
-    for (int c = 0; c < desc->chain_count; ++c) {
-        int k = c;
-        while (k > 0 && desc->chains[order[k - 1]].joints[0].joint > desc->chains[c].joints[0].joint) order[k] = order[k - 1], --k;
-        order[k] = c;
-    }
+    for (int c = 0; c < desc->chain_count; ++c) by_first[2 * c] = desc->chains[c].joints[0].joint, by_first[2 * c + 1] = c;
+    if (desc->chain_count) qsort(by_first, (size_t)desc->chain_count, 2 * sizeof(int), chain_by_first);
+    for (int c = 0; c < desc->chain_count; ++c) order[c] = by_first[2 * c + 1];
     /* path joints, marked to find the chains that hang below another */
     for (int c = 0; c < desc->chain_count; ++c) {
         const sinew_spring_chain *ch = &desc->chains[c];
@@ -283,13 +319,15 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     size_t nb = 0, np = 0, nbelow = 0, ncc = 0, group_base = 0;
     int *kind = owner; /* per input chain: bone count if groupable, else 0 */
     for (int c = 0; c < desc->chain_count; ++c) kind[c] = 0;
+    for (int j = 0; j < n; ++j) { /* parents first: whether a joint above j is on a path */
+        int p = sk->parents[j];
+        ancestor_marked[j] = p >= 0 && (mark[p] || ancestor_marked[p]);
+    }
     for (int c = 0; c < desc->chain_count; ++c) {
         const sinew_spring_chain *ch = &desc->chains[c];
-        bool simple = ch->center < 0;
+        bool simple = ch->center < 0 && !ancestor_marked[ch->joints[0].joint];
         for (int i = 1; i < ch->joint_count && simple; ++i)
             if (sk->parents[ch->joints[i].joint] != ch->joints[i - 1].joint) simple = false;
-        for (int j = sk->parents[ch->joints[0].joint]; j >= 0 && simple; j = sk->parents[j])
-            if (mark[j]) simple = false;
         if (simple) kind[c] = ch->joint_count - 1;
     }
     int *seq = (int *)(mem + o_seq); /* run order, input chain indices */
@@ -297,14 +335,31 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     {
         /* the order does not depend on the SIMD level: the scalar reference
          * runs the same order */
+        /* the chains of one bone count, in run order, cut into runs of
+         * LANES from the front: a bucket a count (counting sort into the
+         * tree's scratch, which is free again) */
+        int *bucket_start = by_first, *bucket = by_first + n + 2, *nth = mark; /* n + 2, chains, chains */
+        for (int k = 0; k <= n + 1; ++k) bucket_start[k] = 0;
+        for (int oi = 0; oi < desc->chain_count; ++oi)
+            if (kind[order[oi]] > 0) ++bucket_start[kind[order[oi]] + 1];
+        for (int k = 1; k <= n + 1; ++k) bucket_start[k] += bucket_start[k - 1];
         for (int oi = 0; oi < desc->chain_count; ++oi) {
-            int c = order[oi];
-            if (kind[c] <= 0) continue;
-            int same[LANES], found = 0;
-            for (int oj = oi; oj < desc->chain_count && found < LANES; ++oj)
-                if (kind[order[oj]] == kind[c]) same[found++] = order[oj];
-            if (found < LANES) continue;
-            for (int f = 0; f < LANES; ++f) seq[seq_count++] = same[f], kind[same[f]] = -1;
+            int c = order[oi], k = kind[c];
+            if (k <= 0) continue;
+            int place = bucket_start[k]++;
+            bucket[place] = c, nth[c] = place;
+        }
+        for (int k = n + 1; k > 0; --k) bucket_start[k] = bucket_start[k - 1];
+        bucket_start[0] = 0;
+        for (int oi = 0; oi < desc->chain_count; ++oi) {
+            int c = order[oi], k = kind[c];
+            if (k <= 0) continue;
+            int p = nth[c] - bucket_start[k], in_bucket = bucket_start[k + 1] - bucket_start[k];
+            if (p % LANES != 0 || p + LANES > in_bucket) continue;
+            for (int f = 0; f < LANES; ++f) {
+                int same = bucket[nth[c] + f];
+                seq[seq_count++] = same, kind[same] = -1;
+            }
             ++sp->group_count;
         }
     }
@@ -335,28 +390,30 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             sp->path_bone[np + (size_t)k] = -1;
             if (j == first) break;
         }
+        int path_at = 0;
         for (int i = 0; i + 1 < ch->joint_count; ++i) {
             const sinew_spring_joint *jt = &ch->joints[i];
             size_t bi = (size_t)out->first_bone + (size_t)i * (size_t)out->bone_stride;
             sinew__spring_bone *b = &sp->bones[bi];
-            int j = jt->joint, t = ch->joints[i + 1].joint;
-            for (int p = 0; p < count; ++p)
-                if (sp->path[np + (size_t)p] == j) sp->path_bone[np + (size_t)p] = (int)bi;
-            b->joint = j, b->tail = t;
+            int j = jt->joint, tj = ch->joints[i + 1].joint;
+            /* the chain's joints lie along its path in order: one walk */
+            while (path_at < count && sp->path[np + (size_t)path_at] != j) ++path_at;
+            if (path_at < count) sp->path_bone[np + (size_t)path_at] = (int)bi;
+            b->joint = j, b->tail = tj;
             b->stiffness = jt->stiffness, b->drag = jt->drag_force;
             /* the pair's head carries the parameters, the tail's own are
              * not used (the last joint's none) */
             b->hit_radius = jt->hit_radius;
             b->gravity = sinew__v3_scale(sinew__v3_normalize(jt->gravity_dir), jt->gravity_power);
-            sinew_vec3 d = sinew__v3_sub(position_of(&rest[t]), position_of(&rest[j]));
+            sinew_vec3 d = sinew__v3_sub(position_of(&rest[tj]), position_of(&rest[j]));
             b->length = length_of(d);
             sinew_mat4 inv;
             sinew_vec3 local_tail = sinew_mat4_inverse(&rest[j], &inv) == SINEW_OK
-                                        ? sinew_mat4_transform_point(&inv, position_of(&rest[t]))
+                                        ? sinew_mat4_transform_point(&inv, position_of(&rest[tj]))
                                         : d;
             b->axis = sinew__v3_normalize(local_tail);
             if (sinew__v3_dot(b->axis, b->axis) == 0.0f) b->axis = sinew__v3(0, 1, 0);
-            sinew_vec3 rt = position_of(&rest[t]);
+            sinew_vec3 rt = position_of(&rest[tj]);
             if (ch->center >= 0 && sinew_mat4_inverse(&rest[ch->center], &inv) == SINEW_OK)
                 rt = sinew_mat4_transform_point(&inv, rt);
             float *rtf = &sp->rest_tails[bi * 3];
@@ -370,13 +427,12 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
         else if (lane == LANES - 1) nb = group_base + (size_t)LANES * (size_t)out->bone_count;
         np += (size_t)count;
         out->below_start = (int)nbelow;
-        mark_below(sk, first, under);
-        for (int j = first + 1; j < n; ++j) {
-            if (!under[j]) continue;
-            bool on_path = false;
-            for (int p = 0; p < count && !on_path; ++p) on_path = sp->path[out->path_start + p] == j;
-            if (!on_path) sp->below[nbelow++] = j;
-        }
+        /* the joints of the first's subtree (one run of the depth-first
+         * order, parents before children) that are not on the path */
+        int *on_path = ancestor_marked, stamp = s + 2; /* 0 and 1 are the values it held */
+        for (int p = 0; p < count; ++p) on_path[sp->path[out->path_start + p]] = stamp;
+        for (int q = t.at[first] + 1; q < t.at[first] + t.size[first]; ++q)
+            if (on_path[t.order[q]] != stamp) sp->below[nbelow++] = t.order[q];
         out->below_count = (int)nbelow - out->below_start;
         out->collider_start = (int)ncc;
         for (int g = 0; g < ch->collider_group_count; ++g) {
