@@ -30,6 +30,22 @@ sinew_setup() {
     sinew_install "${missing[*]}" "${packages[@]}"
 }
 
+# The spring bones' reference (tests/three_vrm): node and npm (Debian's
+# nodejs and npm as root with apt-get), then pixiv's three-vrm at the
+# versions package-lock.json pins, into tests/three_vrm/node_modules (git
+# ignores it). Fails with one line naming what is missing.
+sinew_setup_three_vrm() {
+    local dir=tests/three_vrm
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        sinew_install "node and npm (the three-vrm comparison)" nodejs npm || return 1
+    fi
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+        echo "sinew: missing @pixiv/three-vrm and three in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
+        return 1
+    fi
+}
+
 # sinew_install WHAT PACKAGE...: installs the packages as root with apt-get,
 # else names WHAT and the packages in one line and fails.
 sinew_install() {
