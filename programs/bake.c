@@ -13,6 +13,7 @@
  * same float32. */
 #include "cli.h"
 #include "layer.h"
+#include "springs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -29,22 +30,17 @@ typedef struct bake_args {
     sinew_skinning method;
     const char *json;     /* NULL: stdout */
     int up;               /* 'y' (default) or 'z': up for root motion */
-    bool springs;         /* simulate the file's spring bones */
-    float spring_dt;      /* their fixed step (0: 1/60 s) */
+    cli_springs_args springs; /* simulate the file's spring bones */
 } bake_args;
 
 static int parse_args(int argc, char **argv, bake_args *a)
 {
     cli_args p = cli_args_begin("bake", argc, argv);
     for (const char *v; cli_next(&p);) {
-        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
+        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer) || cli_springs_arg(&p, &a->springs))
+            continue;
         if (cli_flag(&p, "--loop")) {
             a->loop = true;
-        } else if (cli_flag(&p, "--springs")) {
-            a->springs = true;
-        } else if ((v = cli_value(&p, "--spring-dt"))) {
-            if (!cli_parse_float(v, &a->spring_dt) || !(a->spring_dt > 0.0f) || a->spring_dt > 1.0f)
-                cli_bad_value(&p, "--spring-dt", v, "is not a step in seconds in (0, 1]");
         } else if ((v = cli_value(&p, "--up"))) {
             if (strcmp(v, "y") != 0 && strcmp(v, "z") != 0)
                 cli_bad_value(&p, "--up", v, "is not an axis: y or z");
@@ -64,7 +60,7 @@ static int parse_args(int argc, char **argv, bake_args *a)
         }
     }
     if (p.status == EXIT_OK && !a->times) cli_usage(&p, "--times T1,T2,... is required");
-    if (p.status == EXIT_OK && a->spring_dt > 0.0f && !a->springs) cli_usage(&p, "--spring-dt needs --springs");
+    cli_springs_args_check(&p, &a->springs);
     if (p.status != EXIT_OK) {
         free(a->times);
         a->times = NULL;
@@ -93,9 +89,7 @@ static void put_floats(FILE *f, const float *x, size_t n)
 }
 
 typedef struct bake_buffers {
-    sinew_springs *springs;      /* with --springs: the asset's, and a state */
-    sinew_spring_state *state;
-    float spring_dt;
+    cli_springs *springs;        /* with --springs */
     sinew_transform *local;
     sinew_mat4 *model;
     float *positions, *normals, *weights;
@@ -124,7 +118,7 @@ static bool alloc_buffers(const sinew_asset *a, bake_buffers *b)
 
 static void free_buffers(bake_buffers *b)
 {
-    sinew_spring_state_free(b->state), sinew_springs_free(b->springs);
+    cli_springs_free(b->springs);
     free(b->local), free(b->model), free(b->positions), free(b->normals), free(b->weights), free(b->scratch);
 }
 
@@ -151,33 +145,21 @@ static sinew_result pose_at(const sinew_asset *a, const sinew_clip *clip, cli_la
     return r;
 }
 
-/* Most spring steps one frame may take (about 46 hours at 1/60 s). */
-#define BAKE_MAX_SPRING_STEPS 10000000.0
+/* What pose_at needs, for cli_springs_pose. */
+typedef struct bake_pose {
+    const sinew_asset *asset;
+    const sinew_clip *clip;
+    cli_layer *layer;
+    unsigned flags;
+    bake_buffers *b;
+} bake_pose;
 
-/* The pose at `time` with the springs simulated from the clip's start at
- * a fixed step S: n = floor(time / S + 1e-4) steps (time k*S gives k
- * steps despite decimal rounding), the state reset at the pose of time 0,
- * step k run on the pose of time k*S, the last on the pose of `time`
- * itself; with no step (time 0) the pose is the animated one. Each frame
- * replays from the start, so a frame does not depend on the others. */
-static sinew_result pose_with_springs(const sinew_asset *a, const sinew_clip *clip, cli_layer *layer, float time,
-                                      unsigned flags, bake_buffers *b, sinew_error *err)
+static sinew_result pose_for_springs(void *user, float time, sinew_transform *local, sinew_mat4 *model,
+                                     sinew_error *err)
 {
-    int n = a->skeleton->joint_count;
-    double S = b->spring_dt, steps = floor((double)time / S + 1e-4);
-    if (!(steps <= BAKE_MAX_SPRING_STEPS)) {
-        snprintf(err->description, sizeof err->description, "--springs: %.0f steps of %g s to reach it, more than "
-                 "%.0f", steps, S, BAKE_MAX_SPRING_STEPS);
-        return err->result = SINEW_ERROR_INVALID_ARGUMENT;
-    }
-    long count = steps > 0 ? (long)steps : 0;
-    sinew_result r = pose_at(a, clip, layer, count ? 0.0f : time, flags, b, err);
-    if (r == SINEW_OK) r = sinew_springs_reset(b->springs, b->state, b->model, n, err);
-    for (long k = 1; k <= count && r == SINEW_OK; ++k) {
-        r = pose_at(a, clip, layer, k == count ? time : (float)((double)k * S), flags, b, err);
-        if (r == SINEW_OK) r = sinew_springs_step(b->springs, b->state, (float)S, 1, b->local, b->model, n, err);
-    }
-    return r;
+    bake_pose *p = user;
+    (void)local, (void)model; /* they are p->b->local and p->b->model */
+    return pose_at(p->asset, p->clip, p->layer, time, p->flags, p->b, err);
 }
 
 /* One frame: pose, then nodes and meshes. */
@@ -188,7 +170,8 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
     int n = sk->joint_count;
     unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
     sinew_error err = {0};
-    sinew_result r = b->springs ? pose_with_springs(a, clip, layer, time, flags, b, &err)
+    bake_pose bp = {a, clip, layer, flags, b};
+    sinew_result r = b->springs ? cli_springs_pose(b->springs, time, pose_for_springs, &bp, b->local, b->model, &err)
                                 : pose_at(a, clip, layer, time, flags, b, &err);
     if (r != SINEW_OK) {
         fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
@@ -272,21 +255,9 @@ int cli_bake(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (args.springs) {
-        sinew_error err = {0};
-        if (!a->springs) {
-            fprintf(stderr, "sinew: bake: --springs: %s has no spring bones (VRMC_springBone)\n",
-                    args.source.file ? args.source.file : "the built-in character");
-            status = EXIT_FAILED;
-            goto done;
-        }
-        b.spring_dt = args.spring_dt > 0.0f ? args.spring_dt : 1.0f / 60.0f;
-        if (!(b.springs = sinew_springs_create(a->skeleton, a->springs, NULL, &err)) ||
-            !(b.state = sinew_spring_state_create(b.springs, NULL, &err))) {
-            fprintf(stderr, "sinew: bake: --springs: %s\n", err.description);
-            status = EXIT_FAILED;
-            goto done;
-        }
+    if (args.springs.on && !(b.springs = cli_springs_create("bake", a, args.source.file, args.springs.dt))) {
+        status = EXIT_FAILED;
+        goto done;
     }
     f = args.json ? fopen(args.json, "w") : stdout;
     if (!f) {
@@ -303,7 +274,7 @@ int cli_bake(int argc, char **argv)
             args.loop ? "true" : "false");
     if (b.springs) {
         fputs("\"spring_dt\":", f);
-        put_number(f, b.spring_dt);
+        put_number(f, cli_springs_dt(b.springs));
         fputc(',', f);
     }
     fputs("\n\"clip\":", f);

@@ -10,6 +10,7 @@
 #include "image.h"
 #include "layer.h"
 #include "scene.h"
+#include "springs.h"
 #include "sinew/sinew_gpu.h"
 
 #include <epoxy/gl.h>
@@ -34,6 +35,7 @@ typedef struct render_args {
     bool loop, skeleton, no_floor;
     int up;                        /* 0 guess, 'y' or 'z' */
     float azimuth, elevation;
+    cli_springs_args springs;
 } render_args;
 
 /* Whether `path` names a folder: it ends in '/' or is one. */
@@ -52,7 +54,8 @@ static int parse_args(int argc, char **argv, render_args *a)
     a->azimuth = 30.0f;
     cli_args p = cli_args_begin("render", argc, argv);
     for (const char *v; cli_next(&p);) {
-        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
+        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer) || cli_springs_arg(&p, &a->springs))
+            continue;
         if (cli_flag(&p, "--loop")) {
             a->loop = true;
         } else if (cli_flag(&p, "--skeleton")) {
@@ -122,6 +125,7 @@ static int parse_args(int argc, char **argv, render_args *a)
         }
     }
     if (p.status == EXIT_OK && a->times && a->frames) cli_usage(&p, "--frames and --times exclude each other");
+    cli_springs_args_check(&p, &a->springs);
     if (p.status != EXIT_OK) {
         free(a->times);
         a->times = NULL;
@@ -227,6 +231,9 @@ typedef struct render_job {
     frame *frames;
     int frame_count;
     scene_camera camera;
+    cli_springs *springs;          /* --springs: the pose as bake simulates it */
+    sinew_transform *local;        /* the springs' pose */
+    sinew_mat4 *model;
 } render_job;
 
 /* The label of frame i: its clip time, or the pose and the view. */
@@ -243,12 +250,43 @@ static void frame_label(const render_job *j, int i, char *text, size_t size)
                                                                a->loop ? SINEW_SAMPLE_LOOP : 0));
 }
 
-/* Poses frame i: the clip at its time, or the layer's pose then. */
+/* The animated pose at `time` as bake takes it (for the springs). */
+static sinew_result animated_pose(void *user, float time, sinew_transform *local, sinew_mat4 *model, sinew_error *err)
+{
+    render_job *j = user;
+    const sinew_skeleton *sk = j->asset->skeleton;
+    int n = sk->joint_count;
+    sinew_result r = SINEW_OK;
+    if (j->layer) {
+        char why[200];
+        const sinew_transform *pose = cli_layer_pose(j->layer, time, why, sizeof why);
+        if (!pose) {
+            snprintf(err->description, sizeof err->description, "%s", why);
+            return err->result = SINEW_ERROR_INVALID_ARGUMENT;
+        }
+        memcpy(local, pose, sizeof *local * (size_t)n);
+    } else {
+        r = j->clip ? sinew_clip_sample(j->clip, sk, time, j->args->loop ? SINEW_SAMPLE_LOOP : 0, NULL, local, n, err)
+                    : sinew_rest_pose(sk, local, n, err);
+    }
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, local, NULL, model, n, err);
+    return r;
+}
+
+/* Poses frame i: the clip at its time, or the layer's pose then, with the
+ * springs simulated up to it where asked. */
 static bool pose_frame(render_job *j, int i, char *why, int size)
 {
     const render_args *a = j->args;
     const sinew_transform *local = NULL;
-    if (j->layer && a->pose == SCENE_POSE_ANIMATED) {
+    if (j->springs && a->pose == SCENE_POSE_ANIMATED) {
+        sinew_error err = {0};
+        if (cli_springs_pose(j->springs, j->frames[i].time, animated_pose, j, j->local, j->model, &err) != SINEW_OK) {
+            snprintf(why, (size_t)size, "time %g: %s", (double)j->frames[i].time, err.description);
+            return false;
+        }
+        local = j->local;
+    } else if (j->layer && a->pose == SCENE_POSE_ANIMATED) {
         if (!(local = cli_layer_pose(j->layer, j->frames[i].time, why, size))) return false;
     }
     return scene_pose(j->scene, a->pose, j->clip, j->frames[i].time, a->loop, local, why, size);
@@ -474,6 +512,20 @@ int cli_render(int argc, char **argv)
             goto done;
         }
     }
+    if (args.springs.on) {
+        int n = l.asset->skeleton->joint_count;
+        j.local = malloc(sizeof *j.local * (size_t)n);
+        j.model = malloc(sizeof *j.model * (size_t)n);
+        if (!j.local || !j.model) {
+            fprintf(stderr, "sinew: render: out of memory\n");
+            status = EXIT_FAILED;
+            goto done;
+        }
+        if (!(j.springs = cli_springs_create("render", l.asset, args.source.file, args.springs.dt))) {
+            status = EXIT_FAILED;
+            goto done;
+        }
+    }
     bool still = args.pose != SCENE_POSE_ANIMATED || (!j.clip && !j.layer);
     float length = j.layer ? cli_layer_length(j.layer) : j.clip ? j.clip->duration : 0.0f;
     j.frames = plan_frames(&args, length, still, &j.frame_count);
@@ -503,6 +555,8 @@ done:
     }
     free(j.frames);
     free(args.times);
+    cli_springs_free(j.springs);
+    free(j.local), free(j.model);
     cli_layer_free(j.layer);
     cli_unload(&l);
     return status;

@@ -85,6 +85,8 @@ static const help_option render_options[] = {
     {"--azimuth DEG", "the camera's angle about the up axis"},
     {"--elevation DEG", "the camera's angle above the floor (-89 to 89)"},
     {"--up y|z", "the file's up axis (default y)"},
+    {"--springs", "simulate the spring bones from the clip's start, as bake does"},
+    {"--spring-dt S", "their fixed step in seconds (default 1/60)"},
     {NULL, NULL},
 };
 
@@ -99,6 +101,8 @@ static const help_option view_options[] = {
     {"--frames N", "draw N frames (1/30 s each), then exit"},
     {"--keys 'K1 K2 ...'", "press these keys first"},
     {"--screenshot OUT.png", "save the last frame"},
+    {"--springs", "simulate the spring bones as the clip plays (r restarts them)"},
+    {"--spring-dt S", "their fixed step in seconds (default 1/60)"},
     {NULL, NULL},
 };
 
@@ -126,6 +130,8 @@ static const help_option vat_options[] = {
     {"--float", "float32 .bin files instead of 16-bit PNGs"},
     {"--method lbs|dqs", "linear (default) or dual-quaternion skinning"},
     {"--up y|z", "the up axis root motion turns about (default y)"},
+    {"--springs", "simulate the spring bones from the clip's start, as bake does"},
+    {"--spring-dt S", "their fixed step in seconds (default 1/60)"},
     {NULL, NULL},
 };
 

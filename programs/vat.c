@@ -10,6 +10,7 @@
 #ifdef SINEW_CLI_RENDER
 
 #include "layer.h"
+#include "springs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -34,13 +35,15 @@ typedef struct vat_args {
     bool raw; /* --float */
     sinew_skinning method;
     int up;
+    cli_springs_args springs;
 } vat_args;
 
 static int parse_args(int argc, char **argv, vat_args *a)
 {
     cli_args p = cli_args_begin("vat", argc, argv);
     for (const char *v; cli_next(&p);) {
-        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer)) continue;
+        if (cli_source_arg(&p, &a->source) || cli_layer_arg(&p, &a->layer) || cli_springs_arg(&p, &a->springs))
+            continue;
         if (cli_flag(&p, "--float")) {
             a->raw = true;
         } else if ((v = cli_value(&p, "--fps"))) {
@@ -62,6 +65,7 @@ static int parse_args(int argc, char **argv, vat_args *a)
         }
     }
     if (p.status == EXIT_OK && !a->out) cli_usage(&p, "-o OUT is required (OUT.json and its textures are written)");
+    cli_springs_args_check(&p, &a->springs);
     return p.status;
 }
 
@@ -71,6 +75,7 @@ typedef struct vat_pose {
     const sinew_clip *clip;
     const sinew_mesh *mesh;
     cli_layer *layer;
+    cli_springs *springs; /* --springs */
     sinew_skinning method;
     sinew_transform *local;
     sinew_mat4 *model;
@@ -79,25 +84,41 @@ typedef struct vat_pose {
     size_t scratch_size;
 } vat_pose;
 
-/* The mesh at `time` into positions and normals (3 floats a vertex each),
- * the same steps as `sinew bake`: the layer's pose or the clip's, its
- * morph weights, sinew_mesh_pose. Times stay inside the clip (the last
- * frame is one before its end), so wrapping and clamping agree with bake. */
-static bool pose_at(vat_pose *s, float time, float *positions, float *normals)
+/* The animated pose at `time` into s->local and s->model, as bake takes it:
+ * the layer's pose or the clip's. */
+static sinew_result animated_pose(void *user, float time, sinew_transform *local, sinew_mat4 *model, sinew_error *err)
 {
+    vat_pose *s = user;
     const sinew_skeleton *sk = s->asset->skeleton;
     int n = sk->joint_count;
-    sinew_error err = {0};
-    const sinew_transform *local = s->local;
-    char why[300];
-    if (s->layer && !(local = cli_layer_pose(s->layer, time, why, sizeof why))) {
-        fprintf(stderr, "sinew: vat: time %g: %s\n", (double)time, why);
-        return false;
+    sinew_result r = SINEW_OK;
+    if (s->layer) {
+        char why[200];
+        const sinew_transform *pose = cli_layer_pose(s->layer, time, why, sizeof why);
+        if (!pose) {
+            snprintf(err->description, sizeof err->description, "%s", why);
+            return err->result = SINEW_ERROR_INVALID_ARGUMENT;
+        }
+        memcpy(local, pose, sizeof *local * (size_t)n);
+    } else {
+        r = s->clip ? sinew_clip_sample(s->clip, sk, time, SINEW_SAMPLE_LOOP, NULL, local, n, err)
+                    : sinew_rest_pose(sk, local, n, err);
     }
-    sinew_result r = s->layer ? SINEW_OK
-                     : s->clip ? sinew_clip_sample(s->clip, sk, time, SINEW_SAMPLE_LOOP, NULL, s->local, n, &err)
-                               : sinew_rest_pose(sk, s->local, n, &err);
-    if (r == SINEW_OK) r = sinew_local_to_model(sk, local, NULL, s->model, n, &err);
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, local, NULL, model, n, err);
+    return r;
+}
+
+/* The mesh at `time` into positions and normals (3 floats a vertex each),
+ * the same steps as `sinew bake`: the layer's pose or the clip's (with the
+ * springs simulated up to it where asked), its morph weights,
+ * sinew_mesh_pose. Times stay inside the clip (the last frame is one before
+ * its end), so wrapping and clamping agree with bake. */
+static bool pose_at(vat_pose *s, float time, float *positions, float *normals)
+{
+    int n = s->asset->skeleton->joint_count;
+    sinew_error err = {0};
+    sinew_result r = s->springs ? cli_springs_pose(s->springs, time, animated_pose, s, s->local, s->model, &err)
+                                : animated_pose(s, time, s->local, s->model, &err);
     const float *weights = NULL;
     if (r == SINEW_OK && s->mesh->morph) {
         r = cli_morph_weights(s->mesh, s->clip, time, SINEW_SAMPLE_LOOP, s->weights, &err);
@@ -294,6 +315,10 @@ int cli_vat(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
+    if (args.springs.on && !(s.springs = cli_springs_create("vat", a, args.source.file, args.springs.dt))) {
+        status = EXIT_FAILED;
+        goto done;
+    }
 
     /* frames: the clip's length cut into whole frames at about --fps, the
      * rate then adjusted so that they tile it exactly; the frame at the end
@@ -486,6 +511,10 @@ int cli_vat(int argc, char **argv)
     put_number(json, worst_time);
     fprintf(json, ", \"interpolation_error_vertex\": %d, \"loop_error\": ", worst_vertex);
     put_number(json, wrap);
+    if (s.springs) {
+        fputs(", \"spring_dt\": ", json);
+        put_number(json, cli_springs_dt(s.springs));
+    }
     fputs("}\n", json);
     if (fflush(json) != 0 || ferror(json)) {
         fprintf(stderr, "sinew: vat: write error on %s\n", path);
@@ -514,6 +543,7 @@ done:
     free(frames_p), free(frames_n), free(mid_p), free(mid_n), free(image), free(raw);
     free(s.local), free(s.model), free(s.weights), free(s.scratch);
     cli_layer_free(s.layer);
+    cli_springs_free(s.springs);
     cli_unload(&l);
     return status;
 }

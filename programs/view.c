@@ -9,6 +9,7 @@
 
 #include "image.h"
 #include "scene.h"
+#include "springs.h"
 
 #include <epoxy/gl.h> /* before GLFW, which then includes no GL header of its own */
 #define GLFW_INCLUDE_NONE
@@ -22,7 +23,8 @@
 static const char key_help[] =
     "keys: space play/pause, left/right step 1/30 s, home start, c next clip (shift: previous),\n"
     "      +/- speed, m LBS/DQS, k skeleton, w weight heat map, j next joint (shift: previous),\n"
-    "      click a joint to pick it, b animated/bind/rest pose, f floor, s screenshot, q quit;\n"
+    "      click a joint to pick it, b animated/bind/rest pose, f floor, s screenshot, q quit,\n"
+    "      r restart the springs (--springs);\n"
     "      drag to orbit, scroll to zoom\n";
 
 typedef struct view_state {
@@ -43,6 +45,12 @@ typedef struct view_state {
     bool screenshot;      /* take one after this frame */
     bool dragging;
     double drag_x, drag_y;
+    cli_springs *springs; /* --springs: stepped as the clip's time goes on */
+    sinew_transform *local; /* their pose at spring_time */
+    sinew_mat4 *model;
+    float spring_time;
+    int spring_clip;
+    bool spring_live;     /* false: start over at the next frame's pose */
 } view_state;
 
 static const sinew_clip *current_clip(const view_state *v) { return v->clip >= 0 ? v->clips->clips[v->clip] : NULL; }
@@ -80,6 +88,7 @@ static void press(view_state *v, int key, bool shift)
         break;
     case GLFW_KEY_F: v->floor = !v->floor; break;
     case GLFW_KEY_S: v->screenshot = true; break;
+    case GLFW_KEY_R: v->spring_live = false; break;
     case GLFW_KEY_Q:
     case GLFW_KEY_ESCAPE: v->quit = true; break;
     default: break;
@@ -152,6 +161,49 @@ static bool refit(view_state *v, char *why, int size)
     return true;
 }
 
+/* The clip's pose at `time` (looped), or the rest pose, into v->local and
+ * v->model. */
+static sinew_result animated_pose(view_state *v, const sinew_clip *clip, float time, sinew_error *err)
+{
+    const sinew_skeleton *sk = v->asset->skeleton;
+    int n = sk->joint_count;
+    sinew_result r = clip ? sinew_clip_sample(clip, sk, time, SINEW_SAMPLE_LOOP, NULL, v->local, n, err)
+                          : sinew_rest_pose(sk, v->local, n, err);
+    if (r == SINEW_OK) r = sinew_local_to_model(sk, v->local, NULL, v->model, n, err);
+    return r;
+}
+
+/* The animated pose with the springs: they step at their fixed step as
+ * the clip's time goes on (as bake simulates them, the frame showing the
+ * last step taken), and start over at the current pose when time goes
+ * back, the clip changes or r is pressed. */
+static bool pose_with_springs(view_state *v, const sinew_clip *clip, char *why, int size)
+{
+    sinew_error err = {0};
+    double S = cli_springs_dt(v->springs);
+    sinew_result r = SINEW_OK;
+    if (!v->spring_live || v->spring_clip != v->clip || v->time < v->spring_time) {
+        r = animated_pose(v, clip, v->time, &err);
+        if (r == SINEW_OK) r = cli_springs_reset(v->springs, v->model, &err);
+        v->spring_time = v->time, v->spring_clip = v->clip, v->spring_live = r == SINEW_OK;
+    }
+    for (int k = 0; r == SINEW_OK && (double)v->spring_time + S <= (double)v->time + 1e-4 * S; ++k) {
+        if (k == 256) { /* a long jump: catch up at the current pose, not step by step */
+            v->spring_time = v->time;
+            break;
+        }
+        v->spring_time = (float)((double)v->spring_time + S);
+        r = animated_pose(v, clip, v->spring_time, &err);
+        if (r == SINEW_OK) r = cli_springs_step(v->springs, v->local, v->model, &err);
+    }
+    if (r != SINEW_OK) {
+        v->spring_live = false;
+        snprintf(why, (size_t)size, "--springs: %s", err.description);
+        return false;
+    }
+    return scene_pose(v->scene, v->pose, clip, v->time, true, v->local, why, size);
+}
+
 static void update_title(GLFWwindow *w, const view_state *v)
 {
     const sinew_clip *clip = current_clip(v);
@@ -222,9 +274,10 @@ int cli_view(int argc, char **argv)
     int frames = 0, up = 0, width = 960, height = 720;
     sinew_skinning method = SINEW_SKINNING_LBS;
     bool skeleton = false;
+    cli_springs_args springs = {0};
     cli_args p = cli_args_begin("view", argc, argv);
     for (const char *v; cli_next(&p);) {
-        if (cli_source_arg(&p, &source)) continue;
+        if (cli_source_arg(&p, &source) || cli_springs_arg(&p, &springs)) continue;
         if (cli_flag(&p, "--skeleton")) {
             skeleton = true;
         } else if ((v = cli_value(&p, "--keys"))) {
@@ -252,6 +305,7 @@ int cli_view(int argc, char **argv)
             cli_unknown(&p);
         }
     }
+    cli_springs_args_check(&p, &springs);
     if (p.status != EXIT_OK) return p.status;
     int keys[64], key_count = 0;
     bool shifts[64];
@@ -272,6 +326,17 @@ int cli_view(int argc, char **argv)
         status = EXIT_FAILED;
     }
     v.heat = weights != NULL;
+    if (status == EXIT_OK && springs.on) {
+        int n = a->skeleton->joint_count;
+        v.local = malloc(sizeof *v.local * (size_t)n);
+        v.model = malloc(sizeof *v.model * (size_t)n);
+        if (!v.local || !v.model) {
+            fprintf(stderr, "sinew: view: out of memory\n");
+            status = EXIT_FAILED;
+        } else if (!(v.springs = cli_springs_create("view", a, source.file, springs.dt))) {
+            status = EXIT_FAILED;
+        }
+    }
     GLFWwindow *window = NULL;
     if (status == EXIT_OK && !glfwInit()) {
         const char *desc = NULL;
@@ -325,7 +390,9 @@ int cli_view(int argc, char **argv)
         if (v.playing && clip && v.pose == SCENE_POSE_ANIMATED) v.time += dt * v.speed;
         if (clip && v.time > 1e4f * fmaxf(clip->duration, 1e-3f)) v.time = 0.0f;
         if ((v.refit && !refit(&v, why, sizeof why)) ||
-            !scene_pose(v.scene, v.pose, clip, v.time, true, NULL, why, sizeof why)) {
+            !(v.springs && v.pose == SCENE_POSE_ANIMATED
+                  ? pose_with_springs(&v, clip, why, sizeof why)
+                  : scene_pose(v.scene, v.pose, clip, v.time, true, NULL, why, sizeof why))) {
             fprintf(stderr, "sinew: view: %s\n", why);
             status = EXIT_FAILED;
             break;
@@ -353,6 +420,8 @@ int cli_view(int argc, char **argv)
     }
     if (status == EXIT_OK && frames) printf("sinew: view: drew %d frames\n", frames);
     scene_free(v.scene);
+    cli_springs_free(v.springs);
+    free(v.local), free(v.model);
     if (window) glfwDestroyWindow(window);
     if (glfw) glfwTerminate();
     cli_unload(&l);
