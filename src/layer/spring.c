@@ -6,6 +6,8 @@
  * formulas for eight chains at once. */
 #include "layer/layer_internal.h"
 
+#include <stdlib.h> /* qsort */
+
 enum { MAX_SUBSTEPS = 64, LANES = 8 };
 
 struct sinew_springs {
