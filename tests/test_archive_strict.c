@@ -138,7 +138,11 @@ static void test_fields(const sinew_asset *demo)
 static void test_header_checksum(const sinew_asset *demo)
 {
     sinew_error err;
-    memory m = write_asset(demo, NULL);
+    /* without its springs: a 2.1 archive has no springs section, and the
+     * same bytes must pass for one below */
+    sinew_asset plain = *demo;
+    plain.springs = NULL, plain.spring_names = NULL;
+    memory m = write_asset(&plain, NULL);
     uint64_t stored, payload = sinew__xxh3(m.bytes + 64, m.size - 64);
     memcpy(&stored, m.bytes + 24, 8);
     CHECK(stored == sinew__archive_checksum(m.bytes, m.size) && stored != payload,

@@ -262,7 +262,7 @@ int main(int argc, char **argv)
     result_free(&quiet_demo);
     check_usage_error("--formats obj", "sinew: no command after the options; see sinew --help");
     result early = run("-v --formats obj info --quiet");
-    CHECK(early.status == 0 && has(early.out, "built-in character: 22 joints"), "sinew -v --formats obj info: %s",
+    CHECK(early.status == 0 && has(early.out, "built-in character: 26 joints"), "sinew -v --formats obj info: %s",
           early.err);
     result_free(&early);
 

@@ -7,7 +7,9 @@
 #include "check.h"
 #include "shared_asset.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void test_promises(const sinew_asset *a)
 {
@@ -150,6 +152,52 @@ static void test_instance(const sinew_asset *a)
     free(model), free(pos), free(nrm), free(scratch);
 }
 
+/* The ponytail: joints 22 to 25 after the body's (whose indices stay),
+ * one chain with two colliders that
+ * sinew_springs_create accepts, and, stepped with gravity through the walk,
+ * its tip leaves where the walk alone puts it. */
+static void test_ponytail(const sinew_asset *a)
+{
+    const sinew_skeleton *sk = a->skeleton;
+    int n = sk->joint_count;
+    CHECK(n == 26 && strcmp(sk->names[5], "head") == 0 && strcmp(sk->names[21], "toe_r") == 0 &&
+              strcmp(sk->names[22], "ponytail_0") == 0 && sk->parents[22] == 5 &&
+              strcmp(sk->names[25], "ponytail_3") == 0,
+          "26 joints, the ponytail's last, below the head");
+    const sinew_springs_desc *d = a->springs;
+    CHECK(d && d->chain_count == 1 && d->collider_count == 2 && d->chains[0].joint_count == 4 &&
+              d->chains[0].joints[0].joint == 22 && a->spring_names && strcmp(a->spring_names[0], "ponytail") == 0,
+          "one chain \"ponytail\" of 4 joints, two colliders");
+    if (!d || n != 26) return;
+    sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *moved = malloc(sizeof *moved * (size_t)n);
+    sinew_transform *local = malloc(sizeof *local * (size_t)n);
+    sinew_error err = {0};
+    sinew_springs *springs = sinew_springs_create(sk, d, NULL, &err);
+    sinew_spring_state *state = springs ? sinew_spring_state_create(springs, NULL, &err) : NULL;
+    CHECK(springs && state, "the springs are made: %s", err.description);
+    const sinew_clip *walk = sinew_asset_find_clip(a, "walk");
+    if (springs && state && walk && model && moved && local) {
+        sinew_clip_sample(walk, sk, 0.0f, SINEW_SAMPLE_LOOP, NULL, local, n, NULL);
+        sinew_local_to_model(sk, local, NULL, model, n, NULL);
+        sinew_springs_reset(springs, state, model, n, NULL);
+        double most = 0.0;
+        for (int k = 1; k <= 60; ++k) {
+            sinew_clip_sample(walk, sk, (float)k / 60.0f, SINEW_SAMPLE_LOOP, NULL, local, n, NULL);
+            sinew_local_to_model(sk, local, NULL, model, n, NULL);
+            memcpy(moved, model, sizeof *model * (size_t)n);
+            CHECK(sinew_springs_step(springs, state, 1.0f / 60.0f, 1, local, moved, n, &err) == SINEW_OK, "step: %s",
+                  err.description);
+            double dx = moved[25].m[12] - model[25].m[12], dy = moved[25].m[13] - model[25].m[13],
+                   dz = moved[25].m[14] - model[25].m[14];
+            double dist = sqrt(dx * dx + dy * dy + dz * dz);
+            if (dist > most) most = dist;
+        }
+        CHECK(most > 0.01, "the ponytail's tip swings in the walk: at most %.4f m from the walk's", most);
+    }
+    sinew_spring_state_free(state), sinew_springs_free(springs);
+    free(model), free(moved), free(local);
+}
+
 int main(void)
 {
     sinew_asset *a = sinew_demo_create(NULL, NULL);
@@ -161,6 +209,7 @@ int main(void)
     test_mesh(a);
     test_clips_loop(a);
     test_instance(a);
+    test_ponytail(a);
     /* a call sinew_mesh_pose makes fails: the sentence names sinew_mesh_pose */
     sinew_error err;
     size_t size = sinew_mesh_pose_scratch_size(&a->meshes[0]);

@@ -74,11 +74,13 @@ static region find(const cli_image *im, int x, int y, int w, int h, bool (*pred)
 }
 
 /* The demo's contact sheet: 8 frames of 160x160 in a 4 x 2 grid (cells at
- * 4 + i * 164, below a 30-pixel header). */
-static void check_sheet(void)
+ * 4 + i * 164, below a 30-pixel header); `more` adds options (the springs). */
+static void check_sheet(const char *more, const char *name)
 {
-    CHECK(render("--frames 8 --size 160x160 --no-floor --out sheet.png") == 0, "sinew render runs");
-    cli_image im = load("sheet.png");
+    char args[512];
+    snprintf(args, sizeof args, "--frames 8 --size 160x160 --no-floor %s --out %s", more, name);
+    CHECK(render(args) == 0, "sinew render %s runs", args);
+    cli_image im = load(name);
     if (!im.rgba) return;
     CHECK(im.width == 4 * 160 + 5 * 4 && im.height == 30 + 2 * 160 + 3 * 4, "a 4 x 2 sheet: %dx%d", im.width,
           im.height);
@@ -96,6 +98,42 @@ static void check_sheet(void)
               body.y1 - body.y0);
     }
     cli_image_free(&im);
+}
+
+/* --springs: the ponytail, with gravity, hangs and swings away from where
+ * the walk alone leaves it (seen from behind and aside, where it shows),
+ * and the character is still drawn whole. */
+static void check_springs(void)
+{
+    const char *view = "--times 0.125,0.5 --size 160x160 --no-floor --azimuth 110";
+    char args[512];
+    snprintf(args, sizeof args, "%s --out plain.png", view);
+    CHECK(render(args) == 0, "sinew render %s runs", args);
+    snprintf(args, sizeof args, "%s --springs --out sprung.png", view);
+    CHECK(render(args) == 0, "sinew render %s runs", args);
+    snprintf(args, sizeof args, "%s --springs --spring-dt 0.02 --out sprung2.png", view);
+    CHECK(render(args) == 0, "sinew render %s runs", args);
+    CHECK(render("--spring-dt 0.02 --out x.png") == 2, "--spring-dt without --springs is a usage error");
+    cli_image a = load("plain.png"), b = load("sprung.png"), c = load("sprung2.png");
+    if (a.rgba && b.rgba && c.rgba && a.width == b.width && a.height == b.height && a.width == c.width &&
+        a.height == c.height) {
+        long differ = 0, differ_dt = 0;
+        for (size_t i = 0; i < (size_t)a.width * (size_t)a.height * 4; ++i) {
+            differ += a.rgba[i] != b.rgba[i];
+            differ_dt += b.rgba[i] != c.rgba[i];
+        }
+        CHECK(differ > 100, "--springs changes nothing drawn (%ld samples differ)", differ);
+        CHECK(differ_dt > 0, "--spring-dt changes nothing drawn");
+        /* the sheet is 2 x 1 cells; each shows the whole character */
+        for (int i = 0; i < 2; ++i) {
+            region body = find(&b, 4 + i * 164, 34, 160, 160, is_body);
+            CHECK(body.count > 160 * 160 / 40 && body.x0 > 0 && body.y0 > 0 && body.x1 < 159 && body.y1 < 159,
+                  "--springs frame %d shows the character whole (%d pixels)", i, body.count);
+        }
+    } else {
+        CHECK(false, "the --springs pictures: %dx%d, %dx%d", a.width, a.height, b.width, b.height);
+    }
+    cli_image_free(&a), cli_image_free(&b), cli_image_free(&c);
 }
 
 /* Orientation from the front, in the bind pose: the head's weights at the
@@ -313,6 +351,15 @@ static int check_view(const char *xvfb_run)
               body.count);
     }
     cli_image_free(&im);
+    r = view(xvfb_run, "--springs --frames 20 --size 256x256 --keys 'right r f' --screenshot view_springs.png");
+    CHECK(r == 0, "sinew view --springs (exit %d)", r);
+    im = load("view_springs.png");
+    if (im.rgba) {
+        region body = find(&im, 0, 0, im.width, im.height, is_body);
+        CHECK(body.count > 1500 && body.x0 > 0 && body.x1 < 255, "--springs: the character shows (%d pixels)",
+              body.count);
+    }
+    cli_image_free(&im);
     CHECK(view(xvfb_run, "--keys 'bogus'") == 2, "an unknown key name is a usage error");
     return check_finish("test_view");
 }
@@ -340,7 +387,9 @@ int main(int argc, char **argv)
         CHECK(false, "sinew render fails: %s", line);
         return check_finish("test_render");
     }
-    check_sheet();
+    check_sheet("", "sheet.png");
+    check_sheet("--springs", "sheet_springs.png");
+    check_springs();
     check_orientation();
     check_compare();
     check_skeleton();

@@ -378,6 +378,11 @@ int main(int argc, char **argv)
     check_case("builtin", "", "", NULL, true);
     static const int some[] = {0, 1, 7, 15, 29, -1};
     check_case("builtin_in_place", "--in-place", "--fps 24", some, false);
+    /* the springs (the ponytail), stepped on from frame to frame in vat
+     * and replayed for each time in bake; at 24 frames per second half the
+     * frames fall between two steps of 1/60 s */
+    check_case("builtin_springs", "--springs", "", NULL, true);
+    check_case("builtin_springs_24", "--springs --in-place", "--fps 24", some, false);
     check_float();
     check_errors();
 

@@ -162,12 +162,17 @@ SINEW_API const float *sinew_instance_positions(const sinew_instance *inst, int 
 SINEW_API const float *sinew_instance_normals(const sinew_instance *inst, int mesh);
 
 /* Builds the built-in demo character in code, with no files: "sinew_demo", a
- * 22-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh
- * of 5,696 vertices with smooth weights of up to 4 influences (u8 joint
- * indices, float weights), normals, tangents and texture coordinates, and two
+ * 26-joint humanoid in an A-pose (Y up, facing +Z, metres), one skinned mesh
+ * of 6,023 vertices with smooth weights of up to 4 influences (u8 joint
+ * indices, float weights), normals, tangents and texture coordinates, two
  * clips: "walk" (1 s cycle, LINEAR keys at 30 fps, moving forward 1.3 m per
  * cycle on the root joint) and "idle" (3 s, CUBICSPLINE keys at irregular
- * times with non-uniform chest scale for breathing, and one STEP track).
+ * times with non-uniform chest scale for breathing, and one STEP track), and
+ * a ponytail on spring bones: joints 22 to 25 ("ponytail_0" below the head
+ * to "ponytail_3", after the body's 22 so that their indices stay), skinned
+ * into the mesh, one chain "ponytail" in asset->springs (stiffness 0.6,
+ * drag 0.2, gravity 0.6 down, hit radius 0.02) kept off two spheres, on
+ * the head and on the chest. No clip animates the ponytail: the springs do.
  * Deterministic: every call builds the same data. Errors only for
  * allocation failure. */
 SINEW_API sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err);

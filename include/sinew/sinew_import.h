@@ -31,6 +31,9 @@
  * - morph targets keep their deltas; default weights come from the node,
  *   else the mesh, else zeros; "weights" channels become weights tracks;
  * - animations become clips (duration: the last key over their channels).
+ * - VRMC_springBone 1.0 becomes asset->springs (chains, colliders, groups,
+ *   validated as the rest); a VRM 1.0 file (.vrm: glTF with VRMC_vrm
+ *   required) loads as glTF, its humanoid, meta and expressions unread.
  *
  * Errors name the function, the file and the place of the problem, e.g.
  * "sinew_load_file: hero.gltf: accessors[3]: count 500 exceeds bufferViews[2]

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The built-in demo character, made in code: a 22-joint humanoid whose body
+/* The built-in demo character, made in code: a 26-joint humanoid whose body
  * is a set of tubes swept along its bones, smooth-weighted, with a walk and
- * an idle clip. Deterministic, no files. */
+ * an idle clip and a ponytail on spring bones. Deterministic, no files. */
 #include "asset/asset_internal.h"
 
 #define PI_F 3.14159265358979f
@@ -13,6 +13,8 @@ enum {
     CLAVICLE_R, UPPERARM_R, FOREARM_R, HAND_R,
     THIGH_L, SHIN_L, FOOT_L, TOE_L,
     THIGH_R, SHIN_R, FOOT_R, TOE_R,
+    /* last, so that the body's joints keep their indices in old archives */
+    PONY_0, PONY_1, PONY_2, PONY_3,
     JOINT_COUNT
 };
 
@@ -43,6 +45,10 @@ static const struct {
     {"shin_r", THIGH_R, {0, -0.42f, 0}},
     {"foot_r", SHIN_R, {0, -0.42f, 0}},
     {"toe_r", FOOT_R, {0, -0.04f, 0.13f}},
+    {"ponytail_0", HEAD, {0, 0.13f, -0.075f}},
+    {"ponytail_1", PONY_0, {0, -0.08f, -0.05f}},
+    {"ponytail_2", PONY_1, {0, -0.09f, -0.02f}},
+    {"ponytail_3", PONY_2, {0, -0.09f, 0}},
 };
 
 /* The A-pose: arms 40 degrees below horizontal, a slight outward tilt of the
@@ -336,6 +342,14 @@ static int define_parts(const sinew_mat4 *model, part *parts)
                              {-1, AT(toe, 0, -0.005f, 0.07f), 0.03f}},
                             3, 14, 1.3f, 0.7f};
     }
+    /* the ponytail: its root inside the back of the head, so the head's
+     * skin covers where it starts */
+    parts[n++] = (part){{{PONY_0, AT(PONY_0, 0, 0.01f, 0.03f), 0.035f},
+                         {PONY_0, P(PONY_0), 0.038f},
+                         {PONY_1, P(PONY_1), 0.032f},
+                         {PONY_2, P(PONY_2), 0.024f},
+                         {-1, P(PONY_3), 0.014f}},
+                        5, 12, 1.2f, 0.9f};
 #undef AT
 #undef P
     return n;
@@ -514,6 +528,37 @@ static sinew_asset *fail_in(sinew_asset *a, sinew_error *err)
     return NULL;
 }
 
+/* The ponytail's spring chain, hanging with gravity and kept off the
+ * head and the upper back by a sphere each. */
+static bool add_springs(sinew_asset *a)
+{
+    sinew_spring_joint *joints = sinew__asset_alloc(a, 4, sizeof *joints);
+    sinew_spring_collider *colliders = sinew__asset_alloc(a, 2, sizeof *colliders);
+    int *members = sinew__asset_alloc(a, 2, sizeof *members), *groups = sinew__asset_alloc(a, 1, sizeof *groups);
+    sinew_spring_collider_group *group = sinew__asset_alloc(a, 1, sizeof *group);
+    sinew_spring_chain *chain = sinew__asset_alloc(a, 1, sizeof *chain);
+    sinew_springs_desc *desc = sinew__asset_alloc(a, 1, sizeof *desc);
+    const char **names = sinew__asset_alloc(a, 1, sizeof *names);
+    if (!joints || !colliders || !members || !groups || !group || !chain || !desc || !names) return false;
+    for (int i = 0; i < 4; ++i) {
+        joints[i] = sinew_spring_joint_default(PONY_0 + i);
+        joints[i].hit_radius = 0.02f;
+        joints[i].stiffness = 0.6f;
+        joints[i].gravity_power = 0.6f;
+        joints[i].drag_force = 0.2f;
+    }
+    colliders[0] = (sinew_spring_collider){HEAD, SINEW_COLLIDER_SPHERE, {0, 0.09f, 0.01f}, {0, 0, 0}, 0.1f};
+    colliders[1] = (sinew_spring_collider){CHEST, SINEW_COLLIDER_SPHERE, {0, 0.1f, 0}, {0, 0, 0}, 0.12f};
+    members[0] = 0, members[1] = 1, groups[0] = 0;
+    *group = (sinew_spring_collider_group){members, 2};
+    *chain = (sinew_spring_chain){joints, 4, groups, 1, -1};
+    *desc = (sinew_springs_desc){colliders, 2, group, 1, chain, 1};
+    names[0] = "ponytail";
+    a->springs = desc;
+    a->spring_names = names;
+    return true;
+}
+
 sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
 {
     sinew__ok(err);
@@ -599,5 +644,5 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
                          .source_node = -1, .source_mesh = -1, .source_primitive = -1};
     a->meshes = mesh;
     a->mesh_count = 1;
-    return a;
+    return add_springs(a) ? a : fail_oom(a, err);
 }
