@@ -7,19 +7,6 @@
 
 static sinew_vec3 position_of(const sinew_mat4 *m) { return sinew__v3(m->m[12], m->m[13], m->m[14]); }
 
-/* The rotation of a model matrix, its columns' scale divided out. */
-static sinew_quat rotation_of(const sinew_mat4 *m)
-{
-    float r[9];
-    for (int c = 0; c < 3; ++c) {
-        sinew_vec3 col = sinew__v3_normalize(sinew__v3(m->m[c * 4], m->m[c * 4 + 1], m->m[c * 4 + 2]));
-        r[c * 3] = col.x, r[c * 3 + 1] = col.y, r[c * 3 + 2] = col.z;
-    }
-    /* a mirrored frame (negative determinant) has no rotation: flip one axis */
-    sinew_vec3 x = sinew__v3(r[0], r[1], r[2]), y = sinew__v3(r[3], r[4], r[5]), z = sinew__v3(r[6], r[7], r[8]);
-    if (sinew__v3_dot(sinew__v3_cross(x, y), z) < 0.0f) r[6] = -r[6], r[7] = -r[7], r[8] = -r[8];
-    return sinew_quat_from_mat3(r);
-}
 
 static sinew_quat conjugate(sinew_quat q) { return sinew__q(-q.x, -q.y, -q.z, q.w); }
 
@@ -74,7 +61,7 @@ static sinew_quat weighted(sinew_quat q, float w)
  * carries) into j's local correction, weights it and applies it. */
 static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
 {
-    sinew_quat r = rotation_of(&model[j]);
+    sinew_quat r = sinew__model_rotation(&model[j]);
     sinew_quat c = weighted(sinew__q_normalize(sinew__q_mul(conjugate(r), sinew__q_mul(g, r))), weight);
     local[j].rotation = sinew__q_normalize(sinew__q_mul(local[j].rotation, c));
     return c;
@@ -290,7 +277,7 @@ sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: forward is zero or up lies along it", what);
 
     const sinew_mat4 *m = &job->model[job->joint];
-    sinew_quat rot = rotation_of(m);
+    sinew_quat rot = sinew__model_rotation(m);
     sinew_vec3 to = sinew__v3_sub(job->target, position_of(m));
     sinew_quat g = sinew__q(0, 0, 0, 1);
     if (sinew__v3_dot(to, to) > 0.0f) {

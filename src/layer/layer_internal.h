@@ -84,8 +84,9 @@ typedef struct sinew__springs_run {
 } sinew__springs_run;
 
 /* The rotation of a model matrix, its columns' scale divided out (a
- * mirrored frame flips one axis): a chain's parent's, for both paths. */
-sinew_quat sinew__spring_rotation_of(const sinew_mat4 *m);
+ * mirrored frame flips one axis): for IK's joints and the springs' parents,
+ * in the scalar and SIMD paths alike (spring.c). */
+sinew_quat sinew__model_rotation(const sinew_mat4 *m);
 
 /* A kernel: the eight chains from run->chains[first] on, a group (the
  * same bone count, bones interleaved, no joint between chain joints, no

@@ -49,13 +49,14 @@ sinew_spring_joint sinew_spring_joint_default(int joint)
 
 static sinew_vec3 position_of(const sinew_mat4 *m) { return sinew__v3(m->m[12], m->m[13], m->m[14]); }
 
-sinew_quat sinew__spring_rotation_of(const sinew_mat4 *m)
+sinew_quat sinew__model_rotation(const sinew_mat4 *m)
 {
     float r[9];
     for (int c = 0; c < 3; ++c) {
         sinew_vec3 col = sinew__v3_normalize(sinew__v3(m->m[c * 4], m->m[c * 4 + 1], m->m[c * 4 + 2]));
         r[c * 3] = col.x, r[c * 3 + 1] = col.y, r[c * 3 + 2] = col.z;
     }
+    /* a mirrored frame (negative determinant) has no rotation: flip one axis */
     sinew_vec3 x = sinew__v3(r[0], r[1], r[2]), y = sinew__v3(r[3], r[4], r[5]), z = sinew__v3(r[6], r[7], r[8]);
     if (sinew__v3_dot(sinew__v3_cross(x, y), z) < 0.0f) r[6] = -r[6], r[7] = -r[7], r[8] = -r[8];
     return sinew_quat_from_mat3(r);
@@ -588,7 +589,7 @@ static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const si
     const int16_t *parents = sp->skeleton->parents;
     int pj = parents[sp->path[ch->path_start]];
     sinew_mat4 parent = pj >= 0 ? model[pj] : sinew_mat4_identity();
-    sinew_quat wp = pj >= 0 ? sinew__spring_rotation_of(&model[pj]) : sinew__q(0, 0, 0, 1);
+    sinew_quat wp = pj >= 0 ? sinew__model_rotation(&model[pj]) : sinew__q(0, 0, 0, 1);
     sinew_mat4 cm, inv;
     bool centered = center_space(model, ch->center, &cm, &inv);
     for (int e = 0; e < ch->path_count; ++e) {

@@ -212,7 +212,7 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first)
         int pj = run->parents[run->path[ch[l]->path_start]];
         sinew_mat4 pm = pj >= 0 ? run->model[pj] : sinew_mat4_identity();
         /* chains of a group mostly hang from one joint: its rotation once */
-        if (l == 0 || pj != last_parent) wq = pj >= 0 ? sinew__spring_rotation_of(&pm) : (sinew_quat){0, 0, 0, 1};
+        if (l == 0 || pj != last_parent) wq = pj >= 0 ? sinew__model_rotation(&pm) : (sinew_quat){0, 0, 0, 1};
         last_parent = pj;
         for (int c = 0; c < 4; ++c)
             for (int r = 0; r < 3; ++r) tmp[c * 3 + r][l] = pm.m[c * 4 + r];
