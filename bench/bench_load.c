@@ -32,6 +32,7 @@
  * (sinew_clip_pack): their load times copied and viewed, and the speed in
  * MB/s of the archive's bytes, with the default memory limit. */
 #include "bench.h"
+#include "../tests/baked_clip.h"
 #include "../tests/gltf_large.h"
 #include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
@@ -238,43 +239,6 @@ static int archive(int reps, int first, int argc, char **argv, double *ts)
     return 0;
 }
 
-/* `clip` of sk baked at 30 keys a second for `keys` keys, looping: every
- * joint's translation, rotation and scale on one set of key times. */
-static sinew_clip *baked(const sinew_clip *clip, const sinew_skeleton *sk, int keys)
-{
-    int joints = sk->joint_count;
-    float *times = malloc(sizeof(float) * (size_t)keys);
-    float *values = malloc(sizeof(float) * 10 * (size_t)keys * (size_t)joints);
-    sinew_track *tracks = malloc(sizeof *tracks * 3 * (size_t)joints);
-    sinew_transform *pose = malloc(sizeof *pose * (size_t)joints);
-    sinew_clip *out = NULL;
-    if (times && values && tracks && pose) {
-        for (int k = 0; k < keys; ++k) {
-            times[k] = (float)k / 30.0f;
-            float t = clip->duration > 0.0f ? fmodf(times[k], clip->duration) : 0.0f;
-            sinew_clip_sample(clip, sk, t, 0, NULL, pose, joints, NULL);
-            for (int j = 0; j < joints; ++j) {
-                float *v = values + 10 * (size_t)keys * (size_t)j;
-                memcpy(v + 3 * (size_t)k, &pose[j].translation, 12);
-                memcpy(v + 3 * (size_t)keys + 4 * (size_t)k, &pose[j].rotation, 16);
-                memcpy(v + 7 * (size_t)keys + 3 * (size_t)k, &pose[j].scale, 12);
-            }
-        }
-        for (int j = 0; j < joints; ++j)
-            for (int target = 0; target < 3; ++target)
-                tracks[3 * j + target] = (sinew_track){
-                    .joint = j, .target = (sinew_track_target)target, .interpolation = SINEW_INTERP_LINEAR,
-                    .key_count = keys, .times = times,
-                    .values = values + 10 * (size_t)keys * (size_t)j +
-                              (target == 0 ? 0 : target == 1 ? 3 * (size_t)keys : 7 * (size_t)keys)};
-        sinew_clip_desc d = {.name = clip->name, .joint_count = joints, .track_count = 3 * joints,
-                             .tracks = tracks, .skeleton = sk};
-        out = sinew_clip_create(&d, NULL, NULL);
-    }
-    free(times), free(values), free(tracks), free(pose);
-    return out;
-}
-
 /* Large archives made by the writer: plain and packed, copied and viewed,
  * interleaved. */
 static int big_archive(int reps, double mb, int first, int argc, char **argv)
@@ -292,7 +256,7 @@ static int big_archive(int reps, double mb, int first, int argc, char **argv)
             return 1;
         }
         /* 100 s of animation a clip */
-        sinew_clip *plain = baked(a->clips[0], a->skeleton, 3000);
+        sinew_clip *plain = baked_clip(a->clips[0], a->skeleton, 3000, a->clips[0]->name, NULL);
         sinew_clip *packed = plain ? sinew_clip_pack(plain, a->skeleton, NULL, NULL, &err) : NULL;
         for (int kind = 0; kind < 2 && plain && packed; ++kind) {
             const sinew_clip *one = kind ? packed : plain;

@@ -13,6 +13,7 @@
 #include "sinew/sinew_archive.h"
 
 #include "archive/archive_internal.h"
+#include "baked_clip.h"
 #include "check.h"
 #include "read_file.h"
 #include "write_memory.h"
@@ -213,37 +214,11 @@ static void peak_free(void *user, void *ptr)
  * bake), packed. */
 static sinew_clip *long_packed_walk(const sinew_asset *demo, int keys, sinew_clip **plain)
 {
-    sinew_error err;
-    const sinew_clip *walk = demo->clips[0];
-    int joints = demo->skeleton->joint_count;
-    float *times = malloc(sizeof(float) * (size_t)keys);
-    float *values = malloc(sizeof(float) * 10 * (size_t)keys * (size_t)joints);
-    sinew_track *tracks = malloc(sizeof *tracks * 3 * (size_t)joints);
-    sinew_transform *pose = malloc(sizeof *pose * (size_t)joints);
-    for (int k = 0; k < keys; ++k) {
-        times[k] = (float)k / 30.0f;
-        sinew_clip_sample(walk, demo->skeleton, fmodf(times[k], walk->duration), 0, NULL, pose, joints, NULL);
-        for (int j = 0; j < joints; ++j) {
-            float *v = values + 10 * (size_t)keys * (size_t)j;
-            memcpy(v + 3 * (size_t)k, &pose[j].translation, 12);
-            memcpy(v + 3 * (size_t)keys + 4 * (size_t)k, &pose[j].rotation, 16);
-            memcpy(v + 7 * (size_t)keys + 3 * (size_t)k, &pose[j].scale, 12);
-        }
-    }
-    for (int j = 0; j < joints; ++j)
-        for (int target = 0; target < 3; ++target) {
-            size_t at = target == 0 ? 0 : target == 1 ? 3 * (size_t)keys : 7 * (size_t)keys;
-            tracks[3 * j + target] = (sinew_track){.joint = j, .target = (sinew_track_target)target,
-                                                   .interpolation = SINEW_INTERP_LINEAR, .key_count = keys,
-                                                   .times = times, .values = values + 10 * (size_t)keys * j + at};
-        }
-    sinew_clip_desc d = {.name = "long walk", .joint_count = joints, .track_count = 3 * joints, .tracks = tracks,
-                         .skeleton = demo->skeleton};
-    *plain = sinew_clip_create(&d, NULL, &err);
+    sinew_error err = {0};
+    *plain = baked_clip(demo->clips[0], demo->skeleton, keys, "long walk", &err);
     CHECK(*plain != NULL, "the long walk: %s", err.description);
     sinew_clip *packed = *plain ? sinew_clip_pack(*plain, demo->skeleton, NULL, NULL, &err) : NULL;
     CHECK(packed != NULL, "the long walk packs: %s", err.description);
-    free(times), free(values), free(tracks), free(pose);
     return packed;
 }
 
