@@ -56,6 +56,9 @@ SINEW__SHARED sinew_result sinew__fail(sinew_error *err, sinew_result result, co
 /* Sends a formatted warning to the options' logger, if any. */
 SINEW__SHARED void sinew__warn(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
 
+/* Sends a formatted line to the options' logger at info level, if any. */
+SINEW__SHARED void sinew__inform(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
+
 /* An error sentence past its leading public function's name ("sinew_clip_create:
  * clip ..." gives "clip ..."); the whole sentence where it has none. For a
  * caller that puts another function's sentence inside its own. */

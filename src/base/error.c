@@ -50,14 +50,27 @@ void sinew__error_lead(sinew_error *err, const char *who)
     sinew__fail(err, err->result, "%s: %s", who, sentence);
 }
 
-void sinew__warn(const sinew_options *options, const char *fmt, ...)
+static void log_at(const sinew_options *options, sinew_log_level level, const char *fmt, va_list ap)
 {
     if (!options || !options->logger.log) return;
     char message[512];
+    vsnprintf(message, sizeof message, fmt, ap);
+    options->logger.log(options->logger.user, level, message);
+}
+
+void sinew__warn(const sinew_options *options, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
+    log_at(options, SINEW_LOG_WARNING, fmt, ap);
     va_end(ap);
-    options->logger.log(options->logger.user, SINEW_LOG_WARNING, message);
+}
+
+void sinew__inform(const sinew_options *options, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    log_at(options, SINEW_LOG_INFO, fmt, ap);
+    va_end(ap);
 }
 

@@ -20,7 +20,6 @@
 
 #include <assimp/cimport.h>
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -452,18 +451,6 @@ static bool find_worker(char *path, char *looked, size_t looked_size)
     return false;
 }
 
-/* Sends a formatted line to the options' logger at info level. */
-static void inform(const sinew_load_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
-static void inform(const sinew_load_options *options, const char *fmt, ...)
-{
-    if (!options->base.logger.log) return;
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    options->base.logger.log(options->base.logger.user, SINEW_LOG_INFO, message);
-}
 
 /* Where this process holds that much, a fork costs more than starting the
  * worker program (docs/BENCHMARKS.md). */
@@ -590,12 +577,14 @@ static sinew_result walled(const void *data, size_t size, const format *f, const
     }
     const char *what = file_name && *file_name ? file_name : f->name;
     if (worker)
-        inform(options, "%s: Assimp runs in the worker %s", what, worker);
+        sinew__inform(&options->base, "%s: Assimp runs in the worker %s", what, worker);
     else if (large)
-        inform(options, "%s: Assimp runs in a forked child: the worker program, for a process this large, is not "
-               "found (looked in %s)", what, looked);
+        sinew__inform(&options->base,
+                      "%s: Assimp runs in a forked child: the worker program, for a process this large, is not "
+                      "found (looked in %s)",
+                      what, looked);
     else
-        inform(options, "%s: Assimp runs in a forked child", what);
+        sinew__inform(&options->base, "%s: Assimp runs in a forked child", what);
     struct timespec start;
     clock_gettime(CLOCK_MONOTONIC, &start);
     pid_t pid = worker ? spawn_worker(worker, fds[1], data, size, f, file_name, options, budget, cpu_seconds)

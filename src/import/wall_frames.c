@@ -4,7 +4,6 @@
  * codec's (src/asset/codec.c), which checks everything it decodes. */
 #include "wall.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,19 +135,6 @@ void sinew__heard_add(sinew__heard *h, int kind, const char *text, size_t n, uin
                                                       SINEW__HEARD_TEXT);
 }
 
-/* An info-level line to the options' logger. */
-static void note(const sinew_options *options, const char *fmt, ...) SINEW__PRINTF(2, 3);
-static void note(const sinew_options *options, const char *fmt, ...)
-{
-    if (!options->logger.log) return;
-    char message[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(message, sizeof message, fmt, ap);
-    va_end(ap);
-    options->logger.log(options->logger.user, SINEW_LOG_INFO, message);
-}
-
 /* The first `most` messages of a kind, quoted, each cut to `each` bytes:
  * "a"; "b" (and 3 more). */
 static void quote(const sinew__heard *h, int kind, int most, int each, char *out, size_t cap)
@@ -171,9 +157,9 @@ sinew_result sinew__heard_judge(const sinew__heard *h, const char *importer, con
     const sinew_options *base = &options->base;
     if (!importer) importer = "Assimp";
     for (int k = 0; k < h->kept[SINEW__HEARD_NOTE]; ++k)
-        note(base, "Assimp's %s importer says: %s", importer, h->text[SINEW__HEARD_NOTE][k]);
+        sinew__inform(base, "Assimp's %s importer says: %s", importer, h->text[SINEW__HEARD_NOTE][k]);
     if (h->count[SINEW__HEARD_NOTE] > (uint32_t)h->kept[SINEW__HEARD_NOTE])
-        note(base, "Assimp's %s importer says %u more such things", importer,
+        sinew__inform(base, "Assimp's %s importer says %u more such things", importer,
              h->count[SINEW__HEARD_NOTE] - (uint32_t)h->kept[SINEW__HEARD_NOTE]);
     if (!h->count[SINEW__HEARD_DROPPED]) return SINEW_OK;
     char said[1024];
