@@ -12,7 +12,7 @@
 struct cli_springs {
     sinew_springs *springs;
     sinew_spring_state *state; /* `done` steps, each on the pose of its grid time */
-    sinew_spring_state *spare; /* replays a frame whose last step is off the grid */
+    sinew_spring_state *spare; /* the state after a frame whose last step is off the grid */
     double dt;
     long done;                 /* -1: the state is not on the grid's path */
     int n;
@@ -125,9 +125,8 @@ sinew_result cli_springs_pose(cli_springs *s, float time, cli_springs_pose_fn po
         s->done = r == SINEW_OK ? count : -1;
         return r;
     }
-    r = pose(user, 0.0f, local, model, err);
-    if (r == SINEW_OK) r = sinew_springs_reset(s->springs, s->spare, model, s->n, err);
-    if (r == SINEW_OK) r = run_steps(s, s->spare, 0, count - 1, pose, user, local, model, err);
+    /* off the grid: the last step, on the pose of `time`, goes to a copy */
+    r = sinew_spring_state_copy(s->spare, s->state, err);
     if (r == SINEW_OK) r = pose(user, time, local, model, err);
     if (r == SINEW_OK) r = sinew_springs_step(s->springs, s->spare, (float)S, 1, local, model, s->n, err);
     return r;

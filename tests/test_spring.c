@@ -4,7 +4,8 @@
  * chain at gravity 0 stays at its animated pose, drag takes a released
  * chain's motion away, tails end a step outside colliders by all that the
  * final length restore allows, reset puts the animated pose back, the same
- * dt sequence gives the same bytes, substeps equal as many short steps, a
+ * dt sequence gives the same bytes (and a copied state steps on as its
+ * source), substeps equal as many short steps, a
  * center moving with the root adds no inertia, every index and parameter is
  * validated, and each SIMD level agrees with the scalar reference. */
 #include "sinew/sinew.h"
@@ -353,6 +354,38 @@ static void test_determinism(void)
     run_sequence(&r, sp, b, -4, lb, mb);
     CHECK(memcmp(la, lb, sizeof(sinew_transform) * (size_t)r.n) == 0 && memcmp(ma, mb, sizeof(sinew_mat4) * (size_t)r.n) == 0,
           "4 substeps differ from 4 steps of a quarter");
+    /* a copy steps on as the original: b copies a midway, both take the
+     * same next steps */
+    run_sequence(&r, sp, a, 1, la, ma);
+    CHECK(sinew_spring_state_copy(b, a, NULL) == SINEW_OK, "copy");
+    for (int step = 0; step < 30; ++step) {
+        sinew_transform lc[2][MAX_JOINTS];
+        sinew_mat4 mc[2][MAX_JOINTS];
+        sinew_spring_state *st[2] = {a, b};
+        for (int k = 0; k < 2; ++k) {
+            animate(&r, sinew_vec3_make(0.3f * sinf((float)step), 0.1f, 0), 0.2f * (float)step);
+            sinew_springs_step(sp, st[k], 1.0f / 60.0f, 1, r.local, r.model, r.n, NULL);
+            memcpy(lc[k], r.local, sizeof(sinew_transform) * (size_t)r.n);
+            memcpy(mc[k], r.model, sizeof(sinew_mat4) * (size_t)r.n);
+        }
+        CHECK(memcmp(lc[0], lc[1], sizeof(sinew_transform) * (size_t)r.n) == 0 &&
+                  memcmp(mc[0], mc[1], sizeof(sinew_mat4) * (size_t)r.n) == 0,
+              "step %d after a copy: the copy and its source differ", step);
+    }
+    {
+        rig other;
+        chains oc;
+        make_rig(&other, 1, 3, 0.1f, sinew_vec3_make(1, 0, 0));
+        sinew_springs *osp = make_springs(&other, &oc, j, -1, NULL, 0, NULL, 0, NULL, SINEW_SIMD_AUTO, NULL);
+        sinew_spring_state *ost = sinew_spring_state_create(osp, NULL, NULL);
+        sinew_error err = {0};
+        CHECK(sinew_spring_state_copy(ost, a, &err) == SINEW_ERROR_INVALID_ARGUMENT && strstr(err.description, "different"),
+              "a copy between states of different springs: %s", err.description);
+        CHECK(sinew_spring_state_copy(NULL, a, NULL) == SINEW_ERROR_INVALID_ARGUMENT, "a copy to NULL");
+        sinew_spring_state_free(ost);
+        sinew_springs_free(osp);
+        sinew_skeleton_free(other.sk);
+    }
     /* a large dt with substeps keeps the lengths and stays finite */
     sinew_mat4 rest[MAX_JOINTS];
     sinew_local_to_model(r.sk, r.sk->rest_pose, NULL, rest, r.n, NULL);

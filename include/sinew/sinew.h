@@ -51,8 +51,8 @@
  *                sinew_blend_space_1d sinew_blend_space_2d
  *                sinew_ik_two_bone sinew_ik_chain sinew_ik_aim sinew_root_motion
  *   Springs      sinew_spring_joint_default sinew_springs_create sinew_springs_free
- *                sinew_spring_state_create sinew_spring_state_free sinew_springs_reset
- *                sinew_springs_step
+ *                sinew_spring_state_create sinew_spring_state_free sinew_spring_state_copy
+ *                sinew_springs_reset sinew_springs_step
  *   Morphs       sinew_morph_apply
  *   Skins        sinew_skin_create sinew_skin_free sinew_skin_vertex
  *                sinew_skin_vertex_stored sinew_skin_palette sinew_dq_palette
@@ -1268,6 +1268,14 @@ SINEW_API sinew_spring_state *sinew_spring_state_create(const sinew_springs *spr
 
 /* Frees a state (NULL is fine). */
 SINEW_API void sinew_spring_state_free(sinew_spring_state *state);
+
+/* Makes `dst` the same as `src` (tails, their velocities and the step's
+ * animated pose), so that stepping either from here gives the same bytes:
+ * to branch a simulation, or to look ahead without losing the state.
+ * Allocates nothing. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL, or states
+ * of different springs). */
+SINEW_API sinew_result sinew_spring_state_copy(sinew_spring_state *dst, const sinew_spring_state *src,
+                                               sinew_error *err);
 
 /* Puts every tail where the pose's model matrices (`count`, the skeleton's
  * joint count) have it, with no velocity: the next step starts at rest in

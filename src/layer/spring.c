@@ -498,6 +498,21 @@ void sinew_spring_state_free(sinew_spring_state *state)
     sinew__free(&a, state);
 }
 
+sinew_result sinew_spring_state_copy(sinew_spring_state *dst, const sinew_spring_state *src, sinew_error *err)
+{
+    if (!dst || !src) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_spring_state_copy: two states");
+    if (dst->springs != src->springs)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_spring_state_copy: the states were made for different springs");
+    const sinew_springs *sp = src->springs;
+    if (dst != src) {
+        memcpy(dst->tails, src->tails, sizeof(float) * (size_t)sp->blocks * 8 * 6);
+        memcpy(dst->anim, src->anim, sizeof(float) * (size_t)sp->blocks * 8 * 4);
+        memcpy(dst->colliders, src->colliders, sizeof(float) * ((size_t)sp->collider_count + 1) * SINEW__SPRING_COLLIDER_FLOATS);
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
 /* ---- reset and step -------------------------------------------------------- */
 
 static sinew_result check_args(const char *who, const sinew_springs *sp, const sinew_spring_state *st,
