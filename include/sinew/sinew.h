@@ -49,6 +49,9 @@
  *                sinew_playback_advance_synced sinew_crossfade_start
  *                sinew_crossfade_advance sinew_crossfade_weight
  *                sinew_blend_space_1d sinew_blend_space_2d
+ *   Timelines    sinew_timeline_create sinew_timeline_free sinew_timeline_find_track
+ *                sinew_timeline_track_offset sinew_user_track_sample sinew_timeline_sample
+ *                sinew_timeline_compress sinew_playback_span sinew_events_crossed
  *                sinew_ik_two_bone sinew_ik_chain sinew_ik_aim sinew_root_motion
  *   Springs      sinew_spring_joint_default sinew_springs_create sinew_springs_free
  *                sinew_spring_state_create sinew_spring_state_free sinew_spring_state_copy
@@ -959,6 +962,177 @@ SINEW_API float sinew_crossfade_advance(sinew_crossfade *crossfade, float dt, in
 
 /* The weight of `to` now (as sinew_crossfade_advance() returned it last). */
 SINEW_API float sinew_crossfade_weight(const sinew_crossfade *crossfade);
+
+/* ---- Timelines: user tracks and events -------------------------------- */
+
+/* What a clip carries beside its joints' motion, for the game to read:
+ * user tracks (values the animator keys: a foot's contact, a trail's
+ * width, an eye's look rotation) and named events at times (a footstep, a
+ * hit frame). A timeline plays on its clip's time (an asset's timelines[i]
+ * on its clips[i]): sample it at the time the clip is sampled, and ask
+ * which events a playback's step crossed.
+ *
+ *   sinew_timeline *tl = sinew_timeline_create(&desc, NULL, &err);     // once
+ *   sinew_playback before = pb;                                        // each frame
+ *   int wraps = sinew_playback_advance(&pb, dt);
+ *   sinew_event_span span = sinew_playback_span(&before, &pb, wraps, tl, 1.0f);
+ *   int64_t crossed;
+ *   sinew_events_crossed(&span, 1, hits, 16, &crossed, &err);          // hits[0 .. min(crossed, 16))
+ *   sinew_timeline_sample(tl, pb.time, SINEW_SAMPLE_LOOP, NULL, values, tl->value_count, &err);
+ */
+
+/* One user track: `components` floats per key (1 to 4), or a unit
+ * quaternion (x, y, z, w; components 4) where `quaternion` is set. From key
+ * k to key k + 1 the value is interpolated linearly (a quaternion along the
+ * shorter arc, by slerp, or nlerp with SINEW_SAMPLE_NLERP), or held at key
+ * k's value where step[k] is set (STEP); before the first key it is the
+ * first key's value, after the last the last's. */
+typedef struct sinew_user_track {
+    const char *name;       /* optional ("" for none) */
+    int components;         /* 1 .. 4; 4 for a quaternion */
+    bool quaternion;
+    int key_count;          /* at least 1 */
+    const float *times;     /* key_count seconds, strictly increasing, >= 0 */
+    const float *values;    /* key_count * components floats */
+    const uint8_t *step;    /* optional: per key, nonzero holds it until the next key; NULL: all LINEAR */
+    float tolerance;        /* what sinew_timeline_compress() may move a sampled value, per component
+                               (a quaternion's: the angle of the rotation between, radians);
+                               0 keeps the track exact */
+} sinew_user_track;
+
+/* A named moment of a clip. */
+typedef struct sinew_event {
+    const char *name;       /* never NULL in a timeline ("" for none) */
+    float time;             /* seconds, in [0, duration] */
+} sinew_event;
+
+typedef struct sinew_timeline_desc {
+    float duration;         /* the clip's duration, over which events repeat when it loops;
+                               0: the last key or event time */
+    int track_count;
+    const sinew_user_track *tracks;
+    int event_count;
+    const sinew_event *events;
+} sinew_timeline_desc;
+
+/* User tracks and events on one clip's time, made by sinew_timeline_create()
+ * (or sinew_timeline_compress(), or a load); every field is read-only. */
+typedef struct sinew_timeline {
+    float duration;
+    int track_count;
+    const sinew_user_track *tracks;  /* as sampled: a compressed timeline's keys as kept and decoded */
+    int value_count;                 /* floats one sample of every track writes: the sum of components */
+    int event_count;
+    const sinew_event *events;       /* by time; events at one time keep the order given */
+    bool compressed;                 /* made by sinew_timeline_compress() */
+} sinew_timeline;
+
+/* Copies and validates a timeline. Errors name the track, key or event:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL, bad counts, components out of 1 .. 4,
+ * a quaternion track without 4, a tolerance negative or not finite, an
+ * event without a name, a duration shorter than a key or an event, or not
+ * finite), SINEW_ERROR_KEYS_NOT_INCREASING, SINEW_ERROR_NOT_FINITE,
+ * SINEW_ERROR_BAD_ROTATION (a zero quaternion key), SINEW_ERROR_OUT_OF_MEMORY.
+ * Quaternion keys not of unit length are normalized and reported to the
+ * logger. Free with sinew_timeline_free(). */
+SINEW_API sinew_timeline *sinew_timeline_create(const sinew_timeline_desc *desc, const sinew_options *options,
+                                                sinew_error *err);
+
+/* Frees a timeline (NULL is fine). */
+SINEW_API void sinew_timeline_free(sinew_timeline *timeline);
+
+/* The index of the first user track named `name`, or -1. */
+SINEW_API int sinew_timeline_find_track(const sinew_timeline *timeline, const char *name);
+
+/* The offset of track `index`'s values in what sinew_timeline_sample()
+ * writes (the components of the tracks before it), or -1 out of range. */
+SINEW_API int sinew_timeline_track_offset(const sinew_timeline *timeline, int index);
+
+/* Samples one user track at clip time t (not wrapped here). Writes its
+ * components to `out`. `hint` (optional) is a key hint as a cursor keeps
+ * one. `flags` takes SINEW_SAMPLE_NLERP. Quaternions are unit length on
+ * return. Never fails on a track of a timeline. */
+SINEW_API void sinew_user_track_sample(const sinew_user_track *track, float t, unsigned flags, int32_t *hint,
+                                       float *out);
+
+/* Samples every user track at `time` (wrapped into [0, duration) with
+ * SINEW_SAMPLE_LOOP, clamped otherwise, as clips are) into `values`, track
+ * after track (value_count floats, the timeline's). `hints` (optional)
+ * holds track_count key hints. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL,
+ * time not finite), SINEW_ERROR_SIZE_MISMATCH (value_count). */
+SINEW_API sinew_result sinew_timeline_sample(const sinew_timeline *timeline, float time, unsigned flags,
+                                             int32_t *hints, float *values, int value_count, sinew_error *err);
+
+/* What sinew_timeline_compress() did. */
+typedef struct sinew_timeline_report {
+    int keys_before, keys_after;  /* over every track */
+    int bytes_before, bytes_after;/* the tracks' keys as floats; as an archive stores the result */
+    float worst_ratio;            /* the largest error at a key or midway between keys, over its
+                                     track's tolerance (at most 1) */
+} sinew_timeline_report;
+
+/* A copy of `timeline` whose user tracks keep fewer keys and store their
+ * values in as few bits as their `tolerance` allows: keys that linear
+ * interpolation between their neighbours gives within half the tolerance
+ * are left out (LINEAR float tracks, at most 64 keys in a row), the values
+ * are rounded to a grid of at most half the tolerance (at most 16 bits per
+ * component; beyond that, floats), so that every sampled value lies within
+ * the tolerance of the timeline's. Tracks of tolerance 0 and the events are
+ * copied as they are. The values are kept decoded (sampling costs what it
+ * did); an archive stores the grid's integers. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL), SINEW_ERROR_OUT_OF_MEMORY. Free with
+ * sinew_timeline_free(). */
+SINEW_API sinew_timeline *sinew_timeline_compress(const sinew_timeline *timeline, const sinew_options *options,
+                                                  sinew_timeline_report *report, sinew_error *err);
+
+/* One step of a timeline's time, whose events sinew_events_crossed() lists:
+ * from (from_pass, from_time) to (to_pass, to_time), a pass being one
+ * play-through of a looping clip, so that the step covers from
+ * from_pass * duration + from_time to to_pass * duration + to_time in
+ * unwrapped time. A step backward (to before from) crosses its events in
+ * reverse. Without `loop` both passes are 0 and times lie in [0, duration]. */
+typedef struct sinew_event_span {
+    const sinew_timeline *timeline;
+    float weight;          /* carried to each hit: the layer's weight in a blend or crossfade */
+    bool loop;
+    int64_t from_pass, to_pass;
+    float from_time, to_time;
+} sinew_event_span;
+
+/* Most spans one sinew_events_crossed() call merges. */
+#define SINEW_MAX_EVENT_SPANS 16
+
+/* An event a step crossed. */
+typedef struct sinew_event_hit {
+    int span;              /* the span's index */
+    int event;             /* the index in its timeline's events */
+    int64_t pass;          /* the pass it lies in: at pass * duration + its time */
+    float weight;          /* the span's */
+} sinew_event_hit;
+
+/* The span of a playback's step: `before` a copy taken before
+ * sinew_playback_advance(), `after` the playback after it, `wraps` what it
+ * returned (a crossfade: each of its two playbacks with its weight). Passes
+ * count from 0 at `before`. */
+SINEW_API sinew_event_span sinew_playback_span(const sinew_playback *before, const sinew_playback *after, int wraps,
+                                               const sinew_timeline *timeline, float weight);
+
+/* The events the steps `spans` crossed, each once: going forward, those
+ * after the start up to and including the end; going backward, those
+ * before the start down to and including the end (an event exactly where a
+ * step ends belongs to that step, not to the next). A looping timeline's
+ * event at its duration is the moment its next pass starts. Hits come in
+ * the order crossed: within a span by time, across spans by the fraction of
+ * their step at which each was crossed (equal fractions by span index).
+ * Writes the first min(total, capacity) hits to `hits` and their total to
+ * `total` (optional), without looping over passes: a step across a million
+ * loops costs what one across one does. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, more than
+ * SINEW_MAX_EVENT_SPANS spans, a span without a timeline, a time not finite
+ * or outside [0, duration], passes other than 0 without loop, a pass beyond
+ * 2^40, capacity negative). */
+SINEW_API sinew_result sinew_events_crossed(const sinew_event_span *spans, int count, sinew_event_hit *hits,
+                                            int capacity, int64_t *total, sinew_error *err);
 
 /* Weights of a 1D blend space: samples at `positions` (count values,
  * strictly increasing, e.g. walk 1.4, jog 3, run 5 m/s), parameter x. The
