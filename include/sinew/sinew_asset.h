@@ -73,6 +73,11 @@ typedef struct sinew_asset {
      * (springs without a bone are left out, with a warning). */
     const sinew_springs_desc *springs;
     const char *const *spring_names;  /* per chain: its name ("" for none); NULL without springs */
+    /* Per clip: its user tracks and events (a glTF animation's extras, an
+     * archive's timelines section; docs/ANIMATION.md), timelines[i] on
+     * clips[i]'s time, NULL where a clip has none; the array is NULL where
+     * no clip has one. */
+    const sinew_timeline *const *timelines;
 } sinew_asset;
 
 /* Frees the asset and everything it holds: skeleton, clips, meshes and their

@@ -2,6 +2,8 @@
 /* The asset container: arena-owned arrays plus the objects it frees. */
 #include "asset_internal.h"
 
+#include "layer/timeline.h"
+
 typedef struct block {
     struct block *next;
     /* payload follows at SINEW__ALIGN bytes, on a cache line: the vertex
@@ -51,6 +53,7 @@ void sinew_asset_free(sinew_asset *a)
     if (!a) return;
     for (int i = 0; i < a->mesh_count; ++i) sinew_skin_free((sinew_skin *)a->meshes[i].skin);
     for (int i = 0; i < a->clip_count; ++i) sinew_clip_free((sinew_clip *)a->clips[i]);
+    for (int i = 0; a->timelines && i < a->clip_count; ++i) sinew_timeline_free((sinew_timeline *)a->timelines[i]);
     sinew_skeleton_free((sinew_skeleton *)a->skeleton);
     sinew_allocator alloc = sinew__asset_of(a)->allocator;
     for (block *b = sinew__asset_of(a)->blocks; b;) {
@@ -67,6 +70,8 @@ void sinew__asset_set_allocator(sinew_asset *a, sinew_allocator alloc)
     sinew__asset_of(a)->allocator = alloc;
     if (a->skeleton) sinew__skeleton_of(a->skeleton)->allocator = alloc;
     for (int i = 0; i < a->clip_count; ++i) sinew__clip_of(a->clips[i])->allocator = alloc;
+    for (int i = 0; a->timelines && i < a->clip_count; ++i)
+        if (a->timelines[i]) sinew__timeline_set_allocator((sinew_timeline *)a->timelines[i], alloc);
     for (int i = 0; i < a->mesh_count; ++i)
         if (a->meshes[i].skin) sinew__skin_of(a->meshes[i].skin)->allocator = alloc;
 }

@@ -236,6 +236,11 @@ void sinew_timeline_free(sinew_timeline *timeline)
     sinew__free(&a, timeline);
 }
 
+void sinew__timeline_set_allocator(sinew_timeline *timeline, sinew_allocator alloc)
+{
+    timeline_of(timeline)->allocator = alloc;
+}
+
 int sinew_timeline_find_track(const sinew_timeline *timeline, const char *name)
 {
     if (!timeline || !name) return -1;

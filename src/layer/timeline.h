@@ -23,4 +23,8 @@ SINEW__SHARED const sinew__timeline_grid *sinew__timeline_grids(const sinew_time
 SINEW__SHARED sinew_timeline *sinew__timeline_make(const sinew_timeline_desc *desc, const sinew__timeline_grid *grids,
                                                    const sinew_options *options, sinew_error *err);
 
+/* Makes `alloc` the allocator sinew_timeline_free() uses (an asset handing
+ * its objects the allocator that frees it). */
+SINEW__SHARED void sinew__timeline_set_allocator(sinew_timeline *timeline, sinew_allocator alloc);
+
 #endif /* SINEW_LAYER_TIMELINE_H */
