@@ -5,6 +5,9 @@
  *   { "file": "...", "spring_dt": (with --springs) 0.0166666675,
  *     "clip": {"index": 0, "name": "...", "duration": 2.0},
  *     "frames": [ { "time": 0.5, "clip_time": 0.5,
+ *        "events": (frames after the first, where the clip has a timeline)
+ *                  [ {"clip": "...", "name": "...", "time": 0.3, "loop": 0} ],
+ *        "tracks": (where it has user tracks) [ {"name": "...", "values": [...]} ],
  *        "nodes":  [ {"index": 0, "name": "...", "world": [16 numbers]} ],
  *        "meshes": [ {"node": 2, "mesh": 0, "primitive": 0, "skinned": true,
  *                     "positions": [...], "normals": [...]} ] } ] }
@@ -31,6 +34,7 @@ typedef struct bake_args {
     const char *json;     /* NULL: stdout */
     int up;               /* 'y' (default) or 'z': up for root motion */
     cli_springs_args springs; /* simulate the file's spring bones */
+    const char *events;   /* --events FILE: the clips' events from a sidecar */
 } bake_args;
 
 static int parse_args(int argc, char **argv, bake_args *a)
@@ -48,6 +52,8 @@ static int parse_args(int argc, char **argv, bake_args *a)
                 a->up = v[0];
         } else if ((v = cli_value(&p, "--json"))) {
             a->json = v;
+        } else if ((v = cli_value(&p, "--events"))) {
+            a->events = v;
         } else if ((v = cli_value(&p, "--method"))) {
             if (!cli_parse_method(v, &a->method)) cli_bad_value(&p, "--method", v, "is not a method: lbs or dqs");
         } else if ((v = cli_value(&p, "--times"))) {
@@ -90,6 +96,10 @@ static void put_floats(FILE *f, const float *x, size_t n)
 
 typedef struct bake_buffers {
     cli_springs *springs;        /* with --springs */
+    const sinew_timeline *timeline; /* the clip's user tracks and events, or NULL */
+    float *values;               /* a sample of its user tracks */
+    float prev_time;             /* the frame before's time */
+    bool first;                  /* the first frame: no events */
     sinew_transform *local;
     sinew_mat4 *model;
     float *positions, *normals, *weights;
@@ -119,6 +129,7 @@ static bool alloc_buffers(const sinew_asset *a, bake_buffers *b)
 static void free_buffers(bake_buffers *b)
 {
     cli_springs_free(b->springs);
+    free(b->values);
     free(b->local), free(b->model), free(b->positions), free(b->normals), free(b->weights), free(b->scratch);
 }
 
@@ -162,6 +173,84 @@ static sinew_result pose_for_springs(void *user, float time, sinew_transform *lo
     return pose_at(p->asset, p->clip, p->layer, time, p->flags, p->b, err);
 }
 
+/* Where `time` lies on a timeline of `clip`'s duration: a pass and a time
+ * in it (looping), or the time clamped to the clip. A time within about 16
+ * float steps of an event's (k * duration + its time, written in decimal)
+ * is taken as that event's, so that a frame asked at an event's time
+ * crosses it whatever the rounding of the two. */
+static void timeline_point(const sinew_timeline *tl, double time, bool loop, int64_t *pass, float *t)
+{
+    double d = tl->duration;
+    if (!loop || !(d > 0.0)) {
+        *pass = 0;
+        *t = (float)(time < 0.0 ? 0.0 : time > d ? d : time);
+    } else {
+        double k = floor(time / d), in = time - k * d;
+        *pass = (int64_t)k;
+        double snap = 1e-6 * (fabs(time) > 1.0 ? fabs(time) : 1.0);
+        for (int e = 0; e < tl->event_count; ++e) /* events are few; a frame checks each once */
+            if (fabs(in - (double)tl->events[e].time) <= snap) in = tl->events[e].time;
+        *t = (float)in;
+        if (*t >= (float)d) *t = (float)d; /* the events' rule takes it as the next pass's start */
+        if (*t < 0.0f) *t = 0.0f;
+    }
+}
+
+/* The frame's "events" (crossed from `prev` to `time`) and "tracks". */
+static int put_timeline(FILE *f, const sinew_clip *clip, const sinew_timeline *tl, float prev, float time, bool first,
+                        bool loop, float *values)
+{
+    sinew_error err = {0};
+    if (!first) {
+        sinew_event_span span = {tl, 1.0f, loop, 0, 0, 0.0f, 0.0f};
+        timeline_point(tl, prev, loop, &span.from_pass, &span.from_time);
+        timeline_point(tl, time, loop, &span.to_pass, &span.to_time);
+        enum { MAX_HITS = 1000000 };
+        int64_t total = 0;
+        if (sinew_events_crossed(&span, 1, NULL, 0, &total, &err) != SINEW_OK || total > MAX_HITS) {
+            fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time,
+                    total > MAX_HITS ? "more than a million events crossed since the frame before" : err.description);
+            return EXIT_FAILED;
+        }
+        sinew_event_hit *hits = malloc(sizeof *hits * (size_t)(total ? total : 1));
+        if (!hits || sinew_events_crossed(&span, 1, hits, (int)total, NULL, &err) != SINEW_OK) {
+            fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, hits ? err.description : "out of memory");
+            free(hits);
+            return EXIT_FAILED;
+        }
+        fputs(",\n\"events\":[", f);
+        for (int64_t i = 0; i < total; ++i) {
+            const sinew_event *e = &tl->events[hits[i].event];
+            fputs(i ? ",{\"clip\":" : "{\"clip\":", f);
+            cli_put_json_string(f, clip->name);
+            fputs(",\"name\":", f);
+            cli_put_json_string(f, e->name);
+            fputs(",\"time\":", f);
+            put_number(f, e->time);
+            fprintf(f, ",\"loop\":%lld}", (long long)hits[i].pass);
+        }
+        fputc(']', f);
+        free(hits);
+    }
+    if (tl->track_count) {
+        unsigned flags = loop ? SINEW_SAMPLE_LOOP : SINEW_SAMPLE_CLAMP;
+        if (sinew_timeline_sample(tl, time, flags, NULL, values, tl->value_count, &err) != SINEW_OK) {
+            fprintf(stderr, "sinew: bake: time %g: %s\n", (double)time, err.description);
+            return EXIT_FAILED;
+        }
+        fputs(",\n\"tracks\":[", f);
+        for (int i = 0; i < tl->track_count; ++i) {
+            fputs(i ? ",{\"name\":" : "{\"name\":", f);
+            cli_put_json_string(f, tl->tracks[i].name);
+            fputs(",\"values\":", f);
+            put_floats(f, values + sinew_timeline_track_offset(tl, i), (size_t)tl->tracks[i].components);
+            fputc('}', f);
+        }
+        fputc(']', f);
+    }
+    return EXIT_OK;
+}
+
 /* One frame: pose, then nodes and meshes. */
 static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli_layer *layer, float time, bool loop,
                       sinew_skinning method, bake_buffers *b)
@@ -182,6 +271,8 @@ static int bake_frame(FILE *f, const sinew_asset *a, const sinew_clip *clip, cli
     put_number(f, time);
     fputs(",\"clip_time\":", f);
     put_number(f, clip_time);
+    if (b->timeline && put_timeline(f, clip, b->timeline, b->prev_time, time, b->first, loop, b->values) != EXIT_OK)
+        return EXIT_FAILED;
     fputs(",\n\"nodes\":[", f);
     /* a file's nodes, or the joints of the built-in character */
     int count = a->node_joints ? a->node_count : n;
@@ -243,6 +334,7 @@ int cli_bake(int argc, char **argv)
     const sinew_asset *a = l.asset;
     const sinew_clip *clip = l.clip;
     bake_buffers b = {0};
+    sinew_timeline **sidecar = NULL; /* per clip, with --events */
     FILE *f = NULL;
     cli_layer *layer = NULL;
     if (cli_layer_wanted(&args.layer) &&
@@ -256,6 +348,29 @@ int cli_bake(int argc, char **argv)
         goto done;
     }
     if (args.springs.on && !(b.springs = cli_springs_create("bake", a, args.source.file, args.springs.dt))) {
+        status = EXIT_FAILED;
+        goto done;
+    }
+    /* the clip's timeline: the sidecar's, else the file's own (clips from
+     * --anim files carry none) */
+    bool own_clips = l.clips.clips == (const sinew_clip **)a->clips || !l.clips.owned;
+    if (args.events && clip) {
+        sidecar = calloc((size_t)l.clips.count + 1, sizeof *sidecar);
+        sinew_asset view = *a;
+        view.clip_count = l.clips.count, view.clips = l.clips.clips;
+        view.timelines = own_clips ? a->timelines : NULL;
+        sinew_error err = {0};
+        if (!sidecar || sinew_load_events(args.events, &view, NULL, sidecar, &err) != SINEW_OK) {
+            fprintf(stderr, "sinew: bake: --events: %s\n", sidecar ? err.description : "out of memory");
+            status = EXIT_FAILED;
+            goto done;
+        }
+        b.timeline = sidecar[l.clip_index];
+    }
+    if (!b.timeline && clip && own_clips && a->timelines && l.clip_index < a->clip_count)
+        b.timeline = a->timelines[l.clip_index];
+    if (b.timeline && !(b.values = malloc(sizeof(float) * (size_t)(b.timeline->value_count + 1)))) {
+        fprintf(stderr, "sinew: bake: out of memory\n");
         status = EXIT_FAILED;
         goto done;
     }
@@ -290,6 +405,8 @@ int cli_bake(int argc, char **argv)
     fputs(",\n\"frames\":[", f);
     for (int i = 0; i < args.time_count && status == EXIT_OK; ++i) {
         if (i) fputs(",\n", f);
+        b.first = i == 0;
+        b.prev_time = i ? args.times[i - 1] : 0.0f;
         status = bake_frame(f, a, clip, layer, args.times[i], args.loop, args.method, &b);
     }
     fputs("]}\n", f);
@@ -300,6 +417,8 @@ int cli_bake(int argc, char **argv)
 done:
     if (f && f != stdout) fclose(f);
     free_buffers(&b);
+    for (int i = 0; sidecar && i < l.clips.count; ++i) sinew_timeline_free(sidecar[i]);
+    free(sidecar);
     free(args.times);
     cli_layer_free(layer);
     cli_unload(&l);

@@ -43,6 +43,7 @@ static const help_option bake_options[] = {
     {"--up y|z", "the up axis root motion turns about (default y)"},
     {"--springs", "simulate the file's spring bones from the clip's start (after the layer)"},
     {"--spring-dt S", "their fixed step in seconds (default 1/60): time t is floor(t/S) steps"},
+    {"--events FILE", "the clips' events from FILE ({\"clips\": {\"NAME\": [{\"name\", \"time\"}]}})"},
     {NULL, NULL},
 };
 

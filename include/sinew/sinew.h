@@ -1106,7 +1106,8 @@ typedef struct sinew_event_span {
 typedef struct sinew_event_hit {
     int span;              /* the span's index */
     int event;             /* the index in its timeline's events */
-    int64_t pass;          /* the pass it lies in: at pass * duration + its time */
+    int64_t pass;          /* the pass it lies in, counted as the span counts them: at
+                              pass * duration + its time */
     float weight;          /* the span's */
 } sinew_event_hit;
 

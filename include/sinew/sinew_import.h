@@ -12,7 +12,7 @@
  *   ...
  *   sinew_asset_free(a);
  *
- * Index: sinew_load_file sinew_load_memory (and sinew_load_options).
+ * Index: sinew_load_file sinew_load_memory (and sinew_load_options), sinew_load_events.
  *
  * What a glTF file becomes:
  * - every node is a joint (parents first; asset->joint_sources and
@@ -175,6 +175,24 @@ SINEW_API sinew_asset *sinew_load_file(const char *path, const sinew_load_option
  * external file. Assimp finds the format from the bytes alone. */
 SINEW_API sinew_asset *sinew_load_memory(const void *data, size_t size, const char *base_dir,
                                          const sinew_load_options *options, sinew_error *err);
+
+/* Reads an events sidecar file, the JSON form other tools write beside a
+ * file whose clips carry no events (docs/ANIMATION.md):
+ *
+ *   {"clips": {"CLIP NAME": [{"name": "foot_l", "time": 0.3}, ...], ...}}
+ *
+ * and makes, for each clip of `asset` it names, a timeline over the clip's
+ * duration holding those events (in place of the clip's own events, which
+ * the logger hears of) and the clip's own user tracks (asset->timelines).
+ * `timelines` receives asset->clip_count pointers, NULL for clips the file
+ * does not name; free each with sinew_timeline_free(). The file and the
+ * tree its JSON parses into are bounded by options->max_memory before
+ * they are read. Errors name the file and the place: SINEW_ERROR_IO,
+ * SINEW_ERROR_PARSE (JSON syntax, a clip the asset lacks or named twice,
+ * an event without a name, a time negative or past the clip's end),
+ * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_INVALID_ARGUMENT. */
+SINEW_API sinew_result sinew_load_events(const char *path, const sinew_asset *asset, const sinew_options *options,
+                                         sinew_timeline **timelines, sinew_error *err);
 
 #ifdef __cplusplus
 }

@@ -1014,7 +1014,7 @@ static sinew_result plan_animation(builder *b, const char *path, const channel_i
                 sinew__import_limit(&b->alloc) >> 20);
 }
 
-static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_clip **out)
+static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_clip **out, sinew_timeline **timeline)
 {
     char path[48];
     snprintf(path, sizeof path, "animations[%d]", a);
@@ -1116,6 +1116,17 @@ static sinew_result read_animation(builder *b, int a, const cJSON *anim, sinew_c
     sinew_error err;
     *out = sinew_clip_create(&d, b->options, &err);
     if (!*out) r = FAIL(b, err.result, "%s: %s", path, sinew__error_sentence(err.description));
+    /* user tracks and events: extras.sinew (docs/ANIMATION.md) */
+    const cJSON *extras = *out ? gltf_member(b->doc, anim, "extras") : NULL;
+    const cJSON *own = cJSON_IsObject(extras) ? gltf_member(b->doc, extras, "sinew") : NULL;
+    if (own) {
+        char epath[80];
+        snprintf(epath, sizeof epath, "%s.extras.sinew", path);
+        sinew_error e = {0};
+        if (sinew__timeline_from_json(own, epath, (*out)->duration, &b->doc->work.visited, b->options, timeline, &e) !=
+            SINEW_OK)
+            r = FAIL(b, e.result, "%s", e.description);
+    }
 done:
     for (int i = 0; i < owned_count; ++i) sinew__free(&b->alloc, owned[i]);
     sinew__free(&b->alloc, owned);
@@ -1132,13 +1143,21 @@ static sinew_result read_animations(builder *b)
     sinew_result r = gltf_array(b->doc, b->doc->root, "animations", "", &anims, &n);
     if (r != SINEW_OK) return r;
     sinew_clip **clips = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *clips);
-    if (!clips) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "animations: out of memory");
+    sinew_timeline **timelines = sinew__asset_alloc(b->asset, (size_t)n + 1, sizeof *timelines);
+    if (!clips || !timelines) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "animations: out of memory");
     b->asset->clips = (const sinew_clip *const *)clips;
+    /* the asset frees what is made: timelines listed before a failure too */
+    b->asset->timelines = (const sinew_timeline *const *)timelines;
+    bool any = false;
     GLTF_EACH(b->doc, anim, anims)
     {
-        if ((r = read_animation(b, a, anim, &clips[a])) != SINEW_OK) return r;
-        b->asset->clip_count = ++a;
+        r = read_animation(b, a, anim, &clips[a], &timelines[a]);
+        if (clips[a]) b->asset->clip_count = a + 1;
+        if (r != SINEW_OK) return r;
+        any = any || timelines[a];
+        ++a;
     }
+    if (!any) b->asset->timelines = NULL;
     return SINEW_OK;
 }
 

@@ -726,14 +726,12 @@ static sinew_result load_all(gltf_doc *doc, const char *key, size_t size, void *
     return SINEW_OK;
 }
 
-/* An upper bound of the memory cJSON takes for `json`, in one pass: an
- * item (64 bytes, 80 with malloc's header and rounding) per value, and per
- * string (member names included) its raw length, its terminator and up to
- * 31 bytes of header and rounding. Values are at most one per comma, one
- * per bracket, plus the root; *values gets that count. Up to 40 bytes per
- * byte of JSON ("[0,0,...]"), about the size of the text for base64
- * buffers. */
-static size_t json_tree_bound(const char *s, size_t n, size_t *values)
+/* gltf_doc.h: an item (64 bytes, 80 with malloc's header and rounding)
+ * per value, and per string (member names included) its raw length, its
+ * terminator and up to 31 bytes of header and rounding. Values are at most
+ * one per comma, one per bracket, plus the root. Up to 40 bytes per byte of
+ * JSON ("[0,0,...]"), about the size of the text for base64 buffers. */
+size_t gltf_json_tree_bound(const char *s, size_t n, size_t *values)
 {
     size_t commas = 0, opens = 0, strings = 0, string_bytes = 0;
     for (size_t i = 0; i < n; ++i) {
@@ -785,7 +783,7 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
     /* the tree cJSON builds lives on its own heap, out of the load's
      * allocator: its size, bounded before parsing, counts against the
      * load's limit (as does the file read for the load) */
-    size_t tree = json_tree_bound(json, json_size, &doc->work.json_values);
+    size_t tree = gltf_json_tree_bound(json, json_size, &doc->work.json_values);
     doc->work.json_bytes = json_size;
     doc->work.tree_bytes = tree;
     size_t limit = sinew__import_limit(&doc->alloc);

@@ -67,6 +67,10 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
 /* Releases everything the document holds. */
 void gltf_doc_close(gltf_doc *doc);
 
+/* An upper bound of the memory cJSON takes to parse `n` bytes of JSON at
+ * `s`, found in one pass; *values gets the most values it can hold. */
+size_t gltf_json_tree_bound(const char *s, size_t n, size_t *values);
+
 /* ---- JSON helpers: each fails with the path in its message ---------------- */
 
 /* cJSON holds arrays and objects as linked lists: finding an element or a

@@ -89,4 +89,12 @@ sinew_result sinew__assimp_load(const void *data, size_t size, const char *path,
 sinew_result sinew__assimp_read(const void *data, size_t size, const char *extension, const char *file_name,
                                 const sinew_load_options *options, sinew_asset *asset, sinew_error *err);
 
+/* A timeline from the JSON object `obj` ({"tracks": [...], "events":
+ * [...]}, docs/ANIMATION.md) over `duration` (a glTF animation's
+ * extras.sinew; timeline_json.c). Counts each JSON step in *visited;
+ * errors name `path`. */
+struct cJSON;
+sinew_result sinew__timeline_from_json(const struct cJSON *obj, const char *path, float duration, size_t *visited,
+                                       const sinew_options *options, sinew_timeline **out, sinew_error *err);
+
 #endif
