@@ -45,7 +45,13 @@
  * chains of 8 joints (five rigs of 2,000 strands) over a sphere and a
  * capsule, one step of 1/60 s per call while the roots sway; springs at
  * the asked level (AVX2: eight chains at a time), springs_scalar with the
- * scalar reference; the unit is the simulated joint. */
+ * scalar reference; the unit is the simulated joint. ik_two_bone solves
+ * the left leg (thigh, shin, foot: the unit is the chain joint, 3) toward a
+ * target a little closer to the hip than the foot, writing the local pose,
+ * the model matrices left as they were before the row;
+ * ik_then_local_to_model_from follows each solve with
+ * sinew_local_to_model_from the thigh, making the leg's matrices anew, as
+ * ozz's two-bone IK sample does after its job. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
@@ -174,6 +180,7 @@ typedef enum operation {
     OP_SAMPLE, OP_SEEK, OP_L2M, OP_SAMPLE_MODEL, /* sinew_clip_sample_model */
     OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
     OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
+    OP_IK_FROM, /* two-bone IK, then sinew_local_to_model_from its start joint */
     OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW, /* the character from its archive, copied or viewed where it lies */
     OP_SPRINGS /* one step of a crowd's spring bones (its own rig, not the character's) */
 } operation;
@@ -208,7 +215,8 @@ static const kernel kernels[] = {
     {"sample", OP_SAMPLE, 0}, {"sample_seek", OP_SEEK, 0}, {"local_to_model", OP_L2M, 0},
     {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
-    {"blend3", OP_BLEND3, 0}, {"ik_two_bone", OP_IK, 0}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
+    {"blend3", OP_BLEND3, 0}, {"ik_two_bone", OP_IK, 0},
+    {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
     {"skin_lbs_pos_scalar", OP_LBS_P, SCALAR}, {"skin_dqs_pos_nrm_scalar", OP_DQS_PN, SCALAR},
     {"sample_nlerp", OP_SAMPLE, NLERP}, {"sample_local_to_model_nlerp", OP_SAMPLE_MODEL, NLERP},
     {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
@@ -434,11 +442,13 @@ static void run_kernel(bench *b, const kernel *k)
         }
         break;
     }
-    case OP_IK: {
+    case OP_IK:
+    case OP_IK_FROM: {
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = b->model, .local = b->local, .count = n,
                                      .start_joint = b->ik[0], .mid_joint = b->ik[1], .end_joint = b->ik[2],
                                      .target = b->ik_target, .weight = 1.0f};
         sinew_ik_two_bone(&job, NULL);
+        if (k->op == OP_IK_FROM) sinew_local_to_model_from(sk, b->local, NULL, b->model, n, b->ik[0], NULL);
         break;
     }
     }
@@ -774,11 +784,12 @@ int cli_bench(int argc, char **argv)
         bool skin = skinning(k->op);
         if ((k->is & SCALAR) && b.simd == SINEW_SIMD_SCALAR) continue;
         if ((skin || k->op == OP_PALETTE) && !b.mesh) continue;
-        if (k->op == OP_IK && b.ik[2] < 0) continue;
+        bool ik = k->op == OP_IK || k->op == OP_IK_FROM;
+        if (ik && b.ik[2] < 0) continue;
         if (k->op == OP_SPRINGS && !b.spring_state[1][SPRING_CROWD - 1]) continue;
         if ((k->is & PACKED) && !b.packed_clip) continue;
         if ((k->is & COMPRESSED) && !b.compressed_clip) continue;
-        if (k->op == OP_IK) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        if (ik) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
         cli_progress_show(&progress, "bench", "row %d of %d: %s", i + 1, KERNEL_COUNT, k->name);
         result r = measure(&b, k);
         cli_progress_clear(&progress); /* before the row, where stdout is the same terminal */
@@ -787,7 +798,7 @@ int cli_bench(int argc, char **argv)
         int count = skin      ? nv
                     : archive ? (int)b.archive_size[(k->is & PREPARED) != 0]
                     : k->op == OP_PALETTE ? np
-                    : k->op == OP_IK      ? 3
+                    : ik                  ? 3
                     : k->op == OP_SPRINGS ? SPRING_CROWD * SPRING_CHAINS * SPRING_PER
                                           : n;
         printf("  %-46s %8s %6d %12.1f %12.1f %12.1f %14.2f", k->name, unit, count, r.median, r.min, r.max,

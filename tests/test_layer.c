@@ -285,6 +285,9 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK(nan == 0, "%s: %d poses with NaN", rig, nan);
     CHECK(worst_reach <= tol, "%s: reachable targets missed by up to %g (tolerance %g)", rig, (double)worst_reach,
           (double)tol);
+    /* the header's promise: within 1e-5 of the chain's length */
+    CHECK(worst_reach <= 1e-5f * reach, "%s: reachable targets missed by up to %g of the chain's length", rig,
+          (double)(worst_reach / reach));
     CHECK(worst_extension <= tol, "%s: unreachable targets: off full extension by %g", rig, (double)worst_extension);
     CHECK(reached == 200, "%s: `reached` right for %d of 200", rig, reached);
     CHECK(worst_pole > 0.99f, "%s: knee toward the pole, worst cosine %g", rig, (double)worst_pole);
@@ -322,6 +325,21 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     job.mid_joint = m, job.end_joint = e, job.weight = 1.5f;
     CHECK(sinew_ik_two_bone(&job, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: weight 1.5 refused", rig);
     CHECK_ERROR(err, SINEW_ERROR_INVALID_ARGUMENT, "weight 1.5");
+
+    /* only the matrices the solve reads are checked: the start and mid
+     * joints', the end joint's translation */
+    job.weight = 1.0f, job.model = after;
+    sinew_local_to_model(sk, local, NULL, after, n, &err);
+    for (int j = 0; j < n; ++j)
+        if (j != s && j != m && j != e) after[j].m[0] = NAN;
+    after[e].m[0] = NAN;
+    CHECK(sinew_ik_two_bone(&job, &err) == SINEW_OK, "%s: NaN outside what the solve reads: %s", rig,
+          err.description);
+    after[e].m[13] = INFINITY;
+    CHECK(sinew_ik_two_bone(&job, &err) == SINEW_ERROR_NOT_FINITE, "%s: the end's translation checked", rig);
+    after[e].m[13] = 0.0f, after[m].m[6] = NAN;
+    CHECK(sinew_ik_two_bone(&job, &err) == SINEW_ERROR_NOT_FINITE, "%s: the mid joint's matrix checked", rig);
+    CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "model matrix is not finite");
 }
 
 /* FABRIK on a straight chain of 8 unit bones along +x. */

@@ -249,6 +249,92 @@ static void test_local_to_model_reference(void)
     free(local), free(got), free(want);
 }
 
+/* sinew_local_to_model_from gives the subtree what sinew_local_to_model
+ * gives it, bit for bit, at the scalar level and the best the CPU runs,
+ * under no root, an affine root and a projective one, on random forests
+ * (parents first, not depth-first, so subtrees are split by other joints),
+ * and reads nothing outside the subtree but its top's parent. */
+static void test_local_to_model_from(void)
+{
+    enum { N = 150 };
+    int parents[N];
+    uint32_t seed = 5;
+    sinew_transform *a = malloc(sizeof *a * N), *mixed = malloc(sizeof *mixed * N);
+    sinew_mat4 *full_a = malloc(sizeof *full_a * N), *want = malloc(sizeof *want * N), *got = malloc(sizeof *got * N);
+    bool *in = malloc(sizeof *in * N);
+    for (int j = 0; j < N; ++j) {
+        seed = seed * 1664525u + 1013904223u;
+        parents[j] = j == 0 || (seed >> 8) % 23 == 0 ? -1 : (int)(seed % (uint32_t)j);
+        for (int pose = 0; pose < 2; ++pose) {
+            float r[7];
+            for (int k = 0; k < 7; ++k) {
+                seed = seed * 1664525u + 1013904223u;
+                r[k] = (float)(seed >> 8) / 16777216.0f * 2.0f - 1.0f;
+            }
+            sinew_quat q = sinew_quat_normalize((sinew_quat){r[0], r[1], r[2], r[3] + 1.5f});
+            sinew_transform x = {{r[4], r[5], r[6]}, q, {1.0f + 0.5f * r[0], 1.0f, 1.0f - 0.25f * r[1]}};
+            if (pose == 0) a[j] = x;
+            else mixed[j] = x; /* pose b, until the subtree is chosen */
+        }
+    }
+    sinew_transform *b = malloc(sizeof *b * N);
+    memcpy(b, mixed, sizeof *b * N);
+    sinew_mat4 affine = sinew_mat4_identity(), projective = sinew_mat4_identity();
+    affine.m[12] = 0.25f, affine.m[13] = -2.0f, affine.m[0] = 0.5f;
+    projective.m[3] = 0.125f, projective.m[12] = 1.0f;
+    const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
+    int bad = 0, reads = 0, cases = 0, split = 0;
+    for (int level = 0; level < 2; ++level) {
+        sinew_skeleton *sk = sinew_skeleton_create(
+            &(sinew_skeleton_desc){N, parents, NULL, NULL}, NULL,
+            &(sinew_options){.simd = level == 0 ? SINEW_SIMD_SCALAR : SINEW_SIMD_AUTO}, NULL);
+        CHECK(sk != NULL, "a skeleton of %d joints", N);
+        if (!sk) continue;
+        for (int r = 0; r < 3; ++r)
+            for (int from = 0; from < N; from += 1 + from / 16) {
+                int last = from;
+                for (int j = 0; j < N; ++j) {
+                    in[j] = j == from || (j > from && sk->parents[j] >= 0 && in[sk->parents[j]]);
+                    if (in[j]) last = j;
+                }
+                for (int j = from; j <= last; ++j) split += !in[j] && j < last;
+                /* a's pose with b's transforms in the subtree */
+                for (int j = 0; j < N; ++j) mixed[j] = in[j] ? b[j] : a[j];
+                sinew_local_to_model(sk, a, roots[r], full_a, N, NULL);
+                sinew_local_to_model(sk, mixed, roots[r], want, N, NULL);
+                memcpy(got, full_a, sizeof *got * N);
+                sinew_result res = sinew_local_to_model_from(sk, mixed, roots[r], got, N, from, NULL);
+                bad += res != SINEW_OK || memcmp(got, want, sizeof *got * N) != 0;
+                /* outside the subtree only the top's parent is read: the
+                 * others are NaN, and stay as they were */
+                for (int j = 0; j < N; ++j)
+                    if (!in[j] && j != sk->parents[from])
+                        for (int k = 0; k < 16; ++k) got[j].m[k] = NAN;
+                sinew_local_to_model_from(sk, mixed, roots[r], got, N, from, NULL);
+                for (int j = 0; j < N; ++j) {
+                    if (in[j] || j == sk->parents[from]) reads += memcmp(&got[j], &want[j], sizeof *got) != 0;
+                    else reads += !isnan(got[j].m[0]) || !isnan(got[j].m[15]);
+                }
+                ++cases;
+            }
+        sinew_error err = {0};
+        CHECK(sinew_local_to_model_from(sk, a, NULL, got, N, N, &err) == SINEW_ERROR_BAD_JOINT_INDEX &&
+                  strstr(err.description, "sinew_local_to_model_from: joint 150") != NULL,
+              "joint N refused: %s", err.description);
+        CHECK(sinew_local_to_model_from(sk, a, NULL, got, N, -1, NULL) == SINEW_ERROR_BAD_JOINT_INDEX,
+              "joint -1 refused");
+        CHECK(sinew_local_to_model_from(sk, a, NULL, got, N - 1, 0, NULL) == SINEW_ERROR_SIZE_MISMATCH,
+              "count refused");
+        CHECK(sinew_local_to_model_from(sk, NULL, NULL, got, N, 0, NULL) == SINEW_ERROR_INVALID_ARGUMENT,
+              "NULL refused");
+        sinew_skeleton_free(sk);
+    }
+    CHECK(bad == 0, "local to model from a joint: %d of %d cases differ from the full pass", bad, cases);
+    CHECK(reads == 0, "local to model from a joint: %d matrices read or written outside the subtree", reads);
+    CHECK(split > 0, "local to model from a joint: no subtree split by other joints");
+    free(a), free(b), free(mixed), free(full_a), free(want), free(got), free(in);
+}
+
 int main(void)
 {
     test_child_before_parent_is_sorted();
@@ -258,5 +344,6 @@ int main(void)
     test_large_and_deep();
     test_schedule();
     test_local_to_model_reference();
+    test_local_to_model_from();
     return check_finish("test_skeleton");
 }

@@ -7,14 +7,7 @@
 
 static sinew_vec3 position_of(const sinew_mat4 *m) { return sinew__v3(m->m[12], m->m[13], m->m[14]); }
 
-
 static sinew_quat conjugate(sinew_quat q) { return sinew__q(-q.x, -q.y, -q.z, q.w); }
-
-static sinew_quat axis_angle(sinew_vec3 unit_axis, float radians)
-{
-    float s = sinf(0.5f * radians);
-    return sinew__q(unit_axis.x * s, unit_axis.y * s, unit_axis.z * s, cosf(0.5f * radians));
-}
 
 /* Some unit vector perpendicular to v (v not zero). */
 static sinew_vec3 any_perpendicular(sinew_vec3 v)
@@ -23,30 +16,47 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
     return sinew__v3_normalize(sinew__v3_cross(v, other));
 }
 
-/* The shortest-arc rotation turning direction a onto direction b (both any
- * length; the identity when either is zero). */
-static sinew_quat from_to(sinew_vec3 a, sinew_vec3 b)
+/* The shortest-arc rotation turning direction a onto direction b, given
+ * the product of their lengths `ab` (> 0): the half-way quaternion
+ * (|a||b| + a.b, a x b), normalized once, so that neither direction is. */
+static sinew_quat from_to_lengths(sinew_vec3 a, sinew_vec3 b, float ab)
 {
-    a = sinew__v3_normalize(a), b = sinew__v3_normalize(b);
     float d = sinew__v3_dot(a, b);
-    if (sinew__v3_dot(a, a) == 0.0f || sinew__v3_dot(b, b) == 0.0f) return sinew__q(0, 0, 0, 1);
-    if (d < -0.999999f) return axis_angle(any_perpendicular(a), 3.14159265358979f);
+    if (d < -0.999999f * ab) {
+        sinew_vec3 p = any_perpendicular(a); /* half a turn */
+        return sinew__q(p.x, p.y, p.z, 0.0f);
+    }
     sinew_vec3 c = sinew__v3_cross(a, b);
-    return sinew__q_normalize(sinew__q(c.x, c.y, c.z, 1.0f + d));
+    return sinew__q_normalize(sinew__q(c.x, c.y, c.z, ab + d));
 }
 
-/* The signed angle about unit `axis` from a to b, both projected across it. */
-static float angle_about(sinew_vec3 axis, sinew_vec3 a, sinew_vec3 b)
+/* from_to_lengths for directions of any length (the identity when either
+ * is zero). */
+static sinew_quat from_to(sinew_vec3 a, sinew_vec3 b)
+{
+    float aa = sinew__v3_dot(a, a), bb = sinew__v3_dot(b, b);
+    if (aa == 0.0f || bb == 0.0f) return sinew__q(0, 0, 0, 1);
+    return from_to_lengths(a, b, sqrtf(aa * bb));
+}
+
+/* The rotation about unit `axis` that turns a onto b, both projected across
+ * it, as a quaternion: with cos and sin of the angle in proportion to
+ * (x, y) = (a.b, axis.(a x b)), the half angle's cos and sin are in
+ * proportion to (r + x, y) (r = |(x, y)|), or to (|y|, +-(r - x)) where x
+ * is negative, so that neither sum cancels; no trigonometry. */
+static sinew_quat twist_about(sinew_vec3 axis, sinew_vec3 a, sinew_vec3 b)
 {
     a = sinew__v3_sub(a, sinew__v3_scale(axis, sinew__v3_dot(axis, a)));
     b = sinew__v3_sub(b, sinew__v3_scale(axis, sinew__v3_dot(axis, b)));
-    return atan2f(sinew__v3_dot(axis, sinew__v3_cross(a, b)), sinew__v3_dot(a, b));
-}
-
-/* Unsigned angle between two vectors, robust near 0 and pi. */
-static float angle_between(sinew_vec3 a, sinew_vec3 b)
-{
-    return atan2f(sqrtf(sinew__v3_dot(sinew__v3_cross(a, b), sinew__v3_cross(a, b))), sinew__v3_dot(a, b));
+    float x = sinew__v3_dot(a, b), y = sinew__v3_dot(axis, sinew__v3_cross(a, b));
+    float r = sqrtf(x * x + y * y);
+    float hc = r + x, hs = y;
+    if (x < 0.0f) hc = fabsf(y), hs = copysignf(r - x, y);
+    float len2 = hc * hc + hs * hs;
+    if (!(len2 > 0.0f)) return sinew__q(0, 0, 0, 1);
+    float inv = 1.0f / sqrtf(len2);
+    hs *= inv;
+    return sinew__q(axis.x * hs, axis.y * hs, axis.z * hs, hc * inv);
 }
 
 /* nlerp from the identity to q by w, on the identity's side. */
@@ -57,14 +67,59 @@ static sinew_quat weighted(sinew_quat q, float w)
     return sinew__q_normalize(sinew__q(w * q.x, w * q.y, w * q.z, 1.0f - w + w * q.w));
 }
 
-/* Turns the model-space rotation `g` (applied to joint j and everything it
- * carries) into j's local correction, weights it and applies it. */
-static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
+/* The rotation of a model matrix as the reciprocals of its columns' lengths
+ * (0 for a column of none) and whether the frame is mirrored (negative
+ * determinant): what turns a model-space axis into the joint's own frame,
+ * as sinew__model_rotation reads the matrix (unit columns, a mirrored
+ * frame's z flipped). Computed apart from the solve, so that it overlaps. */
+typedef struct frame_scale {
+    float inv[3];
+    bool mirrored;
+} frame_scale;
+
+static frame_scale frame_scale_of(const sinew_mat4 *model)
 {
-    sinew_quat r = sinew__model_rotation(&model[j]);
-    sinew_quat c = weighted(sinew__q_normalize(sinew__q_mul(conjugate(r), sinew__q_mul(g, r))), weight);
+    const float *m = model->m;
+    sinew_vec3 x = sinew__v3(m[0], m[1], m[2]), y = sinew__v3(m[4], m[5], m[6]), z = sinew__v3(m[8], m[9], m[10]);
+    float l[3] = {sinew__v3_dot(x, x), sinew__v3_dot(y, y), sinew__v3_dot(z, z)};
+    frame_scale f;
+#if defined(__SSE2__)
+    /* the three square roots and divisions side by side */
+    __m128 len2 = _mm_set_ps(1.0f, l[2], l[1], l[0]);
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), _mm_sqrt_ps(len2));
+    inv = _mm_and_ps(inv, _mm_cmpgt_ps(len2, _mm_setzero_ps()));
+    float out[4];
+    _mm_storeu_ps(out, inv);
+    for (int k = 0; k < 3; ++k) f.inv[k] = out[k];
+#else
+    for (int k = 0; k < 3; ++k) f.inv[k] = l[k] > 0.0f ? 1.0f / sqrtf(l[k]) : 0.0f;
+#endif
+    f.mirrored = sinew__v3_dot(sinew__v3_cross(x, y), z) < 0.0f;
+    return f;
+}
+
+/* Turns the model-space rotation `g` (unit; applied to joint j and
+ * everything it carries) into j's local correction, weights it and applies
+ * it. The correction is r^-1 g r for j's model rotation r: the same angle
+ * about g's axis seen in j's frame, r^T g.xyz, whose entries are g's axis
+ * along j's unit columns, so no quaternion of r is made. It is unit where
+ * the columns are orthogonal (non-uniform scale above j skews them; the
+ * normalization of the product absorbs that). */
+static sinew_quat correct_in(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f, sinew_quat g,
+                             float weight)
+{
+    const float *m = model[j].m;
+    float vx = (m[0] * g.x + m[1] * g.y + m[2] * g.z) * f.inv[0];
+    float vy = (m[4] * g.x + m[5] * g.y + m[6] * g.z) * f.inv[1];
+    float vz = (m[8] * g.x + m[9] * g.y + m[10] * g.z) * f.inv[2];
+    sinew_quat c = weighted(sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w), weight);
     local[j].rotation = sinew__q_normalize(sinew__q_mul(local[j].rotation, c));
     return c;
+}
+
+static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
+{
+    return correct_in(local, j, model, frame_scale_of(&model[j]), g, weight);
 }
 
 static bool finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -90,17 +145,26 @@ static sinew_result check_common(const char *what, const sinew_skeleton *sk, con
     return SINEW_OK;
 }
 
-static sinew_result check_joint(const char *what, const sinew_skeleton *sk, const sinew_mat4 *model, int j,
-                                sinew_error *err)
+static sinew_result check_index(const char *what, const sinew_skeleton *sk, int j, sinew_error *err)
 {
     if (j < 0 || j >= sk->joint_count)
         return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "%s: joint %d is not in the skeleton's %d", what, j,
                            sk->joint_count);
-    for (int k = 0; k < 16; ++k)
-        if (!isfinite(model[j].m[k]))
-            return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "%s: joint %d (\"%s\")'s model matrix is not finite",
-                               what, j, sk->names[j]);
     return SINEW_OK;
+}
+
+static sinew_result not_finite(const char *what, const sinew_skeleton *sk, int j, sinew_error *err)
+{
+    return sinew__fail(err, SINEW_ERROR_NOT_FINITE, "%s: joint %d (\"%s\")'s model matrix is not finite", what, j,
+                       sk->names[j]);
+}
+
+static sinew_result check_joint(const char *what, const sinew_skeleton *sk, const sinew_mat4 *model, int j,
+                                sinew_error *err)
+{
+    sinew_result r = check_index(what, sk, j, err);
+    if (r != SINEW_OK) return r;
+    return sinew__finite_n(model[j].m, 16) ? SINEW_OK : not_finite(what, sk, j, err);
 }
 
 /* ---- two-bone --------------------------------------------------------------- */
@@ -113,22 +177,29 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     if (r != SINEW_OK) return r;
     const sinew_skeleton *sk = job->skeleton;
     const int js = job->start_joint, jm = job->mid_joint, je = job->end_joint;
-    if ((r = check_joint(what, sk, job->model, js, err)) != SINEW_OK ||
-        (r = check_joint(what, sk, job->model, jm, err)) != SINEW_OK ||
-        (r = check_joint(what, sk, job->model, je, err)) != SINEW_OK)
+    if ((r = check_index(what, sk, js, err)) != SINEW_OK || (r = check_index(what, sk, jm, err)) != SINEW_OK ||
+        (r = check_index(what, sk, je, err)) != SINEW_OK)
         return r;
-    if (!is_ancestor(sk, js, jm) || !is_ancestor(sk, jm, je))
+    if ((sk->parents[jm] != js && !is_ancestor(sk, js, jm)) || (sk->parents[je] != jm && !is_ancestor(sk, jm, je)))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "%s: joints %d (\"%s\"), %d (\"%s\"), %d (\"%s\") are not one chain, each above the next",
                            what, js, sk->names[js], jm, sk->names[jm], je, sk->names[je]);
+    /* what the solve reads: the three positions and the start and mid
+     * joints' rotation columns (the rest of their matrices, the w row, is
+     * checked with them, as cheap) */
+    const sinew_mat4 *ms = &job->model[js], *mm = &job->model[jm], *me = &job->model[je];
+    if (!sinew__finite_n(ms->m, 16)) return not_finite(what, sk, js, err);
+    if (!sinew__finite_n(mm->m, 16)) return not_finite(what, sk, jm, err);
+    if (!sinew__finite_n(me->m + 12, 3)) return not_finite(what, sk, je, err);
     if (!finite3(job->target) || !finite3(job->pole))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: target or pole is not finite", what);
     if (!(job->softness >= 0.0f && job->softness <= 1.0f))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: softness %g is not in [0, 1]", what,
                            (double)job->softness);
 
-    sinew_vec3 a = position_of(&job->model[js]), b = position_of(&job->model[jm]), c = position_of(&job->model[je]);
-    sinew_vec3 t = job->target;
+    frame_scale fs = frame_scale_of(ms), fm = frame_scale_of(mm);
+    sinew_vec3 a = position_of(ms), b = position_of(mm), c = position_of(me);
+    sinew_vec3 t = job->target, pole = job->pole;
     sinew_vec3 ab = sinew__v3_sub(b, a), bc = sinew__v3_sub(c, b), at = sinew__v3_sub(t, a);
     float lab = sqrtf(sinew__v3_dot(ab, ab)), lbc = sqrtf(sinew__v3_dot(bc, bc));
     float reach = lab + lbc, fold = fabsf(lab - lbc);
@@ -142,40 +213,60 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     }
     want = want > reach ? reach : (want < fold ? fold : want);
 
-    /* 1. the mid joint turns about the bend plane's normal to open or close the chain */
-    sinew_vec3 ba = sinew__v3_sub(a, b);
-    float inner_now = angle_between(ba, bc);
-    float cosine = lab > 0.0f && lbc > 0.0f ? (lab * lab + lbc * lbc - want * want) / (2.0f * lab * lbc) : 1.0f;
-    float inner_want = acosf(cosine > 1.0f ? 1.0f : (cosine < -1.0f ? -1.0f : cosine));
-    sinew_vec3 hinge = sinew__v3_normalize(sinew__v3_cross(bc, ba));
-    if (sinew__v3_dot(hinge, hinge) < 0.5f || inner_now > 3.14159f) {
+    /* 1. the mid joint turns about the bend plane's normal by the inner
+     * angle now (alpha, between b->a and b->c) less the one wanted (beta),
+     * as half angles: alpha's from the bones' dot and cross products (each
+     * exact where the other cancels), beta's from the law of cosines
+     * factored, 1 + cos beta = (reach - want)(reach + want) / (2 lab lbc)
+     * and 1 - cos beta = (want - fold)(want + fold) / (2 lab lbc), exact
+     * near straight and near folded alike */
+    float p = lab * lbc, d = -sinew__v3_dot(ab, bc);
+    sinew_vec3 n = sinew__v3_cross(ab, bc); /* bc x ba */
+    float s = sqrtf(sinew__v3_dot(n, n));
+    float ca = d >= 0.0f ? p + d : s, sa = d >= 0.0f ? s : p - d; /* alpha/2, in proportion */
+    float la = ca * ca + sa * sa;
+    float u = (reach - want) * (reach + want), v = (want - fold) * (want + fold); /* beta/2, squared, in proportion */
+    float cb = 1.0f, sb = 0.0f;
+    if (la > 0.0f && u + v > 0.0f) {
+        float ia = 1.0f / sqrtf(la), ib = 1.0f / (u + v);
+        ca *= ia, sa *= ia;
+        cb = sqrtf(u * ib), sb = sqrtf(v * ib);
+    } else {
+        ca = 1.0f, sa = 0.0f; /* a bone of no length: nothing to bend */
+    }
+    sinew_vec3 hinge;
+    if (s > 0.0f && !(d < 0.0f && s < 2.6536e-6f * -d)) {
+        hinge = sinew__v3_scale(n, 1.0f / s);
+    } else {
         /* straight (or folded) chain: bend toward the pole, else anywhere */
         sinew_vec3 ac = sinew__v3_sub(c, a);
-        hinge = sinew__v3_normalize(sinew__v3_cross(job->pole, ac));
+        hinge = sinew__v3_normalize(sinew__v3_cross(pole, ac));
         if (sinew__v3_dot(hinge, hinge) < 0.5f) hinge = any_perpendicular(sinew__v3_dot(ac, ac) > 0.0f ? ac : ab);
     }
-    sinew_quat g_mid = axis_angle(hinge, inner_now - inner_want);
-    sinew_vec3 c1 = sinew__v3_add(b, sinew__q_rotate(g_mid, bc));
+    float half_cos = ca * cb + sa * sb, half_sin = sa * cb - ca * sb;
+    sinew_quat g_mid = sinew__q(hinge.x * half_sin, hinge.y * half_sin, hinge.z * half_sin, half_cos);
+    sinew_vec3 ac1 = sinew__v3_add(ab, sinew__q_rotate(g_mid, bc)); /* start to end, after */
 
-    /* 2. the start joint turns the end onto the target's direction */
-    sinew_quat g_start = from_to(sinew__v3_sub(c1, a), dist > 0.0f ? at : sinew__v3_sub(c1, a));
+    /* 2. the start joint turns the end onto the target's direction; the
+     * end is `want` from the start now */
+    sinew_quat g_start = want > 0.0f && dist > 0.0f ? from_to_lengths(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
 
     /* 3. and twists about that direction to bring the mid joint toward the pole */
-    sinew_vec3 axis = sinew__v3_normalize(dist > 0.0f ? at : sinew__v3_sub(c1, a));
-    if (sinew__v3_dot(job->pole, job->pole) > 0.0f && sinew__v3_dot(axis, axis) > 0.0f) {
+    sinew_vec3 axis = dist > 0.0f ? sinew__v3_scale(at, 1.0f / dist) : sinew__v3_normalize(ac1);
+    if (sinew__v3_dot(pole, pole) > 0.0f && sinew__v3_dot(axis, axis) > 0.0f) {
         sinew_vec3 mid_dir = sinew__q_rotate(g_start, ab);
         sinew_vec3 off = sinew__v3_sub(mid_dir, sinew__v3_scale(axis, sinew__v3_dot(axis, mid_dir)));
-        sinew_vec3 pole = sinew__v3_sub(job->pole, sinew__v3_scale(axis, sinew__v3_dot(axis, job->pole)));
-        if (sinew__v3_dot(off, off) > 1e-12f * lab * lab && sinew__v3_dot(pole, pole) > 0.0f)
-            g_start = sinew__q_normalize(sinew__q_mul(axis_angle(axis, angle_about(axis, off, pole)), g_start));
+        sinew_vec3 pole_off = sinew__v3_sub(pole, sinew__v3_scale(axis, sinew__v3_dot(axis, pole)));
+        if (sinew__v3_dot(off, off) > 1e-12f * lab * lab && sinew__v3_dot(pole_off, pole_off) > 0.0f)
+            g_start = sinew__q_normalize(sinew__q_mul(twist_about(axis, off, pole_off), g_start));
     }
 
     float w = job->weight;
-    job->mid_correction = correct(job->local, jm, job->model, g_mid, w);
-    job->start_correction = correct(job->local, js, job->model, g_start, w);
-    sinew_vec3 end = sinew__v3_add(a, sinew__q_rotate(g_start, sinew__v3_sub(c1, a)));
-    sinew_vec3 miss = sinew__v3_sub(end, t);
-    job->reached = sqrtf(sinew__v3_dot(miss, miss)) <= 1e-4f * (reach > 0.0f ? reach : 1.0f);
+    job->mid_correction = correct_in(job->local, jm, job->model, fm, g_mid, w);
+    job->start_correction = correct_in(job->local, js, job->model, fs, g_start, w);
+    /* the end lands `want` from the start on the ray to the target (the
+     * twist turns about that ray) */
+    job->reached = fabsf(want - dist) <= 1e-4f * (reach > 0.0f ? reach : 1.0f);
     sinew__ok(err);
     return SINEW_OK;
 }
@@ -288,7 +379,7 @@ sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
             sinew_vec3 up_now = sinew__q_rotate(g, sinew__q_rotate(rot, up));
             sinew_vec3 pole = sinew__v3_sub(job->pole, sinew__v3_scale(axis, sinew__v3_dot(axis, job->pole)));
             if (sinew__v3_dot(pole, pole) > 0.0f)
-                g = sinew__q_normalize(sinew__q_mul(axis_angle(axis, angle_about(axis, up_now, pole)), g));
+                g = sinew__q_normalize(sinew__q_mul(twist_about(axis, up_now, pole), g));
         }
     }
     job->correction = correct(job->local, job->joint, job->model, g, job->weight);

@@ -132,6 +132,97 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     return SINEW_OK;
 }
 
+/* The subtree of sinew_local_to_model_from, computed a batch of joints at
+ * a time by the skeleton's kernel, or joint after joint by the reference's
+ * formulas where it has none: either way each matrix comes from the same
+ * sums as sinew_local_to_model's. */
+enum { FROM_BATCH = 64 }; /* joints, and kernel schedule entries */
+
+typedef struct from_batch {
+    const sinew__skeleton *s;
+    const sinew_transform *local;
+    const sinew_mat4 *root;
+    sinew_mat4 *model;
+    bool kernel;      /* the skeleton's kernel (an affine root) */
+    bool affine;
+    int count;
+    int16_t joints[FROM_BATCH]; /* parents first */
+} from_batch;
+
+static void run_batch(from_batch *b)
+{
+    const int16_t *parents = b->s->base.parents;
+    if (!b->kernel) {
+        for (int i = 0; i < b->count; ++i) {
+            int j = b->joints[i], p = parents[j];
+            const sinew_transform *x = &b->local[j];
+            sinew_mat4 m;
+            sinew__mat4_from_trs(&m, x->translation, x->rotation, x->scale);
+            const sinew_mat4 *parent = p >= 0 ? &b->model[p] : b->root;
+            if (!parent)
+                b->model[j] = m;
+            else if (b->affine)
+                sinew__mat4_mul_affine(&b->model[j], parent, &m);
+            else
+                sinew__mat4_mul(&b->model[j], parent, &m);
+        }
+        b->count = 0;
+        return;
+    }
+    /* The kernel's schedule (sinew__make_schedule): blocks of four pairs,
+     * a0 a1 a2 a3 c0 c1 c2 c3, each pair computed side by side after the
+     * pairs before it. Two joints in a row pair up unless the second is the
+     * first's child; a joint left alone pairs with itself (computed twice,
+     * the same), and so does the last pair to fill the last block. */
+    int16_t schedule[FROM_BATCH * 2];
+    int pairs = 0;
+    for (int i = 0; i < b->count; ++pairs) {
+        int a = b->joints[i], c = a;
+        if (i + 1 < b->count && parents[b->joints[i + 1]] != a) c = b->joints[i + 1], ++i;
+        ++i;
+        schedule[8 * (pairs / 4) + pairs % 4] = (int16_t)a, schedule[8 * (pairs / 4) + 4 + pairs % 4] = (int16_t)c;
+    }
+    for (int last = pairs - 1; pairs % 4; ++pairs)
+        schedule[8 * (pairs / 4) + pairs % 4] = schedule[8 * (last / 4) + last % 4],
+        schedule[8 * (pairs / 4) + 4 + pairs % 4] = schedule[8 * (last / 4) + 4 + last % 4];
+    b->s->local_to_model(schedule, 2 * pairs, parents, b->local, b->root, b->model);
+    b->count = 0;
+}
+
+sinew_result sinew_local_to_model_from(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
+                                       sinew_mat4 *model, int count, int from_joint, sinew_error *err)
+{
+    sinew_result r = check_pose_args(sk, local, model, count, "sinew_local_to_model_from", err);
+    if (r != SINEW_OK) return r;
+    if (from_joint < 0 || from_joint >= count)
+        return sinew__fail(err, SINEW_ERROR_BAD_JOINT_INDEX, "sinew_local_to_model_from: joint %d is not in the "
+                           "skeleton's %d", from_joint, count);
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    bool affine = sinew__affine_root(root);
+    from_batch b = {.s = s, .local = local, .root = root, .model = model, .kernel = s->local_to_model && affine,
+                    .affine = affine};
+    /* The subtree: joints after from_joint (parents first) whose parent is
+     * in it, marked in a bit per joint from from_joint on. The skeleton
+     * keeps its input order, which need not be depth-first, so a subtree
+     * may be split by other joints and the scan runs to the last joint. */
+    uint64_t in[(SINEW_MAX_JOINTS + 63) / 64];
+    const int16_t *parents = sk->parents;
+    int span = count - from_joint;
+    memset(in, 0, sizeof(uint64_t) * (size_t)((span + 63) / 64));
+    in[0] = 1;
+    b.joints[b.count++] = (int16_t)from_joint;
+    for (int k = 1; k < span; ++k) {
+        int p = parents[from_joint + k] - from_joint;
+        if (p < 0 || !(in[p >> 6] >> (p & 63) & 1)) continue;
+        in[k >> 6] |= (uint64_t)1 << (k & 63);
+        if (b.count == FROM_BATCH) run_batch(&b);
+        b.joints[b.count++] = (int16_t)(from_joint + k);
+    }
+    run_batch(&b);
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
 sinew_result sinew_rest_pose(const sinew_skeleton *sk, sinew_transform *out, int count, sinew_error *err)
 {
     sinew_result r = check_pose_args(sk, sk ? sk->rest_pose : NULL, out, count, "sinew_rest_pose", err);
