@@ -14,6 +14,13 @@
  * their batches alternating with one-thread batches of the same job, whose
  * median ("one_thread_median_ns") and the median of the pairs' ratios
  * ("speedup") the rows add.
+ * blend2 and blend3 blend two or three sampled poses with sinew_blend
+ * (transform arrays in and out); blend2_pose and blend3_pose blend the
+ * same poses with sinew_blend_pose, SoA poses in and out, and skip what
+ * sinew_blend does at its edges: the layers and the rest pose are
+ * converted from the sampled transforms once, outside the timed calls (as
+ * ozz's BlendingJob reads the SoA poses its sampler wrote), and the output
+ * is not converted back.
  * --weld loads FILE with its identical vertices merged (ozz's arnaud mesh
  * is welded); --copies K skins K copies of the mesh end to end as one. The
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
@@ -180,6 +187,7 @@ typedef enum operation {
     OP_SAMPLE, OP_SEEK, OP_L2M, OP_SAMPLE_MODEL, /* sinew_clip_sample_model */
     OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
     OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
+    OP_BLEND2_POSE, OP_BLEND3_POSE, /* sinew_blend_pose: SoA poses converted outside the timed calls */
     OP_IK_FROM, /* two-bone IK, then sinew_local_to_model_from its start joint */
     OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW, /* the character from its archive, copied or viewed where it lies */
     OP_SPRINGS /* one step of a crowd's spring bones (its own rig, not the character's) */
@@ -215,7 +223,8 @@ static const kernel kernels[] = {
     {"sample", OP_SAMPLE, 0}, {"sample_seek", OP_SEEK, 0}, {"local_to_model", OP_L2M, 0},
     {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
-    {"blend3", OP_BLEND3, 0}, {"ik_two_bone", OP_IK, 0},
+    {"blend3", OP_BLEND3, 0}, {"blend2_pose", OP_BLEND2_POSE, 0}, {"blend3_pose", OP_BLEND3_POSE, 0},
+    {"ik_two_bone", OP_IK, 0},
     {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
     {"skin_lbs_pos_scalar", OP_LBS_P, SCALAR}, {"skin_dqs_pos_nrm_scalar", OP_DQS_PN, SCALAR},
     {"sample_nlerp", OP_SAMPLE, NLERP}, {"sample_local_to_model_nlerp", OP_SAMPLE_MODEL, NLERP},
@@ -254,6 +263,7 @@ typedef struct bench {
     float time, seeks[SEEKS];
     int seek;
     sinew_transform *local, *poses;  /* poses: three for the blends */
+    float *pose_layers, *pose_rest, *pose_out; /* the SoA blends' three poses, rest pose, output */
     sinew_mat4 *model, *palette;
     sinew_dq_transform *dq;
     float *out_pos, *out_nrm;
@@ -418,6 +428,14 @@ static void run_kernel(bench *b, const kernel *k)
     case OP_BLEND3: {
         sinew_blend_layer layers[3] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}, {b->poses + 2 * n, 0.2f, NULL}};
         sinew_blend(sk, layers, k->op == OP_BLEND2 ? 2 : 3, 0.0f, b->local, n, NULL);
+        break;
+    }
+    case OP_BLEND2_POSE:
+    case OP_BLEND3_POSE: {
+        size_t floats = SINEW_POSE_FLOATS(n);
+        sinew_pose_layer layers[3] = {{b->pose_layers, 0.5f, NULL}, {b->pose_layers + floats, 0.3f, NULL},
+                                      {b->pose_layers + 2 * floats, 0.2f, NULL}};
+        sinew_blend_pose(sk, b->pose_rest, layers, k->op == OP_BLEND2_POSE ? 2 : 3, 0.0f, b->pose_out, n, NULL);
         break;
     }
     case OP_ARCHIVE_LOAD:
@@ -618,6 +636,9 @@ int cli_bench(int argc, char **argv)
     b.cursor = (sinew_cursor){calloc((size_t)tracks + 1, sizeof(int32_t)), tracks};
     b.local = cache_aligned(sizeof *b.local * (size_t)n);
     b.poses = cache_aligned(sizeof *b.poses * (size_t)n * 3);
+    b.pose_layers = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n) * 3);
+    b.pose_rest = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
+    b.pose_out = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
     b.model = cache_aligned(sizeof *b.model * (size_t)n);
     b.palette = cache_aligned(sizeof *b.palette * ((size_t)np + 1));
     b.dq = cache_aligned(sizeof *b.dq * ((size_t)np + 1));
@@ -629,7 +650,7 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.local || !b.poses || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+    if (!b.cursor.keys || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.pose_out || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
         status = EXIT_FAILED;
         goto done;
@@ -680,6 +701,9 @@ int cli_bench(int argc, char **argv)
     for (int p = 0; p < 3; ++p)
         sinew_clip_sample(b.clip, b.sk, b.clip->duration * (0.2f + 0.3f * (float)p), SINEW_SAMPLE_LOOP, NULL,
                           b.poses + p * n, n, NULL);
+    for (int p = 0; p < 3; ++p)
+        sinew_pose_from_transforms(b.poses + p * n, n, b.pose_layers + (size_t)p * SINEW_POSE_FLOATS(n), NULL);
+    sinew_pose_from_transforms(b.sk->rest_pose, n, b.pose_rest, NULL);
     sinew_clip_sample(b.clip, b.sk, 0.0f, SINEW_SAMPLE_LOOP, NULL, b.local, n, NULL);
     sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
     if (b.mesh) {
@@ -833,7 +857,7 @@ done:
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
-    free(b.cursor.keys), free(b.local), free(b.poses), free(b.model), free(b.palette), free(b.dq);
+    free(b.cursor.keys), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.pose_out), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);

@@ -4,9 +4,10 @@
  * lands halfway, the order of layers does not matter, masks keep joints
  * out, a total weight near 0 fades to the rest pose, an additive delta of
  * the reference itself changes nothing and a pose's own delta on its
- * reference gives it back. And the SIMD blend (eight joints a step) gives
- * the scalar loop's result bit for bit on random poses made to reach every
- * case of a lane. */
+ * reference gives it back. And the SIMD blends (eight joints a step, on
+ * transforms and on SoA poses) agree with the scalar loop within sinew.h's
+ * tolerances, one-contributor joints bit for bit, on random poses made to
+ * reach every case of a lane. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_asset.h"
 #include "check.h"
@@ -33,28 +34,77 @@ static void random_transform(unsigned *state, sinew_transform *t)
     t->scale = (sinew_vec3){rnd(state, 0.5f, 2), rnd(state, 0.5f, 2), rnd(state, 0.5f, 2)};
 }
 
-/* sinew_blend on a skeleton made at the best SIMD level against the same
- * skeleton made at the scalar level, for joint counts below, at and off
- * multiples of the kernel's 8: random rest poses and layers (rotations on
- * either side of the rest's), masks of zeros, ones and fractions (joints
- * with one contributor, joints the rest pose fills in), weights of 0,
- * thresholds 0 (0.1), 0.5 and 3 (the rest pose in every joint), a -0
- * coordinate and NaNs in layers that do not count for their joint (the
- * scalar loop skips them; the lanes must too). */
-static void check_simd_blend(void)
+/* The floats of a transform, in a SoA block's order. */
+static void floats_of(const sinew_transform *t, float f[10])
 {
-    if (sinew_simd_supported() < SINEW_SIMD_AVX2) {
-        printf("test_blend: SIMD blend not checked: this CPU runs no AVX2\n");
+    memcpy(f, &t->translation, 3 * sizeof(float));
+    memcpy(f + 3, &t->rotation, 4 * sizeof(float));
+    memcpy(f + 7, &t->scale, 3 * sizeof(float));
+}
+
+/* Worst errors of a SIMD blend against the scalar one: translation and
+ * scale relative to the largest contributing magnitude (1 if less),
+ * rotation components absolute; and how many one-contributor joints were
+ * not bit for bit. */
+typedef struct errors {
+    double move, turn;
+    int single_off, singles, joints;
+} errors;
+
+/* Joint j of `got` against `want` (sinew_blend's rules for the layers). */
+static void compare_joint(const sinew_blend_layer *layers, int layer_count, float threshold, const sinew_transform *rest,
+                          const sinew_transform *want, const sinew_transform *got, int j, errors *e)
+{
+    float total = 0.0f, big[10] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, f[10], g[10], h[10];
+    int contributors = 0;
+    if (threshold == 0.0f) threshold = 0.1f;
+    for (int i = 0; i <= layer_count; ++i) {
+        float w = i < layer_count ? layers[i].weight * (layers[i].joint_weights ? layers[i].joint_weights[j] : 1.0f)
+                                  : threshold - total;
+        if (!(w > 0.0f)) continue;
+        total += w, ++contributors;
+        floats_of(i < layer_count ? &layers[i].pose[j] : &rest[j], f);
+        for (int c = 0; c < 10; ++c) big[c] = fmaxf(big[c], fabsf(f[c]));
+    }
+    ++e->joints;
+    if (contributors == 1) {
+        ++e->singles;
+        e->single_off += memcmp(want, got, sizeof *want) != 0;
         return;
     }
-    enum { MAX = 61, LAYERS = 4 };
+    floats_of(want, g), floats_of(got, h);
+    for (int c = 0; c < 10; ++c) {
+        double d = fabs((double)g[c] - (double)h[c]);
+        if (c >= 3 && c < 7) e->turn = fmax(e->turn, d);
+        else e->move = fmax(e->move, d / big[c]);
+    }
+}
+
+/* sinew_blend and sinew_blend_pose on a skeleton made at the best SIMD
+ * level against the same skeleton made at the scalar level, for joint
+ * counts below, at and off multiples of the kernels' 8: random rest poses
+ * and layers (rotations on either side of the rest's), masks of zeros,
+ * ones and fractions (joints with one contributor, joints the rest pose
+ * fills in), weights of 0, thresholds 0 (0.1), 0.5 and 3 (the rest pose
+ * in every joint), weights near 1e-18 and 1e18, a -0 coordinate and NaNs
+ * in layers that do not count for their joint (the scalar loop skips
+ * them; the lanes must too). The SoA blend at the scalar level is sinew_blend's scalar result bit for
+ * bit; the SIMD ones within sinew.h's tolerances, one-contributor joints
+ * bit for bit; SoA conversions bit for bit, padding lanes the identity. */
+static void check_simd_blend(void)
+{
+    enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX) };
+    bool simd_runs = sinew_simd_supported() >= SINEW_SIMD_AVX2;
+    if (!simd_runs) printf("test_blend: SIMD blend not checked: this CPU runs no AVX2\n");
     static const int counts[] = {5, 8, 16, 61};
     unsigned state = 12345u;
-    int cases = 0, differ = 0;
+    int cases = 0, soa_differ = 0, round_trip_differ = 0, pad_differ = 0;
+    errors aos = {0}, soa = {0};
     for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
         int n = counts[ci], parents[MAX];
-        sinew_transform rest[MAX], poses[LAYERS][MAX], want[MAX], got[MAX];
-        float masks[LAYERS][MAX];
+        static sinew_transform rest[MAX], poses[LAYERS][MAX], want[MAX], got[MAX], back[MAX];
+        static float masks[LAYERS][MAX], soa_rest[FLOATS], soa_poses[LAYERS][FLOATS], soa_want[FLOATS],
+            soa_got[FLOATS];
         for (int j = 0; j < n; ++j) parents[j] = j - 1, random_transform(&state, &rest[j]);
         sinew_skeleton_desc d = {n, parents, NULL, rest};
         sinew_error err;
@@ -62,9 +112,14 @@ static void check_simd_blend(void)
         sinew_skeleton *simd = sinew_skeleton_create(&d, NULL, NULL, &err);
         CHECK(scalar && simd, "skeletons of %d joints: %s", n, err.description);
         if (!scalar || !simd) goto next;
+        sinew_pose_from_transforms(rest, n, soa_rest, &err);
         for (int round = 0; round < 40; ++round) {
             sinew_blend_layer layers[LAYERS];
+            sinew_pose_layer pose_layers[LAYERS];
             int layer_count = 1 + round % LAYERS;
+            /* weights far from 1 (with a threshold to match): sums whose
+             * reciprocals leave the range of the kernels' estimates */
+            float scale = round % 7 == 3 ? 1e-18f : round % 7 == 5 ? 1e18f : 1.0f;
             for (int i = 0; i < layer_count; ++i) {
                 for (int j = 0; j < n; ++j) {
                     random_transform(&state, &poses[i][j]);
@@ -74,35 +129,61 @@ static void check_simd_blend(void)
                 }
                 poses[i][0].translation.x = -0.0f;
                 float pick = rnd(&state, 0, 1);
-                layers[i] = (sinew_blend_layer){poses[i], pick < 0.15f ? 0.0f : rnd(&state, 0, 1.5f),
+                layers[i] = (sinew_blend_layer){poses[i], pick < 0.15f ? 0.0f : scale * rnd(&state, 0, 1.5f),
                                                 round % 3 ? masks[i] : NULL};
                 if (!layers[i].joint_weights) /* NaNs only where a mask keeps them out */
                     for (int j = 0; j < n; ++j)
                         if (isnan(poses[i][j].scale.y)) poses[i][j].scale.y = 1.0f;
                 if (layers[i].weight == 0.0f && rnd(&state, 0, 1) < 0.5f) poses[i][1].rotation.x = NAN;
+                sinew_pose_from_transforms(poses[i], n, soa_poses[i], &err);
+                sinew_pose_to_transforms(soa_poses[i], n, back, &err);
+                round_trip_differ += memcmp(back, poses[i], sizeof(sinew_transform) * (size_t)n) != 0;
+                pose_layers[i] = (sinew_pose_layer){soa_poses[i], layers[i].weight, layers[i].joint_weights};
             }
             float threshold = round % 5 == 0 ? 3.0f : round % 5 == 1 ? 0.5f : 0.0f;
+            if (scale < 1.0f) threshold *= 1e-19f;
             CHECK(sinew_blend(scalar, layers, layer_count, threshold, want, n, &err) == SINEW_OK, "scalar blend: %s",
                   err.description);
+            CHECK(sinew_blend_pose(scalar, soa_rest, pose_layers, layer_count, threshold, soa_want, n, &err) ==
+                      SINEW_OK,
+                  "scalar SoA blend: %s", err.description);
+            sinew_pose_to_transforms(soa_want, n, back, &err);
+            soa_differ += memcmp(back, want, sizeof(sinew_transform) * (size_t)n) != 0;
+            for (int j = n; j & 7; ++j)
+                for (int c = 0; c < 10; ++c)
+                    pad_differ += soa_want[(j / 8) * SINEW_POSE_BLOCK_FLOATS + c * 8 + j % 8] != (c >= 6 ? 1.0f : 0.0f);
+            ++cases;
+            if (!simd_runs) continue;
             CHECK(sinew_blend(simd, layers, layer_count, threshold, got, n, &err) == SINEW_OK, "SIMD blend: %s",
                   err.description);
-            ++cases;
-            if (memcmp(want, got, sizeof(sinew_transform) * (size_t)n) != 0) {
-                ++differ;
-                for (int j = 0; j < n; ++j)
-                    if (memcmp(&want[j], &got[j], sizeof want[j]) != 0) {
-                        fprintf(stderr, "%d joints, round %d: joint %d differs first\n", n, round, j);
-                        break;
-                    }
-            }
+            for (int j = 0; j < n; ++j) compare_joint(layers, layer_count, threshold, rest, &want[j], &got[j], j, &aos);
+            CHECK(sinew_blend_pose(simd, soa_rest, pose_layers, layer_count, threshold, soa_got, n, &err) == SINEW_OK,
+                  "SIMD SoA blend: %s", err.description);
+            sinew_pose_to_transforms(soa_got, n, back, &err);
+            for (int j = 0; j < n; ++j) compare_joint(layers, layer_count, threshold, rest, &want[j], &back[j], j, &soa);
+            for (int j = n; j & 7; ++j)
+                for (int c = 0; c < 10; ++c)
+                    pad_differ += soa_got[(j / 8) * SINEW_POSE_BLOCK_FLOATS + c * 8 + j % 8] != (c >= 6 ? 1.0f : 0.0f);
         }
     next:
         sinew_skeleton_free(scalar), sinew_skeleton_free(simd);
     }
-    CHECK(differ == 0, "the SIMD blend differs from the scalar one in %d of %d cases", differ, cases);
-    if (!differ)
-        printf("test_blend: SIMD blend at %s bit for bit as the scalar loop in %d cases\n",
-               sinew_simd_name(sinew_simd_supported()), cases);
+    CHECK(round_trip_differ == 0, "SoA round trips not bit for bit: %d", round_trip_differ);
+    CHECK(soa_differ == 0, "the scalar SoA blend differs from the scalar blend in %d of %d cases", soa_differ, cases);
+    CHECK(pad_differ == 0, "%d padding floats are not the identity's", pad_differ);
+    if (!simd_runs) return;
+    const errors *e[2] = {&aos, &soa};
+    for (int k = 0; k < 2; ++k) {
+        const char *what = k ? "sinew_blend_pose" : "sinew_blend";
+        CHECK(e[k]->move <= 1e-6 && e[k]->turn <= 1e-6,
+              "%s at %s: translation/scale %.3g of the largest magnitude, rotation %.3g from the scalar blend", what,
+              sinew_simd_name(sinew_simd_supported()), e[k]->move, e[k]->turn);
+        CHECK(e[k]->single_off == 0, "%s: %d of %d one-contributor joints not bit for bit", what, e[k]->single_off,
+              e[k]->singles);
+        printf("test_blend: %s at %s: %d joints within %.2g (translation, scale: of the largest magnitude) and %.2g "
+               "(rotation) of the scalar blend; %d one-contributor joints bit for bit\n",
+               what, sinew_simd_name(sinew_simd_supported()), e[k]->joints, e[k]->move, e[k]->turn, e[k]->singles);
+    }
 }
 
 int main(void)

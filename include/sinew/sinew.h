@@ -44,7 +44,8 @@
  *                sinew_clip_retarget sinew_clip_measure_error
  *   (build once) sinew_clip_make_additive sinew_skin_vertex_order
  *   Poses        sinew_local_to_model sinew_local_to_model_from sinew_rest_pose
- *   Layer        sinew_blend sinew_additive_delta sinew_additive_apply
+ *                sinew_pose_from_transforms sinew_pose_to_transforms (SoA poses)
+ *   Layer        sinew_blend sinew_blend_pose sinew_additive_delta sinew_additive_apply
  *                sinew_playback_start sinew_playback_advance sinew_playback_phase
  *                sinew_playback_advance_synced sinew_crossfade_start
  *                sinew_crossfade_advance sinew_crossfade_weight
@@ -866,6 +867,37 @@ SINEW_API sinew_result sinew_rest_pose(const sinew_skeleton *skeleton, sinew_tra
                                        int count, sinew_error *err);
 
 /* ======================================================================== */
+/* SoA poses                                                                 */
+/* ======================================================================== */
+
+/* A local pose in structure-of-arrays form, for kernels that work eight
+ * joints at a time (sinew_blend_pose()): a float array of blocks of eight
+ * joints, each block SINEW_POSE_BLOCK_FLOATS floats, ten components of
+ * eight lanes: translation x, y, z, rotation x, y, z, w, scale x, y, z.
+ * Joint j sits in block j / 8, lane j % 8: component c (0-9, in that
+ * order) at pose[(j / 8) * SINEW_POSE_BLOCK_FLOATS + c * 8 + j % 8]. The
+ * joint count is padded to a multiple of 8: SINEW_POSE_FLOATS(joint_count)
+ * floats; the padding lanes hold the identity transform. Any float
+ * alignment works; 32 bytes (a cache line: 64) loads fastest. The
+ * transform arrays (sinew_transform per joint) stay what every other
+ * function reads and writes: convert at the edges. */
+#define SINEW_POSE_BLOCK_FLOATS 80
+#define SINEW_POSE_FLOATS(joint_count) ((size_t)(((joint_count) + 7) / 8) * SINEW_POSE_BLOCK_FLOATS)
+
+/* Writes `count` transforms into the SoA pose `pose`
+ * (SINEW_POSE_FLOATS(count) floats), bit for bit, and the identity into
+ * the padding lanes. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers,
+ * count negative). */
+SINEW_API sinew_result sinew_pose_from_transforms(const sinew_transform *transforms, int count, float *pose,
+                                                  sinew_error *err);
+
+/* The inverse: the first `count` joints of the SoA pose `pose` written to
+ * `out` (count transforms), bit for bit. Errors as
+ * sinew_pose_from_transforms(). */
+SINEW_API sinew_result sinew_pose_to_transforms(const float *pose, int count, sinew_transform *out,
+                                                sinew_error *err);
+
+/* ======================================================================== */
 /* Blending                                                                  */
 /* ======================================================================== */
 
@@ -884,13 +916,43 @@ typedef struct sinew_blend_layer {
  * nlerp, so the order of the layers does not change the result. Where a
  * joint's total weight is below `threshold`, the rest pose fills in with
  * weight threshold - total (a joint no layer drives takes its rest pose,
- * with no jump as weights fade); threshold 0 means 0.1. Outputs may alias
- * no input. Errors: SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, a weight
- * or mask value negative or not finite, threshold negative),
- * SINEW_ERROR_SIZE_MISMATCH (count is not the joint count). */
+ * with no jump as weights fade); threshold 0 means 0.1. A joint with one
+ * contributor (one layer with weight above 0, or the rest pose alone)
+ * takes its transform bit for bit, at every SIMD level. Elsewhere the
+ * skeleton's level decides: the scalar level divides by the total weight
+ * and by the rotation's length exactly; AVX2 and above sum with fused
+ * multiply-adds and normalize by a reciprocal square root estimate
+ * refined by a Newton step (with masks, the total's reciprocal too):
+ * translations and scales within 1e-6 of the largest contributing
+ * magnitude (1 if less) of the scalar result, rotation components within
+ * 1e-6 where the weighted rotations do not nearly cancel (the error grows
+ * as the total weight over their sum's length, 1 when they agree).
+ * Outputs may alias no input. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, a weight or mask value
+ * negative or not finite, threshold negative), SINEW_ERROR_SIZE_MISMATCH
+ * (count is not the joint count). */
 SINEW_API sinew_result sinew_blend(const sinew_skeleton *skeleton, const sinew_blend_layer *layers,
                                    int layer_count, float threshold, sinew_transform *out, int count,
                                    sinew_error *err);
+
+/* One input of sinew_blend_pose(): a SoA pose with its weight and an
+ * optional per-joint mask. */
+typedef struct sinew_pose_layer {
+    const float *pose;            /* SINEW_POSE_FLOATS(joint_count) floats */
+    float weight;                 /* >= 0; 0 leaves the layer out */
+    const float *joint_weights;   /* joint_count floats in [0, 1] (not padded), or NULL for all 1 */
+} sinew_pose_layer;
+
+/* sinew_blend() on SoA poses (see "SoA poses"): the same sums, rules and
+ * tolerances, joint for joint, with no conversion inside: SoA layers in,
+ * a SoA pose out (out's padding lanes: the identity). `rest` is the
+ * skeleton's rest pose in SoA form, made once
+ * (sinew_pose_from_transforms(skeleton->rest_pose, ...)); it gives the
+ * rotations' side and fills in below the threshold. Outputs may alias no
+ * input. Errors as sinew_blend(). */
+SINEW_API sinew_result sinew_blend_pose(const sinew_skeleton *skeleton, const float *rest,
+                                        const sinew_pose_layer *layers, int layer_count, float threshold,
+                                        float *out, int count, sinew_error *err);
 
 /* The additive difference of `pose` over `reference` (count joints): the
  * delta that sinew_additive_apply() with weight 1 turns `reference` back

@@ -1,67 +1,123 @@
 /* SPDX-License-Identifier: MIT */
 /* Blending in local space: N-way weighted blends with masks, additive
  * deltas and their application. */
-#include "layer/layer_internal.h"
+#include "layer/blend_internal.h"
 
 static bool valid_weight(float w) { return isfinite(w) && w >= 0.0f; }
+
+/* Joint j of a SoA pose. */
+static sinew_transform pose_joint(const float *pose, int j)
+{
+    float f[10];
+    for (int c = 0; c < 10; ++c) f[c] = pose[sinew__pose_at(j, c)];
+    return (sinew_transform){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}, {f[7], f[8], f[9]}};
+}
+
+/* The scalar reference for one joint, for both blends: layers either
+ * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),
+ * `rest` its rest transform. */
+static sinew_transform blend_joint(const sinew_blend_layer *layers, const sinew_pose_layer *pose_layers,
+                                   int layer_count, const sinew_transform *rest, float threshold, int j)
+{
+    float total = 0.0f;
+    int contributors = 0;
+    sinew_transform only = *rest, p;
+    sinew_vec3 t = {0, 0, 0}, s = {0, 0, 0};
+    sinew_quat q = {0, 0, 0, 0};
+    for (int i = 0; i <= layer_count; ++i) {
+        float w;
+        if (i < layer_count) {
+            float weight = layers ? layers[i].weight : pose_layers[i].weight;
+            const float *mask = layers ? layers[i].joint_weights : pose_layers[i].joint_weights;
+            w = weight * (mask ? mask[j] : 1.0f);
+            if (!(w > 0.0f)) continue;
+            p = layers ? layers[i].pose[j] : pose_joint(pose_layers[i].pose, j);
+        } else { /* the rest pose fills in below the threshold */
+            w = threshold - total;
+            if (!(w > 0.0f)) continue;
+            p = *rest;
+        }
+        total += w;
+        ++contributors;
+        only = p;
+        t.x += w * p.translation.x, t.y += w * p.translation.y, t.z += w * p.translation.z;
+        s.x += w * p.scale.x, s.y += w * p.scale.y, s.z += w * p.scale.z;
+        float wq = sinew__q_dot(p.rotation, rest->rotation) < 0.0f ? -w : w;
+        q.x += wq * p.rotation.x, q.y += wq * p.rotation.y, q.z += wq * p.rotation.z, q.w += wq * p.rotation.w;
+    }
+    if (contributors == 1) return only; /* one pose: itself, bit for bit */
+    float inv = 1.0f / total;
+    return (sinew_transform){sinew__v3(t.x * inv, t.y * inv, t.z * inv), sinew__q_normalize(q),
+                             sinew__v3(s.x * inv, s.y * inv, s.z * inv)};
+}
+
+/* The checks both blends share, but the layers'; `name` the caller. */
+static sinew_result check_blend(const char *name, const sinew_skeleton *sk, bool layers, int layer_count,
+                                float threshold, const void *out, int count, sinew_error *err)
+{
+    if (!sk || !out || layer_count < 0 || (layer_count > 0 && !layers) || !(threshold >= 0.0f) ||
+        !isfinite(threshold))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: a skeleton, layers and an output", name);
+    if (count != sk->joint_count)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d transforms for %d joints", name, count,
+                           sk->joint_count);
+    return SINEW_OK;
+}
+
+/* Layer i's checks. */
+static sinew_result check_layer(const char *name, int i, bool pose, float weight, const float *mask, int count,
+                                sinew_error *err)
+{
+    if (!pose || !valid_weight(weight))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: a pose and a weight >= 0", name, i);
+    for (int j = 0; mask && j < count; ++j)
+        if (!valid_weight(mask[j]))
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: joint %d's mask weight %g", name, i,
+                               j, (double)mask[j]);
+    return SINEW_OK;
+}
 
 sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *layers, int layer_count, float threshold,
                          sinew_transform *out, int count, sinew_error *err)
 {
-    if (!sk || !out || layer_count < 0 || (layer_count > 0 && !layers) || !(threshold >= 0.0f) ||
-        !isfinite(threshold))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend: a skeleton, layers and an output");
-    if (count != sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "sinew_blend: %d transforms for %d joints", count,
-                           sk->joint_count);
-    for (int i = 0; i < layer_count; ++i) {
-        if (!layers[i].pose || !valid_weight(layers[i].weight))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend: layer %d: a pose and a weight >= 0", i);
-        for (int j = 0; layers[i].joint_weights && j < count; ++j)
-            if (!valid_weight(layers[i].joint_weights[j]))
-                return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
-                                   "sinew_blend: layer %d: joint %d's mask weight %g", i, j,
-                                   (double)layers[i].joint_weights[j]);
-    }
+    sinew_result r = check_blend("sinew_blend", sk, layers != NULL, layer_count, threshold, out, count, err);
+    for (int i = 0; r == SINEW_OK && i < layer_count; ++i)
+        r = check_layer("sinew_blend", i, layers[i].pose != NULL, layers[i].weight, layers[i].joint_weights, count,
+                        err);
+    if (r != SINEW_OK) return r;
     if (threshold == 0.0f) threshold = 0.1f;
     int done = 0;
     sinew__blend_kernel kernel = sinew__blend_kernel_for(sinew__skeleton_of(sk)->simd);
     if (kernel) /* the loop below, vectorized; it may leave a tail of joints */
         done = kernel(sk->rest_pose, layers, layer_count, threshold, out, count);
-    for (int j = done; j < count; ++j) {
-        const sinew_transform *rest = &sk->rest_pose[j];
-        float total = 0.0f;
-        int contributors = 0;
-        const sinew_transform *only = NULL;
-        sinew_vec3 t = {0, 0, 0}, s = {0, 0, 0};
-        sinew_quat q = {0, 0, 0, 0};
-        for (int i = 0; i <= layer_count; ++i) {
-            const sinew_transform *p;
-            float w;
-            if (i < layer_count) {
-                w = layers[i].weight * (layers[i].joint_weights ? layers[i].joint_weights[j] : 1.0f);
-                p = &layers[i].pose[j];
-            } else { /* the rest pose fills in below the threshold */
-                w = threshold - total;
-                p = rest;
-            }
-            if (!(w > 0.0f)) continue;
-            total += w;
-            ++contributors;
-            only = p;
-            t.x += w * p->translation.x, t.y += w * p->translation.y, t.z += w * p->translation.z;
-            s.x += w * p->scale.x, s.y += w * p->scale.y, s.z += w * p->scale.z;
-            float wq = sinew__q_dot(p->rotation, rest->rotation) < 0.0f ? -w : w;
-            q.x += wq * p->rotation.x, q.y += wq * p->rotation.y, q.z += wq * p->rotation.z, q.w += wq * p->rotation.w;
+    for (int j = done; j < count; ++j)
+        out[j] = blend_joint(layers, NULL, layer_count, &sk->rest_pose[j], threshold, j);
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
+                              int layer_count, float threshold, float *out, int count, sinew_error *err)
+{
+    sinew_result r = check_blend("sinew_blend_pose", sk, layers != NULL, layer_count, threshold, out, count, err);
+    if (r == SINEW_OK && !rest)
+        r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose: the rest pose in SoA form");
+    for (int i = 0; r == SINEW_OK && i < layer_count; ++i)
+        r = check_layer("sinew_blend_pose", i, layers[i].pose != NULL, layers[i].weight, layers[i].joint_weights,
+                        count, err);
+    if (r != SINEW_OK) return r;
+    if (threshold == 0.0f) threshold = 0.1f;
+    sinew__blend_pose_kernel kernel = sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd);
+    if (kernel) {
+        kernel(rest, layers, layer_count, threshold, out, count);
+    } else {
+        for (int j = 0; j < count; ++j) {
+            sinew_transform rj = pose_joint(rest, j), o = blend_joint(NULL, layers, layer_count, &rj, threshold, j);
+            const float f[10] = {o.translation.x, o.translation.y, o.translation.z, o.rotation.x, o.rotation.y,
+                                 o.rotation.z,    o.rotation.w,    o.scale.x,       o.scale.y,    o.scale.z};
+            for (int c = 0; c < 10; ++c) out[sinew__pose_at(j, c)] = f[c];
         }
-        if (contributors == 1) { /* one pose: itself, bit for bit */
-            out[j] = *only;
-            continue;
-        }
-        float inv = 1.0f / total;
-        out[j].translation = sinew__v3(t.x * inv, t.y * inv, t.z * inv);
-        out[j].scale = sinew__v3(s.x * inv, s.y * inv, s.z * inv);
-        out[j].rotation = sinew__q_normalize(q);
+        sinew__pose_pad(out, count);
     }
     sinew__ok(err);
     return SINEW_OK;

@@ -1,118 +1,201 @@
 /* SPDX-License-Identifier: MIT */
-/* sinew_blend with 256-bit vectors (run only where sinew_simd_supported()
- * says so): eight consecutive joints a step, each layer's transforms, and
- * the rest pose's, loaded a joint per 128-bit row and transposed into one
- * vector per component (pose_block_avx.h). Every lane does what blend.c's
- * loop does for its joint, in the same order with the same separate
- * multiplies, adds, division and square root, so the result is the scalar
- * one bit for bit: a layer that does not count for a joint (weight not
- * above 0) adds +0 to its sums, which leaves them as they are (they start
- * at +0 and so are never -0), and a joint with one contributor takes its
- * transform as it is. */
-#include "layer/layer_internal.h"
+/* sinew_blend and sinew_blend_pose with 256-bit vectors (run only where
+ * sinew_simd_supported() says so): eight joints a step, one vector per
+ * component. sinew_blend's transforms are loaded a joint per 128-bit row
+ * and transposed (pose_block_avx.h); a SoA pose's block is those vectors
+ * as they lie. Both then run the same lanes: blend.c's sums with fused
+ * multiply-adds, the total weight's reciprocal and the rotation's
+ * reciprocal length each from the estimate instruction and one Newton
+ * step (exact division and square root where a value lies outside the
+ * range the estimates keep their precision in), and a joint with one
+ * contributor copied as it is, as the scalar reference does. A layer that
+ * does not count for a lane (weight not above 0) adds +0 * +0 to the
+ * lane's sums, even where its floats are NaN.
+ *
+ * A block goes over its layers twice: first the rotations and the total
+ * weight (which decides the rest pose's share), then the translations and
+ * scales. Each pass keeps its sums in registers (ten sums, the rest
+ * rotations and the weights at once would not fit in sixteen), and a
+ * transform array's rows split the same way: rotations are floats 3-6,
+ * translation and scale floats 0-2 and 7-9, so each pass transposes only
+ * what it reads. */
+#include "layer/blend_internal.h"
 
 #include "skeleton/simd/pose_block_avx.h"
 
-/* The rows of eight consecutive transforms from pose[0]. */
-static inline void rows8(const sinew_transform *pose, const float *rows[8])
+#include <string.h>
+
+#define INLINE static inline __attribute__((always_inline))
+
+/* Layer weights for the eight joints from `first`: `weight` times the
+ * mask's; `valid` of them read (the others 0), for a SoA pose's last
+ * block. */
+INLINE __m256 layer_weight(float weight, const float *mask, int first, int valid)
 {
-    for (int i = 0; i < 8; ++i) rows[i] = &pose[i].translation.x;
+    __m256 w = _mm256_set1_ps(weight);
+    if (!mask) return w;
+    if (valid == 8) return _mm256_mul_ps(w, _mm256_loadu_ps(mask + first));
+    __m256i in = _mm256_cmpgt_epi32(_mm256_set1_epi32(valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return _mm256_mul_ps(w, _mm256_maskload_ps(mask + first, in));
 }
 
-/* The rotations of eight consecutive transforms, one vector per component. */
-static inline void load8_rotations(const sinew_transform *pose, __m256 q[4])
+/* The rotation pass's sums. */
+typedef struct rot_sums {
+    __m256 q[4], total;
+    int any, multi; /* lane bits: some contributor counted, two or more did */
+} rot_sums;
+
+/* One contributor's rotations q (weights w, counted where `counts`, lane
+ * bits `lanes`), put on the side of the rest rotations rr: the dot
+ * product's sign, summed in sinew__q_dot's order (a sign near 0 picks a
+ * side, so it must be the scalar one). */
+INLINE void rot_add(rot_sums *s, __m256 w, __m256 counts, int lanes, const __m256 q[4], const __m256 rr[4])
+{
+    __m256 dot = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], rr[0]), _mm256_mul_ps(q[1], rr[1])), _mm256_mul_ps(q[2], rr[2])),
+        _mm256_mul_ps(q[3], rr[3]));
+    __m256 wq = _mm256_xor_ps(w, _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ),
+                                               _mm256_set1_ps(-0.0f)));
+    if (lanes == 0xff) {
+        for (int c = 0; c < 4; ++c) s->q[c] = _mm256_fmadd_ps(wq, q[c], s->q[c]);
+        s->total = _mm256_add_ps(s->total, w);
+    } else {
+        wq = _mm256_and_ps(wq, counts);
+        for (int c = 0; c < 4; ++c) s->q[c] = _mm256_fmadd_ps(wq, _mm256_and_ps(q[c], counts), s->q[c]);
+        s->total = _mm256_add_ps(s->total, _mm256_and_ps(w, counts));
+    }
+    s->multi |= s->any & lanes;
+    s->any |= lanes;
+}
+
+/* One contributor's translations and scales v (t x y z, s x y z). */
+INLINE void move_add(__m256 sum[6], __m256 w, __m256 counts, int lanes, const __m256 v[6])
+{
+    if (lanes == 0xff) {
+        for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(w, v[c], sum[c]);
+    } else {
+        w = _mm256_and_ps(w, counts);
+        for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(w, _mm256_and_ps(v[c], counts), sum[c]);
+    }
+}
+
+/* Rotation sums normalized as sinew__q_normalize (the identity where the
+ * length is 0 or not finite). Where every lane's squared length lies in
+ * the range the estimate keeps its precision in (the common case), each
+ * is finite and above 0, and the lanes need no check for the identity;
+ * elsewhere (rsqrt flushes denormals) the square root and division are
+ * exact. */
+INLINE void normalize(const __m256 r[4], __m256 q[4])
+{
+    __m256 len2 = _mm256_add_ps(_mm256_fmadd_ps(r[1], r[1], _mm256_mul_ps(r[0], r[0])),
+                                _mm256_fmadd_ps(r[3], r[3], _mm256_mul_ps(r[2], r[2])));
+    /* below the range or NaN, or above it */
+    __m256 outside = _mm256_or_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(1e-30f), _CMP_NGE_UQ),
+                                  _mm256_cmp_ps(len2, _mm256_set1_ps(1e30f), _CMP_GT_OQ));
+    if (__builtin_expect(_mm256_movemask_ps(outside) != 0, 0)) {
+        __m256 inv_len = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+        __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+        for (int c = 0; c < 4; ++c)
+            q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(r[c], inv_len), sane);
+        return;
+    }
+    __m256 y = _mm256_rsqrt_ps(len2); /* y (1.5 - 0.5 len2 y^2) */
+    __m256 inv_len = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
+                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, y), y, _mm256_set1_ps(3.0f)));
+    for (int c = 0; c < 4; ++c) q[c] = _mm256_mul_ps(r[c], inv_len);
+}
+
+/* The end of the rotation pass: the rotations normalized into q, and the
+ * total weight's reciprocal (exact outside the estimate's range, as
+ * above). */
+INLINE __m256 rot_finish(const rot_sums *s, __m256 q[4])
+{
+    const __m256 total = s->total;
+    __m256 outside = _mm256_or_ps(_mm256_cmp_ps(total, _mm256_set1_ps(1e-30f), _CMP_LT_OQ),
+                                  _mm256_cmp_ps(total, _mm256_set1_ps(1e30f), _CMP_GT_OQ));
+    __m256 inv;
+    if (__builtin_expect(_mm256_movemask_ps(outside) != 0, 0)) {
+        inv = _mm256_div_ps(_mm256_set1_ps(1.0f), total);
+    } else {
+        __m256 e = _mm256_rcp_ps(total);
+        inv = _mm256_mul_ps(e, _mm256_fnmadd_ps(total, e, _mm256_set1_ps(2.0f)));
+    }
+    normalize(s->q, q);
+    return inv;
+}
+
+/* The layer that alone counts for joint j where `from_layers`, else the
+ * rest pose (layer_count): the same products the lanes compared with 0. */
+#define ONLY_LAYER(layers, layer_count, from_layers, i, j, l)                                                        \
+    do {                                                                                                              \
+        l = layer_count;                                                                                              \
+        if ((from_layers) >> (i) & 1)                                                                                 \
+            for (l = 0; l < (layer_count); ++l)                                                                       \
+                if ((layers)[l].weight * ((layers)[l].joint_weights ? (layers)[l].joint_weights[j] : 1.0f) > 0.0f)    \
+                    break;                                                                                            \
+    } while (0)
+
+/* Layers without masks weigh every joint the same, so the scalar
+ * reference's per-joint sums of weights are the same for every joint:
+ * which layers count, the rest pose's share, the total and its reciprocal
+ * are worked out once, as the reference does per joint (the division
+ * exact), and the blocks only sum the poses. */
+typedef struct uniform {
+    float total_inv, rest_weight;
+    bool rest_counts;
+    int contributors, only; /* only: the last contributor (layer_count: the rest pose) */
+} uniform;
+
+/* The layers' uniform weights, or false where a layer has a mask. */
+static bool uniform_weights(const float *weight_of, const float *const *mask_of, size_t stride, int layer_count,
+                            float threshold, uniform *u)
+{
+    float total = 0.0f;
+    u->contributors = 0, u->only = layer_count;
+    for (int i = 0; i < layer_count; ++i) {
+        const float *w = (const float *)((const char *)weight_of + (size_t)i * stride);
+        if (*(const float *const *)((const char *)mask_of + (size_t)i * stride)) return false;
+        if (!(*w > 0.0f)) continue;
+        total += *w, ++u->contributors, u->only = i;
+    }
+    u->rest_weight = threshold - total;
+    u->rest_counts = u->rest_weight > 0.0f;
+    if (u->rest_counts) total += u->rest_weight, ++u->contributors, u->only = layer_count;
+    u->total_inv = 1.0f / total;
+    return true;
+}
+
+/* The rotation pass's sums with a uniform weight w: as rot_add. */
+INLINE void rot_add_uniform(__m256 sum[4], float w, const __m256 q[4], const __m256 rr[4])
+{
+    __m256 dot = _mm256_add_ps(
+        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], rr[0]), _mm256_mul_ps(q[1], rr[1])), _mm256_mul_ps(q[2], rr[2])),
+        _mm256_mul_ps(q[3], rr[3]));
+    __m256 wq = _mm256_xor_ps(_mm256_set1_ps(w), _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ),
+                                                               _mm256_set1_ps(-0.0f)));
+    for (int c = 0; c < 4; ++c) sum[c] = _mm256_fmadd_ps(wq, q[c], sum[c]);
+}
+
+/* ---- sinew_blend: transforms in and out ----------------------------------- */
+
+/* Four floats from float `at` of eight consecutive transforms, one vector
+ * per float. */
+INLINE void load8(const sinew_transform *pose, int at, __m256 v[4])
 {
     const float *rows[8];
-    for (int i = 0; i < 8; ++i) rows[i] = &pose[i].rotation.x;
-    sinew__transpose_halves(sinew__joint_rows(rows, 0, 0), sinew__joint_rows(rows, 1, 0),
-                            sinew__joint_rows(rows, 2, 0), sinew__joint_rows(rows, 3, 0), q);
+    for (int i = 0; i < 8; ++i) rows[i] = &pose[i].translation.x;
+    sinew__transpose_halves(sinew__joint_rows(rows, 0, at), sinew__joint_rows(rows, 1, at),
+                            sinew__joint_rows(rows, 2, at), sinew__joint_rows(rows, 3, at), v);
 }
 
-/* Layer l's weight for eight joints from `first`: its weight times its
- * mask's. */
-static inline __m256 layer_weight(const sinew_blend_layer *l, int first)
+/* Translation and scale of eight consecutive transforms: floats 0-3 and
+ * 6-9 (rotation x and w left out). */
+INLINE void load8_moves(const sinew_transform *pose, __m256 v[6])
 {
-    __m256 w = _mm256_set1_ps(l->weight);
-    return l->joint_weights ? _mm256_mul_ps(w, _mm256_loadu_ps(l->joint_weights + first)) : w;
-}
-
-/* A block's sums: the weighted sums of each float and the total weight,
- * per lane the contributor count and the last contributing layer. */
-typedef struct sums {
-    __m256 sum[10], total;
-    __m256i contributors, last;
-} sums;
-
-/* The layers, then the rest pose with what the threshold leaves, summed
- * for the eight joints from `first`. */
-static void sum_block(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
-                      float threshold, int first, sums *o)
-{
-    const __m256 zero = _mm256_setzero_ps(), negative_zero = _mm256_set1_ps(-0.0f);
-    __m256 total = zero, sum[10], rest_rotation[4];
-    __m256i contributors = _mm256_setzero_si256(), last = contributors;
-    for (int c = 0; c < 10; ++c) sum[c] = zero;
-    load8_rotations(rest_pose + first, rest_rotation);
-    for (int i = 0; i <= layer_count; ++i) {
-        __m256 w = i < layer_count ? layer_weight(&layers[i], first) : _mm256_sub_ps(_mm256_set1_ps(threshold), total);
-        __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ), p[10];
-        int lanes = _mm256_movemask_ps(counts);
-        if (!lanes) continue;
-        const float *rows[8];
-        rows8((i < layer_count ? layers[i].pose : rest_pose) + first, rows);
-        sinew__load_rows(rows, p);
-        total = _mm256_add_ps(total, _mm256_and_ps(w, counts));
-        contributors = _mm256_sub_epi32(contributors, _mm256_castps_si256(counts));
-        last = _mm256_blendv_epi8(last, _mm256_set1_epi32(i), _mm256_castps_si256(counts));
-        /* the rotation on the rest rotation's side: the weight negated
-         * where their dot product, summed in sinew__q_dot's order, is
-         * negative */
-        __m256 dot = _mm256_add_ps(
-            _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p[3], rest_rotation[0]), _mm256_mul_ps(p[4], rest_rotation[1])),
-                          _mm256_mul_ps(p[5], rest_rotation[2])),
-            _mm256_mul_ps(p[6], rest_rotation[3]));
-        __m256 wq = _mm256_xor_ps(w, _mm256_and_ps(_mm256_cmp_ps(dot, zero, _CMP_LT_OQ), negative_zero));
-        for (int c = 0; c < 10; ++c) {
-            __m256 term = _mm256_mul_ps(c >= 3 && c < 7 ? wq : w, p[c]);
-            if (lanes != 0xff) term = _mm256_and_ps(term, counts); /* +0 where the layer does not count */
-            sum[c] = _mm256_add_ps(sum[c], term);
-        }
-    }
-    for (int c = 0; c < 10; ++c) o->sum[c] = sum[c];
-    o->total = total, o->contributors = contributors, o->last = last;
-}
-
-/* The blend from a block's sums written to out[first .. first + 7]: the
- * means, the rotation normalized as sinew__q_normalize (the identity where
- * its length is 0 or not finite), and a joint with one contributor its
- * transform as it is. */
-static void finish_block(const sums *b, const sinew_transform *rest_pose, const sinew_blend_layer *layers,
-                         int layer_count, int first, sinew_transform *out)
-{
-    __m256 v[10], inv = _mm256_div_ps(_mm256_set1_ps(1.0f), b->total);
-    for (int c = 0; c < 10; ++c)
-        if (c < 3 || c >= 7) v[c] = _mm256_mul_ps(b->sum[c], inv);
-    const __m256 *q = b->sum + 3;
-    __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
-                                              _mm256_mul_ps(q[2], q[2])),
-                                _mm256_mul_ps(q[3], q[3]));
-    __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
-                                _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-    __m256 inv_len = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
-    for (int c = 0; c < 4; ++c)
-        v[3 + c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(q[c], inv_len), sane);
-    float *rows[8];
-    for (int i = 0; i < 8; ++i) rows[i] = &out[first + i].translation.x;
-    sinew__store_rows(v, rows);
-    int single = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_cmpeq_epi32(b->contributors, _mm256_set1_epi32(1))));
-    if (!single) return;
-    int32_t layer[8];
-    _mm256_storeu_si256((__m256i *)layer, b->last);
-    for (int i = 0; i < 8; ++i)
-        if (single >> i & 1) {
-            int j = first + i;
-            out[j] = layer[i] < layer_count ? layers[layer[i]].pose[j] : rest_pose[j];
-        }
+    __m256 a[4], b[4];
+    load8(pose, 0, a), load8(pose, 6, b);
+    v[0] = a[0], v[1] = a[1], v[2] = a[2], v[3] = b[1], v[4] = b[2], v[5] = b[3];
 }
 
 /* The first joint of block b: the last block ends with the last joint,
@@ -122,19 +205,214 @@ static int block_first(int b, int count) { return 8 * b + 8 <= count ? 8 * b : c
 int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
                       float threshold, sinew_transform *out, int count)
 {
-    /* Blocks go in chunks: first each block's sums, then each is finished
-     * (a division and a square root at the end of a long chain), so that
-     * the processor overlaps one block's chain with the next's. */
-    enum { CHUNK = 4 };
     if (count < 8) return 0;
     int blocks = (count + 7) / 8;
-    for (int c0 = 0; c0 < blocks; c0 += CHUNK) {
-        int chunk = blocks - c0 < CHUNK ? blocks - c0 : CHUNK;
-        sums b[CHUNK];
-        for (int g = 0; g < chunk; ++g)
-            sum_block(rest_pose, layers, layer_count, threshold, block_first(c0 + g, count), &b[g]);
-        for (int g = 0; g < chunk; ++g)
-            finish_block(&b[g], rest_pose, layers, layer_count, block_first(c0 + g, count), out);
+    const __m256 zero = _mm256_setzero_ps();
+    uniform u;
+    if (uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
+        if (u.contributors == 1) { /* one pose: itself, bit for bit */
+            memcpy(out, u.only < layer_count ? layers[u.only].pose : rest_pose, sizeof *out * (size_t)count);
+            return count;
+        }
+        for (int b = 0; b < blocks; ++b) {
+            int first = block_first(b, count);
+            __m256 rr[4], q[4], v[10], sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+            __m256 r[4] = {zero, zero, zero, zero};
+            load8(rest_pose + first, 3, rr);
+            for (int i = 0; i < layer_count; ++i) {
+                if (!(layers[i].weight > 0.0f)) continue;
+                load8(layers[i].pose + first, 3, q);
+                rot_add_uniform(r, layers[i].weight, q, rr);
+            }
+            if (u.rest_counts) rot_add_uniform(r, u.rest_weight, rr, rr);
+            normalize(r, v + 3);
+            for (int i = 0; i < layer_count; ++i) {
+                if (!(layers[i].weight > 0.0f)) continue;
+                load8_moves(layers[i].pose + first, m);
+                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(layers[i].weight), m[c], sum[c]);
+            }
+            if (u.rest_counts) {
+                load8_moves(rest_pose + first, m);
+                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.rest_weight), m[c], sum[c]);
+            }
+            __m256 inv = _mm256_set1_ps(u.total_inv);
+            for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+            float *rows[8];
+            for (int i = 0; i < 8; ++i) rows[i] = &out[first + i].translation.x;
+            sinew__store_rows(v, rows);
+        }
+        return count;
+    }
+    for (int b = 0; b < blocks; ++b) {
+        int first = block_first(b, count);
+        __m256 rr[4], v[10];
+        load8(rest_pose + first, 3, rr);
+        rot_sums s = {{zero, zero, zero, zero}, zero, 0, 0};
+        for (int i = 0; i < layer_count; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, 8);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            __m256 q[4];
+            load8(layers[i].pose + first, 3, q);
+            rot_add(&s, w, counts, lanes, q, rr);
+        }
+        int from_layers = s.any;
+        __m256 rest_w = _mm256_sub_ps(_mm256_set1_ps(threshold), s.total);
+        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
+        int rest_lanes = _mm256_movemask_ps(rest_counts);
+        if (rest_lanes) rot_add(&s, rest_w, rest_counts, rest_lanes, rr, rr);
+        __m256 inv = rot_finish(&s, v + 3);
+        __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+        for (int i = 0; i < layer_count; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, 8);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            load8_moves(layers[i].pose + first, m);
+            move_add(sum, w, counts, lanes, m);
+        }
+        if (rest_lanes) {
+            load8_moves(rest_pose + first, m);
+            move_add(sum, rest_w, rest_counts, rest_lanes, m);
+        }
+        for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+        float *rows[8];
+        for (int i = 0; i < 8; ++i) rows[i] = &out[first + i].translation.x;
+        sinew__store_rows(v, rows);
+        int single = s.any & ~s.multi;
+        for (int i = 0; single && i < 8; ++i) {
+            if (!(single >> i & 1)) continue;
+            int j = first + i, l;
+            ONLY_LAYER(layers, layer_count, from_layers, i, j, l);
+            out[j] = l < layer_count ? layers[l].pose[j] : rest_pose[j];
+        }
     }
     return count;
+}
+
+/* ---- sinew_blend_pose: SoA poses in and out ------------------------------- */
+
+/* Components from .. from + n - 1 (v[0 .. n - 1]) of the last block of a
+ * SoA pose of `count` joints, with the identity's in the padding lanes. */
+INLINE void pad_block(__m256 *v, int from, int n, int count)
+{
+    int valid = count - (count - 1) / 8 * 8;
+    if (valid == 8) return;
+    __m256 in = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(valid), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)));
+    for (int k = 0; k < n; ++k) v[k] = _mm256_blendv_ps(_mm256_set1_ps(from + k >= 6 ? 1.0f : 0.0f), v[k], in);
+}
+
+/* Floats from `from` of a SoA block. */
+INLINE void load_soa(const float *block, int from, int n, __m256 *v)
+{
+    for (int c = 0; c < n; ++c) v[c] = _mm256_loadu_ps(block + 8 * (from + c));
+}
+
+INLINE void load_soa_moves(const float *block, __m256 v[6])
+{
+    load_soa(block, 0, 3, v), load_soa(block, 7, 3, v + 3);
+}
+
+void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
+                            float *out, int count)
+{
+    int blocks = (count + 7) / 8;
+    const __m256 zero = _mm256_setzero_ps();
+    uniform u;
+    if (uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
+        if (u.contributors == 1) { /* one pose: itself, bit for bit */
+            memcpy(out, u.only < layer_count ? layers[u.only].pose : rest, sizeof *out * SINEW_POSE_FLOATS(count));
+            sinew__pose_pad(out, count);
+            return;
+        }
+        /* the rotations of every block, then the translations and scales:
+         * each block's chain (dot products, sums, the reciprocal square
+         * root) is long and short of work, and consecutive blocks in one
+         * pass overlap in the processor */
+        for (int b = 0; b < blocks; ++b) {
+            size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+            __m256 rr[4], q[4], r[4] = {zero, zero, zero, zero};
+            load_soa(rest + at, 3, 4, rr);
+            for (int i = 0; i < layer_count; ++i) {
+                if (!(layers[i].weight > 0.0f)) continue;
+                load_soa(layers[i].pose + at, 3, 4, q);
+                rot_add_uniform(r, layers[i].weight, q, rr);
+            }
+            if (u.rest_counts) rot_add_uniform(r, u.rest_weight, rr, rr);
+            normalize(r, q);
+            if (b == blocks - 1) pad_block(q, 3, 4, count);
+            for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
+        }
+        const __m256 inv = _mm256_set1_ps(u.total_inv);
+        for (int b = 0; b < blocks; ++b) {
+            size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+            __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+            for (int i = 0; i < layer_count; ++i) {
+                if (!(layers[i].weight > 0.0f)) continue;
+                load_soa_moves(layers[i].pose + at, m);
+                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(layers[i].weight), m[c], sum[c]);
+            }
+            if (u.rest_counts) {
+                load_soa_moves(rest + at, m);
+                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.rest_weight), m[c], sum[c]);
+            }
+            __m256 v[10];
+            for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+            if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 7, 7, 3, count);
+            for (int c = 0; c < 3; ++c) {
+                _mm256_storeu_ps(out + at + 8 * c, v[c]);
+                _mm256_storeu_ps(out + at + 8 * (7 + c), v[7 + c]);
+            }
+        }
+        return;
+    }
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
+        const float *rest_block = rest + at;
+        float *o = out + at;
+        __m256 rr[4], v[10];
+        load_soa(rest_block, 3, 4, rr);
+        rot_sums s = {{zero, zero, zero, zero}, zero, 0, 0};
+        for (int i = 0; i < layer_count; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            __m256 q[4];
+            load_soa(layers[i].pose + at, 3, 4, q);
+            rot_add(&s, w, counts, lanes, q, rr);
+        }
+        int from_layers = s.any;
+        __m256 rest_w = _mm256_sub_ps(_mm256_set1_ps(threshold), s.total);
+        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
+        int rest_lanes = _mm256_movemask_ps(rest_counts);
+        if (rest_lanes) rot_add(&s, rest_w, rest_counts, rest_lanes, rr, rr);
+        __m256 inv = rot_finish(&s, v + 3);
+        __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+        for (int i = 0; i < layer_count; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            load_soa_moves(layers[i].pose + at, m);
+            move_add(sum, w, counts, lanes, m);
+        }
+        if (rest_lanes) {
+            load_soa_moves(rest_block, m);
+            move_add(sum, rest_w, rest_counts, rest_lanes, m);
+        }
+        for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+        if (b == blocks - 1) pad_block(v, 0, 10, count);
+        for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, v[c]);
+        int single = s.any & ~s.multi & ((1 << valid) - 1);
+        for (int i = 0; single && i < 8; ++i) {
+            if (!(single >> i & 1)) continue;
+            int l;
+            ONLY_LAYER(layers, layer_count, from_layers, i, first + i, l);
+            const float *src = l < layer_count ? layers[l].pose + at : rest_block;
+            for (int c = 0; c < 10; ++c) o[8 * c + i] = src[8 * c + i];
+        }
+    }
 }

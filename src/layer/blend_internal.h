@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The blends' private declarations: the SoA pose's layout and the kernels
+ * of sinew_blend_pose. Not installed. layer_internal.h declares
+ * sinew_blend's kernel (sinew__blend_avx2); what its lanes promise is
+ * written here, beside the SoA kernel that shares its code. */
+#ifndef SINEW_BLEND_INTERNAL_H
+#define SINEW_BLEND_INTERNAL_H
+
+#include "layer/layer_internal.h"
+
+/* Float `component` (0-9: translation x y z, rotation x y z w, scale x y z)
+ * of joint j in a SoA pose (sinew.h, "SoA poses"). */
+static inline size_t sinew__pose_at(int j, int component)
+{
+    return (size_t)(j >> 3) * SINEW_POSE_BLOCK_FLOATS + (size_t)component * 8 + (size_t)(j & 7);
+}
+
+/* The identity transform in the padding lanes of a SoA pose of `count`
+ * joints (pose.c). */
+void sinew__pose_pad(float *pose, int count);
+
+/* A SoA blend kernel: sinew_blend_pose over every block, its arguments
+ * checked (count the joint count, rest the SoA rest pose). */
+typedef void (*sinew__blend_pose_kernel)(const float *rest, const sinew_pose_layer *layers, int layer_count,
+                                         float threshold, float *out, int count);
+
+/* The SoA blend kernel of a SIMD level, or NULL where the scalar reference
+ * runs (layer/simd/dispatch.c). */
+sinew__blend_pose_kernel sinew__blend_pose_kernel_for(int level);
+
+/* src/layer/simd/blend_avx2.c, both kernels (sinew__blend_avx2 for
+ * sinew_blend, this one for sinew_blend_pose): the scalar reference's sums
+ * eight joints at a time with fused multiply-adds, one reciprocal of the
+ * total weight and one reciprocal square root for the rotation's length,
+ * each refined by one Newton step, so the lanes agree with the scalar
+ * reference to the tolerances sinew.h states; a joint with one contributor
+ * takes its transform bit for bit, as the reference does. */
+void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
+                            float *out, int count);
+
+#endif /* SINEW_BLEND_INTERNAL_H */
