@@ -19,6 +19,7 @@
 
 #include "archive/archive_internal.h"
 #include "clip/compressed.h"
+#include "layer/timeline.h"
 #include "check.h"
 #include "count_alloc.h"
 #if defined(SINEW_TEST_FILES)
@@ -33,13 +34,40 @@
 
 #define SAME(a, b, n) ((a) == (b) || ((a) && (b) && memcmp((a), (b), (n)) == 0))
 
+/* Two timelines hold the same tracks and events, bit for bit (NULL alike). */
+static bool same_timeline(const sinew_timeline *x, const sinew_timeline *y)
+{
+    if (!x || !y) return x == y;
+    if (memcmp(&x->duration, &y->duration, sizeof x->duration) != 0 || x->track_count != y->track_count ||
+        x->value_count != y->value_count || x->event_count != y->event_count || x->compressed != y->compressed)
+        return false;
+    for (int i = 0; i < x->track_count; ++i) {
+        const sinew_user_track *a = &x->tracks[i], *b = &y->tracks[i];
+        size_t n = (size_t)a->key_count;
+        if (strcmp(a->name, b->name) != 0 || a->components != b->components || a->quaternion != b->quaternion ||
+            a->key_count != b->key_count || memcmp(&a->tolerance, &b->tolerance, sizeof a->tolerance) != 0 ||
+            memcmp(a->times, b->times, sizeof(float) * n) != 0 ||
+            memcmp(a->values, b->values, sizeof(float) * n * (size_t)a->components) != 0 ||
+            memcmp(a->step, b->step, n) != 0)
+            return false;
+    }
+    for (int e = 0; e < x->event_count; ++e)
+        if (strcmp(x->events[e].name, y->events[e].name) != 0 ||
+            memcmp(&x->events[e].time, &y->events[e].time, sizeof(float)) != 0)
+            return false;
+    return true;
+}
+
 /* Two assets hold the same data, bit for bit. */
 static bool same_asset(const sinew_asset *x, const sinew_asset *y)
 {
     const sinew_skeleton *s = x->skeleton, *t = y->skeleton;
     if (strcmp(x->name, y->name) != 0 || s->joint_count != t->joint_count || x->node_count != y->node_count ||
-        x->clip_count != y->clip_count || x->mesh_count != y->mesh_count)
+        x->clip_count != y->clip_count || x->mesh_count != y->mesh_count ||
+        (x->timelines != NULL) != (y->timelines != NULL))
         return false;
+    for (int c = 0; x->timelines && c < x->clip_count; ++c)
+        if (!same_timeline(x->timelines[c], y->timelines[c])) return false;
     size_t n = (size_t)s->joint_count;
     if (!SAME(s->parents, t->parents, n * sizeof *s->parents) ||
         !SAME(s->rest_pose, t->rest_pose, n * sizeof *s->rest_pose) ||
@@ -920,6 +948,165 @@ static void test_golden_clips(const sinew_asset *demo)
     golden_clip_archive(demo, "demo-compressed.sinew", "c-");
 }
 
+/* User tracks and events on a clip of `duration` s: a float track, a
+ * vector whose keys are partly held, a quaternion, an exact track
+ * (tolerance 0), a track of a +0 and a -0 (which a grid of 0 bits cannot
+ * tell apart), and events, one at the duration, one without a name. */
+static sinew_timeline *test_timeline(float duration)
+{
+    enum { K = 40, Q = 12 };
+    float t1[K], v1[K], v3[3 * K], tq[Q], vq[4 * Q];
+    uint8_t held[K];
+    for (int k = 0; k < K; ++k) {
+        t1[k] = duration * (float)k / (float)(K - 1);
+        v1[k] = sinf(0.3f * (float)k);
+        v3[3 * k] = 2.0f * cosf(0.2f * (float)k), v3[3 * k + 1] = 0.1f * (float)(k % 7), v3[3 * k + 2] = -3.5f;
+        held[k] = k % 9 == 0;
+    }
+    for (int k = 0; k < Q; ++k) {
+        float angle = 0.4f * (float)k;
+        tq[k] = duration * (float)k / (float)(Q - 1);
+        vq[4 * k] = 0.0f, vq[4 * k + 1] = sinf(angle / 2), vq[4 * k + 2] = 0.0f, vq[4 * k + 3] = cosf(angle / 2);
+    }
+    static const float t2[3] = {0.0f, 0.25f, 0.5f}, v2[6] = {1, 2, 3, 4, 5, 6}, ts[2] = {0.0f, 0.5f};
+    static const float vs[2] = {0.0f, -0.0f};
+    sinew_user_track tracks[] = {
+        {.name = "contact", .components = 1, .key_count = K, .times = t1, .values = v1, .tolerance = 0.01f},
+        {.name = "trail", .components = 3, .key_count = K, .times = t1, .values = v3, .step = held,
+         .tolerance = 0.001f},
+        {.name = "look", .components = 4, .quaternion = true, .key_count = Q, .times = tq, .values = vq,
+         .tolerance = 0.01f},
+        {.name = "exact", .components = 2, .key_count = 3, .times = t2, .values = v2},
+        {.name = "signs", .components = 1, .key_count = 2, .times = ts, .values = vs, .tolerance = 0.1f},
+    };
+    sinew_event events[] = {{"step_r", 0.6f * duration}, {"step_l", 0.1f * duration}, {"", 0.3f * duration},
+                            {"loop", duration}};
+    sinew_timeline_desc d = {duration, 5, tracks, 4, events};
+    sinew_error err;
+    sinew_timeline *tl = sinew_timeline_create(&d, NULL, &err);
+    CHECK(tl != NULL, "the test timeline: %s", err.description);
+    return tl;
+}
+
+/* The timelines section of an archive: none without timelines; the
+ * built-in character's first clip with a timeline (its second without),
+ * plain and compressed, copied and viewed, and clips only: loaded back bit
+ * for bit (a compressed timeline's decoded values as compress made them),
+ * written again to the same bytes; a reader that does not know the kind
+ * skips it. */
+static void test_timelines(const sinew_asset *demo)
+{
+    sinew_error err;
+    memory bare = write_asset(demo, NULL);
+    sinew_asset *none = sinew_archive_load(bare.bytes, bare.size, NULL, &err);
+    CHECK(none && none->timelines == NULL, "an asset without timelines loads without: %s",
+          none ? "" : err.description);
+    sinew_asset_free(none);
+    free(bare.bytes);
+
+    sinew_timeline *plain = test_timeline(demo->clips[0]->duration);
+    sinew_timeline_report rep;
+    sinew_timeline *small = plain ? sinew_timeline_compress(plain, NULL, &rep, &err) : NULL;
+    CHECK(small && small->compressed, "the test timeline compressed: %s", small ? "" : err.description);
+    if (!small) {
+        sinew_timeline_free(plain);
+        return;
+    }
+    const sinew_timeline *lists[2][2] = {{plain, NULL}, {small, NULL}};
+    size_t sizes[2] = {0, 0};
+    for (int z = 0; z < 2; ++z) {
+        const char *what = z ? "compressed" : "plain";
+        sinew_asset with = *demo;
+        with.timelines = lists[z];
+        for (int clips_only = 0; clips_only < 2; ++clips_only) {
+            sinew_archive_write_options o = {.clips_only = clips_only != 0};
+            memory m = write_asset(&with, &o);
+            uint32_t kind = 0;
+            memcpy(&kind, m.bytes + 64 + 32 * (size_t)(2 + demo->clip_count + (clips_only ? 0 : demo->mesh_count) +
+                                                       (demo->springs && !clips_only)),
+                   4);
+            CHECK(kind == SINEW__SECTION_TIMELINES, "%s: the timelines section comes last (kind %u)", what, kind);
+            unsigned char *aligned = aligned_copy(&m);
+            sinew_asset *b = sinew_archive_load(m.bytes, m.size, NULL, &err);
+            sinew_asset *v = sinew_archive_view(aligned, m.size, NULL, &err);
+            for (int mode = 0; mode < 2; ++mode) {
+                sinew_asset *got = mode ? v : b;
+                CHECK(got && got->timelines && same_timeline(got->timelines[0], lists[z][0]) &&
+                          got->timelines[1] == NULL,
+                      "%s%s, %s: the timelines load back bit for bit: %s", what, clips_only ? ", clips only" : "",
+                      mode ? "viewed" : "copied", got ? "" : err.description);
+            }
+            if (b && !clips_only) {
+                memory again = write_asset(b, NULL);
+                CHECK(again.size == m.size && memcmp(again.bytes, m.bytes, m.size) == 0,
+                      "%s: loaded and written again, the same bytes", what);
+                free(again.bytes);
+                sinew_asset *d = sinew_archive_load(m.bytes, m.size, NULL, &err);
+                CHECK(d && same_asset(b, d), "%s: the rest of the asset as without timelines", what);
+                sinew_asset_free(d);
+            }
+            if (b && z == 1) {
+                /* the +0 and -0 on a grid of 0 bits: stored as floats, so
+                 * their grid reads back as floats */
+                const sinew__timeline_grid *was = sinew__timeline_grids(small),
+                                           *got = sinew__timeline_grids(b->timelines[0]);
+                CHECK(was && got && was[4 * 4].bits == 0 && got[4 * 4].bits == 32,
+                      "a grid that does not give its floats back is stored as floats (bits %d, read %d)",
+                      was ? was[16].bits : -1, got ? got[16].bits : -1);
+                CHECK(got && was[0].bits > 0 && was[0].bits <= 16 && got[0].bits == was[0].bits &&
+                          got[0].min == was[0].min && got[0].step == was[0].step,
+                      "the float track's grid reads back (%d bits)", was[0].bits);
+            }
+            if (!clips_only) {
+                /* a reader that does not know kind 9 skips it (optional) */
+                size_t entry = 64 + 32 * (size_t)(2 + demo->clip_count + demo->mesh_count + (demo->springs != NULL));
+                unsigned char *copy = malloc(m.size);
+                memcpy(copy, m.bytes, m.size);
+                copy[entry] = 99;
+                sinew__archive_seal(copy, m.size);
+                sinew_asset *skipped = sinew_archive_load(copy, m.size, NULL, &err);
+                CHECK(skipped && skipped->timelines == NULL && skipped->clip_count == demo->clip_count,
+                      "%s: the section skipped as an unknown optional kind: %s", what,
+                      skipped ? "" : err.description);
+                sinew_asset_free(skipped);
+                free(copy);
+                size_t at;
+                memcpy(&at, m.bytes + entry + 16, sizeof at);
+                sizes[z] = at;
+            }
+            sinew_asset_free(b), sinew_asset_free(v);
+            aligned_free(aligned);
+            free(m.bytes);
+        }
+    }
+    printf("  timelines: %zu bytes plain, %zu compressed (%d -> %d keys, %d -> %d bytes reported)\n", sizes[0],
+           sizes[1], rep.keys_before, rep.keys_after, rep.bytes_before, rep.bytes_after);
+    CHECK(sizes[1] < sizes[0], "compressed, the section is smaller: %zu, not %zu", sizes[1], sizes[0]);
+
+    /* a timeline on the second clip only, of events alone */
+    sinew_event ev[2] = {{"a", 0.0f}, {"b", 0.5f}};
+    sinew_timeline *events = sinew_timeline_create(&(sinew_timeline_desc){0.0f, 0, NULL, 2, ev}, NULL, &err);
+    const sinew_timeline *second[2] = {NULL, events};
+    sinew_asset with = *demo;
+    with.timelines = second;
+    memory m = write_asset(&with, NULL);
+    sinew_asset *b = sinew_archive_load(m.bytes, m.size, NULL, &err);
+    CHECK(b && b->timelines && !b->timelines[0] && same_timeline(b->timelines[1], events),
+          "events alone on the second clip load back: %s", b ? "" : err.description);
+    sinew_asset_free(b);
+    free(m.bytes);
+    sinew_timeline_free(events), sinew_timeline_free(plain), sinew_timeline_free(small);
+
+    /* the archive fuzzer's seed with timelines (and test_cli_info's) keeps loading */
+    sinew_asset *seed =
+        sinew_archive_load_file(SINEW_SOURCE_DIR "/tests/fuzz/regressions/archive/seed-timelines", NULL, &err);
+    CHECK(seed && seed->clip_count == 2 && seed->timelines && seed->timelines[0]->compressed &&
+              seed->timelines[0]->track_count == 2 && seed->timelines[0]->event_count == 5 &&
+              seed->timelines[1]->track_count == 0 && seed->timelines[1]->event_count == 1,
+          "the archive seed with timelines loads: %s", seed ? "" : err.description);
+    sinew_asset_free(seed);
+}
+
 int main(void)
 {
     test_xxh64();
@@ -938,6 +1125,7 @@ int main(void)
     test_stored_blocks();
     test_corrupted(demo);
     test_golden_clips(demo);
+    test_timelines(demo);
     sinew_asset_free(demo);
 #if defined(SINEW_TEST_FILES)
     static const char *const files[] = {"/gltf/cesium_man.gltf", "/gltf/interpolation_test.gltf",

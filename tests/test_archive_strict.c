@@ -434,6 +434,157 @@ static void test_budget(const sinew_asset *demo)
     free(parents), free(rest), free(names), free(text), free(times), free(values), free(tracks);
 }
 
+/* The timelines section of the built-in character's clips with one small
+ * compressed timeline on its first clip: every field set to what the
+ * format does not allow (the checksum made right), and the section cut
+ * short at every byte, refused with a sentence naming the section and the
+ * place; a large one loads within the memory limit its declared sizes
+ * give. */
+static void test_timelines(const sinew_asset *demo)
+{
+    sinew_error err;
+    static const float times[4] = {0.0f, 0.1f, 0.2f, 0.3f}, values[4] = {0.0f, 1.0f, 0.0f, 1.0f};
+    sinew_user_track track = {.name = "t", .components = 1, .key_count = 4, .times = times, .values = values,
+                              .tolerance = 0.01f};
+    sinew_event event = {"e", 0.1f};
+    sinew_timeline *plain = sinew_timeline_create(&(sinew_timeline_desc){0.0f, 1, &track, 1, &event}, NULL, &err);
+    sinew_timeline *small = plain ? sinew_timeline_compress(plain, NULL, NULL, &err) : NULL;
+    CHECK(small != NULL, "the small timeline: %s", err.description);
+    if (!small) {
+        sinew_timeline_free(plain);
+        return;
+    }
+    const sinew_timeline *list[2] = {small, NULL};
+    sinew_asset with = *demo;
+    with.timelines = list;
+    memory m = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
+    size_t entry = entry_of(&m, SINEW__SECTION_TIMELINES);
+    uint64_t at = 0, size = 0;
+    if (entry) memcpy(&at, m.bytes + entry + 8, 8), memcpy(&size, m.bytes + entry + 16, 8);
+    /* clip 0, duration, compressed, one track "t" of 1 component and 4
+     * keys, no held keys, a grid of 7 bits, then one event "e" */
+    CHECK(entry && size == 75 && m.bytes[at + 12] == 1 && m.bytes[at + 49] == 7,
+          "the timelines section as laid out: %llu bytes, bits %u", (unsigned long long)size,
+          entry ? m.bytes[at + 49] : 0);
+    if (!entry || size != 75) goto done;
+    CHECK(load_changed(&m, 0, 0, 0, false, &err) == SINEW_OK, "it loads: %s", err.description);
+    static const struct {
+        size_t at;
+        uint64_t value;
+        int width;
+        sinew_result result;
+        const char *says;
+    } cases[] = {
+        {0, 3, 4, SINEW_ERROR_PARSE, ": the timeline count 3 is out of range"},
+        {0, 0, 4, SINEW_ERROR_PARSE, "the timeline count 0 is out of range"},
+        {4, 5, 4, SINEW_ERROR_PARSE, "timeline 0 is of clip 5: not after clip -1, or not below the 2 clips"},
+        {12, 2, 1, SINEW_ERROR_PARSE, "clip 0's timeline: a flag is 2, not 0 or 1"},
+        {13, 0x7fffffff, 4, SINEW_ERROR_TRUNCATED,
+         "clip 0's timeline: the user track count 2147483647 needs more bytes than the frame holds"},
+        {17, 1000, 4, SINEW_ERROR_TRUNCATED, "clip 0's timeline: a name of 1000 bytes ends early"},
+        {21, 0, 1, SINEW_ERROR_PARSE, "clip 0's timeline: a name holds a NUL byte"},
+        {22, 5, 1, SINEW_ERROR_PARSE, "clip 0's timeline: user track 0: 5 components (1 .. 4)"},
+        {23, 1, 1, SINEW_ERROR_INVALID_ARGUMENT, "clip 0's timeline: user track 0: 1 components (1 .. 4, 4 for a "
+                                                 "quaternion)"},
+        {28, 1000000, 4, SINEW_ERROR_TRUNCATED,
+         "clip 0's timeline: user track 0's key count 1000000 needs more bytes than the frame holds"},
+        {28, 0, 4, SINEW_ERROR_PARSE, "user track 0's key count 0 is out of range"},
+        {36, 0x7fc00000, 4, SINEW_ERROR_NOT_FINITE, "clip 0's timeline: user track 0 key 1: time is not finite"},
+        {36, 0, 4, SINEW_ERROR_KEYS_NOT_INCREASING, "user track 0 key 1: time 0 is negative or not after"},
+        {48, 1, 1, SINEW_ERROR_TRUNCATED, ": clip 0's timeline: the event count"},
+        {49, 17, 1, SINEW_ERROR_PARSE, "clip 0's timeline: user track 0, component 0: 17 bits (0 .. 16, or 32 for "
+                                      "floats)"},
+        {49, 255, 1, SINEW_ERROR_PARSE, "user track 0, component 0: 255 bits"},
+        {50, 0x7fc00000, 4, SINEW_ERROR_NOT_FINITE, "user track 0, component 0: grid minimum nan and step"},
+        {54, 0, 4, SINEW_ERROR_PARSE, "user track 0, component 0: grid minimum 0 and step 0 (finite, the step "
+                                      "above 0)"},
+        /* q of 7 bits lies below 2^7 by its width: the largest, 127, past a float's range */
+        {54, 0x7e967699 /* 1e38 */, 4, SINEW_ERROR_NOT_FINITE, "user track 0, component 0, key 1: 0 + 127 x 1e+38 "
+                                                              "is not finite"},
+        {61, 0xff, 1, SINEW_ERROR_PARSE, "user track 0: the bits past its grid integers are not zero"},
+        {62, 0, 4, SINEW_ERROR_PARSE, ": 9 bytes follow the timelines"},
+        {62, 2, 4, SINEW_ERROR_TRUNCATED, "clip 0's timeline: the event count 2 needs more bytes"},
+        {71, 0xff800000, 4, SINEW_ERROR_INVALID_ARGUMENT, "event 0 (\"e\"): time -inf is negative or not finite"},
+        {8, 0x3d4ccccd /* 0.05 */, 4, SINEW_ERROR_INVALID_ARGUMENT, "duration 0.05 is shorter than a key or event"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        sinew_result r = load_changed(&m, (size_t)at + cases[i].at, cases[i].value, cases[i].width, true, &err);
+        CHECK(r == cases[i].result, "timelines byte %zu set to 0x%llx: %s, not %s (%s)", cases[i].at,
+              (unsigned long long)cases[i].value, sinew_result_name(r), sinew_result_name(cases[i].result),
+              err.description);
+        CHECK_ERROR(err, cases[i].result, cases[i].says);
+    }
+    /* held keys' flags past the last key */
+    {
+        unsigned char *copy = malloc(m.size);
+        memcpy(copy, m.bytes, m.size);
+        copy[at + 48] = 1, copy[at + 49] = 0xf0; /* the flags' byte where the bits were: keys 4 .. 7 held */
+        sinew__archive_seal(copy, m.size);
+        sinew_asset *a = sinew_archive_load(copy, m.size, NULL, &err);
+        CHECK(a == NULL, "held flags past the last key refused");
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, "user track 0: the bits past its step flags are not zero");
+        sinew_asset_free(a);
+        free(copy);
+    }
+    /* the kind's flags, its place, and a 2.1 archive */
+    CHECK(load_changed(&m, entry + 4, 1, 4, true, &err) == SINEW_ERROR_PARSE, "timelines required refused");
+    char needle[120];
+    snprintf(needle, sizeof needle, "(timelines), table entry at byte %zu: flags 0x1, where the format gives this "
+             "kind 0x0", entry + 4);
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, needle);
+    CHECK(load_changed(&m, 10, 1, 2, true, &err) == SINEW_ERROR_PARSE, "timelines in 2.1 refused");
+    CHECK_ERROR(err, SINEW_ERROR_PARSE, "section 4 (timelines) in a 2.1 archive, which has none");
+    CHECK(load_changed(&m, entry - 32, SINEW__SECTION_TIMELINES, 4, true, &err) == SINEW_ERROR_PARSE,
+          "a clip after the timelines refused");
+    /* cut short at every byte: the size in the table, the archive as it is */
+    int refused = 0;
+    snprintf(needle, sizeof needle, "section 4 (timelines) at byte %llu: ", (unsigned long long)at);
+    for (uint64_t cut = 0; cut < size; ++cut) {
+        sinew_result r = load_changed(&m, entry + 16, cut, 8, true, &err);
+        refused += r != SINEW_OK && strstr(err.description, needle) != NULL;
+    }
+    CHECK(refused == (int)size, "the section cut short at each of its %llu bytes refused naming it: %d",
+          (unsigned long long)size, refused);
+
+    /* a large one: within the limit its declared sizes give, a few times its peak */
+    enum { KEYS = 30000 };
+    float *t = malloc(sizeof(float) * KEYS), *v = malloc(sizeof(float) * 4 * KEYS);
+    for (int k = 0; k < KEYS; ++k) {
+        t[k] = (float)k * 0.01f;
+        for (int c = 0; c < 4; ++c) v[4 * k + c] = (float)((k * (c + 3)) % 11);
+    }
+    sinew_user_track big[4];
+    for (int i = 0; i < 4; ++i)
+        big[i] = (sinew_user_track){.name = "big", .components = 4 - i, .key_count = KEYS, .times = t, .values = v,
+                                    .tolerance = 0.5f};
+    sinew_timeline *large = sinew_timeline_create(&(sinew_timeline_desc){0.0f, 4, big, 0, NULL}, NULL, &err);
+    sinew_timeline *packed = large ? sinew_timeline_compress(large, NULL, NULL, &err) : NULL;
+    CHECK(packed != NULL, "the large timeline: %s", err.description);
+    for (int z = 0; packed && z < 2; ++z) {
+        list[0] = z ? packed : large;
+        memory lm = write_asset(&with, &(sinew_archive_write_options){.clips_only = true});
+        unsigned char *aligned = aligned_copy(&lm);
+        for (int view = 0; view < 2; ++view) {
+            size_t peak = 0;
+            sinew_error no = {0};
+            size_t limit = smallest_limit(&lm, aligned, view, &peak, &no);
+            printf("  timelines of %d keys%s (%zu bytes, %s): loads under a limit of %.2f MiB, its peak %.2f MiB\n",
+                   4 * KEYS, z ? ", compressed" : "", lm.size, view ? "viewed" : "copied", limit / 1048576.0,
+                   peak / 1048576.0);
+            CHECK(peak > 0 && peak <= limit && limit <= 8 * peak + (1 << 20),
+                  "timelines: the peak %zu within the limit it loads under, %zu, and that a bound", peak, limit);
+            CHECK_ERROR(no, SINEW_ERROR_OUT_OF_MEMORY, "(timelines) at byte");
+        }
+        aligned_free(aligned);
+        free(lm.bytes);
+    }
+    sinew_timeline_free(large), sinew_timeline_free(packed);
+    free(t), free(v);
+done:
+    free(m.bytes);
+    sinew_timeline_free(plain), sinew_timeline_free(small);
+}
+
 int main(void)
 {
     sinew_error err;
@@ -444,6 +595,7 @@ int main(void)
     test_header_checksum(demo);
     test_large_packed(demo);
     test_budget(demo);
+    test_timelines(demo);
     sinew_asset_free(demo);
     return check_finish("test_archive_strict");
 }

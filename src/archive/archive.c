@@ -31,6 +31,7 @@ static const char *kind_name(uint32_t kind)
     case SINEW__SECTION_PACKED_CLIP: return "packed clip";
     case SINEW__SECTION_COMPRESSED_CLIP: return "compressed clip";
     case SINEW__SECTION_SPRINGS: return "springs";
+    case SINEW__SECTION_TIMELINES: return "timelines";
     default: return "unknown";
     }
 }
@@ -89,6 +90,12 @@ void sinew__archive_seal(unsigned char *bytes, size_t size)
     put_u64(bytes + 24, sinew__archive_checksum(bytes, size));
 }
 
+/* The kinds a reader may skip: written without REQUIRED. */
+static bool optional_kind(uint32_t kind)
+{
+    return kind == SINEW__SECTION_SKIN_BLOCKS || kind == SINEW__SECTION_SPRINGS || kind == SINEW__SECTION_TIMELINES;
+}
+
 bool sinew_archive_is(const void *data, size_t size)
 {
     return data && size >= sizeof magic && memcmp(data, magic, sizeof magic) == 0;
@@ -117,7 +124,10 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
         prepared += asset->meshes[m].skin != NULL;
     /* spring bones belong to the character, which a clips-only archive leaves out */
     bool springs = asset->springs && !options->clips_only;
-    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0) + prepared + springs;
+    /* timelines belong to the clips: a clips-only archive keeps them */
+    bool timelines = false;
+    for (int c = 0; asset->timelines && c < asset->clip_count; ++c) timelines = timelines || asset->timelines[c];
+    int count = 2 + asset->clip_count + (meshes ? asset->mesh_count : 0) + prepared + springs + timelines;
     section *sections = calloc((size_t)count, sizeof *sections);
     if (!sections) return sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", who);
     sections[0].kind = SINEW__SECTION_ASSET;
@@ -156,6 +166,11 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
         sinew__encode_springs(&sections[n].payload, asset);
         ++n;
     }
+    if (timelines) {
+        sections[n].kind = SINEW__SECTION_TIMELINES;
+        sinew__encode_timelines(&sections[n].payload, asset);
+        ++n;
+    }
     /* the layout: header, table, then each section on a 64-byte boundary */
     size_t at = HEADER_BYTES + (size_t)count * ENTRY_BYTES;
     bool failed = false;
@@ -182,10 +197,9 @@ sinew_result sinew_archive_write(const sinew_asset *asset, const sinew_archive_w
             unsigned char *e = bytes + HEADER_BYTES + (size_t)i * ENTRY_BYTES;
             put_u32(e, sections[i].kind);
             /* the blocks are a shortcut: a reader without them builds its
-             * own; a reader without springs poses the character unmoved by them */
-            put_u32(e + 4, sections[i].kind == SINEW__SECTION_SKIN_BLOCKS || sections[i].kind == SINEW__SECTION_SPRINGS
-                               ? 0
-                               : REQUIRED);
+             * own; a reader without springs poses the character unmoved by
+             * them, one without timelines plays the clips without them */
+            put_u32(e + 4, optional_kind(sections[i].kind) ? 0 : REQUIRED);
             put_u64(e + 8, at);
             put_u64(e + 16, sections[i].payload.size);
             if (sections[i].payload.size) memcpy(bytes + at, sections[i].payload.bytes, sections[i].payload.size);
@@ -276,7 +290,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                            count, (unsigned long long)table);
     /* the table: sections in order, apart, within the archive */
     uint64_t end = table + (uint64_t)count * ENTRY_BYTES;
-    int clips = 0, meshes = 0, assets = 0, skeletons = 0, springs = 0;
+    int clips = 0, meshes = 0, assets = 0, skeletons = 0, springs = 0, timelines = 0;
     for (uint32_t i = 0; i < count; ++i) {
         const unsigned char *e = bytes + table + (size_t)i * ENTRY_BYTES;
         uint32_t kind = get_u32(e), sflags = get_u32(e + 4);
@@ -294,9 +308,10 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                i, kind_name(kind), (unsigned long long)(table + (uint64_t)i * ENTRY_BYTES + 24),
                                (unsigned long long)reserved);
         /* a known kind's flags are the ones the format gives it: REQUIRED,
-         * but for the skin blocks and the springs, which a reader may do without */
-        uint32_t due = kind == SINEW__SECTION_SKIN_BLOCKS || kind == SINEW__SECTION_SPRINGS ? 0 : REQUIRED;
-        if (kind >= SINEW__SECTION_ASSET && kind <= SINEW__SECTION_SPRINGS && sflags != due)
+         * but for the skin blocks, springs and timelines, which a reader
+         * may do without */
+        uint32_t due = optional_kind(kind) ? 0 : REQUIRED;
+        if (kind >= SINEW__SECTION_ASSET && kind <= SINEW__SECTION_TIMELINES && sflags != due)
             return sinew__fail(err, SINEW_ERROR_PARSE,
                                "%s: section %u (%s), table entry at byte %llu: flags 0x%x, where the format gives "
                                "this kind 0x%x", name, i, kind_name(kind),
@@ -317,6 +332,14 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
             ++clips;
             break;
         case SINEW__SECTION_CLIP: ++clips; break;
+        case SINEW__SECTION_TIMELINES:
+            if (major == 1 || (major == 2 && minor < 2))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) in a %u.%u archive, which has none",
+                                   name, i, kind_name(kind), major, minor);
+            if (++timelines > 1)
+                return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s): a second timelines section", name,
+                                   i, kind_name(kind));
+            break;
         case SINEW__SECTION_SPRINGS:
             if (major == 1 || (major == 2 && minor < 2))
                 return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) in a %u.%u archive, which has none",
@@ -337,12 +360,17 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    "%s: section %u at byte %llu is of kind %u, which this library does not read",
                                    name, i, (unsigned long long)offset, kind);
         }
-        if ((kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP ||
-             kind == SINEW__SECTION_COMPRESSED_CLIP || kind == SINEW__SECTION_MESH ||
-             kind == SINEW__SECTION_SPRINGS) &&
+        bool clip = kind == SINEW__SECTION_CLIP || kind == SINEW__SECTION_PACKED_CLIP ||
+                    kind == SINEW__SECTION_COMPRESSED_CLIP;
+        if ((clip || kind == SINEW__SECTION_MESH || kind == SINEW__SECTION_SPRINGS ||
+             kind == SINEW__SECTION_TIMELINES) &&
             skeletons != 1)
             return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes before the skeleton", name, i,
                                kind_name(kind));
+        /* the timelines index the clips: all of them are read before it */
+        if (clip && timelines)
+            return sinew__fail(err, SINEW_ERROR_PARSE, "%s: section %u (%s) comes after the timelines section", name,
+                               i, kind_name(kind));
     }
     if (assets != 1 || skeletons != 1)
         return sinew__fail(err, SINEW_ERROR_PARSE, "%s: %d asset and %d skeleton sections, not one each", name,
@@ -352,7 +380,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
      * allocates (the archive's own bytes count where the asset holds them) */
     size_t limit = options && options->max_memory ? options->max_memory : SINEW_DEFAULT_MAX_MEMORY;
     size_t peak = sinew__asset_of(asset)->held == bytes ? size : 0;
-    peak += (size_t)count * (sizeof(sinew_clip *) + sizeof(sinew_mesh)); /* the lists below */
+    /* the lists below, and the timelines' */
+    peak += (size_t)count * (2 * sizeof(sinew_clip *) + sizeof(sinew_mesh));
     sinew_clip **clip_list = clips ? sinew__asset_alloc(asset, (size_t)clips, sizeof *clip_list) : NULL;
     sinew_mesh *mesh_list = meshes ? sinew__asset_alloc(asset, (size_t)meshes, sizeof *mesh_list) : NULL;
     if ((clips && !clip_list) || (meshes && !mesh_list))
@@ -373,6 +402,7 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                    : kind == SINEW__SECTION_COMPRESSED_CLIP ? SINEW__PAYLOAD_COMPRESSED_CLIP
                    : kind == SINEW__SECTION_MESH            ? SINEW__PAYLOAD_MESH
                    : kind == SINEW__SECTION_SPRINGS         ? SINEW__PAYLOAD_SPRINGS
+                   : kind == SINEW__SECTION_TIMELINES       ? SINEW__PAYLOAD_TIMELINES
                                                             : -1;
         /* the asset's name is its size; skin blocks come with their mesh */
         size_t need = kind == SINEW__SECTION_ASSET ? (size_t)length : 0;
@@ -425,6 +455,8 @@ sinew_result sinew__archive_read(const unsigned char *bytes, size_t size, const 
                                    &mesh_list[asset->mesh_count++], err);
         } else if (kind == SINEW__SECTION_SPRINGS) {
             r = sinew__decode_springs(p, (size_t)length, codec, where, options, asset, err);
+        } else if (kind == SINEW__SECTION_TIMELINES) {
+            r = sinew__decode_timelines(p, (size_t)length, codec, where, options, asset, err);
         }
         if (r != SINEW_OK) return r;
     }

@@ -17,7 +17,8 @@ enum {
     SINEW__SECTION_SKIN_BLOCKS = 5, /* optional: the SIMD blocks of the skin of the mesh section before it */
     SINEW__SECTION_PACKED_CLIP = 6, /* a clip as sinew_clip_pack made it */
     SINEW__SECTION_COMPRESSED_CLIP = 7, /* a clip as sinew_clip_compress made it (2.1) */
-    SINEW__SECTION_SPRINGS = 8 /* optional: the asset's spring bones (2.2) */
+    SINEW__SECTION_SPRINGS = 8, /* optional: the asset's spring bones (2.2) */
+    SINEW__SECTION_TIMELINES = 9 /* optional: the clips' user tracks and events (2.2), after every clip */
 };
 
 /* XXH64 (Y. Collet's xxHash, 64-bit) of n bytes with `seed`: the checksum

@@ -100,6 +100,15 @@ SINEW__SHARED void sinew__encode_springs(sinew__bytes *b, const sinew_asset *ass
 SINEW__SHARED sinew_result sinew__decode_springs(const unsigned char *p, size_t n, sinew__codec codec,
                                                  const char *where, const sinew_options *options,
                                                  sinew_asset *asset, sinew_error *err);
+/* The asset's timelines (asset->timelines, not NULL, one a clip or NULL)
+ * by clip index, a compressed one's values as the integers of its grids
+ * where they give the floats back bit for bit (docs/ARCHIVE.md, kind 9);
+ * decoded into asset->timelines, after the asset's clips (its clip count
+ * final), each made as sinew_timeline_create() makes one. */
+SINEW__SHARED void sinew__encode_timelines(sinew__bytes *b, const sinew_asset *asset);
+SINEW__SHARED sinew_result sinew__decode_timelines(const unsigned char *p, size_t n, sinew__codec codec,
+                                                   const char *where, const sinew_options *options,
+                                                   sinew_asset *asset, sinew_error *err);
 /* A skin's SIMD blocks as sinew__skin_create_stored() takes them back. */
 void sinew__encode_skin_blocks(sinew__bytes *b, const sinew_skin *skin);
 
@@ -136,7 +145,8 @@ enum {
     SINEW__PAYLOAD_PACKED_CLIP,
     SINEW__PAYLOAD_COMPRESSED_CLIP,
     SINEW__PAYLOAD_MESH,
-    SINEW__PAYLOAD_SPRINGS
+    SINEW__PAYLOAD_SPRINGS,
+    SINEW__PAYLOAD_TIMELINES
 };
 SINEW__SHARED size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsigned char *blocks,
                                         size_t blocks_n, sinew__codec codec, const sinew_skeleton *sk);

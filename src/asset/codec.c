@@ -10,6 +10,8 @@
  * the rest. */
 #include "asset_internal.h"
 
+#include "layer/timeline.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -257,6 +259,123 @@ void sinew__encode_springs(sinew__bytes *f, const sinew_asset *a)
                                           j->gravity_dir.y, j->gravity_dir.z, j->drag_force}, 7);
         }
     }
+}
+
+/* ---- timelines ------------------------------------------------------------------ */
+
+/* A compressed component's value at grid integer q, as
+ * sinew_timeline_compress() computes it (bits 0: every value is the
+ * minimum itself, which the compressor leaves as it is). */
+static float grid_value(const sinew__timeline_grid *g, uint32_t q)
+{
+    return g->bits == 0 ? g->min : g->min + (float)q * g->step;
+}
+
+/* Whether component `c` of track `t` lies on grid `g`: each value's q
+ * (rounded as the compressor rounds) into `q`, and every one decoding
+ * back to the value bit for bit; else the component is stored as floats
+ * (a -0 beside a +0 on a grid of 0 bits, a grid a compiler's rounding
+ * moved). */
+static bool on_grid(const sinew_user_track *t, int c, const sinew__timeline_grid *g, uint32_t *q)
+{
+    if (g->bits < 0 || g->bits > 16 || !isfinite(g->min) || !isfinite(g->step) || (g->bits > 0 && !(g->step > 0.0f)))
+        return false;
+    float levels = (float)((1u << g->bits) - 1u);
+    for (int k = 0; k < t->key_count; ++k) {
+        float x = t->values[(size_t)k * (size_t)t->components + (size_t)c], f = 0.0f;
+        if (g->bits > 0) {
+            f = floorf((x - g->min) / g->step + 0.5f);
+            f = f < 0.0f ? 0.0f : f > levels ? levels : f;
+        }
+        q[k] = (uint32_t)f;
+        float back = grid_value(g, q[k]);
+        if (memcmp(&back, &x, sizeof x) != 0) return false;
+    }
+    return true;
+}
+
+/* n integers of `bits` bits each, least significant bit first, bit i of
+ * the run in byte i / 8 at bit i % 8; the last byte's unused bits zero. */
+static void put_bits(sinew__bytes *f, const uint32_t *q, int n, int bits)
+{
+    unsigned char byte = 0;
+    int used = 0;
+    for (int k = 0; k < n; ++k)
+        for (int b = 0; b < bits; ++b) {
+            byte |= (unsigned char)(((q[k] >> b) & 1u) << used);
+            if (++used == 8) sinew__bytes_put(f, &byte, 1), byte = 0, used = 0;
+        }
+    if (used) sinew__bytes_put(f, &byte, 1);
+}
+
+static void put_timeline_track(sinew__bytes *f, const sinew_user_track *t, const sinew__timeline_grid *grids,
+                               uint32_t *q)
+{
+    put_string(f, t->name);
+    unsigned char shape[2] = {(unsigned char)t->components, t->quaternion};
+    sinew__bytes_put(f, shape, 2);
+    put_floats(f, &t->tolerance, 1);
+    put_i32(f, t->key_count);
+    put_floats(f, t->times, (size_t)t->key_count);
+    bool steps = false;
+    for (int k = 0; k < t->key_count; ++k) steps = steps || t->step[k];
+    put_u8(f, steps);
+    if (steps) {
+        for (int k = 0; k < t->key_count; ++k) q[k] = t->step[k] ? 1u : 0u;
+        put_bits(f, q, t->key_count, 1);
+    }
+    for (int c = 0; c < t->components; ++c) {
+        const sinew__timeline_grid *g = grids ? &grids[c] : NULL;
+        bool packed = g && g->bits != 32 && on_grid(t, c, g, q);
+        if (grids) {
+            unsigned char bits = (unsigned char)(packed ? g->bits : 32);
+            sinew__bytes_put(f, &bits, 1);
+        }
+        if (packed) {
+            put_floats(f, &g->min, 1);
+            put_floats(f, &g->step, 1);
+            put_bits(f, q, t->key_count, g->bits);
+        } else {
+            for (int k = 0; k < t->key_count; ++k)
+                put_floats(f, &t->values[(size_t)k * (size_t)t->components + (size_t)c], 1);
+        }
+    }
+}
+
+void sinew__encode_timelines(sinew__bytes *f, const sinew_asset *a)
+{
+    int present = 0, most = 1;
+    for (int c = 0; c < a->clip_count; ++c) {
+        const sinew_timeline *tl = a->timelines[c];
+        if (!tl) continue;
+        ++present;
+        for (int i = 0; i < tl->track_count; ++i)
+            if (tl->tracks[i].key_count > most) most = tl->tracks[i].key_count;
+    }
+    /* each component's integers while they are checked, then written */
+    uint32_t *q = malloc(sizeof *q * (size_t)most);
+    if (!q) {
+        f->failed = true;
+        return;
+    }
+    put_i32(f, present);
+    for (int c = 0; c < a->clip_count; ++c) {
+        const sinew_timeline *tl = a->timelines[c];
+        if (!tl) continue;
+        const sinew__timeline_grid *grids = tl->compressed ? sinew__timeline_grids(tl) : NULL;
+        put_i32(f, c);
+        put_floats(f, &tl->duration, 1);
+        put_u8(f, grids != NULL);
+        put_i32(f, tl->track_count);
+        for (int i = 0; i < tl->track_count; ++i)
+            put_timeline_track(f, &tl->tracks[i], grids ? grids + (size_t)i * 4 : NULL, q);
+        put_i32(f, tl->event_count);
+        for (int e = 0; e < tl->event_count; ++e) {
+            put_string(f, tl->events[e].name);
+            put_floats(f, &tl->events[e].time, 1);
+        }
+    }
+    free(q);
 }
 
 void sinew__encode_skin_blocks(sinew__bytes *f, const sinew_skin *skin)
@@ -1148,6 +1267,256 @@ sinew_result sinew__decode_springs(const unsigned char *p, size_t n, sinew__code
     return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
 }
 
+/* ---- timelines ------------------------------------------------------------------ */
+
+/* What one timeline of the section needs, counted by a first read that
+ * checks it without allocating; and where a second read puts it. */
+typedef struct tl_need {
+    size_t tracks, floats, keys, events, names;
+} tl_need;
+typedef struct tl_fill {
+    sinew_user_track *tracks;
+    sinew__timeline_grid *grids;
+    float *floats;
+    uint8_t *steps;
+    sinew_event *events;
+    char *names;
+} tl_fill;
+
+static float get_f32(reader *r)
+{
+    float v;
+    take(r, &v, sizeof v);
+    return v;
+}
+
+static unsigned get_byte(reader *r)
+{
+    unsigned char b;
+    take(r, &b, 1);
+    return b;
+}
+
+/* Bit `at` of a run written by put_bits. */
+static unsigned bit_at(const unsigned char *b, size_t at) { return (b[at / 8] >> (at % 8)) & 1u; }
+
+/* `n` bytes of a bit run of `used` bits, whose last byte's unused bits
+ * must be zero; NULL where refused. */
+static const unsigned char *get_bits(reader *r, size_t used, int track, const char *what)
+{
+    size_t n = (used + 7) / 8;
+    if (n > r->left) {
+        refuse(r, SINEW_ERROR_TRUNCATED, "user track %d: its %s end early", track, what);
+        return NULL;
+    }
+    const unsigned char *b = skip(r, n);
+    if (b && used % 8 && b[n - 1] >> (used % 8)) {
+        refuse(r, SINEW_ERROR_PARSE, "user track %d: the bits past its %s are not zero", track, what);
+        return NULL;
+    }
+    return b;
+}
+
+/* A name: NUL-terminated into *names where filling, else skipped. */
+static const char *timeline_name(reader *r, tl_need *need, char **names)
+{
+    uint32_t n = get_u32(r);
+    if (r->bad) return "";
+    if (n > r->left) {
+        refuse(r, SINEW_ERROR_TRUNCATED, "a name of %u bytes ends early", n);
+        return "";
+    }
+    const unsigned char *p = skip(r, n);
+    if (n && memchr(p, 0, n)) {
+        refuse(r, SINEW_ERROR_PARSE, "a name holds a NUL byte");
+        return "";
+    }
+    need->names += (size_t)n + 1;
+    if (!names) return "";
+    char *s = *names;
+    if (n) memcpy(s, p, n);
+    s[n] = '\0';
+    *names += (size_t)n + 1;
+    return s;
+}
+
+static void timeline_track(reader *r, int i, bool compressed, tl_need *need, tl_fill *o)
+{
+    sinew_user_track t = {0};
+    t.name = timeline_name(r, need, o ? &o->names : NULL);
+    unsigned components = get_byte(r);
+    if (!r->bad && (components < 1 || components > 4)) {
+        refuse(r, SINEW_ERROR_PARSE, "user track %d: %u components (1 .. 4)", i, components);
+        return;
+    }
+    t.components = (int)components;
+    t.quaternion = get_u8(r);
+    t.tolerance = get_f32(r);
+    char what[64];
+    snprintf(what, sizeof what, "user track %d's key count", i);
+    t.key_count = get_count(r, what, 1, INT32_MAX, 4);
+    if (r->bad) return;
+    size_t n = (size_t)t.key_count, c = components;
+    float *times = o ? o->floats : NULL, *values = o ? o->floats + n : NULL;
+    take(r, times, 4 * n);
+    bool held = get_u8(r);
+    const unsigned char *steps = held ? get_bits(r, n, i, "step flags") : NULL;
+    if (r->bad) return;
+    for (size_t k = 0; o && k < n; ++k) o->steps[k] = steps ? (uint8_t)bit_at(steps, k) : 0;
+    for (size_t ci = 0; ci < c && !r->bad; ++ci) {
+        sinew__timeline_grid g = {0.0f, 0.0f, 32};
+        if (compressed) g.bits = (int)get_byte(r);
+        if (r->bad) return;
+        if (g.bits == 32) {
+            if (n > r->left / 4) {
+                refuse(r, SINEW_ERROR_TRUNCATED, "user track %d, component %zu: its floats end early", i, ci);
+                return;
+            }
+            for (size_t k = 0; k < n; ++k) {
+                float v = get_f32(r);
+                if (values) values[k * c + ci] = v;
+            }
+        } else if (g.bits > 16) {
+            refuse(r, SINEW_ERROR_PARSE, "user track %d, component %zu: %d bits (0 .. 16, or 32 for floats)", i, ci,
+                   g.bits);
+            return;
+        } else {
+            g.min = get_f32(r), g.step = get_f32(r);
+            if (r->bad) return;
+            if (!isfinite(g.min) || !isfinite(g.step) || (g.bits > 0 && !(g.step > 0.0f))) {
+                refuse(r, isfinite(g.min) && isfinite(g.step) ? SINEW_ERROR_PARSE : SINEW_ERROR_NOT_FINITE,
+                       "user track %d, component %zu: grid minimum %g and step %g (finite, the step above 0)", i,
+                       ci, (double)g.min, (double)g.step);
+                return;
+            }
+            /* q has `bits` bits: within 0 .. 2^bits - 1 by its width */
+            const unsigned char *b = get_bits(r, n * (size_t)g.bits, i, "grid integers");
+            if (!b) return;
+            for (size_t k = 0; k < n; ++k) {
+                uint32_t q = 0;
+                for (int j = 0; j < g.bits; ++j) q |= bit_at(b, k * (size_t)g.bits + (size_t)j) << j;
+                float v = grid_value(&g, q);
+                if (!isfinite(v)) {
+                    refuse(r, SINEW_ERROR_NOT_FINITE, "user track %d, component %zu, key %zu: %g + %u x %g is not "
+                           "finite", i, ci, k, (double)g.min, q, (double)g.step);
+                    return;
+                }
+                if (values) values[k * c + ci] = v;
+            }
+        }
+        if (o) o->grids[(size_t)i * 4 + ci] = g;
+    }
+    need->floats += n * (c + 1), need->keys += n;
+    if (!o) return;
+    for (size_t ci = c; ci < 4; ++ci) o->grids[(size_t)i * 4 + ci] = (sinew__timeline_grid){0.0f, 0.0f, 32};
+    t.times = times, t.values = values, t.step = o->steps;
+    o->tracks[i] = t;
+    o->floats += n * (c + 1), o->steps += n;
+}
+
+/* One timeline's fields after its clip index: checked and counted (o
+ * NULL), or read into o's arrays. */
+static void timeline_body(reader *r, sinew_timeline_desc *d, bool *compressed, tl_need *need, tl_fill *o)
+{
+    d->duration = get_f32(r);
+    *compressed = get_u8(r);
+    /* a track: a name's length, its shape, tolerance, key count, one
+     * time, the steps flag and one component's bits at least */
+    d->track_count = get_count(r, "the user track count", 0, INT32_MAX, 4 + 2 + 4 + 4 + 4 + 1 + 1);
+    need->tracks = (size_t)d->track_count;
+    for (int i = 0; i < d->track_count && !r->bad; ++i) timeline_track(r, i, *compressed, need, o);
+    d->event_count = get_count(r, "the event count", 0, INT32_MAX, 8);
+    need->events = (size_t)d->event_count;
+    for (int e = 0; e < d->event_count && !r->bad; ++e) {
+        const char *name = timeline_name(r, need, o ? &o->names : NULL);
+        float time = get_f32(r);
+        if (o) o->events[e] = (sinew_event){name, time};
+    }
+}
+
+/* The timelines section into asset->timelines: each timeline read twice
+ * (checked and measured, then into one scratch block of that size), then
+ * made by sinew__timeline_make, which checks the rest as
+ * sinew_timeline_create does. */
+static void read_timelines(reader *r, const sinew_options *options)
+{
+    sinew_asset *a = r->asset;
+    int clips = a->clip_count;
+    /* a timeline: its clip, duration, flag and two counts */
+    int count = get_count(r, "the timeline count", 1, clips, 4 + 4 + 1 + 4 + 4);
+    if (r->bad) return;
+    const sinew_timeline **list = sinew__asset_alloc(a, (size_t)clips, sizeof *list);
+    if (!list) {
+        refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+        return;
+    }
+    a->timelines = list; /* sinew_asset_free frees what it holds */
+    const char *outer = r->what;
+    char where[400];
+    int last = -1;
+    for (int t = 0; t < count && !r->bad; ++t) {
+        int32_t clip = get_i32(r);
+        if (r->bad) break;
+        if (clip <= last || clip >= clips) {
+            refuse(r, SINEW_ERROR_PARSE, "timeline %d is of clip %d: not after clip %d, or not below the %d clips",
+                   t, (int)clip, last, clips);
+            break;
+        }
+        last = clip;
+        snprintf(where, sizeof where, "%.300s: clip %d's timeline", outer, (int)clip);
+        r->what = where;
+        reader first = *r;
+        sinew_timeline_desc d = {0};
+        bool compressed = false;
+        tl_need need = {0};
+        timeline_body(&first, &d, &compressed, &need, NULL);
+        if (first.bad) {
+            r->bad = true;
+            break;
+        }
+        sinew__layout l = {0, false};
+        size_t o_tracks = sinew__layout_add(&l, need.tracks, sizeof(sinew_user_track), 8);
+        size_t o_grids = sinew__layout_add(&l, need.tracks * 4, sizeof(sinew__timeline_grid), 4);
+        size_t o_events = sinew__layout_add(&l, need.events, sizeof(sinew_event), 8);
+        size_t o_floats = sinew__layout_add(&l, need.floats, sizeof(float), 4);
+        size_t o_steps = sinew__layout_add(&l, need.keys, 1, 1);
+        size_t o_names = sinew__layout_add(&l, need.names + 1, 1, 1);
+        unsigned char *block = l.overflow ? NULL : sinew__alloc(&r->scratch, l.total);
+        if (!block) {
+            refuse(r, SINEW_ERROR_OUT_OF_MEMORY, "out of memory");
+            break;
+        }
+        tl_fill o = {(sinew_user_track *)(block + o_tracks), (sinew__timeline_grid *)(block + o_grids),
+                     (float *)(block + o_floats), block + o_steps, (sinew_event *)(block + o_events),
+                     (char *)(block + o_names)};
+        tl_need again = {0};
+        timeline_body(r, &d, &compressed, &again, &o);
+        d.tracks = (sinew_user_track *)(block + o_tracks);
+        d.events = (sinew_event *)(block + o_events);
+        sinew_error e;
+        sinew_timeline *made = r->bad ? NULL
+                                      : sinew__timeline_make(&d, compressed ? (sinew__timeline_grid *)(block + o_grids)
+                                                                            : NULL, options, &e);
+        sinew__free(&r->scratch, block);
+        if (!made) {
+            if (!r->bad) refused_by(r, &e);
+            break;
+        }
+        list[clip] = made;
+    }
+    r->what = outer;
+    if (!r->bad && r->left) refuse(r, SINEW_ERROR_PARSE, "%zu bytes follow the timelines", r->left);
+}
+
+sinew_result sinew__decode_timelines(const unsigned char *p, size_t n, sinew__codec codec, const char *where,
+                                     const sinew_options *options, sinew_asset *asset, sinew_error *err)
+{
+    reader r = {p, n, false, err, where, sinew__allocator(options), asset, p, codec};
+    if (asset->timelines) refuse(&r, SINEW_ERROR_PARSE, "a second timelines section");
+    else read_timelines(&r, options);
+    return r.bad ? (err->result != SINEW_OK ? err->result : SINEW_ERROR_PARSE) : SINEW_OK;
+}
+
 /* ---- the memory a decode takes ------------------------------------------------- */
 
 /* Payloads are walked for their counts without allocating; a payload the
@@ -1197,6 +1566,29 @@ static size_t clip_walk_peak(reader *r, size_t length)
     return (timelines > layout ? timelines : layout) + 64 * blocks + 64 * (n > 0 ? (size_t)n : 0);
 }
 
+/* The timelines section's timelines as made and the scratch each is read
+ * into (counted for all, though one lives at a time), from their declared
+ * counts: the walk is the decoder's first reading. */
+static size_t timelines_walk_peak(reader *r)
+{
+    int32_t count = get_i32(r);
+    size_t sum = 0;
+    for (int32_t t = 0; t < count && !r->bad; ++t) {
+        get_i32(r);
+        sinew_timeline_desc d = {0};
+        bool compressed = false;
+        tl_need need = {0};
+        timeline_body(r, &d, &compressed, &need, NULL);
+        /* a timeline's struct and its arrays' padding; per track its
+         * struct, grids and offset, twice; per event its struct, twice,
+         * and its loop order and times; its keys, steps and names twice */
+        sum += 512 + need.tracks * (2 * sizeof(sinew_user_track) + 8 * sizeof(sinew__timeline_grid) + 4) +
+               need.events * (2 * sizeof(sinew_event) + 16) + 2 * (4 * need.floats + need.keys + need.names);
+    }
+    /* a section the walk cannot read is refused where the walk stopped */
+    return sum + r->left;
+}
+
 size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsigned char *blocks, size_t blocks_n,
                           sinew__codec codec, const sinew_skeleton *sk)
 {
@@ -1243,6 +1635,7 @@ size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsi
          * bytes it is read from), and the check's ranges and rest-pose
          * matrices per joint of the skeleton */
         return 10 * n + (sk ? 80 * (size_t)sk->joint_count : 0) + small;
+    case SINEW__PAYLOAD_TIMELINES: return timelines_walk_peak(&r) + small;
     case SINEW__PAYLOAD_COMPRESSED_CLIP:
         /* the block copied (a view reads it where it lies), the weights
          * tracks as a clip's */

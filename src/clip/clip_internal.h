@@ -35,6 +35,11 @@ static inline size_t sinew__track_floats(const sinew_track *t)
  * updated (track.c). */
 int sinew__find_key(const float *times, int n, float t, int32_t *hint);
 
+/* The value s of the way from key a to key b (c floats each): linear, or
+ * for a rotation (c = 4) shortest-path slerp, nlerp with
+ * SINEW_SAMPLE_NLERP in `flags` (track.c). */
+void sinew__lerp_key(const float *a, const float *b, int c, bool rotation, float s, unsigned flags, float *out);
+
 typedef struct sinew__sampler sinew__sampler;
 typedef struct sinew__compressed sinew__compressed;
 

@@ -41,6 +41,17 @@ int sinew__find_key(const float *times, int n, float t, int32_t *hint)
     return lo;
 }
 
+void sinew__lerp_key(const float *a, const float *b, int c, bool rotation, float s, unsigned flags, float *out)
+{
+    if (rotation) {
+        sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
+        sinew_quat q = (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
+        out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
+    } else {
+        for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
+    }
+}
+
 void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t *hint, float *out)
 {
     int c = sinew_track_components(tr);
@@ -74,13 +85,7 @@ void sinew_track_sample(const sinew_track *tr, float t, unsigned flags, int32_t 
         memcpy(out, a, sizeof(float) * (size_t)c);
         return;
     case SINEW_INTERP_LINEAR:
-        if (tr->target == SINEW_TARGET_ROTATION) {
-            sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
-            sinew_quat q = (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
-            out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-        } else {
-            for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
-        }
+        sinew__lerp_key(a, b, c, tr->target == SINEW_TARGET_ROTATION, s, flags, out);
         return;
     case SINEW_INTERP_CUBICSPLINE: {
         /* glTF: p(s) = (2s^3 - 3s^2 + 1) v_k + td (s^3 - 2s^2 + s) b_k

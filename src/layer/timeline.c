@@ -273,14 +273,7 @@ void sinew_user_track_sample(const sinew_user_track *tr, float t, unsigned flags
             memcpy(out, a, sizeof(float) * (size_t)c); /* on a key, or held: the key bit for bit */
             return;
         }
-        float s = (t - t0) / (tr->times[k + 1] - t0);
-        if (tr->quaternion) {
-            sinew_quat qa = sinew__q(a[0], a[1], a[2], a[3]), qb = sinew__q(b[0], b[1], b[2], b[3]);
-            sinew_quat q = (flags & SINEW_SAMPLE_NLERP) ? sinew_quat_nlerp(qa, qb, s) : sinew_quat_slerp(qa, qb, s);
-            out[0] = q.x, out[1] = q.y, out[2] = q.z, out[3] = q.w;
-        } else {
-            for (int i = 0; i < c; ++i) out[i] = a[i] + (b[i] - a[i]) * s;
-        }
+        sinew__lerp_key(a, b, c, tr->quaternion, (t - t0) / (tr->times[k + 1] - t0), flags, out);
         return;
     }
     if (tr->quaternion) { /* keys are unit to rounding: as the slerp's results are */
