@@ -8,8 +8,9 @@
  * sections' declared sizes need more memory than sinew_options.max_memory
  * is refused before it allocates, naming the section and the limit, and a
  * load that is let through stays within that limit; a large packed clip
- * loads with the plan sinew_clip_pack makes, bit for bit. The runtime
- * alone, no timing. */
+ * loads with the plan sinew_clip_pack makes, bit for bit; the timelines
+ * section refuses each field out of range and every cut, naming the place.
+ * The runtime alone, no timing. */
 #include "sinew/sinew_archive.h"
 
 #include "archive/archive_internal.h"
