@@ -225,6 +225,40 @@ static void test_events_edges(void)
     sinew_timeline_free(tl);
 }
 
+/* A crossfade's two playbacks: every event of both crossed once, each
+ * with its side's weight, the weights summing to 1. */
+static void test_crossfade_events(void)
+{
+    sinew_event walk_ev[2] = {{"step_l", 0.25f}, {"step_r", 0.75f}}, run_ev[1] = {{"stride", 0.3f}};
+    sinew_timeline *walk = sinew_timeline_create(&(sinew_timeline_desc){1.0f, 0, NULL, 2, walk_ev}, NULL, NULL);
+    sinew_timeline *run = sinew_timeline_create(&(sinew_timeline_desc){0.6f, 0, NULL, 1, run_ev}, NULL, NULL);
+    sinew_clip walk_clip = {.name = "walk", .duration = 1.0f}, run_clip = {.name = "run", .duration = 0.6f};
+    sinew_crossfade cf = sinew_crossfade_start(sinew_playback_start(&walk_clip, true), sinew_playback_start(&run_clip, true),
+                                               1.0f, false);
+    int counts[2] = {0, 0};
+    double unwrapped[2] = {0, 0};
+    for (int step = 0; step < 120; ++step) {
+        sinew_crossfade before = cf;
+        int wraps[2];
+        sinew_crossfade_advance(&cf, 1.0f / 60.0f, wraps);
+        sinew_event_span spans[2];
+        sinew_crossfade_spans(&before, &cf, wraps, walk, run, spans);
+        CHECK(spans[0].weight + spans[1].weight == 1.0f && spans[1].weight == sinew_crossfade_weight(&cf), "weights");
+        sinew_event_hit hits[8];
+        int64_t total;
+        CHECK(sinew_events_crossed(spans, 2, hits, 8, &total, NULL) == SINEW_OK, "crossed");
+        for (int i = 0; i < total && i < 8; ++i) {
+            ++counts[hits[i].span];
+            CHECK(hits[i].weight == spans[hits[i].span].weight, "a hit's weight is its side's");
+        }
+        unwrapped[0] += 1.0 / 60.0, unwrapped[1] += 1.0 / 60.0;
+    }
+    /* 2 s: the walk crosses 0.25, 0.75, 1.25, 1.75; the run 0.3 .. 1.8 by 0.6 */
+    CHECK(counts[0] == 4 && counts[1] == 3, "walk %d events (4), run %d (3)", counts[0], counts[1]);
+    sinew_timeline_free(walk);
+    sinew_timeline_free(run);
+}
+
 /* ---- compression --------------------------------------------------------------- */
 
 static void test_compress(void)
@@ -293,6 +327,7 @@ int main(void)
     test_validation();
     test_events_property();
     test_events_edges();
+    test_crossfade_events();
     test_compress();
     return check_finish("test_timeline");
 }

@@ -52,7 +52,8 @@
  *                sinew_blend_space_1d sinew_blend_space_2d
  *   Timelines    sinew_timeline_create sinew_timeline_free sinew_timeline_find_track
  *                sinew_timeline_track_offset sinew_user_track_sample sinew_timeline_sample
- *                sinew_timeline_compress sinew_playback_span sinew_events_crossed
+ *                sinew_timeline_compress sinew_playback_span sinew_crossfade_spans
+ *                sinew_events_crossed
  *                sinew_ik_two_bone sinew_ik_chain sinew_ik_aim sinew_root_motion
  *   Springs      sinew_spring_joint_default sinew_springs_create sinew_springs_free
  *                sinew_spring_state_create sinew_spring_state_free sinew_spring_state_copy
@@ -1194,6 +1195,14 @@ typedef struct sinew_event_hit {
  * count from 0 at `before`. */
 SINEW_API sinew_event_span sinew_playback_span(const sinew_playback *before, const sinew_playback *after, int wraps,
                                                const sinew_timeline *timeline, float weight);
+
+/* The two spans of a crossfade's step: `before` a copy taken before
+ * sinew_crossfade_advance(), `after` the crossfade after it, `wraps` the
+ * two wrap counts it wrote; spans[0] plays `from`'s timeline with weight 1
+ * minus the fade's weight after the step, spans[1] `to`'s with that
+ * weight. */
+SINEW_API void sinew_crossfade_spans(const sinew_crossfade *before, const sinew_crossfade *after, const int wraps[2],
+                                     const sinew_timeline *from, const sinew_timeline *to, sinew_event_span spans[2]);
 
 /* The events the steps `spans` crossed, each once: going forward, those
  * after the start up to and including the end; going backward, those

@@ -324,6 +324,15 @@ sinew_event_span sinew_playback_span(const sinew_playback *before, const sinew_p
     return s;
 }
 
+void sinew_crossfade_spans(const sinew_crossfade *before, const sinew_crossfade *after, const int wraps[2],
+                           const sinew_timeline *from, const sinew_timeline *to, sinew_event_span spans[2])
+{
+    float w = after ? sinew_crossfade_weight(after) : 0.0f;
+    spans[0] = sinew_playback_span(before ? &before->from : NULL, after ? &after->from : NULL, wraps ? wraps[0] : 0,
+                                   from, 1.0f - w);
+    spans[1] = sinew_playback_span(before ? &before->to : NULL, after ? &after->to : NULL, wraps ? wraps[1] : 0, to, w);
+}
+
 /* A point of a timeline's time: a pass and a time in it. Looping, a time at
  * the duration is the next pass's 0. */
 typedef struct point {
