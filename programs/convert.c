@@ -178,7 +178,11 @@ static void convert_one(void *user, int index)
     load.base.logger = (sinew_logger){job_log, &log};
     const sinew_clip **clips = NULL;
     sinew_clip **owned = NULL;
-    int count = 0, made = 0;
+    /* each clip's timeline, from the file its clip comes from; those
+     * --compress made */
+    const sinew_timeline **timelines = NULL;
+    sinew_timeline **owned_timelines = NULL;
+    int count = 0, made = 0, made_timelines = 0;
     sinew_asset *a = NULL;
     a = j->builtin ? sinew_demo_create(&load.base, &err) : sinew_load_file(j->in, &load, &err);
     if (!a) {
@@ -203,12 +207,17 @@ static void convert_one(void *user, int index)
      * packed or compressed */
     clips = calloc((size_t)capacity + 1, sizeof *clips);
     owned = calloc(3 * (size_t)capacity + 1, sizeof *owned);
-    if (!clips || !owned) {
+    timelines = calloc((size_t)capacity + 1, sizeof *timelines);
+    owned_timelines = calloc((size_t)capacity + 1, sizeof *owned_timelines);
+    if (!clips || !owned || !timelines || !owned_timelines) {
         fail(j, "out of memory");
         goto free_anims;
     }
     if (s->source.anim_count == 0)
-        for (int c = 0; c < a->clip_count; ++c) clips[count++] = a->clips[c];
+        for (int c = 0; c < a->clip_count; ++c) {
+            timelines[count] = a->timelines ? a->timelines[c] : NULL;
+            clips[count++] = a->clips[c];
+        }
     for (int f = 0; f < s->source.anim_count; ++f)
         for (int c = 0; c < anims[f]->clip_count; ++c) {
             sinew_retarget_report rep;
@@ -219,6 +228,8 @@ static void convert_one(void *user, int index)
                 goto free_anims;
             }
             owned[made++] = moved;
+            /* a timeline plays on its clip's time, which retargeting keeps */
+            timelines[count] = anims[f]->timelines ? anims[f]->timelines[c] : NULL;
             clips[count++] = moved;
         }
     /* a clip packed or compressed already (read from an archive) stays as it is */
@@ -278,12 +289,33 @@ static void convert_one(void *user, int index)
         owned[made++] = small;
         clips[c] = small;
     }
+    /* --compress: the timelines' user tracks to their tolerances, -v telling
+     * what each became */
+    for (int c = 0; s->compress_cm > 0.0f && c < count; ++c) {
+        /* events alone hold nothing to compress */
+        if (!timelines[c] || timelines[c]->compressed || !timelines[c]->track_count) continue;
+        sinew_timeline_report report;
+        sinew_timeline *small = sinew_timeline_compress(timelines[c], &load.base, &report, &err);
+        if (!small) {
+            fail(j, "%s: clip \"%s\": %s", j->in, clips[c]->name, err.description);
+            goto free_anims;
+        }
+        owned_timelines[made_timelines++] = small;
+        timelines[c] = small;
+        char note[300];
+        snprintf(note, sizeof note, "clip \"%s\": timeline compressed: %d -> %d keys, %d -> %d bytes", clips[c]->name,
+                 report.keys_before, report.keys_after, report.bytes_before, report.bytes_after);
+        job_log(&log, SINEW_LOG_INFO, note);
+    }
     {
-        /* the asset as read, with the clips chosen */
+        /* the asset as read, with the clips chosen and their timelines */
         sinew_asset out = *a;
         if (s->name) out.name = s->name;
         out.clips = clips;
         out.clip_count = count;
+        bool any = false;
+        for (int c = 0; c < count; ++c) any = any || timelines[c];
+        out.timelines = any ? timelines : NULL;
         sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
         if (sinew_archive_save(&out, j->out, &o, &err) != SINEW_OK) fail(j, "%s", err.description);
         j->in_bytes = j->builtin ? -1 : file_bytes(j->in), j->out_bytes = file_bytes(j->out);
@@ -292,7 +324,8 @@ free_anims:
     for (int f = 0; f < s->source.anim_count; ++f) sinew_asset_free(anims[f]);
 done:
     for (int c = 0; c < made; ++c) sinew_clip_free(owned[c]);
-    free(owned), free((void *)clips);
+    for (int c = 0; c < made_timelines; ++c) sinew_timeline_free(owned_timelines[c]);
+    free(owned), free((void *)clips), free(owned_timelines), free((void *)timelines);
     sinew_asset_free(a);
     int finished = atomic_fetch_add(&b->done, 1) + 1;
     flockfile(stderr);

@@ -982,6 +982,30 @@ static void print_clip(int index, const sinew_clip *c)
     printf("\n");
 }
 
+/* A clip's timeline under its line: its user tracks (a line each, the
+ * first 16) and its events (their count, the first names). */
+enum { INFO_TRACKS = 16, INFO_EVENTS = 4 };
+static void print_timeline(const sinew_timeline *tl)
+{
+    if (!tl) return;
+    printf("      timeline: %d user track%s, %d event%s%s\n", tl->track_count, tl->track_count == 1 ? "" : "s",
+           tl->event_count, tl->event_count == 1 ? "" : "s", tl->compressed ? ", compressed" : "");
+    for (int i = 0; i < tl->track_count && i < INFO_TRACKS; ++i) {
+        const sinew_user_track *t = &tl->tracks[i];
+        if (t->quaternion)
+            printf("        \"%s\": quaternion, %d key%s\n", t->name, t->key_count, t->key_count == 1 ? "" : "s");
+        else
+            printf("        \"%s\": %d component%s, %d key%s\n", t->name, t->components, t->components == 1 ? "" : "s",
+                   t->key_count, t->key_count == 1 ? "" : "s");
+    }
+    if (tl->track_count > INFO_TRACKS) printf("        and %d more user tracks\n", tl->track_count - INFO_TRACKS);
+    if (!tl->event_count) return;
+    printf("        events:");
+    for (int e = 0; e < tl->event_count && e < INFO_EVENTS; ++e)
+        printf("%s \"%s\" at %.3f s", e ? "," : "", tl->events[e].name, (double)tl->events[e].time);
+    printf(tl->event_count > INFO_EVENTS ? ", and %d more\n" : "\n", tl->event_count - INFO_EVENTS);
+}
+
 /* The mesh's bounds; false without vertices. */
 static bool mesh_bounds(const sinew_mesh *m, float lo[3], float hi[3])
 {
@@ -1104,7 +1128,33 @@ static void json_count(const char *key, bool known, int n)
         printf("\"%s\": null", key);
 }
 
-static void json_clip(int index, const sinew_clip *c)
+/* A clip's timeline: null, or its user tracks and events. */
+static void json_timeline(const sinew_timeline *tl)
+{
+    if (!tl) {
+        fputs("null", stdout);
+        return;
+    }
+    printf("{\"compressed\": %s, \"user_tracks\": [", tl->compressed ? "true" : "false");
+    for (int i = 0; i < tl->track_count; ++i) {
+        const sinew_user_track *t = &tl->tracks[i];
+        fputs(i ? ", {\"name\": " : "{\"name\": ", stdout);
+        cli_put_json_string(stdout, t->name);
+        printf(", \"components\": %d, \"quaternion\": %s, \"keys\": %d}", t->components,
+               t->quaternion ? "true" : "false", t->key_count);
+    }
+    fputs("], \"events\": [", stdout);
+    for (int e = 0; e < tl->event_count; ++e) {
+        fputs(e ? ", {\"name\": " : "{\"name\": ", stdout);
+        cli_put_json_string(stdout, tl->events[e].name);
+        fputs(", \"time\": ", stdout);
+        json_number(tl->events[e].time);
+        putchar('}');
+    }
+    fputs("]}", stdout);
+}
+
+static void json_clip(int index, const sinew_clip *c, const sinew_timeline *tl)
 {
     int by_interp[3];
     int animated = clip_shape(c, by_interp);
@@ -1146,10 +1196,13 @@ static void json_clip(int index, const sinew_clip *c)
         json_number(z.largest);
         fputs(", \"percentile_99\": ", stdout);
         json_number(z.percentile_99);
-        fputs("}}", stdout);
+        fputs("}", stdout);
     } else {
-        fputs(", \"compressed\": null}", stdout);
+        fputs(", \"compressed\": null", stdout);
     }
+    fputs(", \"timeline\": ", stdout);
+    json_timeline(tl);
+    putchar('}');
 }
 
 static void json_mesh(int index, const sinew_mesh *m)
@@ -1348,7 +1401,10 @@ static void json_springs(const sinew_asset *a)
  *        "bytes": (sinew_clip_bytes), "packed": (sinew_clip_pack made it),
  *        "compressed": null | {"bytes", "samples", "rate", "animated_tracks",
  *           "constant_tracks", "error_bound", "shell_distance", "largest_error",
- *           "percentile_99"}} ],
+ *           "percentile_99"},
+ *        "timeline": null | {"compressed": false, "user_tracks": [ {"name": "contact",
+ *           "components": 1, "quaternion": false, "keys": 40} ],
+ *           "events": [ {"name": "step_l", "time": 0.1} ]}} ],
  *        (a packed clip: tracks, animated_joints and interpolation null, its
  *        keys those it was packed from; a compressed one: its translation,
  *        rotation and scale keys null too, as the text leaves them out)
@@ -1383,7 +1439,7 @@ static void print_json(const char *file, const sinew_asset *a)
     fputs(",\n\"clips\": [", stdout);
     for (int i = 0; i < a->clip_count; ++i) {
         if (i) putchar(',');
-        json_clip(i, a->clips[i]);
+        json_clip(i, a->clips[i], a->timelines ? a->timelines[i] : NULL);
     }
     fputs("],\n\"meshes\": [", stdout);
     for (int i = 0; i < a->mesh_count; ++i) {
@@ -1421,7 +1477,10 @@ static int cmd_info(int argc, char **argv)
         printf("asset \"%s\"\n", a->name);
         print_skeleton(a->skeleton);
         printf("clips: %d\n", a->clip_count);
-        for (int i = 0; i < a->clip_count; ++i) print_clip(i, a->clips[i]);
+        for (int i = 0; i < a->clip_count; ++i) {
+            print_clip(i, a->clips[i]);
+            print_timeline(a->timelines ? a->timelines[i] : NULL);
+        }
         printf("meshes: %d\n", a->mesh_count);
         for (int i = 0; i < a->mesh_count; ++i) print_mesh(i, &a->meshes[i], a->skeleton);
         print_springs(a);

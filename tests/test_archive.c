@@ -10,9 +10,9 @@
  * the version wrong, bytes changed with the checksum made right again) is
  * refused with its sentence, or loads into an asset that plays, in both
  * modes; timelines, plain and compressed, load back bit for bit and an
- * older reader skips them. All of it needs the runtime alone, so it runs in the cross builds
- * too; with the loaders (SINEW_TEST_FILES) the shared assets and the
- * generated glTF files make the same round trips. */
+ * older reader skips them. All of it needs the runtime alone, so it runs
+ * in the cross builds too; with the loaders (SINEW_TEST_FILES) the shared
+ * assets and the generated glTF files make the same round trips. */
 #include "sinew/sinew_archive.h"
 #if defined(SINEW_TEST_FILES)
 #include "sinew/sinew_import.h"

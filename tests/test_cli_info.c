@@ -241,6 +241,62 @@ static void check_compress(const char *assets)
     result_free(&r);
 }
 
+/* Whether object[key] is the string `want`. */
+static bool text_is(const cJSON *object, const char *key, const char *want)
+{
+    const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(object, key));
+    return s && strcmp(s, want) == 0;
+}
+
+/* Each clip's timeline, in the text under the clip and in the JSON: an
+ * archive whose first clip has a compressed timeline of a vector and a
+ * quaternion track and five events, its second one of an event alone (the
+ * archive seed tests/fuzz/regressions/archive/seed-timelines); none in the
+ * built-in character. */
+static void check_timelines(void)
+{
+    const char *path = SINEW_SOURCE_DIR "/tests/fuzz/regressions/archive/seed-timelines";
+    char args[1100];
+    snprintf(args, sizeof args, "'%s'", path);
+    check_file(args, "seed-timelines");
+    result t = info("%s", args), j = info("%s --json", args), plain = info("--json");
+    CHECK(t.status == 0 && j.status == 0, "info on an archive with timelines: %d, %d: %s", t.status, j.status,
+          t.err);
+    static const char *const lines[] = {
+        "  0 \"swing\": 1.000 s", "      timeline: 2 user tracks, 5 events, compressed\n",
+        "        \"trail\": 3 components, 8 keys\n", "        \"look\": quaternion, ",
+        "        events: \"\" at 0.100 s, \"step_l\" at 0.250 s, \"hit\" at 0.500 s, \"step_r\" at 0.750 s, and 1 "
+        "more\n",
+        "      timeline: 0 user tracks, 1 event\n        events: \"hit\" at 0.500 s\n"};
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; ++i)
+        CHECK(t.out && strstr(t.out, lines[i]) != NULL, "info lists the timeline: %s in %s", lines[i], t.out ? t.out : "");
+    cJSON *json = cJSON_Parse(j.out);
+    const cJSON *clips = cJSON_GetObjectItem(json, "clips");
+    const cJSON *first = cJSON_GetObjectItem(cJSON_GetArrayItem(clips, 0), "timeline");
+    const cJSON *second = cJSON_GetObjectItem(cJSON_GetArrayItem(clips, 1), "timeline");
+    const cJSON *tracks = cJSON_GetObjectItem(first, "user_tracks"), *trail = cJSON_GetArrayItem(tracks, 0);
+    const cJSON *look = cJSON_GetArrayItem(tracks, 1);
+    CHECK(cJSON_IsTrue(cJSON_GetObjectItem(first, "compressed")) && cJSON_GetArraySize(tracks) == 2 &&
+              text_is(trail, "name", "trail") &&
+              number(trail, "components") == 3 && number(trail, "keys") == 8 &&
+              cJSON_IsTrue(cJSON_GetObjectItem(look, "quaternion")) && number(look, "components") == 4 &&
+              cJSON_GetArraySize(cJSON_GetObjectItem(first, "events")) == 5,
+          "--json: the first clip's timeline: %.300s", j.out);
+    const cJSON *hit = cJSON_GetArrayItem(cJSON_GetObjectItem(second, "events"), 0);
+    CHECK(cJSON_IsFalse(cJSON_GetObjectItem(second, "compressed")) &&
+              cJSON_GetArraySize(cJSON_GetObjectItem(second, "user_tracks")) == 0 &&
+              text_is(hit, "name", "hit") &&
+              number(hit, "time") == 0.5,
+          "--json: the second clip's timeline, an event alone");
+    cJSON_Delete(json);
+    json = cJSON_Parse(plain.out);
+    const cJSON *clip;
+    cJSON_ArrayForEach(clip, cJSON_GetObjectItem(json, "clips"))
+        CHECK(cJSON_IsNull(cJSON_GetObjectItem(clip, "timeline")), "the built-in character's clips: no timeline");
+    cJSON_Delete(json);
+    result_free(&t), result_free(&j), result_free(&plain);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -252,6 +308,7 @@ int main(int argc, char **argv)
     mkdir(work, 0777);
     check_file("", "built-in");
     check_compress(argv[3]);
+    check_timelines();
     result r = info("--quiet");
     CHECK(r.status == 0 && strcmp(r.out, "built-in character: 26 joints, 2 clips, 1 mesh, 6023 vertices\n") == 0,
           "info --quiet: %s", r.out);
