@@ -12,7 +12,8 @@
  *   ...
  *   sinew_asset_free(a);
  *
- * Index: sinew_load_file sinew_load_memory (and sinew_load_options), sinew_load_events.
+ * Index: sinew_load_file sinew_load_memory (and sinew_load_options), sinew_load_events,
+ * sinew_write_gltf (and sinew_gltf_write_options).
  *
  * What a glTF file becomes:
  * - every node is a joint (parents first; asset->joint_sources and
@@ -193,6 +194,74 @@ SINEW_API sinew_asset *sinew_load_memory(const void *data, size_t size, const ch
  * SINEW_ERROR_OUT_OF_MEMORY, SINEW_ERROR_INVALID_ARGUMENT. */
 SINEW_API sinew_result sinew_load_events(const char *path, const sinew_asset *asset, const sinew_options *options,
                                          sinew_timeline **timelines, sinew_error *err);
+
+/* ---- glTF out ------------------------------------------------------------- */
+
+/* How sinew_write_gltf() stores skin weights (WEIGHTS_n). */
+typedef enum sinew_gltf_weights {
+    SINEW_GLTF_WEIGHTS_FLOAT = 0,   /* floats: the weights as the asset holds them */
+    SINEW_GLTF_WEIGHTS_UNORM8 = 1,  /* normalized unsigned bytes, each vertex's summing to 255 exactly */
+    SINEW_GLTF_WEIGHTS_UNORM16 = 2  /* normalized unsigned shorts, summing to 65535 exactly */
+} sinew_gltf_weights;
+
+/* Options of sinew_write_gltf(); zero-initialised means float weights and
+ * packed or compressed clips sampled at their compression's rate, else 30
+ * a second. */
+typedef struct sinew_gltf_write_options {
+    sinew_options base;          /* allocator, and the logger that hears what was left out */
+    sinew_gltf_weights weights;
+    /* Packed and compressed clips hold no tracks: they are sampled this
+     * many times a second (and at their duration) into LINEAR tracks. 0:
+     * a compressed clip's own sample rate, else 30. */
+    float sample_rate;
+} sinew_gltf_write_options;
+
+/* What sinew_write_gltf() wrote. */
+typedef struct sinew_gltf_write_report {
+    int nodes, meshes, skins, animations, accessors;
+    size_t json_bytes, bin_bytes;  /* the JSON text and the binary buffer */
+    int resampled_clips;           /* packed or compressed clips sampled into tracks */
+    int dropped_tracks;            /* weights tracks of a joint carrying no mesh of their width (logged) */
+    int repaired_vectors;          /* normals and tangents made unit length (or a zero one (0, 0, 1)),
+                                      tangent w set to its sign, as the specification asks */
+    int merged_influences;         /* a vertex's influences naming one joint twice, merged into one */
+    int normalized_vertices;       /* float weights whose sum was off 1 by more than the Khronos validator
+                                      allows (2e-7 a weight; the loaders keep sums within 1e-5),
+                                      divided by it */
+} sinew_gltf_write_report;
+
+/* Writes `asset` (loaded from any format, an archive, or the built-in
+ * character) as glTF 2.0: binary .glb, or .gltf with a .bin of the same
+ * name beside it, by the extension of `path` (any other is refused).
+ * docs/GLTF_OUT.md tells it all; in short:
+ * - joint j is nodes[j], with its name and rest translation, rotation and
+ *   scale (defaults left out); the skeleton's roots make scenes[0];
+ * - mesh m is meshes[m], one primitive (POSITION with min and max, NORMAL,
+ *   TANGENT, TEXCOORD_n, COLOR_0, indices as unsigned shorts where the mesh
+ *   has at most 65,535 vertices, else unsigned ints; morph targets and
+ *   their default weights), drawn by node joint_count + m: a child of the
+ *   joint carrying a rigid mesh, a root for a skinned mesh (glTF ignores
+ *   its transform) or one that follows no joint. A skinned mesh's skin
+ *   lists its joints' nodes and inverse binds; JOINTS_0 (and JOINTS_1 past
+ *   4 influences) as unsigned bytes where the skin has at most 256 joints,
+ *   else unsigned shorts; WEIGHTS_n as options->weights says;
+ * - clip c is animations[c], its tracks' keys and interpolation as they
+ *   are (a weights track drives the nodes of the meshes its joint
+ *   carries); a clip lasting past its last key gains a constant channel
+ *   to keep its duration; packed and compressed clips are sampled (see
+ *   sample_rate); additive clips are refused;
+ * - asset->springs as VRMC_springBone 1.0, asset->timelines as each
+ *   animation's extras.sinew (docs/ANIMATION.md).
+ * Positions are written in the asset's own frame and units: an asset
+ * records neither its up axis nor its unit, so none is converted.
+ * `report` (optional) says what was written. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL, an extension other than .glb or
+ * .gltf, an option out of range), SINEW_ERROR_UNSUPPORTED (an additive
+ * clip, a mesh of no vertices, a .glb past 4 GiB), SINEW_ERROR_IO,
+ * SINEW_ERROR_OUT_OF_MEMORY. */
+SINEW_API sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path,
+                                        const sinew_gltf_write_options *options, sinew_gltf_write_report *report,
+                                        sinew_error *err);
 
 #ifdef __cplusplus
 }
