@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _POSIX_C_SOURCE 200809L /* mkdir */
-/* sinew convert: files in, archives out (sinew_archive.h). One file a job,
+/* sinew convert: files in, archives (sinew_archive.h) or glTF out
+ * (sinew_write_gltf: -o OUT.glb, OUT.gltf). One file a job,
  * jobs spread over a thread pool; each file's load runs Assimp behind its
  * process wall, so a file that crashes the importer fails alone. The
  * output of one input is the same bytes every time. */
@@ -25,6 +26,7 @@ typedef struct convert_settings {
     bool optimize, pack, clips_only, prepare;
     float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
+    sinew_gltf_weights weights; /* --weights: how OUT.glb or OUT.gltf stores skin weights */
 } convert_settings;
 
 /* The name convert gives the built-in character (converted without FILE). */
@@ -164,6 +166,23 @@ static void put_sizes(char *text, size_t size, long long in, long long out)
         return;
     }
     snprintf(text, size, "%s -> %s (%.1f%%)", a, b, in > 0 ? 100.0 * (double)out / (double)in : 0.0);
+}
+
+/* Whether `path` names a glTF file (.glb, .gltf) rather than an archive. */
+static bool is_gltf(const char *path)
+{
+    const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path, *dot = strrchr(name, '.');
+    return dot && dot != name && (strcasecmp(dot, ".glb") == 0 || strcasecmp(dot, ".gltf") == 0);
+}
+
+/* The asset to `path`: glTF (sinew_write_gltf, docs/GLTF_OUT.md) or an
+ * archive; `base`'s logger hears what glTF leaves out. */
+static sinew_result save_out(const convert_settings *s, const sinew_asset *out, const char *path,
+                             const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
+{
+    if (!is_gltf(path)) return sinew_archive_save(out, path, o, err);
+    sinew_gltf_write_options g = {.base = *base, .weights = s->weights};
+    return sinew_write_gltf(out, path, &g, NULL, err);
 }
 
 static void convert_one(void *user, int index)
@@ -317,7 +336,7 @@ static void convert_one(void *user, int index)
         for (int c = 0; c < count; ++c) any = any || timelines[c];
         out.timelines = any ? timelines : NULL;
         sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
-        if (sinew_archive_save(&out, j->out, &o, &err) != SINEW_OK) fail(j, "%s", err.description);
+        if (save_out(s, &out, j->out, &o, &load.base, &err) != SINEW_OK) fail(j, "%s", err.description);
         j->in_bytes = j->builtin ? -1 : file_bytes(j->in), j->out_bytes = file_bytes(j->out);
     }
 free_anims:
@@ -366,12 +385,18 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
     const char *slash = strrchr(s->out, '/'), *name = slash ? slash + 1 : s->out, *dot = strrchr(name, '.');
     if (!dot || dot == name) {
         cli_bad_value(p, "-o", s->out, "has no extension: convert writes .sinew archives (OUT.sinew, or DIR/ for a "
-                      "folder)");
+                      "folder) and glTF (OUT.glb, OUT.gltf)");
         return false;
     }
-    if (strcasecmp(dot, ".sinew") != 0) {
+    if (strcasecmp(dot, ".sinew") != 0 && !is_gltf(s->out)) {
         cli_bad_value(p, "-o", s->out, "ends in %s, a format convert does not write: it writes .sinew archives "
-                      "(OUT.sinew, or DIR/ for a folder)", dot);
+                      "(OUT.sinew, or DIR/ for a folder) and glTF (OUT.glb, OUT.gltf)", dot);
+        return false;
+    }
+    /* what only an archive stores */
+    if (is_gltf(s->out) && (s->clips_only || s->prepare)) {
+        cli_usage(p, "%s: glTF has no place for what %s asks; it is for .sinew archives", s->out,
+                  s->clips_only ? "--clips-only" : "--prepare");
         return false;
     }
     return true;
@@ -451,6 +476,15 @@ int cli_convert(int argc, char **argv)
         } else if (cli_flag(&p, "--pack")) {
             s.pack = true;
         } else if (compress_arg(&p, &s.compress_cm)) {
+        } else if ((v = cli_value(&p, "--weights"))) {
+            if (strcmp(v, "float") == 0)
+                s.weights = SINEW_GLTF_WEIGHTS_FLOAT;
+            else if (strcmp(v, "unorm8") == 0)
+                s.weights = SINEW_GLTF_WEIGHTS_UNORM8;
+            else if (strcmp(v, "unorm16") == 0)
+                s.weights = SINEW_GLTF_WEIGHTS_UNORM16;
+            else
+                cli_bad_value(&p, "--weights", v, "is not a weight type: float, unorm8 or unorm16");
         } else if ((v = cli_value(&p, "--unit"))) {
             if (!cli_parse_float(v, &s.unit) || !(s.unit > 0.0f))
                 cli_bad_value(&p, "--unit", v, "is not a length in meters above 0");

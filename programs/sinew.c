@@ -109,6 +109,8 @@ static const help_option view_options[] = {
 
 static const help_option convert_options[] = {
     {"-o, --out OUT.sinew|DIR", "the archive; a folder (DIR/, or one that exists) for several"},
+    {"-o, --out OUT.glb|OUT.gltf", "glTF 2.0 instead: one .glb, or .gltf with a .bin (docs/GLTF_OUT.md)"},
+    {"--weights TYPE", "glTF skin weights: float (default), unorm8 or unorm16"},
     {"-j, --jobs N", "convert N files at a time (default 1)"},
     {"--keep-extension", "in a folder, name outputs walk.fbx.sinew (default walk.sinew)"},
     {"--name NAME", "the asset's name in the archive (default: FILE's name, no folders)"},
@@ -203,8 +205,8 @@ static const cli_command commands[] = {
      "k skeleton, w and j (or a click on a joint) weight map, b animated/bind/rest,\n"
      "f floor, s screenshot, q quit; drag to orbit, scroll to zoom.\n",
      view_options, true, false},
-    {"convert", cli_convert, "convert files into .sinew archives for a game",
-     "convert [FILE...] -o OUT.sinew|DIR/ [options]",
+    {"convert", cli_convert, "convert files into .sinew archives for a game, or into glTF",
+     "convert [FILE...] -o OUT.sinew|OUT.glb|OUT.gltf|DIR/ [options]",
      "Convert files into archives (docs/ARCHIVE.md) that every command and\n"
      "sinew_archive_load read without a parser; without FILE, the built-in character.\n"
      "The same FILE gives the same bytes wherever it lies. A file that fails (even one\n"

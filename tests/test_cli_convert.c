@@ -4,7 +4,7 @@
  * folders, gives the same bytes, the asset named by the file's name
  * without folders (or by --name); outputs that would overwrite each other
  * in a folder are refused before anything is converted, or kept apart by
- * --keep-extension; -o takes .sinew or a folder only; --compress takes a
+ * --keep-extension; -o takes .sinew, .glb, .gltf or a folder only; --compress takes a
  * number or leaves the next argument an input; warnings in a batch name
  * their file; -v tells each file's sizes; keys 1e20 s apart compress by
  * their keys. The files are glTF written here.
@@ -225,10 +225,10 @@ static void check_outputs(void)
     cli_result_free(&r);
 
     /* -o: .sinew or a folder */
-    check_refused("art/hero/walk.gltf -o out.glb",
-                  "sinew: convert: -o: \"out.glb\" ends in .glb, a format convert does not write: it writes .sinew "
-                  "archives (OUT.sinew, or DIR/ for a folder)\n");
-    CHECK(!exists("out.glb"), "no out.glb written");
+    check_refused("art/hero/walk.gltf -o out.obj",
+                  "sinew: convert: -o: \"out.obj\" ends in .obj, a format convert does not write: it writes .sinew "
+                  "archives (OUT.sinew, or DIR/ for a folder) and glTF (OUT.glb, OUT.gltf)\n");
+    CHECK(!exists("out.obj"), "no out.obj written");
     check_refused("art/hero/walk.gltf -o noext", "sinew: convert: -o: \"noext\" has no extension");
     check_refused("art/hero/walk.gltf other/walk.glb -o two.sinew", "-o two.sinew: 2 inputs need a folder");
     /* a folder that exists is a folder, written with its slash or not */
