@@ -848,16 +848,16 @@ SINEW_API sinew_result sinew_local_to_model(const sinew_skeleton *skeleton,
                                             sinew_mat4 *model, int count, sinew_error *err);
 
 /* Recomputes the model matrices of `from_joint` and its descendants only,
- * as sinew_local_to_model() computes them (bit for bit: the same kernel
- * and sums), leaving every other matrix in `model` as it is: after IK or
- * any change to the local pose below one joint. Reads, outside the
- * subtree, only from_joint's parent's matrix (or `root` for a root joint),
- * which must be that of the pose. Joints are parents first but need not be
- * depth-first (sinew_skeleton_create keeps the input order where it can),
- * so the subtree is found by one pass over the joints after from_joint:
- * linear in those, and in the subtree's size for the products. Errors:
- * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_SIZE_MISMATCH,
- * SINEW_ERROR_BAD_JOINT_INDEX (from_joint). */
+ * as sinew_local_to_model() computes them (bit for bit: the same sums,
+ * fused where its kernel fuses them), leaving every other matrix in
+ * `model` as it is: after IK or any change to the local pose below one
+ * joint. Reads, outside the subtree, only from_joint's parent's matrix (or
+ * `root` for a root joint), which must be that of the pose. Joints are
+ * parents first but need not be depth-first (sinew_skeleton_create keeps
+ * the input order where it can), so the subtree is found by one pass over
+ * the joints after from_joint: linear in those, and in the subtree's size
+ * for the products. Errors: SINEW_ERROR_INVALID_ARGUMENT,
+ * SINEW_ERROR_SIZE_MISMATCH, SINEW_ERROR_BAD_JOINT_INDEX (from_joint). */
 SINEW_API sinew_result sinew_local_to_model_from(const sinew_skeleton *skeleton,
                                                  const sinew_transform *local, const sinew_mat4 *root,
                                                  sinew_mat4 *model, int count, int from_joint, sinew_error *err);

@@ -59,6 +59,18 @@ static sinew_quat twist_about(sinew_vec3 axis, sinew_vec3 a, sinew_vec3 b)
     return sinew__q(axis.x * hs, axis.y * hs, axis.z * hs, hc * inv);
 }
 
+/* q to unit length. The product of unit quaternions is within a few
+ * roundings of it, where one Newton step for 1 / sqrt(|q|^2),
+ * 1.5 - 0.5 |q|^2, is as close as the square root and the division, and
+ * does not wait on them; anything else is normalized in full. */
+static inline sinew_quat renormalize(sinew_quat q)
+{
+    float len2 = sinew__q_dot(q, q), e = len2 - 1.0f;
+    if (!(fabsf(e) < 1e-4f)) return sinew__q_normalize(q);
+    float k = 1.0f - 0.5f * e;
+    return sinew__q(q.x * k, q.y * k, q.z * k, q.w * k);
+}
+
 /* nlerp from the identity to q by w, on the identity's side. */
 static sinew_quat weighted(sinew_quat q, float w)
 {
@@ -77,7 +89,7 @@ typedef struct frame_scale {
     bool mirrored;
 } frame_scale;
 
-static frame_scale frame_scale_of(const sinew_mat4 *model)
+static inline frame_scale frame_scale_of(const sinew_mat4 *model)
 {
     const float *m = model->m;
     sinew_vec3 x = sinew__v3(m[0], m[1], m[2]), y = sinew__v3(m[4], m[5], m[6]), z = sinew__v3(m[8], m[9], m[10]);
@@ -105,15 +117,15 @@ static frame_scale frame_scale_of(const sinew_mat4 *model)
  * along j's unit columns, so no quaternion of r is made. It is unit where
  * the columns are orthogonal (non-uniform scale above j skews them; the
  * normalization of the product absorbs that). */
-static sinew_quat correct_in(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f, sinew_quat g,
-                             float weight)
+static inline sinew_quat correct_in(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f,
+                                    sinew_quat g, float weight)
 {
     const float *m = model[j].m;
     float vx = (m[0] * g.x + m[1] * g.y + m[2] * g.z) * f.inv[0];
     float vy = (m[4] * g.x + m[5] * g.y + m[6] * g.z) * f.inv[1];
     float vz = (m[8] * g.x + m[9] * g.y + m[10] * g.z) * f.inv[2];
     sinew_quat c = weighted(sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w), weight);
-    local[j].rotation = sinew__q_normalize(sinew__q_mul(local[j].rotation, c));
+    if (weight > 0.0f) local[j].rotation = renormalize(sinew__q_mul(local[j].rotation, c));
     return c;
 }
 
@@ -123,6 +135,26 @@ static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model
 }
 
 static bool finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
+
+/* Whether the solve's inputs in the model matrices are all finite: the
+ * start and mid joints' matrices and the end joint's translation. x * 0 is
+ * +-0 for finite x and NaN otherwise, and sums keep a NaN: one test for the
+ * 35 floats, and the joint only looked for once one is not. */
+static bool chain_finite(const sinew_mat4 *start, const sinew_mat4 *mid, const sinew_mat4 *end)
+{
+#if defined(__SSE2__)
+    const __m128 zero = _mm_setzero_ps();
+    __m128 acc = _mm_mul_ps(_mm_loadu_ps(end->m + 12), zero);
+    acc = _mm_and_ps(acc, _mm_castsi128_ps(_mm_set_epi32(0, -1, -1, -1))); /* its w: not read */
+    for (int k = 0; k < 16; k += 4) {
+        acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(start->m + k), zero));
+        acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(mid->m + k), zero));
+    }
+    return _mm_movemask_ps(_mm_cmpunord_ps(acc, acc)) == 0;
+#else
+    return sinew__finite_n(start->m, 16) && sinew__finite_n(mid->m, 16) && sinew__finite_n(end->m + 12, 3);
+#endif
+}
 
 static bool is_ancestor(const sinew_skeleton *sk, int ancestor, int j)
 {
@@ -188,9 +220,8 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
      * joints' rotation columns (the rest of their matrices, the w row, is
      * checked with them, as cheap) */
     const sinew_mat4 *ms = &job->model[js], *mm = &job->model[jm], *me = &job->model[je];
-    if (!sinew__finite_n(ms->m, 16)) return not_finite(what, sk, js, err);
-    if (!sinew__finite_n(mm->m, 16)) return not_finite(what, sk, jm, err);
-    if (!sinew__finite_n(me->m + 12, 3)) return not_finite(what, sk, je, err);
+    if (!chain_finite(ms, mm, me))
+        return not_finite(what, sk, !sinew__finite_n(ms->m, 16) ? js : !sinew__finite_n(mm->m, 16) ? jm : je, err);
     if (!finite3(job->target) || !finite3(job->pole))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: target or pole is not finite", what);
     if (!(job->softness >= 0.0f && job->softness <= 1.0f))
@@ -225,12 +256,14 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     float s = sqrtf(sinew__v3_dot(n, n));
     float ca = d >= 0.0f ? p + d : s, sa = d >= 0.0f ? s : p - d; /* alpha/2, in proportion */
     float la = ca * ca + sa * sa;
-    float u = (reach - want) * (reach + want), v = (want - fold) * (want + fold); /* beta/2, squared, in proportion */
+    /* beta/2, squared, times 4 lab lbc (their sum): the scale comes from
+     * the bones alone, so that only the square roots wait on the target */
+    float u = (reach - want) * (reach + want), v = (want - fold) * (want + fold);
     float cb = 1.0f, sb = 0.0f;
-    if (la > 0.0f && u + v > 0.0f) {
-        float ia = 1.0f / sqrtf(la), ib = 1.0f / (u + v);
+    if (la > 0.0f && p > 0.0f) {
+        float ia = 1.0f / sqrtf(la), ib = 0.5f / sqrtf(p);
         ca *= ia, sa *= ia;
-        cb = sqrtf(u * ib), sb = sqrtf(v * ib);
+        cb = sqrtf(u) * ib, sb = sqrtf(v) * ib;
     } else {
         ca = 1.0f, sa = 0.0f; /* a bone of no length: nothing to bend */
     }
@@ -252,8 +285,10 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     sinew_quat g_start = want > 0.0f && dist > 0.0f ? from_to_lengths(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
 
     /* 3. and twists about that direction to bring the mid joint toward the pole */
-    sinew_vec3 axis = dist > 0.0f ? sinew__v3_scale(at, 1.0f / dist) : sinew__v3_normalize(ac1);
-    if (sinew__v3_dot(pole, pole) > 0.0f && sinew__v3_dot(axis, axis) > 0.0f) {
+    sinew_vec3 axis = sinew__v3(0, 0, 0);
+    if (sinew__v3_dot(pole, pole) > 0.0f)
+        axis = dist > 0.0f ? sinew__v3_scale(at, 1.0f / dist) : sinew__v3_normalize(ac1);
+    if (sinew__v3_dot(axis, axis) > 0.0f) {
         sinew_vec3 mid_dir = sinew__q_rotate(g_start, ab);
         sinew_vec3 off = sinew__v3_sub(mid_dir, sinew__v3_scale(axis, sinew__v3_dot(axis, mid_dir)));
         sinew_vec3 pole_off = sinew__v3_sub(pole, sinew__v3_scale(axis, sinew__v3_dot(axis, pole)));

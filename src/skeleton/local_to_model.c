@@ -137,6 +137,51 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
  * formulas where it has none: either way each matrix comes from the same
  * sums as sinew_local_to_model's. */
 enum { FROM_BATCH = 64 }; /* joints, and kernel schedule entries */
+enum { FROM_FEW = 16 };   /* batches of at most this many joints go one joint at a time */
+
+#if defined(SINEW_X86_SIMD)
+#include <immintrin.h>
+/* Joints one after another as the AVX2 kernel computes each in its lane
+ * (pose_block_avx.h): the TRS entries by sinew__mat4_from_trs's sums, then
+ * the parent's columns times them by fused multiply-adds in the kernel's
+ * order, so its result bit for bit; a joint that follows its parent takes
+ * the parent's columns from registers. For a few joints: a leg below the
+ * hip is five in a row, each waiting on the last, which would fill two of
+ * the kernel's blocks with pairs of one joint. Called only where the
+ * skeleton runs that kernel, so the CPU has FMA. */
+__attribute__((target("fma"))) static void joints_fma(const int16_t *parents, const int16_t *joints, int count,
+                                                      const sinew_transform *local, const sinew_mat4 *root,
+                                                      sinew_mat4 *model)
+{
+    static const sinew_mat4 identity = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
+    const sinew_mat4 *top = root ? root : &identity;
+    const __m128 zero = _mm_setzero_ps();
+    __m128 c0 = zero, c1 = zero, c2 = zero, c3 = zero; /* the last joint's columns */
+    int last = -1;
+    for (int i = 0; i < count; ++i) {
+        int j = joints[i], p = parents[j];
+        const sinew_transform *x = &local[j];
+        sinew_mat4 trs;
+        sinew__mat4_from_trs(&trs, x->translation, x->rotation, x->scale);
+        const float *m = trs.m;
+        __m128 p0 = c0, p1 = c1, p2 = c2, p3 = c3;
+        if (p < 0 || p != last) {
+            const float *q = (p >= 0 ? &model[p] : top)->m;
+            p0 = _mm_loadu_ps(q), p1 = _mm_loadu_ps(q + 4), p2 = _mm_loadu_ps(q + 8), p3 = _mm_loadu_ps(q + 12);
+        }
+#define SINEW__COLUMN(a, b, c, start) \
+    _mm_fmadd_ps(p2, _mm_set1_ps(c), _mm_fmadd_ps(p1, _mm_set1_ps(b), _mm_fmadd_ps(p0, _mm_set1_ps(a), start)))
+        c0 = SINEW__COLUMN(m[0], m[1], m[2], zero);
+        c1 = SINEW__COLUMN(m[4], m[5], m[6], zero);
+        c2 = SINEW__COLUMN(m[8], m[9], m[10], zero);
+        c3 = SINEW__COLUMN(m[12], m[13], m[14], p3);
+#undef SINEW__COLUMN
+        float *o = model[j].m;
+        _mm_storeu_ps(o, c0), _mm_storeu_ps(o + 4, c1), _mm_storeu_ps(o + 8, c2), _mm_storeu_ps(o + 12, c3);
+        last = j;
+    }
+}
+#endif
 
 typedef struct from_batch {
     const sinew__skeleton *s;
@@ -169,6 +214,13 @@ static void run_batch(from_batch *b)
         b->count = 0;
         return;
     }
+#if defined(SINEW_X86_SIMD)
+    if (b->count <= FROM_FEW) {
+        joints_fma(parents, b->joints, b->count, b->local, b->root, b->model);
+        b->count = 0;
+        return;
+    }
+#endif
     /* The kernel's schedule (sinew__make_schedule): blocks of four pairs,
      * a0 a1 a2 a3 c0 c1 c2 c3, each pair computed side by side after the
      * pairs before it. Two joints in a row pair up unless the second is the
