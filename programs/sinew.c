@@ -102,7 +102,7 @@ static const help_option view_options[] = {
     {"--frames N", "draw N frames (1/30 s each), then exit"},
     {"--keys 'K1 K2 ...'", "press these keys first"},
     {"--screenshot OUT.png", "save the last frame"},
-    {"--springs", "simulate the spring bones as the clip plays (r restarts them)"},
+    {"--springs", "simulate the spring bones as the clip or the layer plays (r restarts them)"},
     {"--spring-dt S", "their fixed step in seconds (default 1/60)"},
     {NULL, NULL},
 };
@@ -201,10 +201,12 @@ static const cli_command commands[] = {
      "the clip (or the blend, the crossfade), or one PNG a frame.\n",
      render_options, true, true},
     {"view", cli_view, "a window on a file: play, scrub, LBS/DQS, weight maps", "view [FILE] [options]",
-     "A window on FILE: space play/pause, left/right step, c clip, +/- speed, m LBS/DQS,\n"
-     "k skeleton, w and j (or a click on a joint) weight map, b animated/bind/rest,\n"
-     "f floor, s screenshot, q quit; drag to orbit, scroll to zoom.\n",
-     view_options, true, false},
+     "A window on FILE playing its clip, or the animation layer as render draws it:\n"
+     "space play/pause, left/right step, c clip, +/- speed, m LBS/DQS, k skeleton,\n"
+     "w and j (or a click on a joint) weight map, b animated/bind/rest, f floor,\n"
+     "r restart the springs, o the text over the picture (file, clip or layer and\n"
+     "its state, springs, fps), s screenshot, q quit; drag to orbit, scroll to zoom.\n",
+     view_options, true, true},
     {"convert", cli_convert, "convert files into .sinew archives for a game, or into glTF",
      "convert [FILE...] -o OUT.sinew|OUT.glb|OUT.gltf|DIR/ [options]",
      "Convert files into archives (docs/ARCHIVE.md) that every command and\n"

@@ -7,7 +7,8 @@
  * frame, the sample characters. Skips, saying why, when no GL context can
  * be had. With XVFB_RUN it checks `sinew view` instead: a window under
  * Xvfb, keys pressed, frames drawn, a screenshot taken and checked the same
- * way. Usage: test_render SINEW_BINARY WORK_DIR [XVFB_RUN] */
+ * way, the animation layer played and its text drawn over the picture.
+ * Usage: test_render SINEW_BINARY WORK_DIR [XVFB_RUN] */
 #define _POSIX_C_SOURCE 200809L
 #include "sinew/sinew.h"
 #include "../programs/image.h"
@@ -317,6 +318,75 @@ static int view(const char *xvfb_run, const char *args)
     return WIFEXITED(r) ? WEXITSTATUS(r) : -1;
 }
 
+/* The overlay's text colors (programs/view.c): light blue, and amber for
+ * the layer's state and live springs; colors the scene never has. */
+static bool near(const uint8_t *p, int r, int g, int b)
+{
+    return abs(p[0] - r) <= 6 && abs(p[1] - g) <= 6 && abs(p[2] - b) <= 6;
+}
+static bool is_text(const uint8_t *p) { return near(p, 150, 225, 255); }
+static bool is_state_text(const uint8_t *p) { return near(p, 255, 220, 120); }
+
+/* `sinew view` with the animation layer on the built-in character (a
+ * crossfade with IK, a synced blend with an additive; springs on both):
+ * it plays, and writes what plays over the picture in the top-left corner,
+ * which o takes away. The text is found by its colors, not by a golden
+ * picture. */
+static void check_view_layer(const char *xvfb_run)
+{
+    static const struct {
+        const char *args, *shot;
+        bool overlay, state;
+    } runs[] = {
+        {"--crossfade idle,0.4,0.6 --ik hand_l --springs", "view_fade.png", true, true},
+        {"--crossfade idle,0.4,0.6 --ik hand_l --springs --keys o", "view_fade_plain.png", false, false},
+        {"--blend walk=0.5,idle=0.5 --sync --additive idle=0.5 --springs --spring-dt 0.02", "view_blend.png", true,
+         true},
+    };
+    for (size_t k = 0; k < sizeof runs / sizeof runs[0]; ++k) {
+        char args[512];
+        snprintf(args, sizeof args, "%s --frames 20 --size 480x360 --screenshot %s", runs[k].args, runs[k].shot);
+        int r = view(xvfb_run, args);
+        CHECK(r == 0, "sinew view %s (exit %d, see view.log)", runs[k].args, r);
+        cli_image im = load(runs[k].shot);
+        if (!im.rgba) continue;
+        int w = im.width, h = im.height;
+        region corner = find(&im, 0, 0, w * 3 / 4, h / 3, is_text), all = find(&im, 0, 0, w, h, is_text);
+        region state = find(&im, 0, 0, w * 3 / 4, h / 3, is_state_text);
+        region body = find(&im, 0, 0, w, h, is_body);
+        CHECK(body.count > 1500, "%s: the character shows (%d pixels)", runs[k].shot, body.count);
+        if (runs[k].overlay) {
+            CHECK(corner.count > 300 && corner.x0 < 20 && corner.y0 < 20,
+                  "%s: text in the top-left corner (%d pixels from %d,%d)", runs[k].shot, corner.count, corner.x0,
+                  corner.y0);
+            CHECK(all.count == corner.count, "%s: text nowhere else (%d of %d pixels outside the corner)", runs[k].shot,
+                  all.count - corner.count, all.count);
+        } else {
+            CHECK(all.count == 0, "%s: o hides the text (%d text pixels)", runs[k].shot, all.count);
+        }
+        CHECK(runs[k].state ? state.count > 50 : state.count == 0,
+              "%s: the layer's state and the springs %s (%d pixels)", runs[k].shot,
+              runs[k].state ? "show" : "do not show", state.count);
+        cli_image_free(&im);
+    }
+    /* the layer poses what is drawn: the left hand raised by IK changes
+     * the picture of the same frame */
+    CHECK(view(xvfb_run, "--keys o --frames 20 --size 240x240 --screenshot view_walk.png") == 0 &&
+              view(xvfb_run, "--ik hand_l+=0,0.6,0 --keys o --frames 20 --size 240x240 --screenshot view_ik.png") == 0,
+          "sinew view with and without --ik (see view.log)");
+    cli_image walk = load("view_walk.png"), ik = load("view_ik.png");
+    if (walk.rgba && ik.rgba && walk.width == ik.width && walk.height == ik.height) {
+        int differ = 0;
+        for (int y = 0; y < walk.height; ++y)
+            for (int x = 0; x < walk.width; ++x) differ += is_body(px(&walk, x, y)) != is_body(px(&ik, x, y));
+        CHECK(differ > 200, "--ik moves the hand in the window (%d pixels differ)", differ);
+    }
+    cli_image_free(&walk), cli_image_free(&ik);
+    CHECK(view(xvfb_run, "--clip none --crossfade idle --frames 1") == 1,
+          "the layer without a clip to play fails before a window opens");
+    CHECK(view(xvfb_run, "--blend") == 2, "--blend without its value is a usage error");
+}
+
 /* The window: skeleton on (k), the heat map stepped to the head (j x 5),
  * DQS (m), paused (space) and stepped (right), no floor (f); then the bind
  * pose (b) on the next clip (c). Each screenshot shows the character, the
@@ -360,6 +430,7 @@ static int check_view(const char *xvfb_run)
               body.count);
     }
     cli_image_free(&im);
+    check_view_layer(xvfb_run);
     CHECK(view(xvfb_run, "--keys 'bogus'") == 2, "an unknown key name is a usage error");
     return check_finish("test_view");
 }
