@@ -46,6 +46,23 @@ sinew_setup_three_vrm() {
     fi
 }
 
+# The Khronos glTF validator (tests/gltf_validator), which checks what
+# `sinew convert -o OUT.glb` writes: node and npm as for three-vrm, then
+# gltf-validator at the version package-lock.json pins, into
+# tests/gltf_validator/node_modules (git ignores it). Fails with one line
+# naming what is missing.
+sinew_setup_gltf_validator() {
+    local dir=tests/gltf_validator
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        sinew_install "node and npm (the glTF validator)" nodejs npm || return 1
+    fi
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+        echo "sinew: missing gltf-validator in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
+        return 1
+    fi
+}
+
 # sinew_install WHAT PACKAGE...: installs the packages as root with apt-get,
 # else names WHAT and the packages in one line and fails.
 sinew_install() {

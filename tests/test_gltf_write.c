@@ -1,0 +1,365 @@
+/* SPDX-License-Identifier: MIT */
+/* glTF out, round trip: every shared asset (gltf/, fbx/, collada/ under
+ * the shared assets) and the built-in character is converted with `sinew
+ * convert IN -o OUT.glb` and `-o OUT.gltf` into WORK_DIR (where the
+ * gltf_write_validator test then runs the Khronos validator on them), and
+ * `sinew bake` poses the source and each written file over every clip at
+ * time 0, the clip's end, its key times and the midpoints between them
+ * (at most 12 times a clip, spread over its keys), with --springs too
+ * where the asset has spring bones. Node world matrices and mesh
+ * positions must agree within 1e-6 of the model's size (the diagonal of
+ * the box around the joints and the mesh at the first frame), and the
+ * timelines' user track values and events must be equal.
+ *
+ * How nodes are matched: the written file holds a node per joint (in the
+ * skeleton's order, parents first, which need not be the source file's
+ * node order: cesium_man.gltf's differs) and then one node per mesh, and
+ * the source's nodes that are not joints (Assimp's helper nodes outside
+ * the skeleton, which bake does not list) are not written. So source node
+ * i (bake's "index") is compared with written node asset->node_joints[i],
+ * the joint the loader made of it, which the writer writes as node j,
+ * and the two must have the same name; matching by name alone would pair
+ * the wrong nodes where names repeat (cesium_man.gltf has unnamed ones).
+ * Meshes are written in the asset's order and read back in it, so they
+ * are compared in order.
+ *
+ * Weights: the writer makes each vertex's float weights sum to 1 within
+ * what the Khronos validator allows (2e-7 a weight), where the loaders
+ * keep sums within 1e-5 as the file gives them and skinning scales the
+ * vertex by its sum; a vertex may so move by (1 - sum) times its distance
+ * from the origin, which the comparison allows on top of 1e-6 of the size
+ * (seymour.dae, skeleton.fbx; the report prints both).
+ * usage: test_gltf_write SINEW_BINARY WORK_DIR */
+#define _POSIX_C_SOURCE 200809L
+#include "sinew/sinew_import.h"
+#include "check.h"
+#include "cli_run.h"
+#include "shared_asset.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+static const char *sinew_bin, *work;
+
+static cli_result run(const char *format, ...)
+{
+    va_list ap;
+    va_start(ap, format);
+    cli_result r = cli_run(sinew_bin, work, 0, "", format, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ---- the sources ---------------------------------------------------------- */
+
+typedef struct source_list {
+    char **paths;
+    int count, cap;
+} source_list;
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static bool wanted(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot) return false;
+    static const char *const ext[] = {".gltf", ".glb", ".fbx", ".dae", ".bvh"};
+    for (size_t i = 0; i < sizeof ext / sizeof *ext; ++i)
+        if (strcasecmp(dot, ext[i]) == 0) return true;
+    return false;
+}
+
+/* The files under `dir`, two levels down (fbx/pab/walk.fbx). */
+static void collect(source_list *l, const char *dir, int depth)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.') continue;
+        char path[1024];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) != 0) continue;
+        if (S_ISDIR(st.st_mode)) {
+            if (depth < 2) collect(l, path, depth + 1);
+        } else if (wanted(e->d_name)) {
+            if (l->count == l->cap) {
+                l->cap = l->cap ? l->cap * 2 : 16;
+                l->paths = realloc(l->paths, sizeof *l->paths * (size_t)l->cap);
+            }
+            l->paths[l->count++] = strdup(path);
+        }
+    }
+    closedir(d);
+}
+
+/* ---- baking and comparing -------------------------------------------------------- */
+
+static cJSON *bake(const char *file, const char *clip, const char *times, bool springs, const char *json)
+{
+    cli_result r = run("bake %s%s%s --clip %s --times %s%s --json '%s'", file ? "'" : "", file ? file : "",
+                       file ? "'" : "", clip, times, springs ? " --springs" : "", json);
+    CHECK(r.status == 0, "bake %s --clip %s: %d: %s", file ? file : "(built-in)", clip, r.status, r.err);
+    cli_result_free(&r);
+    size_t size;
+    char *text = (char *)test_read_file(json, &size);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    free(text);
+    remove(json);
+    return doc;
+}
+
+/* The diagonal of the box around the first frame's joints and vertices. */
+static double model_size(const cJSON *frame)
+{
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    const cJSON *n, *m;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(frame, "nodes"))
+    {
+        const cJSON *w = cJSON_GetObjectItem(n, "world");
+        for (int c = 0; c < 3; ++c) {
+            double v = cJSON_GetArrayItem(w, 12 + c)->valuedouble;
+            lo[c] = fmin(lo[c], v), hi[c] = fmax(hi[c], v);
+        }
+    }
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(frame, "meshes"))
+    {
+        const cJSON *p = cJSON_GetObjectItem(m, "positions"), *v;
+        int i = 0;
+        cJSON_ArrayForEach(v, p)
+        {
+            lo[i % 3] = fmin(lo[i % 3], v->valuedouble), hi[i % 3] = fmax(hi[i % 3], v->valuedouble);
+            ++i;
+        }
+    }
+    double d = 0.0;
+    for (int c = 0; c < 3; ++c)
+        if (hi[c] >= lo[c]) d += (hi[c] - lo[c]) * (hi[c] - lo[c]);
+    return d > 0.0 ? sqrt(d) : 1.0;
+}
+
+typedef struct worst {
+    double nodes, meshes; /* the largest differences */
+    double excess;        /* the largest vertex difference past what weight sums explain */
+    char node[160];       /* where the nodes' is */
+} worst;
+
+/* The largest |1 - sum of weights| of the asset's skinned vertices. */
+static double weight_deficit(const sinew_asset *a)
+{
+    double most = 0.0;
+    for (int m = 0; m < a->mesh_count; ++m) {
+        const sinew_skin *skin = a->meshes[m].skin;
+        for (int v = 0; skin && v < skin->vertex_count; ++v) {
+            int j[SINEW_MAX_INFLUENCES];
+            float w[SINEW_MAX_INFLUENCES];
+            sinew_skin_vertex(skin, v, j, w);
+            double sum = 0.0;
+            for (int i = 0; i < skin->influence_count; ++i) sum += w[i];
+            most = fmax(most, fabs(1.0 - sum));
+        }
+    }
+    return most;
+}
+
+static double array_diff(const cJSON *a, const cJSON *b, int *length_mismatch)
+{
+    int n = cJSON_GetArraySize(a);
+    if (n != cJSON_GetArraySize(b)) {
+        *length_mismatch = 1;
+        return INFINITY;
+    }
+    double d = 0.0;
+    const cJSON *x = a ? a->child : NULL, *y = b ? b->child : NULL;
+    for (; x && y; x = x->next, y = y->next) {
+        if (cJSON_IsNull(x) || cJSON_IsNull(y)) return INFINITY;
+        d = fmax(d, fabs(x->valuedouble - y->valuedouble));
+    }
+    return d;
+}
+
+/* One frame of the source against the written file's. */
+static void compare_frame(const sinew_asset *a, const char *what, const cJSON *src, const cJSON *out, double deficit,
+                          worst *w)
+{
+    const cJSON *sn = cJSON_GetObjectItem(src, "nodes"), *on = cJSON_GetObjectItem(out, "nodes");
+    int count = cJSON_GetArraySize(on);
+    char *used = calloc((size_t)count + 1, 1);
+    const cJSON *n;
+    cJSON_ArrayForEach(n, sn)
+    {
+        const char *name = cJSON_GetObjectItem(n, "name")->valuestring;
+        int index = cJSON_GetObjectItem(n, "index")->valueint;
+        int joint = a->node_joints ? (index < a->node_count ? a->node_joints[index] : -1) : index;
+        const cJSON *match = NULL;
+        int i = 0;
+        for (const cJSON *o = on ? on->child : NULL; o; o = o->next, ++i)
+            if (!used[i] && cJSON_GetObjectItem(o, "index")->valueint == joint) {
+                used[i] = 1, match = o;
+                break;
+            }
+        CHECK(match != NULL, "%s: node \"%s\" (index %d, joint %d) is not in the written file", what, name, index,
+              joint);
+        if (!match) continue;
+        CHECK(strcmp(cJSON_GetObjectItem(match, "name")->valuestring, name) == 0,
+              "%s: node %d is \"%s\", written as node %d \"%s\"", what, index, name, joint,
+              cJSON_GetObjectItem(match, "name")->valuestring);
+        int bad = 0;
+        double d = array_diff(cJSON_GetObjectItem(n, "world"), cJSON_GetObjectItem(match, "world"), &bad);
+        if (d > w->nodes) {
+            w->nodes = d;
+            snprintf(w->node, sizeof w->node, "\"%s\"", name);
+        }
+    }
+    free(used);
+    const cJSON *sm = cJSON_GetObjectItem(src, "meshes"), *om = cJSON_GetObjectItem(out, "meshes");
+    CHECK(cJSON_GetArraySize(sm) == cJSON_GetArraySize(om), "%s: %d meshes, written %d", what,
+          cJSON_GetArraySize(sm), cJSON_GetArraySize(om));
+    const cJSON *ma = sm ? sm->child : NULL, *mb = om ? om->child : NULL;
+    for (int m = 0; ma && mb; ma = ma->next, mb = mb->next, ++m) {
+        int bad = 0;
+        double d = array_diff(cJSON_GetObjectItem(ma, "positions"), cJSON_GetObjectItem(mb, "positions"), &bad);
+        CHECK(!bad, "%s: mesh %d: %d position floats, written %d", what, m,
+              cJSON_GetArraySize(cJSON_GetObjectItem(ma, "positions")),
+              cJSON_GetArraySize(cJSON_GetObjectItem(mb, "positions")));
+        if (bad) continue;
+        w->meshes = fmax(w->meshes, d);
+        double far = 0.0, sq = 0.0;
+        int c = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, cJSON_GetObjectItem(ma, "positions"))
+        {
+            sq += v->valuedouble * v->valuedouble;
+            if (++c % 3 == 0) far = fmax(far, sqrt(sq)), sq = 0.0;
+        }
+        w->excess = fmax(w->excess, d - deficit * far);
+    }
+    /* timelines: the same user track values and events */
+    for (int k = 0; k < 2; ++k) {
+        const char *key = k ? "events" : "tracks";
+        char *x = cJSON_PrintUnformatted(cJSON_GetObjectItem(src, key));
+        char *y = cJSON_PrintUnformatted(cJSON_GetObjectItem(out, key));
+        CHECK((!x && !y) || (x && y && strcmp(x, y) == 0), "%s: %s differ: %s vs %s", what, key, x ? x : "none",
+              y ? y : "none");
+        free(x), free(y);
+    }
+}
+
+/* The times a clip is baked at: 0, its end, key times of its longest
+ * track and the midpoints between them, at most 12, spread over the keys. */
+static void clip_times(const sinew_clip *clip, char *text, size_t size)
+{
+    const sinew_track *longest = NULL;
+    for (int t = 0; t < clip->track_count; ++t)
+        if (!longest || clip->tracks[t].key_count > longest->key_count) longest = &clip->tracks[t];
+    int at = snprintf(text, size, "0,%.9g", (double)clip->duration);
+    int keys = longest ? longest->key_count : 0, step = keys > 5 ? keys / 5 : 1;
+    for (int k = 0; k < keys && at < (int)size - 64; k += step) {
+        float t = longest->times[k];
+        at += snprintf(text + at, size - (size_t)at, ",%.9g", (double)t);
+        if (k + 1 < keys)
+            at += snprintf(text + at, size - (size_t)at, ",%.9g", 0.5 * ((double)t + (double)longest->times[k + 1]));
+    }
+    /* a packed or compressed clip lists no tracks: quarters of its time */
+    if (!longest)
+        for (int q = 1; q < 4; ++q) at += snprintf(text + at, size - (size_t)at, ",%.9g", clip->duration * q / 4.0);
+}
+
+/* One asset: converted both ways, each baked against the source. */
+static void round_trip(const char *path, const char *rel)
+{
+    sinew_asset *a = NULL;
+    if (path) {
+        a = test_load_shared(path);
+    } else {
+        sinew_error err = {0};
+        a = sinew_demo_create(NULL, &err);
+        CHECK(a != NULL, "built-in character: %s", err.description);
+    }
+    if (!a) return;
+    char base[512];
+    snprintf(base, sizeof base, "%s", rel);
+    for (char *c = base; *c; ++c)
+        if (*c == '/' || *c == ' ') *c = '_';
+    static const char *const kinds[] = {"glb", "gltf"};
+    for (int k = 0; k < 2; ++k) {
+        char out[1024], json_src[1024], json_out[1024];
+        snprintf(out, sizeof out, "%s/%s.%s", work, base, kinds[k]);
+        snprintf(json_src, sizeof json_src, "%s/bake_src.json", work);
+        snprintf(json_out, sizeof json_out, "%s/bake_out.json", work);
+        cli_result r = run("convert %s%s%s -o '%s'", path ? "'" : "", path ? path : "", path ? "'" : "", out);
+        CHECK(r.status == 0, "convert %s -o %s: %d: %s", rel, out, r.status, r.err);
+        cli_result_free(&r);
+        worst w = {0, 0, 0, ""};
+        double deficit = weight_deficit(a);
+        double size = 0.0;
+        int clips = a->clip_count ? a->clip_count : 1, frames = 0;
+        for (int c = 0; c < clips; ++c)
+            for (int springs = 0; springs < 1 + (a->springs != NULL); ++springs) {
+                char clip[32], times[2048];
+                if (a->clip_count) {
+                    snprintf(clip, sizeof clip, "%d", c);
+                    clip_times(a->clips[c], times, sizeof times);
+                } else {
+                    snprintf(clip, sizeof clip, "none");
+                    snprintf(times, sizeof times, "0");
+                }
+                cJSON *src = bake(path, clip, times, springs, json_src);
+                cJSON *dst = bake(out, clip, times, springs, json_out);
+                CHECK(src && dst, "%s: clip %s: bake gave no JSON", rel, clip);
+                if (src && dst) {
+                    const cJSON *fs = cJSON_GetObjectItem(src, "frames"), *fo = cJSON_GetObjectItem(dst, "frames");
+                    if (size == 0.0 && fs && fs->child) size = model_size(fs->child);
+                    const cJSON *x = fs ? fs->child : NULL, *y = fo ? fo->child : NULL;
+                    for (; x && y; x = x->next, y = y->next, ++frames) {
+                        char what[600];
+                        snprintf(what, sizeof what, "%s (%s): clip %s%s at %g", rel, kinds[k], clip,
+                                 springs ? " with springs" : "", cJSON_GetObjectItem(x, "time")->valuedouble);
+                        compare_frame(a, what, x, y, deficit, &w);
+                    }
+                }
+                cJSON_Delete(src), cJSON_Delete(dst);
+            }
+        double tolerance = 1e-6 * size;
+        printf("%s -> .%s: %d frames over %d clip%s; size %.4g; worst node %.3g (%.2g of size, %s), worst vertex "
+               "%.3g (%.2g of size; weight sums off 1 by up to %.2g in the source, %.2g of size past that)\n",
+               rel, kinds[k], frames, a->clip_count, a->clip_count == 1 ? "" : "s", size, w.nodes, w.nodes / size,
+               w.node[0] ? w.node : "-", w.meshes, w.meshes / size, deficit, fmax(w.excess, 0.0) / size);
+        CHECK(w.nodes <= tolerance, "%s (%s): node %s moved %g, more than 1e-6 of the model's size %g", rel, kinds[k],
+              w.node, w.nodes, size);
+        CHECK(w.excess <= tolerance, "%s (%s): a vertex moved %g past what weight sums explain, more than 1e-6 of "
+              "the model's size %g", rel, kinds[k], w.excess, size);
+    }
+    sinew_asset_free(a);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: test_gltf_write SINEW_BINARY WORK_DIR\n");
+        return 2;
+    }
+    sinew_bin = argv[1], work = argv[2];
+    mkdir(work, 0777);
+    round_trip(NULL, "builtin");
+    source_list l = {0};
+    static const char *const dirs[] = {"gltf", "fbx", "collada"};
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; ++i) {
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s/%s", SINEW_ASSETS, dirs[i]);
+        collect(&l, dir, 1);
+    }
+    if (l.count == 0) printf("skip: no shared assets under %s: the built-in character alone\n", SINEW_ASSETS);
+    if (l.count) qsort(l.paths, (size_t)l.count, sizeof *l.paths, by_name);
+    for (int i = 0; i < l.count; ++i) {
+        round_trip(l.paths[i], l.paths[i] + strlen(SINEW_ASSETS) + 1);
+        free(l.paths[i]);
+    }
+    free(l.paths);
+    return check_finish("test_gltf_write");
+}
