@@ -24,6 +24,8 @@ typedef struct ik_target {
     int joint, mid, start;
     int kind;
     sinew_vec3 value;
+    sinew_vec3 last;  /* the target at the last posed time, model space */
+    bool posed;
 } ik_target;
 
 struct cli_layer {
@@ -429,12 +431,13 @@ static bool pose_at(cli_layer *l, float time, bool with_ik, sinew_transform *loc
         return false;
     }
     for (int i = 0; i < l->ik_count; ++i) {
-        const ik_target *k = &l->ik[i];
+        ik_target *k = &l->ik[i];
         sinew_vec3 target = k->value;
         if (k->kind == IK_OFFSET) {
             const float *m = l->model[k->joint].m;
             target = sinew_vec3_add(sinew_vec3_make(m[12], m[13], m[14]), k->value);
         }
+        k->last = target, k->posed = true;
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = l->model, .local = local, .count = n,
                                      .start_joint = k->start, .mid_joint = k->mid, .end_joint = k->joint,
                                      .target = target, .weight = 1.0f};
@@ -479,4 +482,17 @@ void cli_layer_state(const cli_layer *l, char *text, int size)
     text[0] = '\0';
     if (l->crossfade && size > 0) snprintf(text, (size_t)size, "%s %.2f", l->entries[1].clip->name,
                                            (double)l->fade_weight);
+}
+
+void cli_layer_ik_state(const cli_layer *l, char *text, int size)
+{
+    int used = 0;
+    text[0] = '\0';
+    for (int i = 0; i < l->ik_count; ++i) {
+        const ik_target *k = &l->ik[i];
+        if (!k->posed) continue;
+        used += snprintf(text + used, used < size ? (size_t)(size - used) : 0, "%s%s (%.2f, %.2f, %.2f)",
+                         used ? ", " : "", l->sk->names[k->joint], (double)k->last.x, (double)k->last.y,
+                         (double)k->last.z);
+    }
 }

@@ -53,4 +53,8 @@ const sinew_transform *cli_layer_pose(cli_layer *layer, float time, char *why, i
 void cli_layer_describe(const cli_layer *layer, char *text, int size);
 void cli_layer_state(const cli_layer *layer, char *text, int size);
 
+/* Where the IK targets were at the last posed time, in model space
+ * ("hand_l (0.31, 1.52, 0.02)"); empty without IK. */
+void cli_layer_ik_state(const cli_layer *layer, char *text, int size);
+
 #endif

@@ -459,6 +459,8 @@ static void overlay_compose(const view_state *v, int per_line, overlay_text *t)
         add_text(t, per_line, text_color, "  %s", text);
         cli_layer_state(v->layer, text, sizeof text);
         if (*text) add_text(t, per_line, state_color, "  now: %s", text);
+        cli_layer_ik_state(v->layer, text, sizeof text);
+        if (*text) add_text(t, per_line, state_color, "  IK at %s", text);
     } else if (clip) {
         add_text(t, per_line, text_color, "clip %d %s %.2f / %.2f s x%g%s", v->clip, *clip->name ? clip->name : "",
                  (double)sinew_clip_time(clip, v->time, SINEW_SAMPLE_LOOP), (double)clip->duration, (double)v->speed,
@@ -483,7 +485,7 @@ static void overlay_compose(const view_state *v, int per_line, overlay_text *t)
  * so that it reads on any background. */
 static void overlay_draw(overlay *o, const view_state *v, int width, int height)
 {
-    int scale = width >= 800 && height >= 480 ? 2 : 1, margin = 6 * scale, pad = 3 * scale;
+    int scale = 1 + width / 1200, margin = 6 * scale, pad = 3 * scale; /* 2 from 1200 pixels wide, 3 from 2400 */
     int per_line = (width - 2 * margin - 2 * pad) / (FONT_ADVANCE * scale);
     overlay_text t;
     overlay_compose(v, per_line, &t);
