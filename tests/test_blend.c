@@ -86,11 +86,13 @@ static void compare_joint(const sinew_blend_layer *layers, int layer_count, floa
  * and layers (rotations on either side of the rest's), masks of zeros,
  * ones and fractions (joints with one contributor, joints the rest pose
  * fills in), weights of 0, thresholds 0 (0.1), 0.5 and 3 (the rest pose
- * in every joint), weights near 1e-18 and 1e18, a -0 coordinate and NaNs
+ * in every joint), weights near 1e-18 and 1e18, a -0 coordinate, a
+ * rotation whose dot product with the rest's is -0 (on its side), NaNs
  * in layers that do not count for their joint (the scalar loop skips
- * them; the lanes must too). The SoA blend at the scalar level is sinew_blend's scalar result bit for
- * bit; the SIMD ones within sinew.h's tolerances, one-contributor joints
- * bit for bit; SoA conversions bit for bit, padding lanes the identity. */
+ * them; the lanes must too). The SoA blend at the scalar level is
+ * sinew_blend's scalar result bit for bit; the SIMD ones within sinew.h's
+ * tolerances, one-contributor joints bit for bit; SoA conversions bit for
+ * bit, padding lanes the identity. */
 static void check_simd_blend(void)
 {
     enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX) };
@@ -106,6 +108,7 @@ static void check_simd_blend(void)
         static float masks[LAYERS][MAX], soa_rest[FLOATS], soa_poses[LAYERS][FLOATS], soa_want[FLOATS],
             soa_got[FLOATS];
         for (int j = 0; j < n; ++j) parents[j] = j - 1, random_transform(&state, &rest[j]);
+        rest[3 % n].rotation = (sinew_quat){0, 0, 0, 1}; /* with the layers' joint 3 below: a dot product of -0 */
         sinew_skeleton_desc d = {n, parents, NULL, rest};
         sinew_error err;
         sinew_skeleton *scalar = sinew_skeleton_create(&d, NULL, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &err);
@@ -128,6 +131,7 @@ static void check_simd_blend(void)
                     if (masks[i][j] == 0.0f && pick < 0.05f) poses[i][j].scale.y = NAN;
                 }
                 poses[i][0].translation.x = -0.0f;
+                if (i % 2) poses[i][3 % n].rotation = (sinew_quat){-0.6f, -0.8f, -0.0f, -0.0f};
                 float pick = rnd(&state, 0, 1);
                 layers[i] = (sinew_blend_layer){poses[i], pick < 0.15f ? 0.0f : scale * rnd(&state, 0, 1.5f),
                                                 round % 3 ? masks[i] : NULL};

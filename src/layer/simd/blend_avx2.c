@@ -4,25 +4,33 @@
  * component. sinew_blend's transforms are loaded a joint per 128-bit row
  * and transposed (pose_block_avx.h); a SoA pose's block is those vectors
  * as they lie. Both then run the same lanes: blend.c's sums with fused
- * multiply-adds, the total weight's reciprocal and the rotation's
- * reciprocal length each from the estimate instruction and one Newton
- * step (exact division and square root where a value lies outside the
- * range the estimates keep their precision in), and a joint with one
- * contributor copied as it is, as the scalar reference does. A layer that
- * does not count for a lane (weight not above 0) adds +0 * +0 to the
- * lane's sums, even where its floats are NaN.
+ * multiply-adds, the rotation's reciprocal length from the estimate
+ * instruction and one Newton step (exact square root and division where
+ * the estimate cannot be used), and a joint with one contributor copied as
+ * it is, as the scalar reference does.
  *
- * A block goes over its layers twice: first the rotations and the total
- * weight (which decides the rest pose's share), then the translations and
- * scales. Each pass keeps its sums in registers (ten sums, the rest
- * rotations and the weights at once would not fit in sixteen), and a
- * transform array's rows split the same way: rotations are floats 3-6,
- * translation and scale floats 0-2 and 7-9, so each pass transposes only
- * what it reads. */
+ * Layers without masks (the common case) weigh every joint alike: which
+ * of them count, the rest pose's share and the total weight are the
+ * scalar reference's for every joint, so they are worked out once per
+ * call, the total's reciprocal by an exact division folded into the
+ * weights of the means. The contributors, the rest pose among them when
+ * it fills in, go in a short list, unrolled for up to four.
+ *
+ * With masks, weights differ from lane to lane: the total's reciprocal
+ * comes from the estimate and a Newton step, and a layer that does not
+ * count for a lane (weight not above 0) adds +0 * +0 to its sums, even
+ * where its floats are NaN. A block goes over its layers twice: first the
+ * rotations and the total weight (which decides the rest pose's share),
+ * then the translations and scales, so that each pass keeps its sums in
+ * registers (ten sums, the rest rotations and the weights at once would
+ * not fit in sixteen). A transform array's rows split the same way:
+ * rotations are floats 3-6, translation and scale floats 0-2 and 7-9, so
+ * each pass transposes only what it reads. */
 #include "layer/blend_internal.h"
 
 #include "skeleton/simd/pose_block_avx.h"
 
+#include <float.h>
 #include <string.h>
 
 #define INLINE static inline __attribute__((always_inline))
@@ -39,6 +47,21 @@ INLINE __m256 layer_weight(float weight, const float *mask, int first, int valid
     return _mm256_mul_ps(w, _mm256_maskload_ps(mask + first, in));
 }
 
+/* w where the rotations q are on the side of rr (dot product not below
+ * 0), neg_w (-w) where not. The dot product is summed in sinew__q_dot's
+ * order (a sign near 0 picks a side, so it must be the scalar one), its
+ * first product by a fused multiply-add onto +0: the product's rounding,
+ * but never -0, so no sum of the four is -0 and the sign bit alone says
+ * "below 0": one blend picks the weight, no compare. */
+INLINE __m256 side_weight(__m256 w, __m256 neg_w, const __m256 q[4], const __m256 rr[4])
+{
+    __m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_fmadd_ps(q[0], rr[0], _mm256_setzero_ps()),
+                                                           _mm256_mul_ps(q[1], rr[1])),
+                                             _mm256_mul_ps(q[2], rr[2])),
+                               _mm256_mul_ps(q[3], rr[3]));
+    return _mm256_blendv_ps(w, neg_w, dot);
+}
+
 /* The rotation pass's sums. */
 typedef struct rot_sums {
     __m256 q[4], total;
@@ -46,16 +69,10 @@ typedef struct rot_sums {
 } rot_sums;
 
 /* One contributor's rotations q (weights w, counted where `counts`, lane
- * bits `lanes`), put on the side of the rest rotations rr: the dot
- * product's sign, summed in sinew__q_dot's order (a sign near 0 picks a
- * side, so it must be the scalar one). */
+ * bits `lanes`), put on the side of the rest rotations rr. */
 INLINE void rot_add(rot_sums *s, __m256 w, __m256 counts, int lanes, const __m256 q[4], const __m256 rr[4])
 {
-    __m256 dot = _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], rr[0]), _mm256_mul_ps(q[1], rr[1])), _mm256_mul_ps(q[2], rr[2])),
-        _mm256_mul_ps(q[3], rr[3]));
-    __m256 wq = _mm256_xor_ps(w, _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ),
-                                               _mm256_set1_ps(-0.0f)));
+    __m256 wq = side_weight(w, _mm256_xor_ps(w, _mm256_set1_ps(-0.0f)), q, rr);
     if (lanes == 0xff) {
         for (int c = 0; c < 4; ++c) s->q[c] = _mm256_fmadd_ps(wq, q[c], s->q[c]);
         s->total = _mm256_add_ps(s->total, w);
@@ -80,19 +97,16 @@ INLINE void move_add(__m256 sum[6], __m256 w, __m256 counts, int lanes, const __
 }
 
 /* Rotation sums normalized as sinew__q_normalize (the identity where the
- * length is 0 or not finite). Where every lane's squared length lies in
- * the range the estimate keeps its precision in (the common case), each
- * is finite and above 0, and the lanes need no check for the identity;
- * elsewhere (rsqrt flushes denormals) the square root and division are
- * exact. */
+ * length is 0 or not finite). The estimate y of 1 / sqrt(len2) is refined
+ * by y (1.5 - 0.5 len2 y^2); where len2 is 0, too small for the estimate
+ * (it reads denormals as 0), infinite or NaN, len2 y is infinite or NaN,
+ * and the block takes the exact square root and division instead. */
 INLINE void normalize(const __m256 r[4], __m256 q[4])
 {
     __m256 len2 = _mm256_add_ps(_mm256_fmadd_ps(r[1], r[1], _mm256_mul_ps(r[0], r[0])),
                                 _mm256_fmadd_ps(r[3], r[3], _mm256_mul_ps(r[2], r[2])));
-    /* below the range or NaN, or above it */
-    __m256 outside = _mm256_or_ps(_mm256_cmp_ps(len2, _mm256_set1_ps(1e-30f), _CMP_NGE_UQ),
-                                  _mm256_cmp_ps(len2, _mm256_set1_ps(1e30f), _CMP_GT_OQ));
-    if (__builtin_expect(_mm256_movemask_ps(outside) != 0, 0)) {
+    __m256 y = _mm256_rsqrt_ps(len2), len2_y = _mm256_mul_ps(len2, y);
+    if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(len2_y, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ)) != 0, 0)) {
         __m256 inv_len = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
         __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
                                     _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
@@ -100,9 +114,8 @@ INLINE void normalize(const __m256 r[4], __m256 q[4])
             q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(r[c], inv_len), sane);
         return;
     }
-    __m256 y = _mm256_rsqrt_ps(len2); /* y (1.5 - 0.5 len2 y^2) */
     __m256 inv_len = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
-                                   _mm256_fnmadd_ps(_mm256_mul_ps(len2, y), y, _mm256_set1_ps(3.0f)));
+                                   _mm256_fnmadd_ps(len2_y, y, _mm256_set1_ps(3.0f)));
     for (int c = 0; c < 4; ++c) q[c] = _mm256_mul_ps(r[c], inv_len);
 }
 
@@ -169,11 +182,7 @@ static bool uniform_weights(const float *weight_of, const float *const *mask_of,
 /* The rotation pass's sums with a uniform weight w: as rot_add. */
 INLINE void rot_add_uniform(__m256 sum[4], float w, const __m256 q[4], const __m256 rr[4])
 {
-    __m256 dot = _mm256_add_ps(
-        _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], rr[0]), _mm256_mul_ps(q[1], rr[1])), _mm256_mul_ps(q[2], rr[2])),
-        _mm256_mul_ps(q[3], rr[3]));
-    __m256 wq = _mm256_xor_ps(_mm256_set1_ps(w), _mm256_and_ps(_mm256_cmp_ps(dot, _mm256_setzero_ps(), _CMP_LT_OQ),
-                                                               _mm256_set1_ps(-0.0f)));
+    __m256 wq = side_weight(_mm256_set1_ps(w), _mm256_set1_ps(-w), q, rr);
     for (int c = 0; c < 4; ++c) sum[c] = _mm256_fmadd_ps(wq, q[c], sum[c]);
 }
 
@@ -202,6 +211,39 @@ INLINE void load8_moves(const sinew_transform *pose, __m256 v[6])
  * recomputing some of the block before it (the same values). */
 static int block_first(int b, int count) { return 8 * b + 8 <= count ? 8 * b : count - 8; }
 
+/* sinew__blend_avx2 for n uniform contributors pose[k] with weight[k] (n
+ * a constant where inlined, so that the loops over them unroll). */
+INLINE void blend_uniform_aos(const sinew_transform *const *pose, const float *weight, int n,
+                              const sinew_transform *rest_pose, float total_inv, sinew_transform *out, int count)
+{
+    int blocks = (count + 7) / 8;
+    __m256 w[4], neg_w[4], mean_w[4]; /* mean_w: weight / total, for the weighted means */
+    for (int k = 0; k < n; ++k)
+        w[k] = _mm256_set1_ps(weight[k]), neg_w[k] = _mm256_set1_ps(-weight[k]),
+        mean_w[k] = _mm256_set1_ps(weight[k] * total_inv);
+    for (int b = 0; b < blocks; ++b) {
+        int first = block_first(b, count);
+        __m256 rr[4], q[4], r[4], v[10], m[6];
+        load8(rest_pose + first, 3, rr);
+        for (int k = 0; k < n; ++k) {
+            load8(pose[k] + first, 3, q);
+            __m256 wq = side_weight(w[k], neg_w[k], q, rr);
+            for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
+        }
+        normalize(r, v + 3);
+        for (int k = 0; k < n; ++k) {
+            load8_moves(pose[k] + first, m);
+            for (int c = 0; c < 6; ++c) {
+                int to = c < 3 ? c : c + 4;
+                v[to] = k ? _mm256_fmadd_ps(mean_w[k], m[c], v[to]) : _mm256_mul_ps(mean_w[k], m[c]);
+            }
+        }
+        float *rows[8];
+        for (int i = 0; i < 8; ++i) rows[i] = &out[first + i].translation.x;
+        sinew__store_rows(v, rows);
+    }
+}
+
 int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
                       float threshold, sinew_transform *out, int count)
 {
@@ -212,6 +254,19 @@ int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer 
     if (uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
         if (u.contributors == 1) { /* one pose: itself, bit for bit */
             memcpy(out, u.only < layer_count ? layers[u.only].pose : rest_pose, sizeof *out * (size_t)count);
+            return count;
+        }
+        enum { FEW = 4 }; /* as sinew__blend_pose_avx2 */
+        if (u.contributors <= FEW) {
+            const sinew_transform *pose[FEW] = {NULL};
+            float weight[FEW] = {0};
+            int n = 0;
+            for (int i = 0; i < layer_count; ++i)
+                if (layers[i].weight > 0.0f) pose[n] = layers[i].pose, weight[n++] = layers[i].weight;
+            if (u.rest_counts) pose[n] = rest_pose, weight[n++] = u.rest_weight;
+            if (n == 2) blend_uniform_aos(pose, weight, 2, rest_pose, u.total_inv, out, count);
+            else if (n == 3) blend_uniform_aos(pose, weight, 3, rest_pose, u.total_inv, out, count);
+            else blend_uniform_aos(pose, weight, 4, rest_pose, u.total_inv, out, count);
             return count;
         }
         for (int b = 0; b < blocks; ++b) {
@@ -314,6 +369,55 @@ INLINE void load_soa_moves(const float *block, __m256 v[6])
     load_soa(block, 0, 3, v), load_soa(block, 7, 3, v + 3);
 }
 
+/* A pose that counts with the same weight in every joint. */
+typedef struct contributor {
+    const float *pose;
+    float weight;
+} contributor;
+
+/* A blend of n uniform contributors (n a constant where inlined, so that
+ * the loops over them unroll): the rotations of every block, then the
+ * translations and scales. Each block's rotation chain (dot products,
+ * sums, the reciprocal square root) is long and short of work, so the
+ * processor overlaps consecutive blocks of one pass. */
+INLINE void blend_uniform(const contributor *list, int n, const float *rest, float total_inv, float *out, int count)
+{
+    int blocks = (count + 7) / 8;
+    __m256 w[4], neg_w[4];
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight), neg_w[k] = _mm256_set1_ps(-list[k].weight);
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        __m256 rr[4], q[4], r[4];
+        load_soa(rest + at, 3, 4, rr);
+        for (int k = 0; k < n; ++k) {
+            load_soa(list[k].pose + at, 3, 4, q);
+            __m256 wq = side_weight(w[k], neg_w[k], q, rr);
+            for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
+        }
+        normalize(r, q);
+        if (b == blocks - 1) pad_block(q, 3, 4, count);
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
+    }
+    /* the weighted means as sums of the poses times weight / total */
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight * total_inv);
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        __m256 v[10], m[6];
+        for (int k = 0; k < n; ++k) {
+            load_soa_moves(list[k].pose + at, m);
+            for (int c = 0; c < 6; ++c) {
+                int to = c < 3 ? c : c + 4;
+                v[to] = k ? _mm256_fmadd_ps(w[k], m[c], v[to]) : _mm256_mul_ps(w[k], m[c]);
+            }
+        }
+        if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 7, 7, 3, count);
+        for (int c = 0; c < 3; ++c) {
+            _mm256_storeu_ps(out + at + 8 * c, v[c]);
+            _mm256_storeu_ps(out + at + 8 * (7 + c), v[7 + c]);
+        }
+    }
+}
+
 void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
                             float *out, int count)
 {
@@ -326,10 +430,21 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
             sinew__pose_pad(out, count);
             return;
         }
-        /* the rotations of every block, then the translations and scales:
-         * each block's chain (dot products, sums, the reciprocal square
-         * root) is long and short of work, and consecutive blocks in one
-         * pass overlap in the processor */
+        /* the contributors in a list, the rest pose an ordinary one (on its
+         * own side); few of them (the common case) unrolled */
+        enum { FEW = 4 };
+        if (u.contributors <= FEW) {
+            contributor list[FEW] = {{NULL, 0}};
+            int n = 0;
+            for (int i = 0; i < layer_count; ++i)
+                if (layers[i].weight > 0.0f) list[n++] = (contributor){layers[i].pose, layers[i].weight};
+            if (u.rest_counts) list[n++] = (contributor){rest, u.rest_weight};
+            if (n == 2) blend_uniform(list, 2, rest, u.total_inv, out, count);
+            else if (n == 3) blend_uniform(list, 3, rest, u.total_inv, out, count);
+            else blend_uniform(list, 4, rest, u.total_inv, out, count);
+            return;
+        }
+        /* more: the same, a layer at a time */
         for (int b = 0; b < blocks; ++b) {
             size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
             __m256 rr[4], q[4], r[4] = {zero, zero, zero, zero};
