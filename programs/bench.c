@@ -53,12 +53,13 @@
  * capsule, one step of 1/60 s per call while the roots sway; springs at
  * the asked level (AVX2: eight chains at a time), springs_scalar with the
  * scalar reference; the unit is the simulated joint. ik_two_bone solves
- * the left leg (thigh, shin, foot: the unit is the chain joint, 3) toward a
- * target a little closer to the hip than the foot, writing the local pose,
- * the model matrices left as they were before the row;
- * ik_then_local_to_model_from follows each solve with
- * sinew_local_to_model_from the thigh, making the leg's matrices anew, as
- * ozz's two-bone IK sample does after its job. */
+ * the left leg (thigh, shin, foot; without a foot by a known name, the
+ * deepest joint and the two above it: the unit is the chain joint, 3)
+ * toward a target a little closer to the hip than the foot, writing the
+ * local pose, the model matrices left as they were before the row (each
+ * call solves the same chain again); ik_then_local_to_model_from follows
+ * each solve with sinew_local_to_model_from the thigh, making the leg's
+ * matrices anew, as ozz's two-bone IK sample does after its job. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
