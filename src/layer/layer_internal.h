@@ -44,7 +44,12 @@ typedef struct sinew__spring_chain {
     int below_start, below_count;   /* joints below the path, parents first */
     int collider_start, collider_count; /* into sinew__springs.chain_colliders */
     int center;
+    int lanes_share;                /* a group's first chain: SINEW__SHARE_ flags of its eight */
 } sinew__spring_chain;
+
+/* What the eight chains of a group share (sinew__spring_chain.lanes_share):
+ * the parent of their first joints; their collider lists. */
+enum { SINEW__SHARE_PARENT = 1, SINEW__SHARE_COLLIDERS = 2 };
 
 /* Per-bone arrays are kept in blocks of eight bones, field by field
  * (field k of bone b at sinew__spring_at(b, k, fields)): a group's bone e
@@ -62,6 +67,15 @@ enum { SINEW__SPRING_PARAMS = 10 };
  * (a sphere's is its center) and radius, 8 floats. */
 enum { SINEW__SPRING_COLLIDER_FLOATS = 8 };
 
+/* The parent joint whose rotation a kernel took last, and that rotation
+ * (sinew__model_rotation): the chains of many groups hang from one joint,
+ * and no chain run moves a group's parent (it hangs below no chain), so a
+ * step keeps it from group to group. `joint` below -1 holds none. */
+typedef struct sinew__spring_parent {
+    int joint;
+    sinew_quat rotation;
+} sinew__spring_parent;
+
 /* What one substep reads and writes. State arrays as spring.c keeps them,
  * in blocks (sinew__spring_at): `tails` the current then the previous tail
  * (6 fields), `anim` the animated rotations (4), `params` the bones' fields
@@ -70,6 +84,7 @@ enum { SINEW__SPRING_COLLIDER_FLOATS = 8 };
 typedef struct sinew__springs_run {
     const int16_t *parents;
     const sinew__spring_chain *chains;
+    int group_chains;               /* the first group_chains chains run in groups */
     const int *chain_colliders;     /* per chain entry: a collider index */
     int collider_count;             /* the index of the one that never collides */
     const float *params;
@@ -77,10 +92,16 @@ typedef struct sinew__springs_run {
     float *tails;
     const float *colliders;
     const int *path;                /* sinew__springs.path: chain joints, tail last */
+    /* the groups' paths lane by lane: the joint at position e of lane l of
+     * the group from chains[first] at chains[first].path_start + e * 8 + l,
+     * so that a joint's eight rows come from one line of eight indices */
+    const int *lane_path;
     sinew_transform *local;
     sinew_mat4 *model;
+    sinew__spring_parent *parent;   /* written by the kernels */
     float dt;
     bool first;                     /* the step's first substep: local holds the animated rotations */
+    bool keep;                      /* more substeps follow the first: it keeps those rotations in anim */
 } sinew__springs_run;
 
 /* The rotation of a model matrix, its columns' scale divided out (a
@@ -88,18 +109,21 @@ typedef struct sinew__springs_run {
  * in the scalar and SIMD paths alike (spring.c). */
 sinew_quat sinew__model_rotation(const sinew_mat4 *m);
 
-/* A kernel: the eight chains from run->chains[first] on, a group (the
- * same bone count, bones interleaved, no joint between chain joints, no
- * center), one substep. */
-typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, int first);
+/* A kernel: two groups of eight chains, from run->chains[first] on and from
+ * run->chains[second] on (a group: the same bone count, bones interleaved,
+ * no joint between chain joints, no center), one substep. The two have the
+ * same bone count and do not touch each other's joints; second may be
+ * first, which runs that group alone. */
+typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, int first, int second);
 
 /* The spring kernel of a SIMD level, or NULL where the scalar reference
  * runs (layer/simd/dispatch.c). */
 sinew__springs_kernel sinew__springs_kernel_for(int level);
 
 /* src/layer/simd/spring_avx2.c: the scalar reference's formulas eight lanes
- * wide (no fused multiply-add, sqrt and division exact), so the lanes agree
- * with it to rounding only. */
-void sinew__springs_avx2(const sinew__springs_run *run, int first);
+ * wide, two groups side by side, with fused multiply-adds (sqrt and division
+ * exact), so the lanes agree with it to rounding, not to the bit
+ * (tests/test_spring.c's test_simd bounds the difference). */
+void sinew__springs_avx2(const sinew__springs_run *run, int first, int second);
 
 #endif /* SINEW_LAYER_INTERNAL_H */

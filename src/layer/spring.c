@@ -19,6 +19,7 @@ struct sinew_springs {
     int chain_count;
     int *path;                       /* joints; path_bone beside */
     int *path_bone;
+    int *lane_path;                  /* the groups' paths lane by lane (sinew__springs_run.lane_path) */
     int *below;
     int *chain_colliders;
     sinew_spring_collider *colliders;
@@ -271,6 +272,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     size_t o_chains = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(sinew__spring_chain), 16);
     size_t o_path = sinew__layout_add(&l, path, sizeof(int), 16);
     size_t o_path_bone = sinew__layout_add(&l, path, sizeof(int), 16);
+    size_t o_lane_path = sinew__layout_add(&l, path, sizeof(int), 16);
     size_t o_below = sinew__layout_add(&l, below, sizeof(int), 16);
     size_t o_cc = sinew__layout_add(&l, chain_colliders, sizeof(int), 16);
     size_t o_col = sinew__layout_add(&l, (size_t)desc->collider_count, sizeof(sinew_spring_collider), 16);
@@ -293,6 +295,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     sp->chains = (sinew__spring_chain *)(mem + o_chains);
     sp->path = (int *)(mem + o_path);
     sp->path_bone = (int *)(mem + o_path_bone);
+    sp->lane_path = (int *)(mem + o_lane_path);
     sp->below = (int *)(mem + o_below);
     sp->chain_colliders = (int *)(mem + o_cc);
     sp->colliders = (sinew_spring_collider *)(mem + o_col);
@@ -319,7 +322,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
      * simple and hanging below no chain), then the rest */
     sinew__spring_chain *made = sp->chains;
     int made_count = 0;
-    size_t nb = 0, np = 0, nbelow = 0, ncc = 0, group_base = 0;
+    size_t nb = 0, np = 0, nbelow = 0, ncc = 0, group_base = 0, group_path = 0;
     int *kind = owner; /* per input chain: bone count if groupable, else 0 */
     for (int c = 0; c < desc->chain_count; ++c) kind[c] = 0;
     for (int j = 0; j < n; ++j) { /* parents first: whether a joint above j is on a path */
@@ -376,7 +379,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
          * chains is one block */
         bool grouped = s < sp->group_count * LANES;
         int lane = s % LANES;
-        if (grouped && lane == 0) group_base = nb;
+        if (grouped && lane == 0) group_base = nb, group_path = np;
         out->first_bone = grouped ? (int)group_base + lane : (int)nb;
         out->bone_count = ch->joint_count - 1;
         out->bone_stride = grouped ? LANES : 1;
@@ -393,6 +396,10 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             sp->path_bone[np + (size_t)k] = -1;
             if (j == first) break;
         }
+        /* a group's chains have one path length: position p of lane `lane`
+         * at p * LANES + lane from the group's first path entry */
+        if (grouped)
+            for (int p = 0; p < count; ++p) sp->lane_path[group_path + (size_t)p * LANES + (size_t)lane] = sp->path[np + (size_t)p];
         int path_at = 0;
         for (int i = 0; i + 1 < ch->joint_count; ++i) {
             const sinew_spring_joint *jt = &ch->joints[i];
@@ -443,6 +450,21 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             for (int i = 0; i < grp->collider_count; ++i) sp->chain_colliders[ncc++] = grp->colliders[i];
         }
         out->collider_count = (int)ncc - out->collider_start;
+        out->lanes_share = 0;
+        if (grouped && lane == LANES - 1) {
+            /* what the group's eight chains share, on its first */
+            sinew__spring_chain *g0 = out - (LANES - 1);
+            int parent = sk->parents[sp->path[g0->path_start]];
+            bool same_parent = true, same_colliders = true;
+            for (int f = 1; f < LANES; ++f) {
+                const sinew__spring_chain *o = g0 + f;
+                same_parent = same_parent && sk->parents[sp->path[o->path_start]] == parent;
+                same_colliders = same_colliders && o->collider_count == g0->collider_count;
+                for (int i = 0; same_colliders && i < g0->collider_count; ++i)
+                    same_colliders = sp->chain_colliders[o->collider_start + i] == sp->chain_colliders[g0->collider_start + i];
+            }
+            g0->lanes_share = (same_parent ? SINEW__SHARE_PARENT : 0) | (same_colliders ? SINEW__SHARE_COLLIDERS : 0);
+        }
     }
     sp->chain_count = made_count;
     sp->bone_count = (int)nb;
@@ -599,7 +621,7 @@ static sinew_vec3 collide(const float *w, float hit, sinew_vec3 p, sinew_vec3 x,
 
 /* One chain, one substep: the scalar reference. */
 static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
-                       bool first, sinew_transform *local, sinew_mat4 *model)
+                       bool first, bool keep_anim, sinew_transform *local, sinew_mat4 *model)
 {
     const int16_t *parents = sp->skeleton->parents;
     int pj = parents[sp->path[ch->path_start]];
@@ -611,12 +633,12 @@ static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const si
         int k = sp->path[ch->path_start + e], b = sp->path_bone[ch->path_start + e];
         sinew_transform *t = &local[k];
         /* the first substep's animated rotation is local's; it is kept for
-         * the others */
+         * the others, where there are others */
         float *a = st->anim;
         sinew_quat rot = b >= 0 && !first ? sinew__q(a[sinew__spring_at(b, 0, 4)], a[sinew__spring_at(b, 1, 4)],
                                                      a[sinew__spring_at(b, 2, 4)], a[sinew__spring_at(b, 3, 4)])
                                           : t->rotation;
-        if (b >= 0 && first)
+        if (b >= 0 && first && keep_anim)
             a[sinew__spring_at(b, 0, 4)] = rot.x, a[sinew__spring_at(b, 1, 4)] = rot.y,
             a[sinew__spring_at(b, 2, 4)] = rot.z, a[sinew__spring_at(b, 3, 4)] = rot.w;
         sinew_mat4 m, lm;
@@ -691,20 +713,30 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_springs_step: %d substeps (1 .. %d)", substeps,
                            MAX_SUBSTEPS);
     float h = dt / (float)substeps;
-    sinew__springs_run run = {sp->skeleton->parents, sp->chains, sp->chain_colliders, sp->collider_count, sp->params,
-                              st->anim, st->tails, st->colliders, sp->path, local, model, h, true};
+    /* the parents' matrices do not change during the step (not a chain's
+     * joints, nor below one) */
+    sinew__spring_parent parent = {-2, {0, 0, 0, 1}};
+    sinew__springs_run run = {sp->skeleton->parents, sp->chains, sp->group_count * LANES, sp->chain_colliders, sp->collider_count, sp->params,
+                              st->anim, st->tails, st->colliders, sp->path, sp->lane_path, local, model, &parent,
+                              h, true, substeps > 1};
     for (int s = 0; s < substeps; ++s) {
         run.first = s == 0;
         place_colliders(sp, st, model);
         int c = 0;
         if (sp->kernel) {
-            for (int g = 0; g < sp->group_count; ++g, c += LANES) {
-                sp->kernel(&run, c);
-                for (int i = 0; i < LANES; ++i) update_below(sp, &sp->chains[c + i], local, model);
+            /* groups two at a time where two in a row have one bone count
+             * (the kernel runs them side by side); no group moves another's
+             * joints, so the order is the scalar loop's in effect */
+            for (int g = 0; g < sp->group_count;) {
+                int pair = g + 1 < sp->group_count && sp->chains[c].bone_count == sp->chains[c + LANES].bone_count;
+                sp->kernel(&run, c, pair ? c + LANES : c);
+                int n = (1 + pair) * LANES;
+                for (int i = 0; i < n; ++i) update_below(sp, &sp->chains[c + i], local, model);
+                g += 1 + pair, c += n;
             }
         }
         for (; c < sp->chain_count; ++c) {
-            step_chain(sp, st, &sp->chains[c], h, run.first, local, model);
+            step_chain(sp, st, &sp->chains[c], h, run.first, run.keep, local, model);
             update_below(sp, &sp->chains[c], local, model);
         }
     }
