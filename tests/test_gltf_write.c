@@ -29,6 +29,13 @@
  * vertex by its sum; a vertex may so move by (1 - sum) times its distance
  * from the origin, which the comparison allows on top of 1e-6 of the size
  * (seymour.dae, skeleton.fbx; the report prints both).
+ *
+ * Through the library (sinew_write_gltf, then sinew_load_file): timelines
+ * come back equal, a clip lasting past its last key keeps its duration,
+ * a compressed clip is sampled at its rate and plays its poses, weights
+ * as normalized bytes and shorts load within their step, an additive
+ * clip and an unknown extension are refused with a sentence, and a name
+ * a URI cannot hold as it is gets its buffer percent-encoded.
  * usage: test_gltf_write SINEW_BINARY WORK_DIR */
 #define _POSIX_C_SOURCE 200809L
 #include "sinew/sinew_import.h"
@@ -338,6 +345,178 @@ static void round_trip(const char *path, const char *rel)
     sinew_asset_free(a);
 }
 
+/* ---- through the library ------------------------------------------------ */
+
+static sinew_asset *write_and_load(const sinew_asset *a, const char *name, const sinew_gltf_write_options *o,
+                                   sinew_gltf_write_report *report)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", work, name);
+    sinew_error err = {0};
+    sinew_result r = sinew_write_gltf(a, path, o, report, &err);
+    CHECK(r == SINEW_OK, "%s: %s", name, err.description);
+    if (r != SINEW_OK) return NULL;
+    sinew_asset *back = sinew_load_file(path, NULL, &err);
+    CHECK(back != NULL, "%s: %s", name, err.description);
+    return back;
+}
+
+static void library_checks(void)
+{
+    sinew_error err = {0};
+    sinew_asset *demo = sinew_demo_create(NULL, &err);
+    CHECK(demo != NULL, "%s", err.description);
+    if (!demo) return;
+    const sinew_skeleton *sk = demo->skeleton;
+    int n = sk->joint_count;
+
+    /* timelines on both clips, and a clip lasting past its last key */
+    float t0[] = {0.0f, 0.3f, 0.8f}, v0[] = {0.0f, 1.0f, 0.25f};
+    uint8_t step0[] = {0, 1, 0};
+    float t1[] = {0.0f, 1.0f}, v1[] = {0, 0, 0, 1, 0, 0.38268343f, 0, 0.92387953f};
+    sinew_user_track tracks[] = {{"contact", 1, false, 3, t0, v0, step0, 0.01f},
+                                 {"look", 4, true, 2, t1, v1, NULL, 0.0f}};
+    sinew_event events[] = {{"foot_l", 0.3f}, {"foot \"r\"", 0.8f}};
+    sinew_timeline_desc td = {demo->clips[0]->duration, 2, tracks, 2, events};
+    sinew_timeline *tl = sinew_timeline_create(&td, NULL, &err);
+    CHECK(tl != NULL, "%s", err.description);
+    const sinew_clip *walk = demo->clips[0];
+    sinew_clip_desc cd = {"long walk", n, walk->duration + 0.5f, walk->track_count, walk->tracks, false, NULL};
+    sinew_clip *longer = sinew_clip_create(&cd, NULL, &err);
+    CHECK(longer != NULL, "%s", err.description);
+    if (tl && longer) {
+        const sinew_clip *clips[] = {walk, longer};
+        const sinew_timeline *tls[] = {tl, NULL};
+        sinew_asset copy = *demo;
+        copy.clips = clips, copy.clip_count = 2, copy.timelines = tls;
+        sinew_asset *back = write_and_load(&copy, "timeline test.gltf", NULL, NULL);
+        char bin[1024];
+        snprintf(bin, sizeof bin, "%s/timeline test.bin", work);
+        FILE *f = fopen(bin, "rb");
+        CHECK(f != NULL, "%s: the buffer beside the .gltf", bin);
+        if (f) fclose(f);
+        if (back) {
+            CHECK(back->clip_count == 2, "%d clips", back->clip_count);
+            CHECK(back->clip_count == 2 && back->clips[1]->duration == longer->duration,
+                  "a clip past its keys lasts %g, written %g", (double)longer->duration,
+                  back->clip_count == 2 ? (double)back->clips[1]->duration : -1.0);
+            const sinew_timeline *b = back->timelines ? back->timelines[0] : NULL;
+            CHECK(b && !back->timelines[1], "timelines read back: %p", (const void *)b);
+            if (b) {
+                CHECK(b->duration == tl->duration && b->event_count == 2 && b->track_count == 2,
+                      "timeline: duration %g, %d events, %d tracks", (double)b->duration, b->event_count,
+                      b->track_count);
+                for (int e = 0; e < 2 && e < b->event_count; ++e)
+                    CHECK(strcmp(b->events[e].name, tl->events[e].name) == 0 && b->events[e].time == tl->events[e].time,
+                          "event %d: \"%s\" at %g", e, b->events[e].name, (double)b->events[e].time);
+                for (int k = 0; k < 2 && k < b->track_count; ++k) {
+                    const sinew_user_track *x = &tl->tracks[k], *y = &b->tracks[k];
+                    bool same = strcmp(x->name, y->name) == 0 && x->components == y->components &&
+                                x->quaternion == y->quaternion && x->key_count == y->key_count &&
+                                x->tolerance == y->tolerance &&
+                                memcmp(x->times, y->times, sizeof(float) * (size_t)x->key_count) == 0 &&
+                                memcmp(x->values, y->values, sizeof(float) * (size_t)(x->key_count * x->components)) == 0;
+                    for (int i = 0; same && i < x->key_count; ++i)
+                        same = (x->step && x->step[i]) == (y->step && y->step[i]);
+                    CHECK(same, "user track %d (\"%s\") differs read back", k, x->name);
+                }
+            }
+            sinew_asset_free(back);
+        }
+    }
+
+    /* a compressed clip: sampled at its rate into tracks that give its poses */
+    sinew_compress_options co = {1.0f, 1e-4f, 0.0f, NULL};
+    sinew_compress_report cr;
+    sinew_clip *small = sinew_clip_compress(walk, sk, &co, NULL, &cr, &err);
+    CHECK(small != NULL, "%s", err.description);
+    if (small) {
+        const sinew_clip *clips[] = {small};
+        sinew_asset copy = *demo;
+        copy.clips = clips, copy.clip_count = 1, copy.timelines = NULL;
+        sinew_gltf_write_report rep = {0};
+        sinew_asset *back = write_and_load(&copy, "compressed.glb", NULL, &rep);
+        CHECK(rep.resampled_clips == 1, "%d clips resampled", rep.resampled_clips);
+        if (back) {
+            const sinew_clip *c = back->clips[0];
+            CHECK(!c->compressed && c->track_count > 0 && c->duration == small->duration,
+                  "resampled: %d tracks, duration %g of %g", c->track_count, (double)c->duration,
+                  (double)small->duration);
+            float rate = cr.sample_rate > 0.0f ? cr.sample_rate : 30.0f;
+            /* the written skeleton holds the joints, then a joint for the mesh's node */
+            int nb = back->skeleton->joint_count;
+            sinew_transform *p = malloc(sizeof *p * (size_t)(n + nb));
+            double most = 0.0;
+            for (int k = 0; p && k <= 8; ++k) {
+                float t = (float)k / rate; /* on the samples the tracks hold */
+                if (t > small->duration) break;
+                sinew_result r1 = sinew_clip_sample(small, sk, t, SINEW_SAMPLE_CLAMP, NULL, p, n, &err);
+                sinew_result r2 = sinew_clip_sample(c, back->skeleton, t, SINEW_SAMPLE_CLAMP, NULL, p + n, nb, &err);
+                CHECK(r1 == SINEW_OK && r2 == SINEW_OK, "%s", err.description);
+                for (int j = 0; j < n; ++j) {
+                    const sinew_transform *x = &p[j], *y = &p[n + j];
+                    const float *a3[2] = {&x->translation.x, &x->scale.x}, *b3[2] = {&y->translation.x, &y->scale.x};
+                    for (int v = 0; v < 2; ++v)
+                        for (int i = 0; i < 3; ++i) most = fmax(most, fabs((double)a3[v][i] - (double)b3[v][i]));
+                    /* q and -q are one rotation */
+                    most = fmax(most, 1.0 - fabs((double)sinew_quat_dot(x->rotation, y->rotation)));
+                }
+            }
+            CHECK(most <= 1e-6, "a compressed clip's poses at its samples differ by %g written", most);
+            free(p);
+            sinew_asset_free(back);
+        }
+        sinew_clip_free(small);
+    }
+
+    /* weights as normalized bytes and shorts */
+    for (int q = 1; q <= 2; ++q) {
+        sinew_gltf_write_options o = {.weights = q == 1 ? SINEW_GLTF_WEIGHTS_UNORM8 : SINEW_GLTF_WEIGHTS_UNORM16};
+        sinew_asset *back = write_and_load(demo, q == 1 ? "unorm8.glb" : "unorm16.glb", &o, NULL);
+        if (!back) continue;
+        const sinew_skin *x = demo->meshes[0].skin, *y = back->meshes[0].skin;
+        double most = 0.0, step = q == 1 ? 1.0 / 255.0 : 1.0 / 65535.0;
+        for (int v = 0; y && v < x->vertex_count; ++v) {
+            int jx[8], jy[8];
+            float wx[8], wy[8];
+            sinew_skin_vertex(x, v, jx, wx);
+            sinew_skin_vertex(y, v, jy, wy);
+            for (int i = 0; i < x->influence_count; ++i) {
+                if (!(wx[i] > 0.0f)) continue;
+                double found = 0.0;
+                for (int k = 0; k < y->influence_count; ++k)
+                    if (y->joints[jy[k]] == x->joints[jx[i]]) found += wy[k];
+                most = fmax(most, fabs(found - wx[i]));
+            }
+        }
+        CHECK(y && most <= step, "unorm%d weights off by %g (a step is %g)", q * 8, most, step);
+        sinew_asset_free(back);
+    }
+
+    /* refusals */
+    char path[1024];
+    snprintf(path, sizeof path, "%s/out.obj", work);
+    CHECK(sinew_write_gltf(demo, path, NULL, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
+              strstr(err.description, "neither in .glb nor in .gltf"),
+          "an .obj path: %s", err.description);
+    sinew_clip *add = sinew_clip_make_additive(walk, sk, SINEW_ADDITIVE_FIRST_FRAME, NULL, &err);
+    CHECK(add != NULL, "%s", err.description);
+    if (add) {
+        const sinew_clip *clips[] = {add};
+        sinew_asset copy = *demo;
+        copy.clips = clips, copy.clip_count = 1, copy.timelines = NULL;
+        snprintf(path, sizeof path, "%s/additive.glb", work);
+        CHECK(sinew_write_gltf(&copy, path, NULL, NULL, &err) == SINEW_ERROR_UNSUPPORTED &&
+                  strstr(err.description, "is additive"),
+              "an additive clip: %s", err.description);
+        remove(path);
+        sinew_clip_free(add);
+    }
+    sinew_clip_free(longer);
+    sinew_timeline_free(tl);
+    sinew_asset_free(demo);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -346,6 +525,7 @@ int main(int argc, char **argv)
     }
     sinew_bin = argv[1], work = argv[2];
     mkdir(work, 0777);
+    library_checks();
     round_trip(NULL, "builtin");
     source_list l = {0};
     static const char *const dirs[] = {"gltf", "fbx", "collada"};
