@@ -26,7 +26,7 @@ void cli_image_blit(cli_image *dst, const cli_image *src, int x, int y);
 
 /* Writes `text` with its top-left corner at (x, y), each font pixel
  * `scale` x `scale`, on a darkened box so that it reads on any background.
- * Lower case is drawn as upper case; characters the font lacks as '?'. */
+ * The font is font.h's (printable ASCII; anything else as '?'). */
 void cli_image_text(cli_image *image, int x, int y, int scale, const uint8_t rgb[3], const char *text);
 
 /* The width in pixels cli_image_text() gives `text`. */
