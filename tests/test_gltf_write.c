@@ -3,7 +3,8 @@
  * the shared assets), the built-in character and the generated feature
  * files of gltf_features.c (morph targets animated LINEAR and CUBICSPLINE,
  * a sheared node matrix, 8 influences, quantized attributes, strips and
- * fans: what the sample assets lack) are converted with `sinew
+ * fans: what the sample assets lack), and archives of the built-in
+ * character and of walk.fbx (an archive back out) are converted with `sinew
  * convert IN -o OUT.glb` and `-o OUT.gltf` into WORK_DIR (where the
  * gltf_write_validator test then runs the Khronos validator on them), and
  * `sinew bake` poses the source and each written file over every clip at
@@ -545,6 +546,30 @@ int main(int argc, char **argv)
         round_trip(*f, rel);
     }
     gltf_features_free(features);
+    /* an archive back out: the built-in character and walk.fbx through
+     * .sinew archives, baked against the archives */
+    static const char *const archived[] = {NULL, SINEW_ASSETS "/fbx/pab/walk.fbx"};
+    for (int i = 0; i < 2; ++i) {
+        char archive[1200];
+        snprintf(archive, sizeof archive, "%s/%s.sinew", features_dir, i ? "walk.fbx" : "builtin");
+        if (i) {
+            FILE *f = fopen(archived[i], "rb");
+            if (!f) {
+                printf("skip: %s is missing (the shared assets): no archive of it\n", archived[i]);
+                continue;
+            }
+            fclose(f);
+        }
+        cli_result r = run("convert %s%s%s -o '%s'", archived[i] ? "'" : "", archived[i] ? archived[i] : "",
+                           archived[i] ? "'" : "", archive);
+        if (r.status != 0 && strstr(r.err, "libassimp-dev")) {
+            printf("skip: %s: %s", archived[i], r.err);
+        } else {
+            CHECK(r.status == 0, "convert -o %s: %d: %s", archive, r.status, r.err);
+            round_trip(archive, i ? "archive/walk.fbx.sinew" : "archive/builtin.sinew");
+        }
+        cli_result_free(&r);
+    }
     source_list l = {0};
     static const char *const dirs[] = {"gltf", "fbx", "collada"};
     for (size_t i = 0; i < sizeof dirs / sizeof *dirs; ++i) {
