@@ -27,6 +27,7 @@ typedef struct convert_settings {
     float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
     sinew_gltf_weights weights; /* --weights: how OUT.glb or OUT.gltf stores skin weights */
+    bool quantize;         /* --quantize: OUT.glb or OUT.gltf with KHR_mesh_quantization */
 } convert_settings;
 
 /* The name convert gives the built-in character (converted without FILE). */
@@ -181,7 +182,7 @@ static sinew_result save_out(const convert_settings *s, const sinew_asset *out, 
                              const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
 {
     if (!is_gltf(path)) return sinew_archive_save(out, path, o, err);
-    sinew_gltf_write_options g = {.base = *base, .weights = s->weights};
+    sinew_gltf_write_options g = {.base = *base, .weights = s->weights, .quantize = s->quantize};
     return sinew_write_gltf(out, path, &g, NULL, err);
 }
 
@@ -476,6 +477,8 @@ int cli_convert(int argc, char **argv)
         } else if (cli_flag(&p, "--pack")) {
             s.pack = true;
         } else if (compress_arg(&p, &s.compress_cm)) {
+        } else if (cli_flag(&p, "--quantize")) {
+            s.quantize = true;
         } else if ((v = cli_value(&p, "--weights"))) {
             if (strcmp(v, "float") == 0)
                 s.weights = SINEW_GLTF_WEIGHTS_FLOAT;

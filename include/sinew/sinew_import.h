@@ -214,6 +214,14 @@ typedef struct sinew_gltf_write_options {
      * many times a second (and at their duration) into LINEAR tracks. 0:
      * a compressed clip's own sample rate, else 30. */
     float sample_rate;
+    /* KHR_mesh_quantization (then listed as required): positions as
+     * unsigned shorts on a grid of the mesh's largest side / 65,535, the
+     * mesh's node (a skinned mesh: its inverse binds) scaling them back;
+     * morph position deltas as shorts on the same grid where they fit;
+     * normals and tangents as normalized bytes; texture coordinates and
+     * colours within [0, 1] as normalized unsigned shorts. A vertex moves
+     * by at most 0.87 of a grid step, before skinning. */
+    bool quantize;
 } sinew_gltf_write_options;
 
 /* What sinew_write_gltf() wrote. */
@@ -225,6 +233,7 @@ typedef struct sinew_gltf_write_report {
     int repaired_vectors;          /* normals and tangents made unit length (or a zero one (0, 0, 1)),
                                       tangent w set to its sign, as the specification asks */
     int merged_influences;         /* a vertex's influences naming one joint twice, merged into one */
+    int quantized_meshes;          /* meshes written with KHR_mesh_quantization */
     int normalized_vertices;       /* float weights whose sum was off 1 by more than the Khronos validator
                                       allows (2e-7 a weight; the loaders keep sums within 1e-5),
                                       divided by it */

@@ -16,7 +16,9 @@
 #include <string.h>
 
 enum {
+    GL_I8 = 5120,
     GL_BYTE_U8 = 5121,
+    GL_I16 = 5122,
     GL_U16 = 5123,
     GL_U32 = 5125,
     GL_FLOAT = 5126,
@@ -39,8 +41,19 @@ typedef struct writer {
     gw_buf bin;            /* the binary buffer */
     gw_buf views, accessors; /* the bufferViews' and accessors' JSON elements */
     int view_count, accessor_count;
+    int stride;            /* byteStride of the next view, 0 for none */
     sinew_gltf_write_report report;
 } writer;
+
+/* KHR_mesh_quantization: a mesh's positions as unsigned shorts on a grid
+ * of `scale` from `offset`, the same for every axis so that normals keep
+ * their directions; the mesh's node (or, skinned, its inverse binds)
+ * carries the dequantization. */
+typedef struct quant {
+    bool on;
+    float offset[3];
+    float scale;
+} quant;
 
 static bool buf_reserve(writer *w, gw_buf *b, size_t more)
 {
@@ -172,6 +185,7 @@ static int add_view(writer *w, const void *data, size_t bytes, int target)
     buf_put(w, &w->bin, data, bytes);
     buf_printf(w, &w->views, "%s{\"buffer\":0,\"byteOffset\":%zu,\"byteLength\":%zu", w->view_count ? "," : "",
                offset, bytes);
+    if (w->stride) buf_printf(w, &w->views, ",\"byteStride\":%d", w->stride);
     if (target) buf_printf(w, &w->views, ",\"target\":%d", target);
     buf_text(w, &w->views, "}");
     return w->view_count++;
@@ -189,6 +203,28 @@ static int add_accessor(writer *w, const void *data, int count, int components, 
                         size_t component_bytes, bool normalized, int target, const float *min, const float *max)
 {
     int view = add_view(w, data, (size_t)count * (size_t)components * component_bytes, target);
+    buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
+               w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
+               type_name(components));
+    if (min && max) {
+        buf_text(w, &w->accessors, ",\"min\":");
+        put_floats(w, &w->accessors, min, components);
+        buf_text(w, &w->accessors, ",\"max\":");
+        put_floats(w, &w->accessors, max, components);
+    }
+    buf_text(w, &w->accessors, "}");
+    return w->accessor_count++;
+}
+
+/* An accessor over a view of `stride` bytes a vertex: for elements of
+ * fewer bytes than a multiple of 4 (3 bytes, 3 shorts), which vertex
+ * attributes must pad. */
+static int add_strided_accessor(writer *w, const void *data, int count, int components, int component_type,
+                                bool normalized, int stride, const float *min, const float *max)
+{
+    w->stride = stride;
+    int view = add_view(w, data, (size_t)count * (size_t)stride, GL_ARRAY_BUFFER);
+    w->stride = 0;
     buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
                w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
                type_name(components));
@@ -407,28 +443,139 @@ static void write_skin_attributes(writer *w, const sinew_mesh *mesh, const sinew
     sinew__free(&w->alloc, joints), sinew__free(&w->alloc, weights);
 }
 
+/* The quantization grid of a mesh's positions: its box's corner and its
+ * largest side over 65,535. */
+static quant mesh_quant(const sinew_mesh *mesh)
+{
+    quant q = {true, {INFINITY, INFINITY, INFINITY}, 1.0f};
+    float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int v = 0; v < mesh->vertex_count; ++v)
+        for (int c = 0; c < 3; ++c) {
+            float x = mesh->positions[v * 3 + c];
+            q.offset[c] = fminf(q.offset[c], x), hi[c] = fmaxf(hi[c], x);
+        }
+    float extent = fmaxf(hi[0] - q.offset[0], fmaxf(hi[1] - q.offset[1], hi[2] - q.offset[2]));
+    if (extent > 0.0f) q.scale = extent / 65535.0f;
+    return q;
+}
+
+/* Unit vectors (3 or 4 floats each, the 4th a sign) as normalized signed
+ * bytes, 4 a vertex (a 3-vector's padded: vertex attributes start on 4
+ * bytes). */
+static int add_snorm8(writer *w, const float *v, int count, int components)
+{
+    int8_t *q = sinew__alloc(&w->alloc, (size_t)count * 4 + 1);
+    if (!q) {
+        w->failed = true;
+        return 0;
+    }
+    for (int i = 0; i < count; ++i)
+        for (int c = 0; c < 4; ++c)
+            q[i * 4 + c] = c < components ? (int8_t)lrintf(fmaxf(-1.0f, fminf(1.0f, v[i * components + c])) * 127.0f)
+                                          : 0;
+    int a = components == 3 ? add_strided_accessor(w, q, count, 3, GL_I8, true, 4, NULL, NULL)
+                            : add_accessor(w, q, count, 4, GL_I8, 1, true, GL_ARRAY_BUFFER, NULL, NULL);
+    sinew__free(&w->alloc, q);
+    return a;
+}
+
+/* Values in [0, 1] as normalized unsigned shorts; -1 where one lies
+ * outside (the caller writes floats). */
+static int add_unorm16(writer *w, const float *v, int count, int components)
+{
+    size_t n = (size_t)count * (size_t)components;
+    for (size_t i = 0; i < n; ++i)
+        if (!(v[i] >= 0.0f && v[i] <= 1.0f)) return -1;
+    uint16_t *q = sinew__alloc(&w->alloc, n * 2 + 1);
+    if (!q) {
+        w->failed = true;
+        return 0;
+    }
+    for (size_t i = 0; i < n; ++i) q[i] = (uint16_t)lrintf(v[i] * 65535.0f);
+    int a = add_accessor(w, q, count, components, GL_U16, 2, true, GL_ARRAY_BUFFER, NULL, NULL);
+    sinew__free(&w->alloc, q);
+    return a;
+}
+
+/* Positions (or, `delta`, morph position deltas) on the mesh's grid:
+ * unsigned shorts, deltas signed shorts where they fit, else floats in the
+ * grid's units. */
+static int add_quantized_positions(writer *w, const float *p, int count, const quant *q, bool delta)
+{
+    size_t n = (size_t)count * 3;
+    float *f = sinew__alloc(&w->alloc, n * sizeof *f + 1);
+    if (!f) {
+        w->failed = true;
+        return 0;
+    }
+    bool fits = true;
+    for (size_t i = 0; i < n; ++i) {
+        f[i] = rintf((p[i] - (delta ? 0.0f : q->offset[i % 3])) / q->scale);
+        if (delta && !(fabsf(f[i]) <= 32767.0f)) fits = false;
+        if (!delta) f[i] = fmaxf(0.0f, fminf(65535.0f, f[i]));
+    }
+    int a;
+    if (delta && !fits) {
+        for (size_t i = 0; i < n; ++i) f[i] = p[i] / q->scale;
+        a = add_floats(w, f, count, 3, GL_ARRAY_BUFFER, true);
+    } else {
+        /* 4 shorts a vertex, the 4th 0: a vertex attribute starts on 4 bytes */
+        uint16_t *u = sinew__alloc(&w->alloc, (size_t)count * 8 + 1);
+        if (!u) {
+            w->failed = true;
+            sinew__free(&w->alloc, f);
+            return 0;
+        }
+        float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+        for (size_t i = 0; i < n; ++i) {
+            size_t at = i / 3 * 4 + i % 3;
+            if (delta) {
+                int16_t s16 = (int16_t)f[i];
+                memcpy(&u[at], &s16, 2);
+            } else {
+                u[at] = (uint16_t)f[i];
+            }
+            if (i % 3 == 2) u[at + 1] = 0;
+            lo[i % 3] = fminf(lo[i % 3], f[i]), hi[i % 3] = fmaxf(hi[i % 3], f[i]);
+        }
+        a = add_strided_accessor(w, u, count, 3, delta ? GL_I16 : GL_U16, false, 8, lo, hi);
+        sinew__free(&w->alloc, u);
+    }
+    sinew__free(&w->alloc, f);
+    return a;
+}
+
 /* One sinew mesh as a glTF mesh of one primitive, appended to `meshes`;
  * its skin, if any, to `skins`. */
-static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write_options *o, gw_buf *meshes,
-                       gw_buf *skins, int index, int skin_index)
+static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write_options *o, const quant *q,
+                       gw_buf *meshes, gw_buf *skins, int index, int skin_index)
 {
     int n = mesh->vertex_count;
     gw_buf attr = {0};
     float *copy;
-    buf_printf(w, &attr, "\"POSITION\":%d", add_floats(w, mesh->positions, n, 3, GL_ARRAY_BUFFER, true));
+    bool qz = q->on;
+    buf_printf(w, &attr, "\"POSITION\":%d", qz ? add_quantized_positions(w, mesh->positions, n, q, false)
+                                                : add_floats(w, mesh->positions, n, 3, GL_ARRAY_BUFFER, true));
     if (mesh->normals) {
         const float *nv = unit_vectors(w, mesh->normals, n, 3, &copy);
-        buf_printf(w, &attr, ",\"NORMAL\":%d", add_floats(w, nv, n, 3, GL_ARRAY_BUFFER, false));
+        buf_printf(w, &attr, ",\"NORMAL\":%d", qz ? add_snorm8(w, nv, n, 3) : add_floats(w, nv, n, 3, GL_ARRAY_BUFFER, false));
         sinew__free(&w->alloc, copy);
     }
     if (mesh->tangents && mesh->normals) {
         const float *tv = unit_vectors(w, mesh->tangents, n, 4, &copy);
-        buf_printf(w, &attr, ",\"TANGENT\":%d", add_floats(w, tv, n, 4, GL_ARRAY_BUFFER, false));
+        buf_printf(w, &attr, ",\"TANGENT\":%d", qz ? add_snorm8(w, tv, n, 4) : add_floats(w, tv, n, 4, GL_ARRAY_BUFFER, false));
         sinew__free(&w->alloc, copy);
     }
-    for (int t = 0; t < mesh->texcoord_count; ++t)
-        buf_printf(w, &attr, ",\"TEXCOORD_%d\":%d", t, add_floats(w, mesh->texcoords[t], n, 2, GL_ARRAY_BUFFER, false));
-    if (mesh->colors) buf_printf(w, &attr, ",\"COLOR_0\":%d", add_floats(w, mesh->colors, n, 4, GL_ARRAY_BUFFER, false));
+    for (int t = 0; t < mesh->texcoord_count; ++t) {
+        int a = qz ? add_unorm16(w, mesh->texcoords[t], n, 2) : -1;
+        if (a < 0) a = add_floats(w, mesh->texcoords[t], n, 2, GL_ARRAY_BUFFER, false);
+        buf_printf(w, &attr, ",\"TEXCOORD_%d\":%d", t, a);
+    }
+    if (mesh->colors) {
+        int a = qz ? add_unorm16(w, mesh->colors, n, 4) : -1;
+        if (a < 0) a = add_floats(w, mesh->colors, n, 4, GL_ARRAY_BUFFER, false);
+        buf_printf(w, &attr, ",\"COLOR_0\":%d", a);
+    }
     if (mesh->skin) write_skin_attributes(w, mesh, o, &attr);
     buf_put(w, &attr, "", 1);
     buf_printf(w, meshes, "%s{\"name\":", index ? "," : "");
@@ -465,8 +612,9 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
             buf_text(w, meshes, t ? ",{" : "{");
             const char *sep = "";
             if (morph->positions) {
-                buf_printf(w, meshes, "\"POSITION\":%d",
-                           add_floats(w, morph->positions + (size_t)t * stride, n, 3, GL_ARRAY_BUFFER, true));
+                const float *d = morph->positions + (size_t)t * stride;
+                buf_printf(w, meshes, "\"POSITION\":%d", qz ? add_quantized_positions(w, d, n, q, true)
+                                                           : add_floats(w, d, n, 3, GL_ARRAY_BUFFER, true));
                 sep = ",";
             }
             if (morph->normals && mesh->normals) {
@@ -497,8 +645,13 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
             w->failed = true;
             return;
         }
+        /* quantized positions: the dequantization follows each inverse
+         * bind, since glTF ignores a skinned mesh node's transform */
+        sinew_mat4 dq = sinew_mat4_identity();
+        dq.m[0] = dq.m[5] = dq.m[10] = q->scale;
+        dq.m[12] = q->offset[0], dq.m[13] = q->offset[1], dq.m[14] = q->offset[2];
         for (int j = 0; j < skin->joint_count; ++j) {
-            ibm[j] = skin->inverse_bind[j];
+            ibm[j] = qz ? sinew_mat4_mul(&skin->inverse_bind[j], &dq) : skin->inverse_bind[j];
             ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f, ibm[j].m[15] = 1.0f;
         }
         int a = add_accessor(w, ibm, skin->joint_count, 16, GL_FLOAT, 4, false, 0, NULL, NULL);
@@ -922,8 +1075,9 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
     int n = sk->joint_count, nodes_total = n + asset->mesh_count;
     gw_buf json = {0}, meshes = {0}, skins = {0}, anims = {0};
     int *mesh_node = sinew__alloc(&w.alloc, sizeof *mesh_node * ((size_t)asset->mesh_count + 1));
+    quant *quants = sinew__alloc(&w.alloc, sizeof *quants * ((size_t)asset->mesh_count + 1));
     sinew_result r = SINEW_OK;
-    if (!mesh_node) {
+    if (!mesh_node || !quants) {
         r = sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_write_gltf: out of memory");
         goto done;
     }
@@ -935,12 +1089,14 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
             goto done;
         }
         mesh_node[m] = n + m;
+        quants[m] = options && options->quantize ? mesh_quant(mesh) : (quant){false, {0, 0, 0}, 1.0f};
+        w.report.quantized_meshes += quants[m].on;
     }
 
     /* meshes and skins first: their accessors come before the clips' */
     int skin_count = 0;
     for (int m = 0; m < asset->mesh_count; ++m) {
-        write_mesh(&w, &asset->meshes[m], options, &meshes, &skins, m, skin_count);
+        write_mesh(&w, &asset->meshes[m], options, &quants[m], &meshes, &skins, m, skin_count);
         skin_count += asset->meshes[m].skin != NULL;
     }
     if ((r = write_animations(&w, asset, options, mesh_node, &anims)) != SINEW_OK) goto done;
@@ -950,7 +1106,11 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
     snprintf(generator, sizeof generator, "sinew %s", sinew_version());
     put_string(&w, &json, generator);
     buf_text(&w, &json, "}");
-    if (asset->springs) buf_text(&w, &json, ",\"extensionsUsed\":[\"VRMC_springBone\"]");
+    bool quantized = w.report.quantized_meshes > 0;
+    if (asset->springs || quantized)
+        buf_printf(&w, &json, ",\"extensionsUsed\":[%s%s%s]", quantized ? "\"KHR_mesh_quantization\"" : "",
+                   quantized && asset->springs ? "," : "", asset->springs ? "\"VRMC_springBone\"" : "");
+    if (quantized) buf_text(&w, &json, ",\"extensionsRequired\":[\"KHR_mesh_quantization\"]");
     buf_text(&w, &json, ",\"scene\":0,\"scenes\":[{\"name\":");
     put_string(&w, &json, asset->name);
     buf_text(&w, &json, ",\"nodes\":[");
@@ -982,6 +1142,12 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         put_string(&w, &json, asset->meshes[m].name[0] ? asset->meshes[m].name : "mesh");
         buf_printf(&w, &json, ",\"mesh\":%d", m);
         if (asset->meshes[m].skin) buf_printf(&w, &json, ",\"skin\":%d", s++);
+        if (quants[m].on && !asset->meshes[m].skin) {
+            /* the dequantization of a rigid mesh's positions */
+            const quant *q = &quants[m];
+            sinew_transform t = {{q->offset[0], q->offset[1], q->offset[2]}, {0, 0, 0, 1}, {q->scale, q->scale, q->scale}};
+            put_transform(&w, &json, &t);
+        }
         buf_text(&w, &json, "}");
     }
     buf_text(&w, &json, "]");
@@ -1051,5 +1217,6 @@ done:
     buf_free(&w, &json), buf_free(&w, &meshes), buf_free(&w, &skins), buf_free(&w, &anims);
     buf_free(&w, &w.bin), buf_free(&w, &w.views), buf_free(&w, &w.accessors);
     sinew__free(&w.alloc, mesh_node);
+    sinew__free(&w.alloc, quants);
     return r;
 }
