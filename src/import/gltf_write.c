@@ -1207,6 +1207,10 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         if (r == SINEW_OK && w.bin.size) {
             char bin_path[2048];
             const char *slash = strrchr(path, '/');
+#ifdef _WIN32
+            const char *back = strrchr(path, '\\');
+            if (back && (!slash || back > slash)) slash = back;
+#endif
             snprintf(bin_path, sizeof bin_path, "%.*s%s", slash ? (int)(slash - path + 1) : 0, path, bin);
             r = write_file(bin_path, w.bin.data, w.bin.size, NULL, 0, err);
         }
