@@ -17,8 +17,9 @@ sinew__blend_kernel sinew__blend_kernel_for(int level);
 
 /* sinew_blend's loop over the joints with AVX (src/layer/simd/blend_avx2.c;
  * only where the CPU runs AVX2), its arguments checked: the scalar loop's
- * result bit for bit. Returns the joints it did: all of them, or none for
- * fewer than eight. */
+ * result within the tolerances blend_internal.h states (a joint of one
+ * contributor bit for bit). Returns the joints it did: all of them, or none
+ * for fewer than eight. */
 int sinew__blend_avx2(const sinew_transform *rest_pose, const sinew_blend_layer *layers, int layer_count,
                       float threshold, sinew_transform *out, int count);
 
