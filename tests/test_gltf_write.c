@@ -13,7 +13,10 @@
  * where the asset has spring bones. Node world matrices and mesh
  * positions must agree within 1e-6 of the model's size (the diagonal of
  * the box around the joints and the mesh at the first frame), and the
- * timelines' user track values and events must be equal.
+ * timelines' user track values and events must be equal, and normals
+ * within 1e-5 (8-bit quantized ones within 0.02) where the source's are
+ * not zero (the writer makes a zero normal (0, 0, 1), as glTF asks unit
+ * normals).
  *
  * How nodes are matched: the written file holds a node per joint (in the
  * skeleton's order, parents first, which need not be the source file's
@@ -158,6 +161,7 @@ static double model_size(const cJSON *frame)
 typedef struct worst {
     double nodes, meshes; /* the largest differences */
     double excess;        /* the largest vertex difference past what weight sums explain */
+    double normals;       /* the largest normal component difference */
     char node[160];       /* where the nodes' is */
 } worst;
 
@@ -250,6 +254,18 @@ static void compare_frame(const sinew_asset *a, const char *what, const cJSON *s
             if (++c % 3 == 0) far = fmax(far, sqrt(sq)), sq = 0.0;
         }
         w->excess = fmax(w->excess, d - deficit * far);
+        /* normals: a zero one (a vertex of no triangle with area) is
+         * written as (0, 0, 1), since glTF asks unit normals */
+        const cJSON *na = cJSON_GetObjectItem(ma, "normals"), *nb = cJSON_GetObjectItem(mb, "normals");
+        CHECK(cJSON_GetArraySize(na) == cJSON_GetArraySize(nb), "%s: mesh %d: normals of another length written",
+              what, m);
+        if (cJSON_GetArraySize(na) != cJSON_GetArraySize(nb)) continue;
+        for (const cJSON *x = na ? na->child : NULL, *y = nb ? nb->child : NULL; x && y;) {
+            double p[3], q[3];
+            for (int i = 0; i < 3 && x && y; ++i, x = x->next, y = y->next) p[i] = x->valuedouble, q[i] = y->valuedouble;
+            if (p[0] == 0.0 && p[1] == 0.0 && p[2] == 0.0) continue;
+            for (int i = 0; i < 3; ++i) w->normals = fmax(w->normals, fabs(p[i] - q[i]));
+        }
     }
     /* timelines: the same user track values and events */
     for (int k = 0; k < 2; ++k) {
@@ -319,7 +335,7 @@ static void round_trip(const char *path, const char *rel)
                            k == 2 ? " --quantize" : "");
         CHECK(r.status == 0, "convert %s -o %s: %d: %s", rel, out, r.status, r.err);
         cli_result_free(&r);
-        worst w = {0, 0, 0, ""};
+        worst w = {0, 0, 0, 0, ""};
         double deficit = weight_deficit(a);
         double size = 0.0;
         int clips = a->clip_count ? a->clip_count : 1, frames = 0;
@@ -355,7 +371,11 @@ static void round_trip(const char *path, const char *rel)
                rel, kinds[k], frames, a->clip_count, a->clip_count == 1 ? "" : "s", size, w.nodes, w.nodes / size,
                w.node[0] ? w.node : "-", w.meshes, w.meshes / size, deficit, fmax(w.excess, 0.0) / size);
         if (k == 2) printf("; %.2f grid steps", step > 0.0 ? w.excess / step : 0.0);
-        printf(")\n");
+        printf("), worst normal component %.2g\n", w.normals);
+        /* unit normals: floats read back as written (the weights' sums
+         * barely turn them); 8-bit ones within their rounding and its
+         * renormalization */
+        CHECK(w.normals <= (k == 2 ? 0.02 : 1e-5), "%s (%s): a normal component moved %g", rel, kinds[k], w.normals);
         CHECK(w.nodes <= tolerance, "%s (%s): node %s moved %g, more than 1e-6 of the model's size %g", rel, kinds[k],
               w.node, w.nodes, size);
         /* quantized: a vertex lies within 0.87 of a grid step of its

@@ -999,6 +999,40 @@ static void put_transform(writer *w, gw_buf *b, const sinew_transform *t)
     }
 }
 
+/* Whether an earlier mesh's node is named `name` (as mesh_node_name
+ * names it when it needs no suffix). */
+static bool earlier_mesh_named(const sinew_asset *a, int m, const char *name)
+{
+    for (int k = 0; k < m; ++k) {
+        const char *other = a->meshes[k].name[0] ? a->meshes[k].name : "mesh";
+        if (strcmp(other, name) == 0) return true;
+    }
+    return false;
+}
+
+/* Mesh m's node's name: the mesh's ("mesh" for none), or, where a joint
+ * or an earlier mesh's node has that name (Assimp names a mesh after the
+ * node that draws it), "NAME#mesh<m>", as the reader names a sheared
+ * node's split "NAME#shear", so that the written file's node names stay
+ * as unique as the asset's joints' and a lookup by name finds the joint. */
+static void mesh_node_name(writer *w, const sinew_asset *a, int m, gw_buf *b)
+{
+    const char *name = a->meshes[m].name[0] ? a->meshes[m].name : "mesh";
+    if (sinew_skeleton_find_joint(a->skeleton, name) < 0 && !earlier_mesh_named(a, m, name)) {
+        put_string(w, b, name);
+        return;
+    }
+    size_t n = strlen(name);
+    char *unique = sinew__alloc(&w->alloc, n + 32);
+    if (!unique) {
+        w->failed = true;
+        return;
+    }
+    snprintf(unique, n + 32, "%s#mesh%d", name, m);
+    put_string(w, b, unique);
+    sinew__free(&w->alloc, unique);
+}
+
 /* The buffer's URI for a .gltf at `path`: its file name with .bin for
  * .gltf, percent-encoded where a URI needs it. */
 static void bin_name(const char *path, char *name, size_t size)
@@ -1139,7 +1173,7 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
     }
     for (int m = 0, s = 0; m < asset->mesh_count; ++m) {
         buf_text(&w, &json, ",{\"name\":");
-        put_string(&w, &json, asset->meshes[m].name[0] ? asset->meshes[m].name : "mesh");
+        mesh_node_name(&w, asset, m, &json);
         buf_printf(&w, &json, ",\"mesh\":%d", m);
         if (asset->meshes[m].skin) buf_printf(&w, &json, ",\"skin\":%d", s++);
         if (quants[m].on && !asset->meshes[m].skin) {
