@@ -248,12 +248,15 @@ typedef struct sinew_gltf_write_report {
  * - mesh m is meshes[m], one primitive (POSITION with min and max, NORMAL,
  *   TANGENT, TEXCOORD_n, COLOR_0, indices as unsigned shorts where the mesh
  *   has at most 65,535 vertices, else unsigned ints; morph targets and
- *   their default weights), drawn by node joint_count + m: a child of the
- *   joint carrying a rigid mesh, a root for a skinned mesh (glTF ignores
- *   its transform) or one that follows no joint. A skinned mesh's skin
- *   lists its joints' nodes and inverse binds; JOINTS_0 (and JOINTS_1 past
- *   4 influences) as unsigned bytes where the skin has at most 256 joints,
- *   else unsigned shorts; WEIGHTS_n as options->weights says;
+ *   their default weights; options->quantize: KHR_mesh_quantization's
+ *   types), drawn by node joint_count + m (named after the mesh, or
+ *   "NAME#meshM" where a joint or an earlier mesh's node has that name):
+ *   a child of the joint carrying a rigid mesh, a root for a skinned mesh
+ *   (glTF ignores its transform) or one that follows no joint. A skinned
+ *   mesh's skin lists its joints' nodes and inverse binds; JOINTS_0 (and
+ *   JOINTS_1 past 4 influences) as unsigned bytes where the skin has at
+ *   most 256 joints, else unsigned shorts; WEIGHTS_n as options->weights
+ *   says, each vertex's summing to 1 as the Khronos validator checks;
  * - clip c is animations[c], its tracks' keys and interpolation as they
  *   are (a weights track drives the nodes of the meshes its joint
  *   carries); a clip lasting past its last key gains a constant channel
@@ -263,7 +266,10 @@ typedef struct sinew_gltf_write_report {
  *   animation's extras.sinew (docs/ANIMATION.md).
  * Positions are written in the asset's own frame and units: an asset
  * records neither its up axis nor its unit, so none is converted.
- * `report` (optional) says what was written. Errors:
+ * The same asset gives the same bytes. Memory comes from
+ * options->base.allocator; the file is written in place (a write that
+ * fails may leave part of it). `report` (optional) says what was written
+ * and repaired. Errors:
  * SINEW_ERROR_INVALID_ARGUMENT (NULL, an extension other than .glb or
  * .gltf, an option out of range), SINEW_ERROR_UNSUPPORTED (an additive
  * clip, a mesh of no vertices, a .glb past 4 GiB), SINEW_ERROR_IO,
