@@ -28,6 +28,7 @@ typedef struct convert_settings {
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
     sinew_gltf_weights weights; /* --weights: how OUT.glb or OUT.gltf stores skin weights */
     bool quantize;         /* --quantize: OUT.glb or OUT.gltf with KHR_mesh_quantization */
+    bool weights_set;      /* --weights was given */
 } convert_settings;
 
 /* The name convert gives the built-in character (converted without FILE). */
@@ -378,6 +379,12 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
     size_t length = strlen(s->out);
     struct stat st;
     s->out_dir = (length && s->out[length - 1] == '/') || (stat(s->out, &st) == 0 && S_ISDIR(st.st_mode));
+    /* what only glTF output takes: refused rather than dropped unsaid */
+    if ((s->out_dir || !is_gltf(s->out)) && (s->quantize || s->weights_set)) {
+        cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store meshes as loaded", s->out,
+                  s->quantize ? "--quantize" : "--weights");
+        return false;
+    }
     if (s->out_dir) return true;
     if (input_count > 1) {
         cli_usage(p, "-o %s: %d inputs need a folder, written DIR/", s->out, input_count);
@@ -480,6 +487,7 @@ int cli_convert(int argc, char **argv)
         } else if (cli_flag(&p, "--quantize")) {
             s.quantize = true;
         } else if ((v = cli_value(&p, "--weights"))) {
+            s.weights_set = true;
             if (strcmp(v, "float") == 0)
                 s.weights = SINEW_GLTF_WEIGHTS_FLOAT;
             else if (strcmp(v, "unorm8") == 0)

@@ -572,6 +572,18 @@ int main(int argc, char **argv)
     sinew_bin = argv[1], work = argv[2];
     mkdir(work, 0777);
     library_checks();
+    /* convert: glTF's options with an archive are refused, --clips-only with glTF too */
+    static const char *const refused[][2] = {
+        {"-o x.sinew --quantize", "--quantize is for glTF output"},
+        {"-o dir/ --weights unorm8", "--weights is for glTF output"},
+        {"-o x.glb --clips-only", "glTF has no place for what --clips-only asks"},
+        {"-o x.gltf --weights half", "is not a weight type"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; ++i) {
+        cli_result r = run("convert %s", refused[i][0]);
+        CHECK(r.status == 2 && strstr(r.err, refused[i][1]), "convert %s: %d: %s", refused[i][0], r.status, r.err);
+        cli_result_free(&r);
+    }
     round_trip(NULL, "builtin");
     /* the generated files, in a folder of their own (the validator reads
      * only what was written) */
