@@ -20,7 +20,11 @@
  * sinew_blend does at its edges: the layers and the rest pose are
  * converted from the sampled transforms once, outside the timed calls (as
  * ozz's BlendingJob reads the SoA poses its sampler wrote), and the output
- * is not converted back.
+ * is not converted back. local_to_model_pose is sinew_local_to_model_pose
+ * on the first of those poses in the skeleton's pose order (SoA in, model
+ * matrices out: ozz's LocalToModelJob's work); it skips the conversion from
+ * transforms (sinew_pose_order_from_transforms, once, outside the timed
+ * calls), as ozz's job reads the SoA pose its sampler or blend wrote.
  * --weld loads FILE with its identical vertices merged (ozz's arnaud mesh
  * is welded); --copies K skins K copies of the mesh end to end as one. The
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
@@ -190,6 +194,7 @@ typedef enum operation {
     OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
     OP_BLEND2_POSE, OP_BLEND3_POSE, /* sinew_blend_pose: SoA poses converted outside the timed calls */
     OP_IK_FROM, /* two-bone IK, then sinew_local_to_model_from its start joint */
+    OP_L2M_POSE, /* sinew_local_to_model_pose: a SoA pose in the skeleton's order, converted outside the timed calls */
     OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW, /* the character from its archive, copied or viewed where it lies */
     OP_SPRINGS /* one step of a crowd's spring bones (its own rig, not the character's) */
 } operation;
@@ -222,7 +227,7 @@ typedef struct kernel {
 /* The rows, in the order printed. */
 static const kernel kernels[] = {
     {"sample", OP_SAMPLE, 0}, {"sample_seek", OP_SEEK, 0}, {"local_to_model", OP_L2M, 0},
-    {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
+    {"local_to_model_pose", OP_L2M_POSE, 0}, {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
     {"blend3", OP_BLEND3, 0}, {"blend2_pose", OP_BLEND2_POSE, 0}, {"blend3_pose", OP_BLEND3_POSE, 0},
     {"ik_two_bone", OP_IK, 0},
@@ -265,6 +270,7 @@ typedef struct bench {
     int seek;
     sinew_transform *local, *poses;  /* poses: three for the blends */
     float *pose_layers, *pose_rest, *pose_out; /* the SoA blends' three poses, rest pose, output */
+    float *pose_order;        /* the first blend pose in the skeleton's pose order (local_to_model_pose) */
     sinew_mat4 *model, *palette;
     sinew_dq_transform *dq;
     float *out_pos, *out_nrm;
@@ -419,6 +425,7 @@ static void run_kernel(bench *b, const kernel *k)
                           NULL);
         break;
     case OP_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
+    case OP_L2M_POSE: sinew_local_to_model_pose(sk, b->pose_order, NULL, b->model, n, NULL); break;
     case OP_PALETTE:
         sinew_skin_palette(b->mesh->skin, b->model, n, NULL, b->palette, b->mesh->skin->joint_count, NULL);
         break;
@@ -640,6 +647,7 @@ int cli_bench(int argc, char **argv)
     b.pose_layers = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n) * 3);
     b.pose_rest = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
     b.pose_out = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
+    b.pose_order = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(sinew_skeleton_pose_order(b.sk, NULL)));
     b.model = cache_aligned(sizeof *b.model * (size_t)n);
     b.palette = cache_aligned(sizeof *b.palette * ((size_t)np + 1));
     b.dq = cache_aligned(sizeof *b.dq * ((size_t)np + 1));
@@ -651,7 +659,7 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.pose_out || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+    if (!b.cursor.keys || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.pose_out || !b.pose_order || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
         status = EXIT_FAILED;
         goto done;
@@ -705,6 +713,7 @@ int cli_bench(int argc, char **argv)
     for (int p = 0; p < 3; ++p)
         sinew_pose_from_transforms(b.poses + p * n, n, b.pose_layers + (size_t)p * SINEW_POSE_FLOATS(n), NULL);
     sinew_pose_from_transforms(b.sk->rest_pose, n, b.pose_rest, NULL);
+    sinew_pose_order_from_transforms(b.sk, b.poses, n, b.pose_order, NULL);
     sinew_clip_sample(b.clip, b.sk, 0.0f, SINEW_SAMPLE_LOOP, NULL, b.local, n, NULL);
     sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
     if (b.mesh) {
@@ -858,7 +867,7 @@ done:
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
-    free(b.cursor.keys), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.pose_out), free(b.model), free(b.palette), free(b.dq);
+    free(b.cursor.keys), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.pose_out), free(b.pose_order), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);

@@ -335,6 +335,87 @@ static void test_local_to_model_from(void)
     free(a), free(b), free(mixed), free(full_a), free(want), free(got), free(in);
 }
 
+/* sinew_local_to_model_pose on a pose in the skeleton's pose order gives
+ * sinew_local_to_model's matrices bit for bit, at the scalar level and the
+ * best the CPU runs, under no root, an affine root and a projective one, on
+ * random forests and a chain (every lane pair a joint twice); the pose
+ * order lists every joint, parents first, and the conversions round-trip
+ * bit for bit. */
+static void test_local_to_model_pose(void)
+{
+    enum { N = 150 };
+    int parents[N], chain[N];
+    uint32_t seed = 11;
+    sinew_transform *local = malloc(sizeof *local * N), *back = malloc(sizeof *back * N);
+    sinew_mat4 *want = malloc(sizeof *want * N), *got = malloc(sizeof *got * N);
+    float *pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(2 * N));
+    for (int j = 0; j < N; ++j) {
+        seed = seed * 1664525u + 1013904223u;
+        parents[j] = j == 0 || (seed >> 8) % 23 == 0 ? -1 : (int)(seed % (uint32_t)j);
+        chain[j] = j - 1;
+        float r[7];
+        for (int k = 0; k < 7; ++k) {
+            seed = seed * 1664525u + 1013904223u;
+            r[k] = (float)(seed >> 8) / 16777216.0f * 2.0f - 1.0f;
+        }
+        sinew_quat q = sinew_quat_normalize((sinew_quat){r[0], r[1], r[2], r[3] + 1.5f});
+        local[j] = (sinew_transform){{r[4], r[5], r[6]}, q, {1.0f + 0.5f * r[0], 1.0f, 1.0f - 0.25f * r[1]}};
+    }
+    sinew_mat4 affine = sinew_mat4_identity(), projective = sinew_mat4_identity();
+    affine.m[12] = 0.25f, affine.m[13] = -2.0f, affine.m[0] = 0.5f;
+    projective.m[3] = 0.125f, projective.m[12] = 1.0f;
+    const sinew_mat4 *roots[3] = {NULL, &affine, &projective};
+    int bad = 0, cases = 0;
+    for (int tree = 0; tree < 2; ++tree)
+        for (int level = 0; level < 2; ++level) {
+            sinew_skeleton *sk = sinew_skeleton_create(
+                &(sinew_skeleton_desc){N, tree ? chain : parents, NULL, NULL}, NULL,
+                &(sinew_options){.simd = level == 0 ? SINEW_SIMD_SCALAR : SINEW_SIMD_AUTO}, NULL);
+            CHECK(sk != NULL, "a skeleton of %d joints", N);
+            if (!sk) continue;
+            const int16_t *order = NULL;
+            int lanes = sinew_skeleton_pose_order(sk, &order);
+            bool seen[N] = {false}, ok = lanes % 8 == 0 && lanes >= N && lanes <= 2 * N + 8 && order;
+            for (int pair = 0; ok && pair < lanes / 2; ++pair) { /* lanes i and i + 4 of a block */
+                int lane[2] = {pair / 4 * 8 + pair % 4, pair / 4 * 8 + pair % 4 + 4};
+                for (int k = 0; ok && k < 2; ++k) {
+                    int j = order[lane[k]];
+                    ok = j >= 0 && j < N && (sk->parents[j] < 0 || seen[sk->parents[j]]);
+                }
+                for (int k = 0; ok && k < 2; ++k) seen[order[lane[k]]] = true;
+            }
+            for (int j = 0; ok && j < N; ++j) ok = seen[j];
+            CHECK(ok, "pose order of %d lanes: every joint, each after its parent's pair", lanes);
+            CHECK(tree == 0 || lanes == (2 * N + 7) / 8 * 8, "a chain's pose order holds each joint twice: %d lanes",
+                  lanes);
+            CHECK(sinew_pose_order_from_transforms(sk, local, N, pose, NULL) == SINEW_OK, "to the pose order");
+            memset(back, 0xff, sizeof *back * N);
+            CHECK(sinew_pose_order_to_transforms(sk, pose, back, N, NULL) == SINEW_OK &&
+                      memcmp(back, local, sizeof *back * N) == 0,
+                  "the pose order's conversions round-trip bit for bit");
+            for (int r = 0; r < 3; ++r) {
+                sinew_local_to_model(sk, local, roots[r], want, N, NULL);
+                memset(got, 0xff, sizeof *got * N);
+                sinew_result res = sinew_local_to_model_pose(sk, pose, roots[r], got, N, NULL);
+                bad += res != SINEW_OK || memcmp(got, want, sizeof *got * N) != 0;
+                ++cases;
+            }
+            sinew_error err = {0};
+            CHECK(sinew_local_to_model_pose(sk, pose, NULL, got, N - 1, &err) == SINEW_ERROR_SIZE_MISMATCH &&
+                      strstr(err.description, "sinew_local_to_model_pose") != NULL,
+                  "count refused: %s", err.description);
+            CHECK(sinew_local_to_model_pose(sk, NULL, NULL, got, N, NULL) == SINEW_ERROR_INVALID_ARGUMENT,
+                  "NULL refused");
+            CHECK(sinew_pose_order_from_transforms(sk, local, N + 1, pose, NULL) == SINEW_ERROR_SIZE_MISMATCH,
+                  "conversion count refused");
+            sinew_skeleton_free(sk);
+        }
+    CHECK(sinew_skeleton_pose_order(NULL, NULL) == 0, "no skeleton, no lanes");
+    CHECK(bad == 0, "local to model from the pose order: %d of %d cases differ from sinew_local_to_model", bad,
+          cases);
+    free(local), free(back), free(want), free(got), free(pose);
+}
+
 int main(void)
 {
     test_child_before_parent_is_sorted();
@@ -345,5 +426,6 @@ int main(void)
     test_schedule();
     test_local_to_model_reference();
     test_local_to_model_from();
+    test_local_to_model_pose();
     return check_finish("test_skeleton");
 }

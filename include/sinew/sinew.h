@@ -45,6 +45,8 @@
  *   (build once) sinew_clip_make_additive sinew_skin_vertex_order
  *   Poses        sinew_local_to_model sinew_local_to_model_from sinew_rest_pose
  *                sinew_pose_from_transforms sinew_pose_to_transforms (SoA poses)
+ *                sinew_skeleton_pose_order sinew_pose_order_from_transforms
+ *                sinew_pose_order_to_transforms sinew_local_to_model_pose
  *   Layer        sinew_blend sinew_blend_pose sinew_additive_delta sinew_additive_apply
  *                sinew_playback_start sinew_playback_advance sinew_playback_phase
  *                sinew_playback_advance_synced sinew_crossfade_start
@@ -897,6 +899,41 @@ SINEW_API sinew_result sinew_pose_from_transforms(const sinew_transform *transfo
  * sinew_pose_from_transforms(). */
 SINEW_API sinew_result sinew_pose_to_transforms(const float *pose, int count, sinew_transform *out,
                                                 sinew_error *err);
+
+/* The skeleton's pose order: the lanes of a SoA pose laid out the way
+ * sinew_local_to_model_pose() computes joints, blocks of eight lanes of
+ * which lanes i and i + 4 go side by side, each joint after its parent
+ * (joints paired by depth). Returns the lane count (a multiple of 8, at
+ * least the joint count: a joint with no partner ready fills both lanes of
+ * its pair, and the last pair fills the last block); *joints (optional)
+ * gets the joint of each lane. A pose in this order takes
+ * SINEW_POSE_FLOATS(lanes) floats, laid out as "SoA poses" says with lane
+ * i where joint i would be; a joint listed twice holds the same transform
+ * in both lanes. The order depends on the parents only (not on the SIMD
+ * level). Returns 0 for NULL. */
+SINEW_API int sinew_skeleton_pose_order(const sinew_skeleton *skeleton, const int16_t **joints);
+
+/* Writes `count` transforms (the skeleton's joint count) into `pose`, a
+ * SoA pose in the skeleton's pose order, bit for bit. Errors as
+ * sinew_local_to_model(). */
+SINEW_API sinew_result sinew_pose_order_from_transforms(const sinew_skeleton *skeleton,
+                                                        const sinew_transform *transforms, int count, float *pose,
+                                                        sinew_error *err);
+
+/* The inverse: a SoA pose in the skeleton's pose order written to `out`
+ * (count transforms), bit for bit (a joint listed twice: its last lane).
+ * Errors as sinew_local_to_model(). */
+SINEW_API sinew_result sinew_pose_order_to_transforms(const sinew_skeleton *skeleton, const float *pose,
+                                                      sinew_transform *out, int count, sinew_error *err);
+
+/* sinew_local_to_model() from a SoA pose in the skeleton's pose order
+ * (count: the joint count): the same matrices, bit for bit, with no
+ * conversion (the AVX2 kernel loads each block's ten components as they
+ * lie, where sinew_local_to_model() transposes eight transforms). Errors
+ * as sinew_local_to_model(). */
+SINEW_API sinew_result sinew_local_to_model_pose(const sinew_skeleton *skeleton, const float *pose,
+                                                 const sinew_mat4 *root, sinew_mat4 *model, int count,
+                                                 sinew_error *err);
 
 /* ======================================================================== */
 /* Blending                                                                  */

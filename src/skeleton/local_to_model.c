@@ -132,6 +132,81 @@ sinew_result sinew_local_to_model(const sinew_skeleton *sk, const sinew_transfor
     return SINEW_OK;
 }
 
+int sinew_skeleton_pose_order(const sinew_skeleton *sk, const int16_t **joints)
+{
+    if (!sk) return 0;
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    if (joints) *joints = s->schedule;
+    return s->schedule_length;
+}
+
+/* Float c of lane i of a SoA pose ("SoA poses" in sinew.h). */
+static inline size_t pose_at(int i, int c) { return (size_t)(i / 8) * SINEW_POSE_BLOCK_FLOATS + (size_t)(8 * c + i % 8); }
+
+sinew_result sinew_pose_order_from_transforms(const sinew_skeleton *sk, const sinew_transform *transforms, int count,
+                                              float *pose, sinew_error *err)
+{
+    sinew_result r = check_pose_args(sk, transforms, pose, count, "sinew_pose_order_from_transforms", err);
+    if (r != SINEW_OK) return r;
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    for (int i = 0; i < s->schedule_length; ++i) {
+        const sinew_transform *x = &transforms[s->schedule[i]];
+        const float f[10] = {x->translation.x, x->translation.y, x->translation.z, x->rotation.x, x->rotation.y,
+                             x->rotation.z,    x->rotation.w,    x->scale.x,       x->scale.y,    x->scale.z};
+        for (int c = 0; c < 10; ++c) pose[pose_at(i, c)] = f[c];
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_pose_order_to_transforms(const sinew_skeleton *sk, const float *pose, sinew_transform *out,
+                                            int count, sinew_error *err)
+{
+    sinew_result r = check_pose_args(sk, pose, out, count, "sinew_pose_order_to_transforms", err);
+    if (r != SINEW_OK) return r;
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    for (int i = 0; i < s->schedule_length; ++i) {
+        float f[10];
+        for (int c = 0; c < 10; ++c) f[c] = pose[pose_at(i, c)];
+        out[s->schedule[i]] = (sinew_transform){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}, {f[7], f[8], f[9]}};
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_local_to_model_pose(const sinew_skeleton *sk, const float *pose, const sinew_mat4 *root,
+                                       sinew_mat4 *model, int count, sinew_error *err)
+{
+    sinew_result r = check_pose_args(sk, pose, model, count, "sinew_local_to_model_pose", err);
+    if (r != SINEW_OK) return r;
+    const sinew__skeleton *s = sinew__skeleton_of(sk);
+    bool affine = sinew__affine_root(root);
+    if (s->local_to_model_pose && affine) {
+        s->local_to_model_pose(s->schedule, s->schedule_length, sk->parents, pose, root, model);
+    } else {
+        /* lane after lane, each joint after its parent (a repeated joint
+         * computed again, the same), by the reference's formulas: the bits
+         * of sinew__local_to_model_in_order */
+        for (int i = 0; i < s->schedule_length; ++i) {
+            float f[10];
+            for (int c = 0; c < 10; ++c) f[c] = pose[pose_at(i, c)];
+            sinew_mat4 m;
+            sinew__mat4_from_trs(&m, sinew__v3(f[0], f[1], f[2]), (sinew_quat){f[3], f[4], f[5], f[6]},
+                                 sinew__v3(f[7], f[8], f[9]));
+            int j = s->schedule[i], p = sk->parents[j];
+            const sinew_mat4 *parent = p >= 0 ? &model[p] : root;
+            if (!parent)
+                model[j] = m;
+            else if (affine)
+                sinew__mat4_mul_affine(&model[j], parent, &m);
+            else
+                sinew__mat4_mul(&model[j], parent, &m);
+        }
+    }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
 /* The subtree of sinew_local_to_model_from, computed a batch of joints at
  * a time by the skeleton's kernel, or joint after joint by the reference's
  * formulas where it has none: either way each matrix comes from the same

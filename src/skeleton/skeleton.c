@@ -283,6 +283,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     made->schedule_length = schedule_length;
     made->simd = simd;
     made->local_to_model = sinew__local_to_model_kernel_for(simd);
+    made->local_to_model_pose = sinew__local_to_model_pose_kernel_for(simd);
     made->rest_hash = sinew__hash_bytes(rest, sizeof *rest * (size_t)n);
     made->parents_hash = sinew__hash_bytes(parents, sizeof *parents * (size_t)n);
     made->allocator = alloc;

@@ -18,6 +18,14 @@ typedef void (*sinew__local_to_model_kernel)(const int16_t *schedule, int length
  * knows which kernels were built). */
 sinew__local_to_model_kernel sinew__local_to_model_kernel_for(int level);
 
+/* The same kernel reading a SoA pose in the skeleton's pose order
+ * (sinew_local_to_model_pose): lane i of the pose is schedule entry i. */
+typedef void (*sinew__local_to_model_pose_kernel)(const int16_t *schedule, int length, const int16_t *parents,
+                                                  const float *pose, const sinew_mat4 *root, sinew_mat4 *model);
+
+/* The SoA kernel of a SIMD level, NULL where the reference runs. */
+sinew__local_to_model_pose_kernel sinew__local_to_model_pose_kernel_for(int level);
+
 /* A skeleton as sinew_skeleton_create makes it: the public struct first,
  * then what only the library reads, so that the public struct's layout does
  * not change with it. */
@@ -29,6 +37,7 @@ typedef struct sinew__skeleton {
     int schedule_length;
     int simd;                  /* the sinew_simd it runs */
     sinew__local_to_model_kernel local_to_model; /* its kernel, NULL for the scalar reference */
+    sinew__local_to_model_pose_kernel local_to_model_pose; /* the same on SoA poses */
     uint64_t rest_hash;        /* of rest_pose's bytes: clips made for the skeleton keep a copy of it */
     uint64_t parents_hash;     /* of parents' bytes: clips made for the skeleton are laid out in its order */
     sinew_allocator allocator;
@@ -83,5 +92,10 @@ static inline bool sinew__affine_root(const sinew_mat4 *root)
  * `schedule` (sinew__skeleton.schedule, `length` entries). */
 void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
                                 const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model);
+
+/* The same from a SoA pose in the skeleton's pose order
+ * (sinew_local_to_model_pose): each block's ten components, one load each. */
+void sinew__local_to_model_pose_avx2(const int16_t *schedule, int length, const int16_t *parents, const float *pose,
+                                     const sinew_mat4 *root, sinew_mat4 *model);
 
 #endif /* SINEW_SKELETON_INTERNAL_H */

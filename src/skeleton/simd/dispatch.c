@@ -12,3 +12,12 @@ sinew__local_to_model_kernel sinew__local_to_model_kernel_for(int level)
     (void)level;
     return NULL;
 }
+
+sinew__local_to_model_pose_kernel sinew__local_to_model_pose_kernel_for(int level)
+{
+#if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX2) return sinew__local_to_model_pose_avx2;
+#endif
+    (void)level;
+    return NULL;
+}
