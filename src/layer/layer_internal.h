@@ -81,7 +81,8 @@ typedef struct sinew__spring_parent {
  * in blocks (sinew__spring_at): `tails` the current then the previous tail
  * (6 fields), `anim` the animated rotations (4), `params` the bones' fields
  * (SINEW__SPRING_PARAMS); `colliders` the world colliders, one per collider
- * and a last one, far off, that never collides. */
+ * and a last one, far off, that never collides, each float of one (center,
+ * tail - center, radius, 1 / |tail - center|^2) eight times: a vector. */
 typedef struct sinew__springs_run {
     const int16_t *parents;
     const sinew__spring_chain *chains;

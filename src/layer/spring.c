@@ -37,6 +37,7 @@ struct sinew_spring_state {
     float *tails;          /* per bone in blocks: current tail, previous tail (6 fields) */
     float *anim;           /* per bone in blocks: the animated local rotation of the step (4) */
     float *colliders;      /* per collider, and one that never collides */
+    float *wide;           /* the same for the kernel (sinew__springs_run.colliders) */
     sinew_allocator allocator;
 };
 
@@ -494,6 +495,8 @@ sinew_spring_state *sinew_spring_state_create(const sinew_springs *sp, const sin
     size_t o_tails = sinew__layout_add(&l, (size_t)sp->blocks * 8 * 6, sizeof(float), 32);
     size_t o_anim = sinew__layout_add(&l, (size_t)sp->blocks * 8 * 4, sizeof(float), 32);
     size_t o_col = sinew__layout_add(&l, ((size_t)sp->collider_count + 1) * SINEW__SPRING_COLLIDER_FLOATS, sizeof(float), 16);
+    size_t o_wide = sinew__layout_add(&l, sp->kernel ? ((size_t)sp->collider_count + 1) * SINEW__SPRING_COLLIDER_FLOATS * 8 : 0,
+                                      sizeof(float), 32);
     char *mem = l.overflow ? NULL : sinew__alloc(&a, l.total);
     if (!mem) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_spring_state_create: out of memory");
@@ -506,6 +509,7 @@ sinew_spring_state *sinew_spring_state_create(const sinew_springs *sp, const sin
     st->tails = (float *)(mem + o_tails);
     st->anim = (float *)(mem + o_anim);
     st->colliders = (float *)(mem + o_col);
+    st->wide = (float *)(mem + o_wide);
     /* still, in the rest pose */
     for (int b = 0; b < sp->bone_count; ++b)
         for (int k = 0; k < 6; ++k) st->tails[sinew__spring_at(b, k, 6)] = sp->rest_tails[b * 3 + k % 3];
@@ -599,6 +603,17 @@ static void place_colliders(const sinew_springs *sp, sinew_spring_state *st, con
     float *none = &st->colliders[sp->collider_count * SINEW__SPRING_COLLIDER_FLOATS];
     /* far off (its squared distance still a finite float), radius 0 */
     for (int k = 0; k < SINEW__SPRING_COLLIDER_FLOATS; ++k) none[k] = k < 6 ? 1e18f : 0.0f;
+    if (!sp->kernel) return;
+    /* the kernel's form: tail - center for the tail (the scalar collide's
+     * subtraction), each float eight times */
+    for (int i = 0; i <= sp->collider_count; ++i) {
+        const float *w = &st->colliders[i * SINEW__SPRING_COLLIDER_FLOATS];
+        float *out = &st->wide[i * SINEW__SPRING_COLLIDER_FLOATS * 8];
+        for (int f = 0; f < SINEW__SPRING_COLLIDER_FLOATS; ++f) {
+            float v = f >= 3 && f < 6 ? w[f] - w[f - 3] : w[f];
+            for (int l = 0; l < 8; ++l) out[f * 8 + l] = v;
+        }
+    }
 }
 
 /* Pushes x out of a collider (world floats w: center, tail, radius,
@@ -717,7 +732,7 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
      * joints, nor below one) */
     sinew__spring_parent parent = {-2, {0, 0, 0, 1}};
     sinew__springs_run run = {sp->skeleton->parents, sp->chains, sp->group_count * LANES, sp->chain_colliders, sp->collider_count, sp->params,
-                              st->anim, st->tails, st->colliders, sp->path, sp->lane_path, local, model, &parent,
+                              st->anim, st->tails, st->wide, sp->path, sp->lane_path, local, model, &parent,
                               h, true, substeps > 1};
     for (int s = 0; s < substeps; ++s) {
         run.first = s == 0;

@@ -8,9 +8,9 @@
  * of vectors, one per group, and each operation is issued for both in
  * turn: two independent runs of work for the core to overlap.
  *
- * What a lane reads (its transforms, bone, tails, colliders) is gathered
- * from the caller's arrays a lane at a time and what it writes scattered
- * back, and the lanes' next transforms and matrices are prefetched a joint
+ * What a lane reads (its transforms, bone, tails, and colliders where the
+ * group's chains do not share them) is gathered from the caller's arrays a
+ * lane at a time and what it writes scattered back, and the lanes' next transforms and matrices are prefetched a joint
  * ahead: each lane is its own stream through memory, more streams than the
  * hardware prefetchers follow. In between, every lane runs spring.c's
  * step_chain formulas with fused multiply-adds where a product meets a sum
@@ -169,25 +169,60 @@ static inline __attribute__((always_inline)) m34 mul_affine(const m34 *a, const 
     return r;
 }
 
-/* spring.c's collide, the collider as load_collider keeps it; where no
- * lane is inside, x as it is */
-static inline v3 collide(const V w[8], V hit, v3 p, v3 x, V length, v3 fallback)
+/* Float f of a collider, half k from cw[k] (sinew__springs_run.colliders'
+ * form). */
+static inline V field(const float *const cw[H], int f)
 {
-    v3 a = {w[0], w[1], w[2]}, ab = {w[3], w[4], w[5]};
-    V s = mul(dot3(sub3(x, a), ab), w[7]);
-    /* the scalar clamp, NaN kept: max and min return their second operand
-     * where one is NaN */
-    s = vmin(splat(1.0f), vmax(splat(0.0f), s));
-    v3 q = madd3(ab, s, a);
+    return (V){_mm256_loadu_ps(cw[0] + f * L), _mm256_loadu_ps(cw[1] + f * L)};
+}
+
+/* spring.c's collide, half k of the collider from cw[k]; where no lane is
+ * inside, x as it is. A sphere (`sphere`: tail - center and its inverse
+ * square length zero in both halves) has its center for the nearest point,
+ * which the segment's formulas give exactly for a finite x (and for one
+ * that is not, no lane inside either way). The push (two square roots and
+ * divisions in a row) is computed for a group only where one of its lanes
+ * is inside: the other group's run of work goes on without waiting on it. */
+static inline __attribute__((always_inline)) v3 collide(const float *const cw[H], bool sphere, V hit, v3 p, v3 x, V length,
+                                                        v3 fallback)
+{
+    v3 q = {field(cw, 0), field(cw, 1), field(cw, 2)};
+    if (!sphere) {
+        v3 ab = {field(cw, 3), field(cw, 4), field(cw, 5)};
+        V s = mul(dot3(sub3(x, q), ab), field(cw, 7));
+        /* the scalar clamp, NaN kept: max and min return their second
+         * operand where one is NaN */
+        s = vmin(splat(1.0f), vmax(splat(0.0f), s));
+        q = madd3(ab, s, q);
+    }
     v3 d = sub3(x, q);
-    V reach = add(w[6], hit), d2 = dot3(d, d);
+    V reach = add(field(cw, 6), hit), d2 = dot3(d, d);
     V inside = lt(d2, mul(reach, reach));
-    if (!any(inside)) return x;
-    V some = gt(d2, splat(0.0f));
-    d = select3(some, d, fallback);
-    d2 = select(some, d2, splat(1.0f));
-    v3 pushed = at_length(p, madd3(d, dvd(reach, root(d2)), q), length, fallback);
-    return select3(inside, pushed, x);
+    for (int k = 0; k < H; ++k) {
+        __m256 in = part(inside, k);
+        if (!_mm256_movemask_ps(in)) continue;
+        __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+        __m256 dx = part(d.x, k), dy = part(d.y, k), dz = part(d.z, k), dd = part(d2, k);
+        __m256 fx = part(fallback.x, k), fy = part(fallback.y, k), fz = part(fallback.z, k);
+        __m256 some = _mm256_cmp_ps(dd, zero, _CMP_GT_OQ);
+        dx = _mm256_blendv_ps(fx, dx, some), dy = _mm256_blendv_ps(fy, dy, some), dz = _mm256_blendv_ps(fz, dz, some);
+        dd = _mm256_blendv_ps(one, dd, some);
+        __m256 f = _mm256_div_ps(part(reach, k), _mm256_sqrt_ps(dd));
+        __m256 px = part(p.x, k), py = part(p.y, k), pz = part(p.z, k);
+        /* at_length(p, q + d f, length, fallback) */
+        __m256 ex = _mm256_sub_ps(_mm256_fmadd_ps(dx, f, part(q.x, k)), px);
+        __m256 ey = _mm256_sub_ps(_mm256_fmadd_ps(dy, f, part(q.y, k)), py);
+        __m256 ez = _mm256_sub_ps(_mm256_fmadd_ps(dz, f, part(q.z, k)), pz);
+        __m256 e2 = _mm256_fmadd_ps(ez, ez, _mm256_fmadd_ps(ey, ey, _mm256_mul_ps(ex, ex)));
+        __m256 ok = _mm256_cmp_ps(e2, zero, _CMP_GT_OQ);
+        ex = _mm256_blendv_ps(fx, ex, ok), ey = _mm256_blendv_ps(fy, ey, ok), ez = _mm256_blendv_ps(fz, ez, ok);
+        e2 = _mm256_blendv_ps(one, e2, ok);
+        __m256 g = _mm256_div_ps(part(length, k), _mm256_sqrt_ps(e2));
+        *half(&x.x, k) = _mm256_blendv_ps(part(x.x, k), _mm256_fmadd_ps(ex, g, px), in);
+        *half(&x.y, k) = _mm256_blendv_ps(part(x.y, k), _mm256_fmadd_ps(ey, g, py), in);
+        *half(&x.z, k) = _mm256_blendv_ps(part(x.z, k), _mm256_fmadd_ps(ez, g, pz), in);
+    }
+    return x;
 }
 
 /* Eight floats at v[k] + at, half k from group k's block. */
@@ -197,31 +232,38 @@ static inline void put(float *const v[H], size_t at, V x) { _mm256_storeu_ps(v[0
 /* How many joints ahead the loop asks for its lanes' memory. */
 enum { PREFETCH = 1 };
 
-/* Colliders kept in vectors for a whole group; more are loaded per joint. */
+/* Colliders whose lanes' floats a call finds once; more are found per
+ * joint. */
 enum { CACHED_COLLIDERS = 8 };
 
-/* Collider i of each lane of a group (the far one past a lane's count):
- * center, tail - center (the scalar step's ab), radius and 1 / |ab|^2,
- * broadcast where the group's eight chains share their lists; half k from
- * group k. */
-static inline void load_collider(const sinew__springs_run *run, const sinew__spring_chain *const ch[H], int i, V w[8])
+/* Collider i of the lanes of the group from chain c (the far one past a
+ * lane's count), in sinew__springs_run.colliders' form: where the group's
+ * eight chains share their lists that collider's own floats, else the
+ * lanes' gathered into `into`. */
+static inline const float *collider(const sinew__springs_run *run, const sinew__spring_chain *c, int i, float into[8 * L])
 {
-    for (int k = 0; k < H; ++k) {
-        const sinew__spring_chain *c = ch[k];
-        if (c->lanes_share & SINEW__SHARE_COLLIDERS) {
-            int index = i < c->collider_count ? run->chain_colliders[c->collider_start + i] : run->collider_count;
-            const float *src = &run->colliders[index * SINEW__SPRING_COLLIDER_FLOATS];
-            for (int f = 0; f < 8; ++f) *half(&w[f], k) = _mm256_broadcast_ss(src + f);
-            continue;
-        }
-        int index[L];
-        for (int l = 0; l < L; ++l)
-            index[l] = i < c[l].collider_count ? run->chain_colliders[c[l].collider_start + i] : run->collider_count;
-        __m256i at = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)index),
-                                        _mm256_set1_epi32(SINEW__SPRING_COLLIDER_FLOATS));
-        for (int f = 0; f < 8; ++f) *half(&w[f], k) = _mm256_i32gather_ps(run->colliders + f, at, 4);
+    enum { WIDE = SINEW__SPRING_COLLIDER_FLOATS * L };
+    if (c->lanes_share & SINEW__SHARE_COLLIDERS) {
+        int index = i < c->collider_count ? run->chain_colliders[c->collider_start + i] : run->collider_count;
+        return &run->colliders[index * WIDE];
     }
-    for (int f = 0; f < 3; ++f) w[3 + f] = sub(w[3 + f], w[f]);
+    int index[L];
+    for (int l = 0; l < L; ++l)
+        index[l] = i < c[l].collider_count ? run->chain_colliders[c[l].collider_start + i] : run->collider_count;
+    __m256i at = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)index), _mm256_set1_epi32(WIDE));
+    for (int f = 0; f < 8; ++f) _mm256_storeu_ps(into + f * L, _mm256_i32gather_ps(run->colliders + f * L, at, 4));
+    return into;
+}
+
+/* Whether a collider in that form is a sphere in all its lanes. */
+static inline bool is_sphere(const float *cw)
+{
+    __m256 zero = _mm256_setzero_ps();
+    __m256 some = _mm256_or_ps(_mm256_or_ps(_mm256_cmp_ps(_mm256_loadu_ps(cw + 3 * L), zero, _CMP_NEQ_UQ),
+                                            _mm256_cmp_ps(_mm256_loadu_ps(cw + 4 * L), zero, _CMP_NEQ_UQ)),
+                               _mm256_or_ps(_mm256_cmp_ps(_mm256_loadu_ps(cw + 5 * L), zero, _CMP_NEQ_UQ),
+                                            _mm256_cmp_ps(_mm256_loadu_ps(cw + 7 * L), zero, _CMP_NEQ_UQ)));
+    return _mm256_movemask_ps(some) == 0;
 }
 
 /* The rotation of parent joint pj (the identity for none): the last one
@@ -329,8 +371,17 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
             if (c->bone_count < PREFETCH) later = NULL;
         }
     }
-    V cached[CACHED_COLLIDERS][8];
-    for (int i = 0; i < max_colliders && i < CACHED_COLLIDERS; ++i) load_collider(run, ch, i, cached[i]);
+    const float *cached[CACHED_COLLIDERS][H];
+    float gathered[CACHED_COLLIDERS][H][8 * L];
+    unsigned spheres = 0;
+    for (int i = 0; i < max_colliders && i < CACHED_COLLIDERS; ++i) {
+        bool sphere = true;
+        for (int k = 0; k < H; ++k) {
+            cached[i][k] = collider(run, ch[k], i, gathered[i][k]);
+            sphere = sphere && is_sphere(cached[i][k]);
+        }
+        spheres |= (unsigned)sphere << i;
+    }
     V dt = splat(run->dt);
     for (int e = 0; e <= bone_count; ++e) {
         /* the lanes' transforms and matrices PREFETCH joints on, past the
@@ -386,10 +437,14 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
             next = madd3(gravity, dt, next);
             next = at_length(p, next, length, dir);
             for (int i = 0; i < max_colliders; ++i) {
-                V loaded[8];
-                const V *cw = cached[i < CACHED_COLLIDERS ? i : 0];
-                if (i >= CACHED_COLLIDERS) load_collider(run, ch, i, loaded), cw = loaded;
-                next = collide(cw, hit, p, next, length, dir);
+                if (i < CACHED_COLLIDERS) {
+                    next = collide(cached[i], spheres >> i & 1, hit, p, next, length, dir);
+                    continue;
+                }
+                float more[H][8 * L];
+                const float *cw[H];
+                for (int k = 0; k < H; ++k) cw[k] = collider(run, ch[k], i, more[k]);
+                next = collide(cw, false, hit, p, next, length, dir);
             }
             put(t, tb + 24, cur.x), put(t, tb + 32, cur.y), put(t, tb + 40, cur.z);
             put(t, tb, next.x), put(t, tb + 8, next.y), put(t, tb + 16, next.z);
