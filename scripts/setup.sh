@@ -9,6 +9,8 @@
 # libglfw3-dev (the viewer's window), Mesa's software driver for EGL
 # (libegl-mesa0, libgl1-mesa-dri) and xvfb with xauth (the viewer's test).
 # sinew builds without those too; render and view then say what to install.
+# Draco (libdraco-dev, and g++ for the C++ unit that calls it) reads
+# KHR_draco_mesh_compression; without it such files are refused.
 
 sinew_setup() {
     local missing=() packages=()
@@ -19,6 +21,8 @@ sinew_setup() {
     fi
     [ -f /usr/include/cjson/cJSON.h ] || { missing+=(cJSON); packages+=(libcjson-dev); }
     [ -f /usr/include/assimp/cimport.h ] || { missing+=(Assimp); packages+=(libassimp-dev); }
+    [ -f /usr/include/draco/compression/decode.h ] || { missing+=(Draco); packages+=(libdraco-dev); }
+    command -v c++ >/dev/null 2>&1 || { missing+=("a C++ compiler"); packages+=(g++); }
     [ -f /usr/include/epoxy/gl.h ] || { missing+=(libepoxy); packages+=(libepoxy-dev); }
     [ -f /usr/include/png.h ] || { missing+=(libpng); packages+=(libpng-dev); }
     [ -f /usr/include/GLFW/glfw3.h ] || { missing+=(GLFW); packages+=(libglfw3-dev); }
@@ -59,6 +63,23 @@ sinew_setup_gltf_validator() {
     [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
     if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
         echo "sinew: missing gltf-validator in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
+        return 1
+    fi
+}
+
+# gltf-pipeline (tests/gltf_pipeline), which Draco-compresses the shared
+# glTF assets for the KHR_draco_mesh_compression tests: node and npm as for
+# three-vrm, then gltf-pipeline at the version package-lock.json pins, into
+# tests/gltf_pipeline/node_modules (git ignores it). Fails with one line
+# naming what is missing.
+sinew_setup_gltf_pipeline() {
+    local dir=tests/gltf_pipeline
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        sinew_install "node and npm (the Draco tests' gltf-pipeline)" nodejs npm || return 1
+    fi
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+        echo "sinew: missing gltf-pipeline in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
         return 1
     fi
 }

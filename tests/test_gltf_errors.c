@@ -160,8 +160,8 @@ static void test_malformed(void)
     expect_error("\"interpolation\":\"LINEAR\"", "\"interpolation\":\"CUBICSPLINE\"", SINEW_ERROR_PARSE,
                  "animations[0].samplers[0].output: count 2, expected 6 for 2 keys");
     expect_error("\"path\":\"rotation\"", "\"path\":\"twist\"", SINEW_ERROR_PARSE, "\"twist\" is not translation");
-    expect_error("\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsRequired\":[\"KHR_draco_mesh_compression\"]",
-                 SINEW_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"KHR_draco_mesh_compression\" is not supported");
+    expect_error("\"asset\":{\"version\":\"2.0\"}", "\"asset\":{\"version\":\"2.0\"},\"extensionsRequired\":[\"EXT_mesh_gpu_instancing\"]",
+                 SINEW_ERROR_UNSUPPORTED, "extensionsRequired[0]: \"EXT_mesh_gpu_instancing\" is not supported");
     expect_error("\"uri\":\"data:", "\"uri\":\"../outside.bin\",\"x\":\"data:", SINEW_ERROR_BAD_URI,
                  "\"../outside.bin\" leaves the file's folder; refused");
     expect_error("\"uri\":\"data:", "\"uri\":\"/etc/passwd\",\"x\":\"data:", SINEW_ERROR_BAD_URI, "is an absolute path");

@@ -4,6 +4,9 @@
  * become meshes, animations become clips. */
 #include "gltf_doc.h"
 #include "import_internal.h"
+#ifdef SINEW_HAVE_DRACO
+#include "draco.h"
+#endif
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,7 +31,18 @@ typedef struct prim_info {
     int *refs;                    /* texcoords, then joints, then weights accessors */
     int target_count;
     int *targets;                 /* per target: POSITION, NORMAL, TANGENT accessors (-1: none) */
+    bool skip;                    /* no POSITION: ignored, as the specification says */
+    const cJSON *draco;           /* extensions.KHR_draco_mesh_compression, or NULL */
 } prim_info;
+
+/* A primitive's attributes and indices as Draco decoded them, in scratch
+ * memory: the accessors they replace (KHR_draco_mesh_compression: their
+ * bufferViews are ignored) are read from here. */
+typedef struct draco_values {
+    int acc;
+    float *floats;
+    uint32_t *uints;
+} draco_values;
 
 typedef struct mesh_info {
     const cJSON *json;
@@ -56,6 +70,8 @@ typedef struct builder {
     gltf_skin *skins;
     int mesh_count;
     mesh_info *meshes;
+    draco_values *draco;            /* the primitive being read's decoded accessors, or NULL */
+    int draco_count;
 } builder;
 
 static void *scratch(builder *b, size_t count, size_t size) { return sinew__import_alloc(&b->alloc, count, size); }
@@ -355,7 +371,13 @@ static sinew_result index_primitive(builder *b, const char *path, const cJSON *p
         if (!slot || *slot != ABSENT) continue;
         if ((r = gltf_ref_value(doc, m, k, apath, "accessors", doc->accessor_count, slot)) != SINEW_OK) return r;
     }
-    if (pi->position == ABSENT) return FAIL(b, SINEW_ERROR_PARSE, "%s.POSITION: required but missing", apath);
+    if (pi->position == ABSENT) {
+        /* the specification: "When positions are not specified, client
+         * implementations SHOULD skip primitive's rendering" */
+        sinew__warn(b->options, "%s: no POSITION; the primitive is skipped", apath);
+        pi->skip = true;
+        return SINEW_OK;
+    }
     if (pi->normal == ABSENT) pi->normal = -1;
     if (pi->tangent == ABSENT) pi->tangent = -1;
     if (pi->color == ABSENT) pi->color = -1;
@@ -379,6 +401,12 @@ static sinew_result index_primitive(builder *b, const char *path, const cJSON *p
     if ((r = gltf_int(doc, prim, "mode", path, false, 4, 0, 6, &pi->mode)) != SINEW_OK ||
         (r = gltf_ref(doc, prim, "indices", path, false, "accessors", doc->accessor_count, &pi->indices)) != SINEW_OK)
         return r;
+#ifdef SINEW_HAVE_DRACO
+    /* without Draco the extension is left unread: a file that needs it
+     * lists it in extensionsRequired, which gltf_doc_open refuses naming
+     * libdraco-dev; one that does not has uncompressed accessors too */
+    pi->draco = gltf_member(doc, gltf_member(doc, prim, "extensions"), "KHR_draco_mesh_compression");
+#endif
     const cJSON *targets, *tj;
     int count, k = 0;
     if ((r = gltf_array(doc, prim, "targets", path, &targets, &count)) != SINEW_OK || count == 0) return r;
@@ -450,6 +478,35 @@ static int morph_target_count(builder *b, int m)
     return mi->first_targets;
 }
 
+/* Accessor `acc` as floats (gltf_read_floats), from the values Draco
+ * decoded where the primitive being read has them. */
+static sinew_result prim_floats(builder *b, int acc, int components, const char *what, float *out)
+{
+    for (int i = 0; i < b->draco_count; ++i)
+        if (b->draco[i].acc == acc && b->draco[i].floats) {
+            if (b->doc->accessors[acc].components != components)
+                return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] has %d components, %d expected", what, acc,
+                            b->doc->accessors[acc].components, components);
+            memcpy(out, b->draco[i].floats, sizeof(float) * (size_t)b->doc->accessors[acc].count * (size_t)components);
+            return SINEW_OK;
+        }
+    return gltf_read_floats(b->doc, acc, components, what, out);
+}
+
+/* The same for unsigned integers (gltf_read_uints). */
+static sinew_result prim_uints(builder *b, int acc, int components, const char *what, uint32_t *out)
+{
+    for (int i = 0; i < b->draco_count; ++i)
+        if (b->draco[i].acc == acc && b->draco[i].uints) {
+            if (b->doc->accessors[acc].components != components)
+                return FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] has %d components, %d expected", what, acc,
+                            b->doc->accessors[acc].components, components);
+            memcpy(out, b->draco[i].uints, sizeof(uint32_t) * (size_t)b->doc->accessors[acc].count * (size_t)components);
+            return SINEW_OK;
+        }
+    return gltf_read_uints(b->doc, acc, components, what, out);
+}
+
 /* Reads accessor `acc` (-1: absent, then NULL and SINEW_OK) as attribute
  * `name` of a primitive into asset memory, after checking its component
  * type against the specification's table. */
@@ -467,7 +524,7 @@ static sinew_result read_attribute(builder *b, int acc, const char *name, const 
     if ((r = gltf_check_type(b->doc, acc, what, allowed, quantized)) != SINEW_OK) return r;
     float *data = sinew__asset_alloc(b->asset, (size_t)vertex_count * (size_t)components, sizeof(float));
     if (!data) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", what);
-    if ((r = gltf_read_floats(b->doc, acc, components, what, data)) != SINEW_OK) return r;
+    if ((r = prim_floats(b, acc, components, what, data)) != SINEW_OK) return r;
     *out = data;
     return SINEW_OK;
 }
@@ -485,7 +542,7 @@ static sinew_result read_triangles(builder *b, const prim_info *pi, const char *
     char what[128];
     snprintf(what, sizeof what, "%s.indices", path);
     if (acc >= 0) {
-        if ((r = gltf_read_uints(b->doc, acc, 1, what, idx)) != SINEW_OK) goto done;
+        if ((r = prim_uints(b, acc, 1, what, idx)) != SINEW_OK) goto done;
         for (int i = 0; i < n; ++i)
             if (idx[i] >= (uint32_t)vertex_count) {
                 r = FAIL(b, SINEW_ERROR_OUT_OF_BOUNDS, "%s: index %u at position %d exceeds the %d vertices", what,
@@ -588,10 +645,10 @@ static sinew_result read_skin(builder *b, const prim_info *pi, const char *path,
         } else {
             snprintf(what, sizeof what, "%s.attributes.%s", path, jn);
             r = gltf_check_type(b->doc, ja, what, T_JOINTS, NULL);
-            if (r == SINEW_OK) r = gltf_read_uints(b->doc, ja, 4, what, jset);
+            if (r == SINEW_OK) r = prim_uints(b, ja, 4, what, jset);
             snprintf(what, sizeof what, "%s.attributes.%s", path, wn);
             if (r == SINEW_OK) r = gltf_check_type(b->doc, wa, what, T_UNORM, NULL);
-            if (r == SINEW_OK) r = gltf_read_floats(b->doc, wa, 4, what, wset);
+            if (r == SINEW_OK) r = prim_floats(b, wa, 4, what, wset);
             /* the specification: weights must not be negative, in used and
              * unused slots alike; no repair is implied (which joint gave
              * its weight away is not known) */
@@ -768,7 +825,175 @@ static sinew_result read_morph(builder *b, const prim_info *pi, int node_index, 
     return SINEW_OK;
 }
 
+static const char *mib_text(double bytes, char *out, size_t size)
+{
+    if (bytes >= 1024.0 * 1024 * 1024)
+        snprintf(out, size, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+    else
+        snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024));
+    return out;
+}
+
+#ifdef SINEW_HAVE_DRACO
+/* The accessor of the primitive's attribute `k`, -1 where sinew does not
+ * read it; *uints for JOINTS_n; *fixed for the names a primitive has at
+ * most once (POSITION, NORMAL, TANGENT, COLOR_0). */
+static int draco_slot(const prim_info *pi, const char *k, bool *uints, bool *fixed)
+{
+    int n, t = pi->texcoord_count, s = pi->sets;
+    *uints = false, *fixed = true;
+    if (strcmp(k, "POSITION") == 0) return pi->position;
+    if (strcmp(k, "NORMAL") == 0) return pi->normal;
+    if (strcmp(k, "TANGENT") == 0) return pi->tangent;
+    if (strcmp(k, "COLOR_0") == 0) return pi->color;
+    *fixed = false;
+    if ((n = set_number(k, "TEXCOORD_")) >= 0) return n < t ? pi->refs[n] : -1;
+    if ((n = set_number(k, "JOINTS_")) >= 0) return *uints = true, n < s ? pi->refs[t + n] : -1;
+    if ((n = set_number(k, "WEIGHTS_")) >= 0) return n < s ? pi->refs[t + s + n] : -1;
+    return -1;
+}
+
+static void free_draco(builder *b)
+{
+    for (int i = 0; i < b->draco_count; ++i) {
+        sinew__free(&b->alloc, b->draco[i].floats);
+        sinew__free(&b->alloc, b->draco[i].uints);
+    }
+    sinew__free(&b->alloc, b->draco);
+    b->draco = NULL, b->draco_count = 0;
+}
+
+/* KHR_draco_mesh_compression: the primitive's attributes that the
+ * extension maps, and its indices, decoded into b->draco, where the
+ * readers find them instead of the accessors' bufferViews. The accessors
+ * declare what Draco must give (point count, triangles, each attribute's
+ * type and components); their sizes, and Draco's working memory for them,
+ * are checked against what is left of the load's limit before it runs. */
+static sinew_result read_draco(builder *b, const prim_info *pi, const char *path)
+{
+    gltf_doc *doc = b->doc;
+    char xpath[160];
+    snprintf(xpath, sizeof xpath, "%s.extensions.KHR_draco_mesh_compression", path);
+    sinew_result r;
+    if (!cJSON_IsObject(pi->draco)) return FAIL(b, SINEW_ERROR_PARSE, "%s: not an object", xpath);
+    if (pi->mode != 4)
+        return FAIL(b, SINEW_ERROR_UNSUPPORTED, "%s: mode %ld; sinew reads Draco meshes as triangle lists (mode 4)",
+                    xpath, pi->mode);
+    if (pi->indices < 0)
+        return FAIL(b, SINEW_ERROR_PARSE, "%s: the primitive has no indices accessor, and Draco's triangles are indexed",
+                    xpath);
+    const gltf_accessor *ia = &doc->accessors[pi->indices];
+    if (ia->components != 1 || (ia->component_type != 5121 && ia->component_type != 5123 && ia->component_type != 5125))
+        return FAIL(b, SINEW_ERROR_PARSE, "%s.indices: accessors[%d] is not SCALAR of an unsigned integer type", path,
+                    pi->indices);
+    int view;
+    const cJSON *attrs, *m;
+    if ((r = gltf_ref(doc, pi->draco, "bufferView", xpath, true, "bufferViews", doc->view_count, &view)) != SINEW_OK)
+        return r;
+    attrs = gltf_member(doc, pi->draco, "attributes");
+    if (!cJSON_IsObject(attrs)) return FAIL(b, SINEW_ERROR_PARSE, "%s.attributes: required object missing", xpath);
+    int members = 0, s = 0, values = 0;
+    GLTF_EACH(doc, m, attrs) ++members;
+    int n = doc->accessors[pi->position].count, k = ia->count;
+    sinew__draco_stream *streams = scratch(b, (size_t)members + 1, sizeof *streams);
+    b->draco = scratch(b, (size_t)members + 2, sizeof *b->draco);
+    if (!streams || !b->draco) {
+        sinew__free(&b->alloc, streams);
+        return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory", xpath);
+    }
+    GLTF_EACH(doc, m, attrs)
+    {
+        bool uints, fixed;
+        int acc = draco_slot(pi, m->string, &uints, &fixed);
+        char what[200];
+        snprintf(what, sizeof what, "%s.attributes.%s", xpath, m->string);
+        if (acc < 0 && fixed) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s: not among the primitive's attributes", what);
+            goto done;
+        }
+        if (acc < 0) continue; /* an attribute sinew does not read */
+        double id = cJSON_IsNumber(m) ? m->valuedouble : -1.0;
+        if (!(id >= 0.0 && id <= 2147483647.0 && id == (double)(int)id)) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s: not an attribute id (an integer from 0)", what);
+            goto done;
+        }
+        const gltf_accessor *a = &doc->accessors[acc];
+        if (a->count != n) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] count %d differs from POSITION's %d", what, acc, a->count,
+                     n);
+            goto done;
+        }
+        if (a->matrix || a->components > 4) {
+            r = FAIL(b, SINEW_ERROR_PARSE, "%s: accessors[%d] is not SCALAR or VEC2 to VEC4", what, acc);
+            goto done;
+        }
+        draco_values *v = &b->draco[b->draco_count];
+        if (uints)
+            v->uints = scratch(b, (size_t)n * (size_t)a->components + 1, sizeof(uint32_t));
+        else
+            v->floats = scratch(b, (size_t)n * (size_t)a->components + 1, sizeof(float));
+        if (!v->uints && !v->floats) {
+            r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %d values", what, n);
+            goto done;
+        }
+        v->acc = acc;
+        b->draco_count++;
+        streams[s++] = (sinew__draco_stream){m->string, (int)id, a->components, a->component_type, a->normalized,
+                                             v->floats, v->uints};
+        values += a->components;
+    }
+    draco_values *iv = &b->draco[b->draco_count];
+    iv->uints = scratch(b, (size_t)k + 1, sizeof(uint32_t));
+    if (!iv->uints) {
+        r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: out of memory for %d indices", xpath, k);
+        goto done;
+    }
+    iv->acc = pi->indices;
+    b->draco_count++;
+    /* Draco allocates on its own heap, in proportion to the counts its
+     * header declares, which sinew__draco_decode makes sure are these:
+     * refused here when they do not fit what is left of the load's limit */
+    double working = sinew__draco_working_bytes(n, k / 3, s, values);
+    size_t left = sinew__import_left(&b->alloc);
+    if (working > (double)left) {
+        char t[32];
+        r = FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "%s: decoding %d points and %d triangles takes Draco about %s, over what is "
+                 "left of the load's limit of %zu MiB (sinew_options.max_memory)", xpath, n, k / 3,
+                 mib_text(working, t, sizeof t), sinew__import_limit(&b->alloc) >> 20);
+        goto done;
+    }
+    const gltf_view *gv = &doc->views[view];
+    char why[240];
+    r = sinew__draco_decode(doc->buffers[gv->buffer].data + gv->offset, gv->length, n, k, iv->uints, streams, s, why,
+                            sizeof why);
+    if (r != SINEW_OK) r = FAIL(b, r, "%s (bufferViews[%d]): %s", xpath, view, why);
+done:
+    sinew__free(&b->alloc, streams);
+    return r;
+}
+#endif
+
+static sinew_result read_primitive_data(builder *b, int node_index, int mesh_index, int p, int skin_index,
+                                        sinew_mesh *mesh);
+
 static sinew_result read_primitive(builder *b, int node_index, int mesh_index, int p, int skin_index, sinew_mesh *mesh)
+{
+#ifdef SINEW_HAVE_DRACO
+    const prim_info *pi = &b->meshes[mesh_index].prims[p];
+    if (pi->draco) {
+        char path[96];
+        snprintf(path, sizeof path, "meshes[%d].primitives[%d]", mesh_index, p);
+        sinew_result r = read_draco(b, pi, path);
+        if (r == SINEW_OK) r = read_primitive_data(b, node_index, mesh_index, p, skin_index, mesh);
+        free_draco(b);
+        return r;
+    }
+#endif
+    return read_primitive_data(b, node_index, mesh_index, p, skin_index, mesh);
+}
+
+static sinew_result read_primitive_data(builder *b, int node_index, int mesh_index, int p, int skin_index,
+                                        sinew_mesh *mesh)
 {
     const prim_info *pi = &b->meshes[mesh_index].prims[p];
     char path[96];
@@ -806,10 +1031,13 @@ static sinew_result read_primitive(builder *b, int node_index, int mesh_index, i
 static double primitive_bytes(const builder *b, const prim_info *pi, bool skinned)
 {
     const gltf_accessor *acc = b->doc->accessors;
+    if (pi->skip) return 0.0;
     double n = acc[pi->position].count, f = sizeof(float);
     double bytes = n * f * (3 + 3 + (pi->tangent >= 0 ? 4 : 0) + 2.0 * pi->texcoord_count + (pi->color >= 0 ? 4 : 0));
     double k = pi->indices >= 0 ? acc[pi->indices].count : n;
     bytes += k * 4 + k * 4; /* the indices read, the triangles made of them */
+    /* Draco's decoded copy of the streams and indices, read from */
+    if (pi->draco) bytes += n * f * (3 + 3 + 4 + 2.0 * pi->texcoord_count + 4 + 8.0 * pi->sets) + k * 4;
     if (skinned && pi->sets) {
         int slots = pi->sets * 4 > SINEW_MAX_INFLUENCES ? SINEW_MAX_INFLUENCES : pi->sets * 4;
         bytes += n * pi->sets * 4 * 8 + n * 4 * 8 + n * slots * 6;
@@ -820,15 +1048,6 @@ static double primitive_bytes(const builder *b, const prim_info *pi, bool skinne
         if (any) bytes += (double)pi->target_count * n * 3 * f;
     }
     return bytes;
-}
-
-static const char *mib_text(double bytes, char *out, size_t size)
-{
-    if (bytes >= 1024.0 * 1024 * 1024)
-        snprintf(out, size, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-    else
-        snprintf(out, size, "%.1f MiB", bytes / (1024.0 * 1024));
-    return out;
 }
 
 /* What the scene's meshes need, from the declared sizes, against what is
@@ -881,6 +1100,7 @@ static sinew_result read_meshes(builder *b)
     int total = 0;
     for (int i = 0; i < b->node_count; ++i)
         if (b->in_scene[i] && b->node_mesh[i] >= 0) total += b->meshes[b->node_mesh[i]].prim_count;
+    /* (skipped primitives, without POSITION, leave their slots unused) */
     sinew_mesh *out = sinew__asset_alloc(b->asset, (size_t)total + 1, sizeof *out);
     if (!out) return FAIL(b, SINEW_ERROR_OUT_OF_MEMORY, "meshes: out of memory");
     b->asset->meshes = out;
@@ -890,6 +1110,7 @@ static sinew_result read_meshes(builder *b)
         if (!b->in_scene[i] || mi < 0) continue;
         const mesh_info *info = &b->meshes[mi];
         for (int p = 0; p < info->prim_count; ++p) {
+            if (info->prims[p].skip) continue;
             sinew_mesh *dst = &out[b->asset->mesh_count];
             if ((r = read_primitive(b, i, mi, p, b->node_skin[i], dst)) != SINEW_OK) {
                 sinew_skin_free((sinew_skin *)dst->skin);

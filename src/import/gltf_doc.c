@@ -756,7 +756,11 @@ static bool required_extension_supported(const char *name)
 {
     return strcmp(name, "KHR_mesh_quantization") == 0 || strncmp(name, "KHR_materials_", 14) == 0 ||
            strcmp(name, "KHR_texture_transform") == 0 || strcmp(name, "KHR_lights_punctual") == 0 ||
-           strcmp(name, "VRMC_springBone") == 0 || strcmp(name, "VRMC_vrm") == 0;
+           strcmp(name, "VRMC_springBone") == 0 || strcmp(name, "VRMC_vrm") == 0
+#ifdef SINEW_HAVE_DRACO
+           || strcmp(name, "KHR_draco_mesh_compression") == 0 /* gltf.c decodes it (draco.cc) */
+#endif
+        ;
 }
 
 sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool owned, const char *base_dir,
@@ -813,6 +817,11 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
     if ((r = gltf_array(doc, doc->root, "extensionsRequired", "", &list, &n)) != SINEW_OK) return r;
     GLTF_EACH(doc, e, list)
     {
+#ifndef SINEW_HAVE_DRACO
+        if (cJSON_IsString(e) && strcmp(e->valuestring, "KHR_draco_mesh_compression") == 0)
+            return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"KHR_draco_mesh_compression\": sinew "
+                        "was built without Draco (apt-get install libdraco-dev, then rebuild)", i);
+#endif
         if (!cJSON_IsString(e) || !required_extension_supported(e->valuestring))
             return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"%s\" is not supported", i,
                         cJSON_IsString(e) ? e->valuestring : "?");
