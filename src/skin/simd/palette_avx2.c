@@ -19,6 +19,9 @@ void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, s
 {
     const int16_t *joints = skin->joints;
     const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
+    /* read once: the vector stores may alias anything, the skin struct
+     * too, so a field read in the loop is read again after every store */
+    const sinew_mat4 *inverse_bind = skin->inverse_bind;
     int count = skin->joint_count;
 #pragma GCC unroll 2
     for (int j = 0; j < count; ++j, lanes += 32) {
@@ -30,7 +33,7 @@ void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, s
         t = _mm256_fmadd_ps(a2, _mm256_load_ps(lanes + 16), t);
         t = _mm256_fmadd_ps(a3, _mm256_load_ps(lanes + 24), t);
         _mm256_storeu_ps(palette[j].m, t);
-        __m256 b = _mm256_loadu_ps(skin->inverse_bind[j].m + 8);
+        __m256 b = _mm256_loadu_ps(inverse_bind[j].m + 8);
         t = _mm256_mul_ps(a0, _mm256_permute_ps(b, 0x00));
         t = _mm256_fmadd_ps(a1, _mm256_permute_ps(b, 0x55), t);
         t = _mm256_fmadd_ps(a2, _mm256_permute_ps(b, 0xaa), t);
