@@ -171,6 +171,80 @@ static void test_sorting_and_bound(const sinew_skeleton *sk, const float *times)
     sinew_clip_free(clip);
 }
 
+/* A clip of many joints (WIDE, their tracks more than two groups of the
+ * AVX2 kernel's eight, the last one short): rotations about each axis,
+ * some half a turn apart between samples, translations, scales, a STEP
+ * rotation, a track held still, at a loose bound and at one so tight that
+ * segments keep raw floats beside quantized ones; every level within 1e-6
+ * of the scalar one on the samples, between them and across segments. */
+enum { WIDE = 19, WIDE_KEYS = 40 };
+
+static void test_wide(void)
+{
+    sinew_transform rest[WIDE];
+    int parents[WIDE];
+    for (int j = 0; j < WIDE; ++j)
+        rest[j] = (sinew_transform){{0, j ? 0.3f : 0.0f, 0}, {0, 0, 0, 1}, {1, 1, 1}}, parents[j] = j - 1;
+    sinew_skeleton *sk = sinew_skeleton_create(&(sinew_skeleton_desc){WIDE, parents, NULL, rest}, NULL, NULL, NULL);
+    static float times[WIDE_KEYS], r[WIDE][4 * WIDE_KEYS], t[WIDE][3 * WIDE_KEYS], sc[WIDE][3 * WIDE_KEYS];
+    sinew_track tracks[3 * WIDE];
+    int n = 0;
+    for (int k = 0; k < WIDE_KEYS; ++k) times[k] = (float)k / 30.0f;
+    for (int j = 0; j < WIDE; ++j) {
+        for (int k = 0; k < WIDE_KEYS; ++k) {
+            float u = times[k], a = (j % 5 == 4 ? 3.0f * u * 30.0f / 4.0f : 0.3f + 0.9f * sinf(2.0f + j + (1.0f + 0.3f * j) * u));
+            float axis[3] = {j % 3 == 0 ? 1.0f : 0.3f, j % 3 == 1 ? 1.0f : -0.2f, j % 3 == 2 ? 1.0f : 0.1f};
+            float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]), h = sinf(a / 2) / len;
+            float *q = &r[j][4 * k];
+            q[0] = axis[0] * h, q[1] = axis[1] * h, q[2] = axis[2] * h, q[3] = cosf(a / 2);
+            float *x = &t[j][3 * k], *y = &sc[j][3 * k];
+            x[0] = 0.2f * sinf(u * (j + 1)), x[1] = 0.3f + 0.05f * u, x[2] = j == 7 ? 0.4f : 0.1f * cosf(3 * u);
+            y[0] = 1.0f + 0.2f * sinf(2 * u), y[1] = 1.0f, y[2] = 1.0f - 0.1f * u;
+        }
+        tracks[n++] = (sinew_track){j, SINEW_TARGET_ROTATION, j == 5 ? SINEW_INTERP_STEP : SINEW_INTERP_LINEAR,
+                                    WIDE_KEYS, times, r[j], 0};
+        if (j % 3 == 0 || j == 7 || j == 8)
+            tracks[n++] = (sinew_track){j, SINEW_TARGET_TRANSLATION, SINEW_INTERP_LINEAR, WIDE_KEYS, times, t[j], 0};
+        if (j % 4 == 1)
+            tracks[n++] = (sinew_track){j, SINEW_TARGET_SCALE, SINEW_INTERP_LINEAR, WIDE_KEYS, times, sc[j], 0};
+    }
+    sinew_clip_desc d = {.name = "wide", .joint_count = WIDE, .track_count = n, .tracks = tracks};
+    sinew_clip *clip = sk ? sinew_clip_create(&d, NULL, NULL) : NULL;
+    CHECK(clip != NULL, "the wide clip");
+    for (int tight = 0; clip && tight < 2; ++tight) {
+        float bound = tight ? 2e-7f : 1e-4f;
+        sinew_compress_options o = {.error_bound = bound, .shell_distance = 0.1f};
+        sinew_compress_report rr;
+        sinew_error err;
+        sinew_clip *reference = sinew_clip_compress(clip, sk, &o, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &rr, &err);
+        CHECK(reference && rr.animated_tracks > 16 && rr.animated_tracks % 8 != 0,
+              "the wide clip at %g: %d animated tracks", (double)bound, reference ? rr.animated_tracks : 0);
+        if (tight) CHECK(rr.bit_rates[32] > 0, "the tight bound keeps raw samples (%d tracks' segments)", rr.bit_rates[32]);
+        for (int level = SINEW_SIMD_AVX2; level <= SINEW_SIMD_NEON && reference; ++level) {
+            int best = (int)sinew_simd_supported();
+            if (level == SINEW_SIMD_NEON ? best != level : best == SINEW_SIMD_NEON || level > best) continue;
+            sinew_clip *z = sinew_clip_compress(clip, sk, &o, &(sinew_options){.simd = level}, NULL, &err);
+            float worst = 0.0f;
+            sinew_transform a[WIDE], b[WIDE];
+            /* on each sample, a quarter after it, and a thousandth around it */
+            for (int i = 0; z && i < 4 * (WIDE_KEYS + 1); ++i) {
+                float at = (float)(i / 4) / 30.0f + (float[]){0.0f, 0.25f / 30.0f, 0.001f, -0.001f}[i % 4];
+                for (unsigned flags = 0; flags <= SINEW_SAMPLE_NLERP; flags += SINEW_SAMPLE_NLERP) {
+                    sinew_clip_sample(reference, sk, at, flags, NULL, a, WIDE, NULL);
+                    sinew_clip_sample(z, sk, at, flags, NULL, b, WIDE, NULL);
+                    worst = fmaxf(worst, pose_difference(a, b, WIDE));
+                }
+            }
+            CHECK(z && worst <= 1e-6f, "the wide clip at %g: %s within 1e-6 of the scalar level: %g", (double)bound,
+                  sinew_simd_name((sinew_simd)level), (double)worst);
+            sinew_clip_free(z);
+        }
+        sinew_clip_free(reference);
+    }
+    sinew_clip_free(clip);
+    sinew_skeleton_free(sk);
+}
+
 /* Every SIMD level this CPU runs samples within 1e-6 of the reference,
  * and compresses to the same bytes. */
 static void test_levels(const sinew_skeleton *sk, const float *times)
@@ -552,6 +626,7 @@ int main(void)
     test_sorting_and_bound(sk, even);
     test_sorting_and_bound(sk, uneven);
     test_levels(sk, even);
+    test_wide();
     test_half_turn(sk);
     test_interpolations(sk);
     test_additive(sk, even);

@@ -244,9 +244,9 @@ static inline sinew__sample_at sinew__sample_place(const sinew__compressed *c, i
 /* Writes the clip's animated tracks between samples a and b (b == a on a
  * sample, where s is 0) at factor s into `pose`, rotations by slerp (nlerp
  * with `nlerp`), with 128- and 256-bit vectors (run only where the CPU
- * runs AVX2 and FMA): eight rotations at a time, within 1e-6 of the
- * reference formulas (sinew__decode_value, sinew__rebuild, then
- * sinew_quat_slerp or sinew_quat_nlerp), as the clip kernels are. */
+ * runs AVX2 and FMA): eight tracks at a time, decoded side by side, within
+ * 1e-6 of the reference formulas (sinew__decode_value, sinew__rebuild,
+ * then sinew_quat_slerp or sinew_quat_nlerp), as the clip kernels are. */
 void sinew__compressed_animated_avx2(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
                                      bool nlerp, sinew_transform *pose);
 
