@@ -94,9 +94,11 @@ typedef struct sinew__springs_run {
     float *tails;
     const float *colliders;
     const int *path;                /* sinew__springs.path: chain joints, tail last */
-    /* the groups' paths lane by lane: the joint at position e of lane l of
-     * the group from chains[first] at chains[first].path_start + e * 8 + l,
-     * so that a joint's eight rows come from one line of eight indices */
+    /* the groups' paths lane by lane, as byte offsets into local and
+     * model: those of the joint at position e of lane l of the group from
+     * chains[first] at 2 chains[first].path_start + e * 16 + l and 8 on,
+     * so that a joint's eight rows come from one line of eight offsets,
+     * each an address without arithmetic */
     const int *lane_path;
     sinew_transform *local;
     sinew_mat4 *model;

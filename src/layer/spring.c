@@ -19,7 +19,7 @@ struct sinew_springs {
     int chain_count;
     int *path;                       /* joints; path_bone beside */
     int *path_bone;
-    int *lane_path;                  /* the groups' paths lane by lane (sinew__springs_run.lane_path) */
+    int *lane_path;                  /* the groups' paths lane by lane, as byte offsets (sinew__springs_run.lane_path) */
     int *below;
     int *chain_colliders;
     sinew_spring_collider *colliders;
@@ -273,7 +273,7 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
     size_t o_chains = sinew__layout_add(&l, (size_t)desc->chain_count, sizeof(sinew__spring_chain), 16);
     size_t o_path = sinew__layout_add(&l, path, sizeof(int), 16);
     size_t o_path_bone = sinew__layout_add(&l, path, sizeof(int), 16);
-    size_t o_lane_path = sinew__layout_add(&l, path, sizeof(int), 16);
+    size_t o_lane_path = sinew__layout_add(&l, 2 * path, sizeof(int), 16);
     size_t o_below = sinew__layout_add(&l, below, sizeof(int), 16);
     size_t o_cc = sinew__layout_add(&l, chain_colliders, sizeof(int), 16);
     size_t o_col = sinew__layout_add(&l, (size_t)desc->collider_count, sizeof(sinew_spring_collider), 16);
@@ -398,9 +398,14 @@ sinew_springs *sinew_springs_create(const sinew_skeleton *sk, const sinew_spring
             if (j == first) break;
         }
         /* a group's chains have one path length: position p of lane `lane`
-         * at p * LANES + lane from the group's first path entry */
+         * at 2 p LANES + lane from twice the group's first path entry, the
+         * joint's transform's byte offset, and its matrix's LANES on */
         if (grouped)
-            for (int p = 0; p < count; ++p) sp->lane_path[group_path + (size_t)p * LANES + (size_t)lane] = sp->path[np + (size_t)p];
+            for (int p = 0; p < count; ++p) {
+                int *at = &sp->lane_path[2 * (group_path + (size_t)p * LANES) + (size_t)lane];
+                at[0] = sp->path[np + (size_t)p] * (int)sizeof(sinew_transform);
+                at[LANES] = sp->path[np + (size_t)p] * (int)sizeof(sinew_mat4);
+            }
         int path_at = 0;
         for (int i = 0; i + 1 < ch->joint_count; ++i) {
             const sinew_spring_joint *jt = &ch->joints[i];

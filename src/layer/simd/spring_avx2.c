@@ -24,6 +24,7 @@
 #include "skeleton/simd/pose_block_avx.h"
 
 #include <immintrin.h>
+#include <stddef.h> /* offsetof */
 
 /* The groups side by side: half k of a value is group k's eight lanes
  * (two named vectors, not an array, which the compiler keeps in registers). */
@@ -157,15 +158,15 @@ static inline __attribute__((always_inline)) m34 from_trs(v3 t, q4 q, v3 s)
     return r;
 }
 
-/* sinew__mat4_mul_affine */
-static inline __attribute__((always_inline)) m34 mul_affine(const m34 *a, const m34 *b)
+/* sinew__mat4_mul_affine, its translation column `t` known */
+static inline __attribute__((always_inline)) m34 mul_affine(const m34 *a, const m34 *b, v3 t)
 {
     m34 r;
-    for (int c = 0; c < 4; ++c)
+    for (int c = 0; c < 3; ++c)
         for (int row = 0; row < 3; ++row)
             r.m[c * 3 + row] = fmadd(a->m[6 + row], b->m[c * 3 + 2],
                                      fmadd(a->m[3 + row], b->m[c * 3 + 1], mul(a->m[row], b->m[c * 3])));
-    for (int row = 0; row < 3; ++row) r.m[9 + row] = add(r.m[9 + row], a->m[9 + row]);
+    r.m[9] = t.x, r.m[10] = t.y, r.m[11] = t.z;
     return r;
 }
 
@@ -338,8 +339,16 @@ static inline void store_matrices(const m34 *m, int k, float *const out[L])
     }
 }
 
+/* Lane l's transform and matrix at position e of a group's path, from its
+ * lane_path entries. */
+static inline float *local_row(char *local, const int *joint, int e, int l) { return (float *)(local + joint[e * 2 * L + l]); }
+static inline float *model_row(char *model, const int *joint, int e, int l) { return (float *)(model + joint[e * 2 * L + L + l]); }
+
 void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
 {
+    /* in locals: stores of vectors may alias anything, so the run's fields
+     * would otherwise be read again after each */
+    char *const local = (char *)run->local, *const model = (char *)run->model;
     const sinew__spring_chain *ch[H] = {&run->chains[first], &run->chains[second]};
     int max_colliders = 0;
     m34 parent;
@@ -355,7 +364,7 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
         }
         load_parents(run, ch[k], k, &parent, &wp);
         size_t block = (size_t)(ch[k][0].first_bone >> 3);
-        joint[k] = run->lane_path + ch[k][0].path_start;
+        joint[k] = run->lane_path + 2 * ch[k][0].path_start;
         pa[k] = (float *)run->params + block * 8 * SINEW__SPRING_PARAMS;
         t[k] = run->tails + block * 48, a[k] = run->anim + block * 32;
     }
@@ -367,7 +376,7 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
         later = next_joint;
         for (int k = 0; k < H; ++k) {
             const sinew__spring_chain *c = &run->chains[after + k * L];
-            next_joint[k] = run->lane_path + c->path_start;
+            next_joint[k] = run->lane_path + 2 * c->path_start;
             if (c->bone_count < PREFETCH) later = NULL;
         }
     }
@@ -394,20 +403,25 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
         if (at)
             for (int k = 0; k < H; ++k)
                 for (int l = 0; l < L; ++l) {
-                    int j = at[k][ahead * L + l];
-                    _mm_prefetch((const char *)&run->local[j], _MM_HINT_T0);
-                    _mm_prefetch((const char *)&run->model[j], _MM_HINT_T0);
+                    _mm_prefetch((const char *)local_row(local, at[k], ahead, l), _MM_HINT_T0);
+                    _mm_prefetch((const char *)model_row(model, at[k], ahead, l), _MM_HINT_T0);
                 }
         V tv[10];
         for (int k = 0; k < H; ++k) {
             const float *rows[L];
-            for (int l = 0; l < L; ++l) rows[l] = &run->local[joint[k][e * L + l]].translation.x;
+            for (int l = 0; l < L; ++l) rows[l] = local_row(local, joint[k], e, l);
             __m256 v[10];
             sinew__load_rows(rows, v);
             for (int f = 0; f < 10; ++f) *half(&tv[f], k) = v[f];
         }
         v3 tr = {tv[0], tv[1], tv[2]}, sc = {tv[7], tv[8], tv[9]};
         q4 rot = {tv[3], tv[4], tv[5], tv[6]};
+        /* spring.c: the joint's position, the translation column of
+         * parent * TRS, which is also the model matrix's */
+        v3 p = {fmadd(parent.m[6], tr.z, fmadd(parent.m[3], tr.y, mul(parent.m[0], tr.x))),
+                fmadd(parent.m[7], tr.z, fmadd(parent.m[4], tr.y, mul(parent.m[1], tr.x))),
+                fmadd(parent.m[8], tr.z, fmadd(parent.m[5], tr.y, mul(parent.m[2], tr.x)))};
+        p = (v3){add(p.x, parent.m[9]), add(p.y, parent.m[10]), add(p.z, parent.m[11])};
         if (e < bone_count) {
             size_t b = (size_t)e;
             /* the first substep's animated rotation is local's; it is kept
@@ -425,12 +439,6 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
             V stiffness = lanes(pa, pb), drag = lanes(pa, pb + 8), hit = lanes(pa, pb + 16), length = lanes(pa, pb + 24);
             v3 gravity = {lanes(pa, pb + 32), lanes(pa, pb + 40), lanes(pa, pb + 48)};
             v3 axis = {lanes(pa, pb + 56), lanes(pa, pb + 64), lanes(pa, pb + 72)};
-            /* spring.c: the joint's position, the translation column of
-             * parent * TRS */
-            v3 p = {fmadd(parent.m[6], tr.z, fmadd(parent.m[3], tr.y, mul(parent.m[0], tr.x))),
-                    fmadd(parent.m[7], tr.z, fmadd(parent.m[4], tr.y, mul(parent.m[1], tr.x))),
-                    fmadd(parent.m[8], tr.z, fmadd(parent.m[5], tr.y, mul(parent.m[2], tr.x)))};
-            p = (v3){add(p.x, parent.m[9]), add(p.y, parent.m[10]), add(p.z, parent.m[11])};
             v3 dir = qrotate(w, axis);
             v3 next = madd3(sub3(cur, prev), sub(splat(1.0f), drag), cur);
             next = madd3(dir, mul(dt, stiffness), next);
@@ -452,16 +460,17 @@ void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
             rot = qnormalize(qmul(rot, from_to(axis, to, length)));
             for (int k = 0; k < H; ++k) {
                 float *qrows[L];
-                for (int l = 0; l < L; ++l) qrows[l] = &run->local[joint[k][e * L + l]].rotation.x;
+                for (int l = 0; l < L; ++l)
+                    qrows[l] = (float *)((char *)local_row(local, joint[k], e, l) + offsetof(sinew_transform, rotation));
                 store4(part(rot.x, k), part(rot.y, k), part(rot.z, k), part(rot.w, k), qrows);
             }
         }
         m34 lm = from_trs(tr, rot, sc);
-        parent = mul_affine(&parent, &lm);
+        parent = mul_affine(&parent, &lm, p);
         wp = qmul(wp, rot);
         for (int k = 0; k < H; ++k) {
             float *out[L];
-            for (int l = 0; l < L; ++l) out[l] = run->model[joint[k][e * L + l]].m;
+            for (int l = 0; l < L; ++l) out[l] = model_row(model, joint[k], e, l);
             store_matrices(&parent, k, out);
         }
     }
