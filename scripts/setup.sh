@@ -5,7 +5,9 @@
 # Packages: cmake, a C compiler with its sanitizer runtimes (gcc), make,
 # cJSON (libcjson-dev) for the glTF loader, Assimp (libassimp-dev) for FBX,
 # Collada and the other formats (sinew builds without it, reading glTF only;
-# the tests want it); for pictures: libepoxy-dev (OpenGL), libpng-dev,
+# the tests want it), meshoptimizer (libmeshoptimizer-dev) for
+# EXT_meshopt_compression (without it such files are refused); for
+# pictures: libepoxy-dev (OpenGL), libpng-dev,
 # libglfw3-dev (the viewer's window), Mesa's software driver for EGL
 # (libegl-mesa0, libgl1-mesa-dri) and xvfb with xauth (the viewer's test).
 # sinew builds without those too; render and view then say what to install.
@@ -21,6 +23,7 @@ sinew_setup() {
     fi
     [ -f /usr/include/cjson/cJSON.h ] || { missing+=(cJSON); packages+=(libcjson-dev); }
     [ -f /usr/include/assimp/cimport.h ] || { missing+=(Assimp); packages+=(libassimp-dev); }
+    [ -f /usr/include/meshoptimizer.h ] || { missing+=(meshoptimizer); packages+=(libmeshoptimizer-dev); }
     [ -f /usr/include/draco/compression/decode.h ] || { missing+=(Draco); packages+=(libdraco-dev); }
     command -v c++ >/dev/null 2>&1 || { missing+=("a C++ compiler"); packages+=(g++); }
     [ -f /usr/include/epoxy/gl.h ] || { missing+=(libepoxy); packages+=(libepoxy-dev); }

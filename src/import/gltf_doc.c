@@ -8,6 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifdef SINEW_HAVE_MESHOPT
+#include <meshoptimizer.h>
+#endif
+
 #define FAIL(doc, result, ...) sinew__fail((doc)->err, (result), __VA_ARGS__)
 
 /* ---- JSON helpers --------------------------------------------------------- */
@@ -275,6 +279,12 @@ static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
         (r = gltf_string(doc, b, "uri", path, &uri)) != SINEW_OK)
         return r;
     buf->size = (size_t)byte_length;
+    if (!uri && doc->meshopt && (i != 0 || !doc->glb_bin)) {
+        /* EXT_meshopt_compression's placeholder: the uncompressed bytes
+         * exist only as the compressed views decode them, so nothing is
+         * read or allocated; load_view refuses a plain view on it */
+        return SINEW_OK;
+    }
     if (!uri) {
         if (i != 0 || !doc->glb_bin)
             return FAIL(doc, SINEW_ERROR_BAD_URI, "%s: no uri, and %s", path,
@@ -325,6 +335,101 @@ static sinew_result load_buffer(gltf_doc *doc, int i, const cJSON *b)
 
 /* ---- views and accessors ------------------------------------------------------ */
 
+/* EXT_meshopt_compression on bufferViews[i] (`ext`, its object): every
+ * field checked against the specification and the source buffer, the
+ * decoded size (count * byteStride, which must be the view's byteLength)
+ * allocated through the load's allocator, so charged against its limit,
+ * and only then the decoder run. */
+static sinew_result decode_meshopt_view(gltf_doc *doc, int i, gltf_view *view, long parent_stride, const cJSON *ext)
+{
+    char path[96];
+    snprintf(path, sizeof path, "bufferViews[%d].extensions.EXT_meshopt_compression", i);
+    if (!cJSON_IsObject(ext)) return FAIL(doc, SINEW_ERROR_PARSE, "%s: not an object", path);
+#ifndef SINEW_HAVE_MESHOPT
+    (void)parent_stride;
+    /* a reader without the extension takes the uncompressed fallback */
+    if (doc->buffers[view->buffer].data) return SINEW_OK;
+    return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "%s: sinew was built without libmeshoptimizer-dev and buffers[%d] holds "
+                "no uncompressed fallback", path, view->buffer);
+#else
+    int source;
+    long offset, length, stride, count;
+    const char *mode_name, *filter_name;
+    sinew_result r;
+    if ((r = gltf_ref(doc, ext, "buffer", path, true, "buffers", doc->buffer_count, &source)) != SINEW_OK ||
+        (r = gltf_int(doc, ext, "byteOffset", path, false, 0, 0, LONG_MAX, &offset)) != SINEW_OK ||
+        (r = gltf_int(doc, ext, "byteLength", path, true, 0, 1, LONG_MAX, &length)) != SINEW_OK ||
+        (r = gltf_int(doc, ext, "byteStride", path, true, 0, 1, 256, &stride)) != SINEW_OK ||
+        (r = gltf_int(doc, ext, "count", path, true, 0, 1, 0x7fffffff, &count)) != SINEW_OK ||
+        (r = gltf_string(doc, ext, "mode", path, &mode_name)) != SINEW_OK ||
+        (r = gltf_string(doc, ext, "filter", path, &filter_name)) != SINEW_OK)
+        return r;
+    enum { ATTRIBUTES, TRIANGLES, INDICES } mode;
+    if (!mode_name) return FAIL(doc, SINEW_ERROR_PARSE, "%s.mode: required but missing", path);
+    if (strcmp(mode_name, "ATTRIBUTES") == 0) mode = ATTRIBUTES;
+    else if (strcmp(mode_name, "TRIANGLES") == 0) mode = TRIANGLES;
+    else if (strcmp(mode_name, "INDICES") == 0) mode = INDICES;
+    else return FAIL(doc, SINEW_ERROR_PARSE, "%s.mode: \"%.40s\" is not ATTRIBUTES, TRIANGLES or INDICES", path, mode_name);
+    enum { NONE, OCTAHEDRAL, QUATERNION, EXPONENTIAL } filter = NONE;
+    if (!filter_name || strcmp(filter_name, "NONE") == 0) filter = NONE;
+    else if (strcmp(filter_name, "OCTAHEDRAL") == 0) filter = OCTAHEDRAL;
+    else if (strcmp(filter_name, "QUATERNION") == 0) filter = QUATERNION;
+    else if (strcmp(filter_name, "EXPONENTIAL") == 0) filter = EXPONENTIAL;
+    else return FAIL(doc, SINEW_ERROR_PARSE, "%s.filter: \"%.40s\" is not NONE, OCTAHEDRAL, QUATERNION or EXPONENTIAL",
+                     path, filter_name);
+    /* the specification's rules; the decoders assert the same */
+    if (mode == ATTRIBUTES && stride % 4)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteStride: %ld is not a multiple of 4 (mode ATTRIBUTES)", path, stride);
+    if (mode != ATTRIBUTES && stride != 2 && stride != 4)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteStride: %ld is not 2 or 4 (mode %s)", path, stride, mode_name);
+    if (mode == TRIANGLES && count % 3)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.count: %ld is not a multiple of 3 (mode TRIANGLES)", path, count);
+    if (mode != ATTRIBUTES && filter != NONE)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.filter: %s needs mode ATTRIBUTES, not %s", path, filter_name, mode_name);
+    if ((filter == OCTAHEDRAL && stride != 4 && stride != 8) || (filter == QUATERNION && stride != 8) ||
+        (filter == EXPONENTIAL && stride % 4))
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteStride: %ld does not suit filter %s (OCTAHEDRAL: 4 or 8, "
+                    "QUATERNION: 8, EXPONENTIAL: a multiple of 4)", path, stride, filter_name);
+    if (parent_stride && parent_stride != stride)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s.byteStride: %ld differs from bufferViews[%d].byteStride %ld", path,
+                    stride, i, parent_stride);
+    if ((size_t)count > SIZE_MAX / (size_t)stride || (size_t)count * (size_t)stride != view->length)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s: count %ld * byteStride %ld is not bufferViews[%d].byteLength %zu", path,
+                    count, stride, i, view->length);
+    const gltf_buffer *src = &doc->buffers[source];
+    if (!src->data)
+        return FAIL(doc, SINEW_ERROR_BAD_REFERENCE, "%s.buffer: buffers[%d] is a placeholder without data", path, source);
+    if ((size_t)offset > src->size || (size_t)length > src->size - (size_t)offset)
+        return FAIL(doc, SINEW_ERROR_OUT_OF_BOUNDS, "%s: byteOffset %ld + byteLength %ld exceeds buffers[%d] (byteLength "
+                    "%zu)", path, offset, length, source, src->size);
+    /* the least each bitstream takes for `count` elements (a header byte,
+     * and per mode: 2 header bits per 16 bytes and a 32-byte tail; a byte
+     * per triangle and 16; a byte per index and 4): shorter data cannot
+     * decode, and a few bytes never ask for a large allocation */
+    size_t n = (size_t)count, least = mode == ATTRIBUTES ? 1 + n * (size_t)stride / 64 + (stride > 32 ? (size_t)stride : 32)
+                                    : mode == TRIANGLES ? 1 + n / 3 + 16 : 1 + n + 4;
+    if ((size_t)length < least)
+        return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s.byteLength: %ld bytes cannot hold %ld %s elements of %ld bytes (at "
+                    "least %zu)", path, length, count, mode_name, stride, least);
+    view->decoded = doc_alloc(doc, view->length, 1);
+    if (!view->decoded)
+        return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: decoding %zu bytes exceeds the load's limit of %zu MiB "
+                    "(sinew_options.max_memory)", path, view->length, sinew__import_limit(&doc->alloc) >> 20);
+    const unsigned char *bytes = src->data + offset;
+    int rc = mode == ATTRIBUTES ? meshopt_decodeVertexBuffer(view->decoded, n, (size_t)stride, bytes, (size_t)length)
+             : mode == TRIANGLES ? meshopt_decodeIndexBuffer(view->decoded, n, (size_t)stride, bytes, (size_t)length)
+                                 : meshopt_decodeIndexSequence(view->decoded, n, (size_t)stride, bytes, (size_t)length);
+    if (rc != 0)
+        return FAIL(doc, SINEW_ERROR_PARSE, "%s: the %s data does not decode (%s returned %d)", path, mode_name,
+                    mode == ATTRIBUTES ? "meshopt_decodeVertexBuffer"
+                    : mode == TRIANGLES ? "meshopt_decodeIndexBuffer" : "meshopt_decodeIndexSequence", rc);
+    if (filter == OCTAHEDRAL) meshopt_decodeFilterOct(view->decoded, n, (size_t)stride);
+    else if (filter == QUATERNION) meshopt_decodeFilterQuat(view->decoded, n, (size_t)stride);
+    else if (filter == EXPONENTIAL) meshopt_decodeFilterExp(view->decoded, n, (size_t)stride);
+    return SINEW_OK;
+#endif
+}
+
 static sinew_result load_view(gltf_doc *doc, int i, const cJSON *v)
 {
     char path[64];
@@ -346,6 +451,12 @@ static sinew_result load_view(gltf_doc *doc, int i, const cJSON *v)
     view->offset = (size_t)offset;
     view->length = (size_t)length;
     view->stride = (size_t)stride;
+    const cJSON *exts = doc->meshopt ? gltf_member(doc, v, "extensions") : NULL;
+    const cJSON *ext = exts ? gltf_member(doc, exts, "EXT_meshopt_compression") : NULL;
+    if (ext) return decode_meshopt_view(doc, i, view, stride, ext);
+    if (!doc->buffers[view->buffer].data)
+        return FAIL(doc, SINEW_ERROR_BAD_URI, "%s: buffers[%d] has no uri (an EXT_meshopt_compression placeholder) "
+                    "and this view is not compressed", path, view->buffer);
     return SINEW_OK;
 }
 
@@ -486,6 +597,7 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
 static const uint8_t *view_bytes(const gltf_doc *doc, int view)
 {
     const gltf_view *v = &doc->views[view];
+    if (v->decoded) return v->decoded;
     return doc->buffers[v->buffer].data + v->offset;
 }
 
@@ -760,6 +872,9 @@ static bool required_extension_supported(const char *name)
 #ifdef SINEW_HAVE_DRACO
            || strcmp(name, "KHR_draco_mesh_compression") == 0 /* gltf.c decodes it (draco.cc) */
 #endif
+#ifdef SINEW_HAVE_MESHOPT
+           || strcmp(name, "EXT_meshopt_compression") == 0
+#endif
         ;
 }
 
@@ -817,6 +932,11 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
     if ((r = gltf_array(doc, doc->root, "extensionsRequired", "", &list, &n)) != SINEW_OK) return r;
     GLTF_EACH(doc, e, list)
     {
+#ifndef SINEW_HAVE_MESHOPT
+        if (cJSON_IsString(e) && strcmp(e->valuestring, "EXT_meshopt_compression") == 0)
+            return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"EXT_meshopt_compression\" needs a "
+                        "sinew built with libmeshoptimizer-dev", i);
+#endif
 #ifndef SINEW_HAVE_DRACO
         if (cJSON_IsString(e) && strcmp(e->valuestring, "KHR_draco_mesh_compression") == 0)
             return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"KHR_draco_mesh_compression\": sinew "
@@ -826,6 +946,7 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
             return FAIL(doc, SINEW_ERROR_UNSUPPORTED, "extensionsRequired[%d]: \"%s\" is not supported", i,
                         cJSON_IsString(e) ? e->valuestring : "?");
         if (strcmp(e->valuestring, "KHR_mesh_quantization") == 0) doc->quantization = true;
+        if (strcmp(e->valuestring, "EXT_meshopt_compression") == 0) doc->meshopt = true;
         /* a VRM 1.0 file is glTF with VRMC_vrm required: what animates it
          * (skins, clips, springs) is plain glTF and VRMC_springBone, what
          * VRMC_vrm adds describes the avatar to an application */
@@ -838,6 +959,7 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
     GLTF_EACH(doc, e, list)
     {
         if (cJSON_IsString(e) && strcmp(e->valuestring, "KHR_mesh_quantization") == 0) doc->quantization = true;
+        if (cJSON_IsString(e) && strcmp(e->valuestring, "EXT_meshopt_compression") == 0) doc->meshopt = true;
     }
 
     /* in dependency order: views check against buffers, accessors against views */
@@ -855,6 +977,7 @@ void gltf_doc_close(gltf_doc *doc)
 {
     if (doc->root) cJSON_Delete(doc->root);
     for (int i = 0; i < doc->buffer_count; ++i) sinew__free(&doc->alloc, doc->buffers[i].owned);
+    for (int i = 0; i < doc->view_count; ++i) sinew__free(&doc->alloc, doc->views[i].decoded);
     sinew__free(&doc->alloc, doc->buffers);
     sinew__free(&doc->alloc, doc->views);
     sinew__free(&doc->alloc, doc->accessors);

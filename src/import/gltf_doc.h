@@ -20,6 +20,8 @@ typedef struct gltf_buffer {
 typedef struct gltf_view {
     int buffer;
     size_t offset, length, stride; /* stride 0: tightly packed */
+    uint8_t *decoded;              /* EXT_meshopt_compression: the view's `length` bytes, decoded when the
+                                    * document opens (owned), or NULL: the bytes lie in the buffer */
 } gltf_view;
 
 typedef struct gltf_accessor {
@@ -55,6 +57,7 @@ typedef struct gltf_doc {
     gltf_accessor *accessors;
     int accessor_count;
     bool quantization;       /* KHR_mesh_quantization is declared: its attribute types are allowed */
+    bool meshopt;            /* EXT_meshopt_compression is declared: views carrying it are decoded */
     sinew_gltf_work work;    /* every step onto a JSON item is counted here */
 } gltf_doc;
 
