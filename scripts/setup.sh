@@ -87,6 +87,24 @@ sinew_setup_gltf_pipeline() {
     fi
 }
 
+# meshoptimizer's gltfpack (tests/gltfpack), which makes the
+# EXT_meshopt_compression copies of the shared glTF assets that the test
+# gltf_gltfpack_meshopt reads: node and npm as for three-vrm, then
+# gltfpack at the version package-lock.json pins, into
+# tests/gltfpack/node_modules (git ignores it). Fails with one line
+# naming what is missing.
+sinew_setup_gltfpack() {
+    local dir=tests/gltfpack
+    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+        sinew_install "node and npm (gltfpack)" nodejs npm || return 1
+    fi
+    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
+    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
+        echo "sinew: missing gltfpack in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
+        return 1
+    fi
+}
+
 # sinew_install WHAT PACKAGE...: installs the packages as root with apt-get,
 # else names WHAT and the packages in one line and fails.
 sinew_install() {
