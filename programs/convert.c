@@ -28,6 +28,7 @@ typedef struct convert_settings {
     float unit;            /* --unit: meters a unit of the input; 0: by its kind */
     sinew_gltf_weights weights; /* --weights: how OUT.glb or OUT.gltf stores skin weights */
     bool quantize;         /* --quantize: OUT.glb or OUT.gltf with KHR_mesh_quantization */
+    bool meshopt;          /* --meshopt: OUT.glb or OUT.gltf with EXT_meshopt_compression */
     bool weights_set;      /* --weights was given */
 } convert_settings;
 
@@ -183,7 +184,8 @@ static sinew_result save_out(const convert_settings *s, const sinew_asset *out, 
                              const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
 {
     if (!is_gltf(path)) return sinew_archive_save(out, path, o, err);
-    sinew_gltf_write_options g = {.base = *base, .weights = s->weights, .quantize = s->quantize};
+    sinew_gltf_write_options g = {.base = *base, .weights = s->weights, .quantize = s->quantize,
+                                  .meshopt = s->meshopt};
     return sinew_write_gltf(out, path, &g, NULL, err);
 }
 
@@ -380,9 +382,9 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
     struct stat st;
     s->out_dir = (length && s->out[length - 1] == '/') || (stat(s->out, &st) == 0 && S_ISDIR(st.st_mode));
     /* what only glTF output takes: refused rather than dropped unsaid */
-    if ((s->out_dir || !is_gltf(s->out)) && (s->quantize || s->weights_set)) {
+    if ((s->out_dir || !is_gltf(s->out)) && (s->quantize || s->weights_set || s->meshopt)) {
         cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store meshes as loaded", s->out,
-                  s->quantize ? "--quantize" : "--weights");
+                  s->quantize ? "--quantize" : s->meshopt ? "--meshopt" : "--weights");
         return false;
     }
     if (s->out_dir) return true;
@@ -486,6 +488,8 @@ int cli_convert(int argc, char **argv)
         } else if (compress_arg(&p, &s.compress_cm)) {
         } else if (cli_flag(&p, "--quantize")) {
             s.quantize = true;
+        } else if (cli_flag(&p, "--meshopt")) {
+            s.meshopt = true;
         } else if ((v = cli_value(&p, "--weights"))) {
             s.weights_set = true;
             if (strcmp(v, "float") == 0)

@@ -112,6 +112,7 @@ static const help_option convert_options[] = {
     {"-o, --out OUT.glb|OUT.gltf", "glTF 2.0 instead: one .glb, or .gltf with a .bin (docs/GLTF_OUT.md)"},
     {"--weights TYPE", "glTF skin weights: float (default), unorm8 or unorm16"},
     {"--quantize", "glTF meshes in KHR_mesh_quantization's small types (16-bit positions)"},
+    {"--meshopt", "glTF vertex and index data compressed with EXT_meshopt_compression (lossless)"},
     {"-j, --jobs N", "convert N files at a time (default 1)"},
     {"--keep-extension", "in a folder, name outputs walk.fbx.sinew (default walk.sinew)"},
     {"--name NAME", "the asset's name in the archive (default: FILE's name, no folders)"},

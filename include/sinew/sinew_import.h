@@ -53,6 +53,11 @@
  * primitive, every animation's keys), all checked before allocating: a
  * file that would not fit is refused at once, naming the accessor or the
  * sampler and the limit. The reader's work is linear in the file.
+ * EXT_meshopt_compression's bufferViews (a build with libmeshoptimizer-dev)
+ * are decoded when the document opens, each field checked against the
+ * specification and its buffer and the decoded bytes counted against the
+ * limit first; without the library a file requiring it is refused naming
+ * the package, one merely using it is read from its fallback buffer.
  *
  * glTF is read strictly: what the specification says a file MUST (NOT) do
  * is refused, naming the place: negative skin weights (used slots or not);
@@ -222,6 +227,12 @@ typedef struct sinew_gltf_write_options {
      * colours within [0, 1] as normalized unsigned shorts. A vertex moves
      * by at most 0.87 of a grid step, before skinning. */
     bool quantize;
+    /* EXT_meshopt_compression (then listed as required): vertex and index
+     * bufferViews stored compressed by meshoptimizer (lossless), their
+     * uncompressed layout in a second buffer without data, the
+     * extension's fallback. Fails with SINEW_ERROR_UNSUPPORTED in a sinew
+     * built without libmeshoptimizer-dev. */
+    bool meshopt;
 } sinew_gltf_write_options;
 
 /* What sinew_write_gltf() wrote. */
@@ -237,6 +248,8 @@ typedef struct sinew_gltf_write_report {
     int normalized_vertices;       /* float weights whose sum was off 1 by more than the Khronos validator
                                       allows (2e-7 a weight; the loaders keep sums within 1e-5),
                                       divided by it */
+    int meshopt_views;             /* bufferViews written with EXT_meshopt_compression */
+    size_t meshopt_bytes;          /* the bytes they hold uncompressed (the fallback buffer's length) */
 } sinew_gltf_write_report;
 
 /* Writes `asset` (loaded from any format, an archive, or the built-in
@@ -249,7 +262,8 @@ typedef struct sinew_gltf_write_report {
  *   TANGENT, TEXCOORD_n, COLOR_0, indices as unsigned shorts where the mesh
  *   has at most 65,535 vertices, else unsigned ints; morph targets and
  *   their default weights; options->quantize: KHR_mesh_quantization's
- *   types), drawn by node joint_count + m (named after the mesh, or
+ *   types; options->meshopt: vertex and index views compressed with
+ *   EXT_meshopt_compression), drawn by node joint_count + m (named after the mesh, or
  *   "NAME#meshM" where a joint or an earlier mesh's node has that name):
  *   a child of the joint carrying a rigid mesh, a root for a skinned mesh
  *   (glTF ignores its transform) or one that follows no joint. A skinned
@@ -272,7 +286,8 @@ typedef struct sinew_gltf_write_report {
  * and repaired. Errors:
  * SINEW_ERROR_INVALID_ARGUMENT (NULL, an extension other than .glb or
  * .gltf, an option out of range), SINEW_ERROR_UNSUPPORTED (an additive
- * clip, a mesh of no vertices, a .glb past 4 GiB), SINEW_ERROR_IO,
+ * clip, a mesh of no vertices, a .glb past 4 GiB, options->meshopt in a
+ * build without libmeshoptimizer-dev), SINEW_ERROR_IO,
  * SINEW_ERROR_OUT_OF_MEMORY. */
 SINEW_API sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path,
                                         const sinew_gltf_write_options *options, sinew_gltf_write_report *report,

@@ -15,6 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef SINEW_HAVE_MESHOPT
+#include <meshoptimizer.h>
+#endif
+
 enum {
     GL_I8 = 5120,
     GL_BYTE_U8 = 5121,
@@ -42,6 +46,8 @@ typedef struct writer {
     gw_buf views, accessors; /* the bufferViews' and accessors' JSON elements */
     int view_count, accessor_count;
     int stride;            /* byteStride of the next view, 0 for none */
+    bool meshopt;          /* EXT_meshopt_compression for vertex and index views */
+    size_t fallback;       /* bytes of the fallback buffer (buffers[1]) so far */
     sinew_gltf_write_report report;
 } writer;
 
@@ -175,11 +181,82 @@ static void put_string(writer *w, gw_buf *b, const char *s)
 
 /* ---- buffer views and accessors ----------------------------------------- */
 
+#ifdef SINEW_HAVE_MESHOPT
+/* EXT_meshopt_compression: `bytes` of elements of `element` bytes encoded
+ * into the binary buffer (ATTRIBUTES for vertex data; TRIANGLES, or INDICES
+ * for indices that are not triangles) and a view whose own range lies in
+ * the fallback buffer, as the extension describes. Returns -1 where the
+ * data does not suit the codec (the caller writes it plain). */
+static int add_meshopt_view(writer *w, const void *data, size_t bytes, int target, size_t element)
+{
+    size_t count = bytes / element, bound;
+    bool vertex = target == GL_ARRAY_BUFFER;
+    if (vertex ? element % 4 || element > 256 : element != 2 && element != 4) return -1;
+    uint32_t *ix = NULL, top = 0;
+    if (vertex) {
+        bound = meshopt_encodeVertexBufferBound(count, element);
+    } else {
+        ix = sinew__alloc(&w->alloc, count * sizeof *ix + 1);
+        if (!ix) {
+            w->failed = true;
+            return 0;
+        }
+        for (size_t i = 0; i < count; ++i) {
+            if (element == 2) {
+                uint16_t v;
+                memcpy(&v, (const uint8_t *)data + 2 * i, 2);
+                ix[i] = v;
+            } else {
+                memcpy(&ix[i], (const uint8_t *)data + 4 * i, 4);
+            }
+            top = ix[i] > top ? ix[i] : top;
+        }
+        bound = count % 3 ? meshopt_encodeIndexSequenceBound(count, (size_t)top + 1)
+                          : meshopt_encodeIndexBufferBound(count, (size_t)top + 1);
+    }
+    buf_pad(w, &w->bin, 4, 0);
+    size_t offset = w->bin.size, n = 0;
+    if (buf_reserve(w, &w->bin, bound)) {
+        unsigned char *out = w->bin.data + offset;
+        /* the extension's bitstreams: vertex codec 0, index codec 1 (the
+         * library's own default for indices was 0 until 0.19) */
+        if (!vertex) meshopt_encodeIndexVersion(1);
+        n = vertex ? meshopt_encodeVertexBuffer(out, bound, data, count, element)
+            : count % 3 ? meshopt_encodeIndexSequence(out, bound, ix, count)
+                        : meshopt_encodeIndexBuffer(out, bound, ix, count);
+    }
+    sinew__free(&w->alloc, ix);
+    if (w->failed) return 0;
+    if (n == 0) return -1;
+    w->bin.size += n;
+    w->fallback = (w->fallback + 3) / 4 * 4;
+    buf_printf(w, &w->views, "%s{\"buffer\":1,\"byteOffset\":%zu,\"byteLength\":%zu", w->view_count ? "," : "",
+               w->fallback, bytes);
+    if (w->stride) buf_printf(w, &w->views, ",\"byteStride\":%d", w->stride);
+    buf_printf(w, &w->views, ",\"target\":%d,\"extensions\":{\"EXT_meshopt_compression\":{\"buffer\":0,"
+               "\"byteOffset\":%zu,\"byteLength\":%zu,\"byteStride\":%zu,\"mode\":\"%s\",\"count\":%zu}}}",
+               target, offset, n, element, vertex ? "ATTRIBUTES" : count % 3 ? "INDICES" : "TRIANGLES", count);
+    w->fallback += bytes;
+    w->report.meshopt_views++;
+    w->report.meshopt_bytes += bytes;
+    return w->view_count++;
+}
+#endif
+
 /* Appends `bytes` to the binary buffer on a 4-byte boundary (the largest
  * component is 4 bytes, and vertex attributes must start on 4) and makes a
- * bufferView of them; target 0 for none. */
-static int add_view(writer *w, const void *data, size_t bytes, int target)
+ * bufferView of them; target 0 for none. Vertex and index data (elements
+ * of `element` bytes) go through EXT_meshopt_compression when asked. */
+static int add_view(writer *w, const void *data, size_t bytes, int target, size_t element)
 {
+#ifdef SINEW_HAVE_MESHOPT
+    if (w->meshopt && target && bytes) {
+        int v = add_meshopt_view(w, data, bytes, target, element);
+        if (v >= 0) return v;
+    }
+#else
+    (void)element;
+#endif
     buf_pad(w, &w->bin, 4, 0);
     size_t offset = w->bin.size;
     buf_put(w, &w->bin, data, bytes);
@@ -202,7 +279,8 @@ static const char *type_name(int components)
 static int add_accessor(writer *w, const void *data, int count, int components, int component_type,
                         size_t component_bytes, bool normalized, int target, const float *min, const float *max)
 {
-    int view = add_view(w, data, (size_t)count * (size_t)components * component_bytes, target);
+    int view = add_view(w, data, (size_t)count * (size_t)components * component_bytes, target,
+                        (size_t)components * component_bytes);
     buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
                w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
                type_name(components));
@@ -223,7 +301,7 @@ static int add_strided_accessor(writer *w, const void *data, int count, int comp
                                 bool normalized, int stride, const float *min, const float *max)
 {
     w->stride = stride;
-    int view = add_view(w, data, (size_t)count * (size_t)stride, GL_ARRAY_BUFFER);
+    int view = add_view(w, data, (size_t)count * (size_t)stride, GL_ARRAY_BUFFER, (size_t)stride);
     w->stride = 0;
     buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
                w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
@@ -1102,8 +1180,13 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
     if (options && !(options->sample_rate >= 0.0f && options->sample_rate <= 1e6f))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "sinew_write_gltf: options->sample_rate %g is not from 0 to 1e6", (double)options->sample_rate);
+#ifndef SINEW_HAVE_MESHOPT
+    if (options && options->meshopt)
+        return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_write_gltf: options->meshopt: EXT_meshopt_compression "
+                           "needs a sinew built with libmeshoptimizer-dev");
+#endif
     static const sinew_options none = {0};
-    writer w = {.options = options ? &options->base : &none, .err = err};
+    writer w = {.options = options ? &options->base : &none, .err = err, .meshopt = options && options->meshopt};
     w.alloc = sinew__allocator(w.options);
     const sinew_skeleton *sk = asset->skeleton;
     int n = sk->joint_count, nodes_total = n + asset->mesh_count;
@@ -1141,10 +1224,15 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
     put_string(&w, &json, generator);
     buf_text(&w, &json, "}");
     bool quantized = w.report.quantized_meshes > 0;
-    if (asset->springs || quantized)
-        buf_printf(&w, &json, ",\"extensionsUsed\":[%s%s%s]", quantized ? "\"KHR_mesh_quantization\"" : "",
-                   quantized && asset->springs ? "," : "", asset->springs ? "\"VRMC_springBone\"" : "");
-    if (quantized) buf_text(&w, &json, ",\"extensionsRequired\":[\"KHR_mesh_quantization\"]");
+    /* the fallback buffer has no data, so a reader must decode: required */
+    bool meshopt = w.report.meshopt_views > 0;
+    if (asset->springs || quantized || meshopt)
+        buf_printf(&w, &json, ",\"extensionsUsed\":[%s%s%s%s%s]", quantized ? "\"KHR_mesh_quantization\"" : "",
+                   quantized && meshopt ? "," : "", meshopt ? "\"EXT_meshopt_compression\"" : "",
+                   (quantized || meshopt) && asset->springs ? "," : "", asset->springs ? "\"VRMC_springBone\"" : "");
+    if (quantized || meshopt)
+        buf_printf(&w, &json, ",\"extensionsRequired\":[%s%s%s]", quantized ? "\"KHR_mesh_quantization\"" : "",
+                   quantized && meshopt ? "," : "", meshopt ? "\"EXT_meshopt_compression\"" : "");
     buf_text(&w, &json, ",\"scene\":0,\"scenes\":[{\"name\":");
     put_string(&w, &json, asset->name);
     buf_text(&w, &json, ",\"nodes\":[");
@@ -1202,7 +1290,14 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
             buf_text(&w, &json, ",\"uri\":");
             put_uri(&w, &json, bin);
         }
-        buf_text(&w, &json, "}]");
+        buf_text(&w, &json, "}");
+        /* EXT_meshopt_compression's fallback: the compressed views' own
+         * ranges, no data (the specification's placeholder, index 1 and
+         * up so as not to be taken for the GLB's binary chunk) */
+        if (w.fallback)
+            buf_printf(&w, &json, ",{\"byteLength\":%zu,\"extensions\":{\"EXT_meshopt_compression\":"
+                       "{\"fallback\":true}}}", (w.fallback + 3) / 4 * 4);
+        buf_text(&w, &json, "]");
     }
     if (asset->springs) {
         buf_text(&w, &json, ",\"extensions\":{");
