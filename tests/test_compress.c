@@ -192,7 +192,7 @@ static void test_wide(void)
     for (int k = 0; k < WIDE_KEYS; ++k) times[k] = (float)k / 30.0f;
     for (int j = 0; j < WIDE; ++j) {
         for (int k = 0; k < WIDE_KEYS; ++k) {
-            float u = times[k], a = (j % 5 == 4 ? 3.0f * u * 30.0f / 4.0f : 0.3f + 0.9f * sinf(2.0f + j + (1.0f + 0.3f * j) * u));
+            float u = times[k], a = (j % 5 == 4 ? 2.7f * u * 30.0f : 0.3f + 0.9f * sinf(2.0f + j + (1.0f + 0.3f * j) * u));
             float axis[3] = {j % 3 == 0 ? 1.0f : 0.3f, j % 3 == 1 ? 1.0f : -0.2f, j % 3 == 2 ? 1.0f : 0.1f};
             float len = sqrtf(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]), h = sinf(a / 2) / len;
             float *q = &r[j][4 * k];
