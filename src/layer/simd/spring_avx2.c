@@ -84,12 +84,22 @@ static inline q4 qmul(q4 a, q4 b)
                 fnmadd(a.z, b.z, fnmadd(a.y, b.y, fnmadd(a.x, b.x, mul(a.w, b.w))))};
 }
 
-/* sinew__q_normalize: the identity where the length is 0 or not finite */
+/* sinew__q_normalize: the identity where the length is 0 or not finite.
+ * 1 / |q| by the approximate reciprocal square root and one Newton step
+ * (within a few units in the last place): q is a product of unit rotations
+ * and one shortest arc, and the square root and division it replaces held
+ * the divider that the lengths' exact ones wait for. */
 static inline q4 qnormalize(q4 q)
 {
     V len2 = fmadd(q.w, q.w, fmadd(q.z, q.z, fmadd(q.y, q.y, mul(q.x, q.x))));
     V ok = vand(gt(len2, splat(0.0f)), lt(len2, splat(INFINITY)));
-    V inv = dvd(splat(1.0f), root(len2));
+    V inv;
+    for (int k = 0; k < H; ++k) {
+        __m256 x = part(len2, k), y = _mm256_rsqrt_ps(x);
+        /* y (3 - x y^2) / 2 */
+        *half(&inv, k) = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
+                                       _mm256_fnmadd_ps(_mm256_mul_ps(x, y), y, _mm256_set1_ps(3.0f)));
+    }
     return (q4){select(ok, mul(q.x, inv), splat(0.0f)), select(ok, mul(q.y, inv), splat(0.0f)),
                 select(ok, mul(q.z, inv), splat(0.0f)), select(ok, mul(q.w, inv), splat(1.0f))};
 }
