@@ -125,9 +125,10 @@ typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, int first, 
 sinew__springs_kernel sinew__springs_kernel_for(int level);
 
 /* src/layer/simd/spring_avx2.c: the scalar reference's formulas eight lanes
- * wide, two groups side by side, with fused multiply-adds (sqrt and division
- * exact), so the lanes agree with it to rounding, not to the bit
- * (tests/test_spring.c's test_simd bounds the difference). */
+ * wide, two groups side by side, with fused multiply-adds and a bone's
+ * length and a rotation's normalization by an approximate reciprocal square
+ * root and a Newton step, so the lanes agree with it to rounding, not to the
+ * bit (tests/test_spring.c's test_simd bounds the difference). */
 void sinew__springs_avx2(const sinew__springs_run *run, int first, int second);
 
 #endif /* SINEW_LAYER_INTERNAL_H */

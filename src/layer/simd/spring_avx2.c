@@ -15,15 +15,18 @@
  * hardware prefetchers follow. In between, every lane runs spring.c's
  * step_chain formulas with fused multiply-adds where a product meets a sum
  * (fewer instructions; the build otherwise turns contraction off), exact
- * division and square root, and branches become selects of both sides. So
- * a lane's result is the scalar reference's to rounding, not to the bit:
- * tests/test_spring.c's test_simd bounds the difference. */
+ * division and square root but for a bone's length and a rotation's
+ * normalization (an approximate reciprocal square root and a Newton step),
+ * and branches become selects of both sides. So a lane's result is the
+ * scalar reference's to rounding, not to the bit: tests/test_spring.c's
+ * test_simd bounds the difference. */
 #include "layer/layer_internal.h"
 
 #include "math/simd/transpose_avx.h"
 #include "skeleton/simd/pose_block_avx.h"
 
 #include <immintrin.h>
+#include <float.h>  /* FLT_MIN */
 #include <stddef.h> /* offsetof */
 
 /* The groups side by side: half k of a value is group k's eight lanes
@@ -84,22 +87,29 @@ static inline q4 qmul(q4 a, q4 b)
                 fnmadd(a.z, b.z, fnmadd(a.y, b.y, fnmadd(a.x, b.x, mul(a.w, b.w))))};
 }
 
-/* sinew__q_normalize: the identity where the length is 0 or not finite.
- * 1 / |q| by the approximate reciprocal square root and one Newton step
- * (within a few units in the last place): q is a product of unit rotations
- * and one shortest arc, and the square root and division it replaces held
- * the divider that the lengths' exact ones wait for. */
+/* 1 / sqrt(x) for x > 0 finite: the approximate reciprocal square root and
+ * one Newton step, within a few units in the last place; it leaves the
+ * divider, which the exact square root and division share, to the
+ * colliders' pushes. A subnormal x (a length below 1e-19) is taken as the
+ * smallest normal float, which the approximation reads as zero. */
+static inline V rsqrt(V x)
+{
+    V r;
+    for (int k = 0; k < H; ++k) {
+        __m256 v = _mm256_max_ps(part(x, k), _mm256_set1_ps(FLT_MIN)), y = _mm256_rsqrt_ps(v);
+        /* y (3 - v y^2) / 2 */
+        *half(&r, k) = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
+                                     _mm256_fnmadd_ps(_mm256_mul_ps(v, y), y, _mm256_set1_ps(3.0f)));
+    }
+    return r;
+}
+
+/* sinew__q_normalize: the identity where the length is 0 or not finite */
 static inline q4 qnormalize(q4 q)
 {
     V len2 = fmadd(q.w, q.w, fmadd(q.z, q.z, fmadd(q.y, q.y, mul(q.x, q.x))));
     V ok = vand(gt(len2, splat(0.0f)), lt(len2, splat(INFINITY)));
-    V inv;
-    for (int k = 0; k < H; ++k) {
-        __m256 x = part(len2, k), y = _mm256_rsqrt_ps(x);
-        /* y (3 - x y^2) / 2 */
-        *half(&inv, k) = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
-                                       _mm256_fnmadd_ps(_mm256_mul_ps(x, y), y, _mm256_set1_ps(3.0f)));
-    }
+    V inv = rsqrt(len2);
     return (q4){select(ok, mul(q.x, inv), splat(0.0f)), select(ok, mul(q.y, inv), splat(0.0f)),
                 select(ok, mul(q.z, inv), splat(0.0f)), select(ok, mul(q.w, inv), splat(1.0f))};
 }
@@ -129,7 +139,7 @@ static inline v3 at_length(v3 p, v3 x, V length, v3 fallback)
     V ok = gt(len2, splat(0.0f));
     d = select3(ok, d, fallback);
     len2 = select(ok, len2, splat(1.0f));
-    return madd3(d, dvd(length, root(len2)), p);
+    return madd3(d, mul(length, rsqrt(len2)), p);
 }
 
 /* spring.c's from_to: not normalized, |b| = length */
