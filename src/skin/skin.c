@@ -277,6 +277,11 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
         for (int i = 0; i < 4; ++i)
             for (int lane = 0; lane < 8; ++lane) lanes[32 * j + 8 * i + lane] = s->inverse_bind[j].m[4 * (lane / 4) + i];
     bl->inverse_bind_lanes = lanes;
+    bl->inverse_bind_affine = true;
+    for (int j = 0; j < s->joint_count; ++j) {
+        const float *m = s->inverse_bind[j].m;
+        if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) bl->inverse_bind_affine = false;
+    }
     for (int j = 0; j < s->joint_count; ++j)
         if (s->joints[j] >= bl->joint_end) bl->joint_end = s->joints[j] + 1;
     return bl;

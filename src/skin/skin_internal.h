@@ -152,6 +152,9 @@ typedef struct sinew__skin_blocks {
      * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */
     const float *inverse_bind_lanes;
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
+    /* every inverse bind matrix's last row is (0, 0, 0, 1): the palette's
+     * products drop the terms it would multiply by 0 */
+    bool inverse_bind_affine;
 } sinew__skin_blocks;
 
 /* A skin as sinew_skin_create makes it: the public struct first, then what

@@ -15,8 +15,43 @@
 
 #include <immintrin.h>
 
+/* Where every inverse bind matrix is affine: their last row (0, 0, 0, 1)
+ * makes the model matrix's column 3 count only in the product's column 3,
+ * with weight 1, so columns 0 and 1 take three products, and column 3
+ * starts from the model's column 3 where column 2 starts from +0 (the
+ * terms dropped are exact zeros for finite matrices): six multiply-adds a
+ * matrix instead of eight, and no load of the lanes' fourth vector. */
+static void palette_affine(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette)
+{
+    const int16_t *joints = skin->joints;
+    const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
+    const sinew_mat4 *inverse_bind = skin->inverse_bind;
+    int count = skin->joint_count;
+    const __m256 zero = _mm256_setzero_ps();
+#pragma GCC unroll 2
+    for (int j = 0; j < count; ++j, lanes += 32) {
+        const float *a = model[joints[j]].m;
+        __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4)),
+               a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
+        __m256 a3 = _mm256_blend_ps(zero, _mm256_broadcast_ps((const __m128 *)(a + 12)), 0xf0);
+        __m256 t = _mm256_mul_ps(a0, _mm256_load_ps(lanes));
+        t = _mm256_fmadd_ps(a1, _mm256_load_ps(lanes + 8), t);
+        t = _mm256_fmadd_ps(a2, _mm256_load_ps(lanes + 16), t);
+        _mm256_storeu_ps(palette[j].m, t);
+        __m256 b = _mm256_loadu_ps(inverse_bind[j].m + 8);
+        t = _mm256_fmadd_ps(a0, _mm256_permute_ps(b, 0x00), a3);
+        t = _mm256_fmadd_ps(a1, _mm256_permute_ps(b, 0x55), t);
+        t = _mm256_fmadd_ps(a2, _mm256_permute_ps(b, 0xaa), t);
+        _mm256_storeu_ps(palette[j].m + 8, t);
+    }
+}
+
 void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, sinew_mat4 *palette)
 {
+    if (sinew__skin_of(skin)->blocks->inverse_bind_affine) {
+        palette_affine(skin, model, palette);
+        return;
+    }
     const int16_t *joints = skin->joints;
     const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
     /* read once: the vector stores may alias anything, the skin struct
