@@ -411,21 +411,27 @@ static sinew_result decode_meshopt_view(gltf_doc *doc, int i, gltf_view *view, l
     if ((size_t)length < least)
         return FAIL(doc, SINEW_ERROR_TRUNCATED, "%s.byteLength: %ld bytes cannot hold %ld %s elements of %ld bytes (at "
                     "least %zu)", path, length, count, mode_name, stride, least);
-    view->decoded = doc_alloc(doc, view->length, 1);
-    if (!view->decoded)
+    uint8_t *out = doc_alloc(doc, view->length, 1);
+    if (!out)
         return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "%s: decoding %zu bytes exceeds the load's limit of %zu MiB "
                     "(sinew_options.max_memory)", path, view->length, sinew__import_limit(&doc->alloc) >> 20);
+    /* the view becomes the whole of a buffer of its own (gltf_doc.h) */
+    gltf_buffer *own = &doc->buffers[doc->buffer_count + i];
+    own->data = own->owned = out;
+    own->size = view->length;
+    view->buffer = doc->buffer_count + i;
+    view->offset = 0;
     const unsigned char *bytes = src->data + offset;
-    int rc = mode == ATTRIBUTES ? meshopt_decodeVertexBuffer(view->decoded, n, (size_t)stride, bytes, (size_t)length)
-             : mode == TRIANGLES ? meshopt_decodeIndexBuffer(view->decoded, n, (size_t)stride, bytes, (size_t)length)
-                                 : meshopt_decodeIndexSequence(view->decoded, n, (size_t)stride, bytes, (size_t)length);
+    int rc = mode == ATTRIBUTES ? meshopt_decodeVertexBuffer(out, n, (size_t)stride, bytes, (size_t)length)
+             : mode == TRIANGLES ? meshopt_decodeIndexBuffer(out, n, (size_t)stride, bytes, (size_t)length)
+                                 : meshopt_decodeIndexSequence(out, n, (size_t)stride, bytes, (size_t)length);
     if (rc != 0)
         return FAIL(doc, SINEW_ERROR_PARSE, "%s: the %s data does not decode (%s returned %d)", path, mode_name,
                     mode == ATTRIBUTES ? "meshopt_decodeVertexBuffer"
                     : mode == TRIANGLES ? "meshopt_decodeIndexBuffer" : "meshopt_decodeIndexSequence", rc);
-    if (filter == OCTAHEDRAL) meshopt_decodeFilterOct(view->decoded, n, (size_t)stride);
-    else if (filter == QUATERNION) meshopt_decodeFilterQuat(view->decoded, n, (size_t)stride);
-    else if (filter == EXPONENTIAL) meshopt_decodeFilterExp(view->decoded, n, (size_t)stride);
+    if (filter == OCTAHEDRAL) meshopt_decodeFilterOct(out, n, (size_t)stride);
+    else if (filter == QUATERNION) meshopt_decodeFilterQuat(out, n, (size_t)stride);
+    else if (filter == EXPONENTIAL) meshopt_decodeFilterExp(out, n, (size_t)stride);
     return SINEW_OK;
 #endif
 }
@@ -597,9 +603,10 @@ static sinew_result load_accessor(gltf_doc *doc, int i, const cJSON *a)
 static const uint8_t *view_bytes(const gltf_doc *doc, int view)
 {
     const gltf_view *v = &doc->views[view];
-    if (v->decoded) return v->decoded;
     return doc->buffers[v->buffer].data + v->offset;
 }
+
+const uint8_t *gltf_view_data(const gltf_doc *doc, int view) { return view_bytes(doc, view); }
 
 static double component_value(const uint8_t *p, int type, bool normalized)
 {
@@ -964,8 +971,20 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
 
     /* in dependency order: views check against buffers, accessors against views */
     if ((r = load_all(doc, "buffers", sizeof *doc->buffers, (void **)&doc->buffers, &doc->buffer_count,
-                      load_buffer)) != SINEW_OK ||
-        (r = load_all(doc, "bufferViews", sizeof *doc->views, (void **)&doc->views, &doc->view_count, load_view)) !=
+                      load_buffer)) != SINEW_OK)
+        return r;
+    doc->buffer_slots = doc->buffer_count;
+    if (doc->meshopt) {
+        /* a slot per view after the file's buffers, for the decoded ones */
+        if ((r = gltf_array(doc, doc->root, "bufferViews", "", &list, &n)) != SINEW_OK) return r;
+        gltf_buffer *more = doc_alloc(doc, (size_t)doc->buffer_count + (size_t)n + 1, sizeof *more);
+        if (!more) return FAIL(doc, SINEW_ERROR_OUT_OF_MEMORY, "bufferViews: out of memory");
+        memcpy(more, doc->buffers, sizeof *more * (size_t)doc->buffer_count);
+        sinew__free(&doc->alloc, doc->buffers);
+        doc->buffers = more;
+        doc->buffer_slots = doc->buffer_count + n;
+    }
+    if ((r = load_all(doc, "bufferViews", sizeof *doc->views, (void **)&doc->views, &doc->view_count, load_view)) !=
             SINEW_OK ||
         (r = load_all(doc, "accessors", sizeof *doc->accessors, (void **)&doc->accessors, &doc->accessor_count,
                       load_accessor)) != SINEW_OK)
@@ -976,8 +995,8 @@ sinew_result gltf_doc_open(gltf_doc *doc, const void *data, size_t size, bool ow
 void gltf_doc_close(gltf_doc *doc)
 {
     if (doc->root) cJSON_Delete(doc->root);
-    for (int i = 0; i < doc->buffer_count; ++i) sinew__free(&doc->alloc, doc->buffers[i].owned);
-    for (int i = 0; i < doc->view_count; ++i) sinew__free(&doc->alloc, doc->views[i].decoded);
+    int slots = doc->buffer_slots > doc->buffer_count ? doc->buffer_slots : doc->buffer_count;
+    for (int i = 0; i < slots; ++i) sinew__free(&doc->alloc, doc->buffers[i].owned);
     sinew__free(&doc->alloc, doc->buffers);
     sinew__free(&doc->alloc, doc->views);
     sinew__free(&doc->alloc, doc->accessors);

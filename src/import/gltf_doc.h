@@ -18,10 +18,13 @@ typedef struct gltf_buffer {
 } gltf_buffer;
 
 typedef struct gltf_view {
+    /* For a view carrying EXT_meshopt_compression, decoded when the
+     * document opens: buffer_count + the view's index, a buffer of its own
+     * holding the decoded bytes (offset 0), so that every reader of
+     * buffers[buffer].data + offset gets them; the file's fallback buffer
+     * may hold no data. */
     int buffer;
     size_t offset, length, stride; /* stride 0: tightly packed */
-    uint8_t *decoded;              /* EXT_meshopt_compression: the view's `length` bytes, decoded when the
-                                    * document opens (owned), or NULL: the bytes lie in the buffer */
 } gltf_view;
 
 typedef struct gltf_accessor {
@@ -51,7 +54,8 @@ typedef struct gltf_doc {
     size_t glb_bin_size;
     void *file_data;         /* the file as read, owned */
     gltf_buffer *buffers;
-    int buffer_count;
+    int buffer_count;        /* the file's; the decoded views' buffers follow (buffer_slots in all) */
+    int buffer_slots;
     gltf_view *views;
     int view_count;
     gltf_accessor *accessors;
@@ -116,6 +120,10 @@ sinew_result gltf_ref(gltf_doc *doc, const cJSON *obj, const char *key, const ch
 /* The same for a value already found (`v`, the member `key` of `path`). */
 sinew_result gltf_ref_value(gltf_doc *doc, const cJSON *v, const char *key, const char *path, const char *what,
                             int limit, int *out);
+
+/* The `length` bytes of bufferViews[view] (buffers[buffer].data + offset;
+ * for a view carrying EXT_meshopt_compression, its decoded bytes). */
+const uint8_t *gltf_view_data(const gltf_doc *doc, int view);
 
 /* ---- accessors ------------------------------------------------------------ */
 
