@@ -6,7 +6,9 @@
  *                                       gltf-pipeline -d of the generated features
  *                                       file without its morph targets) read, and
  *                                       its fields broken one at a time; a
- *                                       primitive without POSITION skipped
+ *                                       primitive without POSITION skipped;
+ *                                       tests/draco/amplify stopped by the
+ *                                       wall's memory limit and its timeout
  *   test_gltf_draco --pipeline GP WORK  the shared glTF assets Draco-compressed
  *                                       by gltf-pipeline (GP) into WORK, read
  *                                       against the originals
@@ -17,14 +19,19 @@
  * as point sets: the bounds, and every point's nearest point in the other
  * set, within one quantization step. Nodes and clips do not pass through
  * Draco: their world matrices must be equal, by name. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include "sinew/sinew_asset.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
 #include "read_file.h"
+#ifdef SINEW_HAVE_DRACO
+#include "import/draco.h"
+#endif
 
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *seed_path(void)
@@ -177,6 +184,55 @@ static void test_seed(void)
     sinew_asset_free(a);
 #endif
 }
+
+#ifdef SINEW_HAVE_DRACO
+/* tests/draco/amplify, which fuzz_draco found: 476 bytes of Draco data
+ * whose counts agree with what they declare (8 points, 4 triangles) on
+ * which libdraco spends seconds and 150 MiB (a texture coordinate
+ * prediction's own count sizes a vector and a loop). Walled, the decode
+ * stops at the load's limit or its time and says so; the input is laid
+ * out as fuzz_draco's (declarations, then the bytes). */
+static void test_wall(void)
+{
+    size_t size;
+    unsigned char *in = test_read_file(SINEW_SOURCE_DIR "/tests/draco/amplify", &size);
+    CHECK(in != NULL && size > 29, "tests/draco/amplify is read");
+    if (!in || size <= 29) return;
+    static const int types[6] = {5120, 5121, 5122, 5123, 5125, 5126};
+    int points = in[0] | in[1] << 8, indices = in[4] | in[5] << 8, count = in[8];
+    sinew__draco_stream streams[8];
+    float *values[8] = {0};
+    uint32_t idx[64];
+    for (int s = 0; s < count && s < 8; ++s) {
+        const unsigned char *d = in + 9 + s * 4;
+        int components = d[1] % 4 + 1;
+        values[s] = calloc((size_t)points * (size_t)components + 1, 4);
+        streams[s] = (sinew__draco_stream){"attribute", d[0], components, types[d[2] % 6], (d[3] & 1) != 0,
+                                           (d[3] & 2) ? NULL : values[s], (d[3] & 2) ? (uint32_t *)values[s] : NULL};
+    }
+    size_t at = 9 + (size_t)count * 4;
+    struct {
+        size_t budget;
+        unsigned ms;
+    } limits[2] = {{16u << 20, 30000}, {1u << 30, 1500}};
+    for (int k = 0; k < 2; ++k) {
+        sinew_load_options o = {.assimp_timeout_ms = limits[k].ms};
+        char why[240] = "";
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        sinew_result r = sinew__draco_walled(in + at, size - at, points, indices, idx, streams, count, &o,
+                                             limits[k].budget, why, sizeof why);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        double took = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+        printf("amplify, %zu MiB and %u ms: %s: %s (%.2f s)\n", limits[k].budget >> 20, limits[k].ms,
+               sinew_result_name(r), why, took);
+        CHECK(r != SINEW_OK && strstr(why, "Draco") != NULL, "the walled decode stops: %s", why);
+        CHECK(took < limits[k].ms / 1000.0 + 2.0, "within its time (%.2f s)", took);
+    }
+    for (int s = 0; s < count && s < 8; ++s) free(values[s]);
+    free(in);
+}
+#endif
 
 /* A primitive without POSITION is skipped with a warning (the
  * specification: such primitives are not drawn), the others load. */
@@ -364,5 +420,8 @@ int main(int argc, char **argv)
     }
     test_seed();
     test_no_position();
+#ifdef SINEW_HAVE_DRACO
+    test_wall();
+#endif
     return check_finish("test_gltf_draco");
 }

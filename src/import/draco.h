@@ -52,6 +52,17 @@ double sinew__draco_working_bytes(double points, double faces, int streams, int 
 sinew_result sinew__draco_decode(const void *data, size_t size, int point_count, int index_count, uint32_t *indices,
                                  sinew__draco_stream *streams, int stream_count, char *why, size_t why_size);
 
+/* sinew__draco_decode in a child process (src/import/wall_draco.c: why,
+ * and the limits): its address space what the caller holds plus `budget`
+ * (what is left of the load's limit) and room for code, CPU and wall time
+ * options->assimp_timeout_ms (0: 10 s); a crash, a limit or a timeout
+ * fails with a sentence in `why`. In the calling process where there is no
+ * fork or options->assimp_in_process is set. */
+struct sinew_load_options;
+sinew_result sinew__draco_walled(const void *data, size_t size, int point_count, int index_count, uint32_t *indices,
+                                 sinew__draco_stream *streams, int stream_count,
+                                 const struct sinew_load_options *options, size_t budget, char *why, size_t why_size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -952,7 +952,9 @@ static sinew_result read_draco(builder *b, const prim_info *pi, const char *path
     b->draco_count++;
     /* Draco allocates on its own heap, in proportion to the counts its
      * header declares, which sinew__draco_decode makes sure are these:
-     * refused here when they do not fit what is left of the load's limit */
+     * refused here when they do not fit what is left of the load's limit.
+     * Some streams make it allocate past that anyway: it runs walled, its
+     * address space bounded by what is left (wall_draco.c) */
     double working = sinew__draco_working_bytes(n, k / 3, s, values);
     size_t left = sinew__import_left(&b->alloc);
     if (working > (double)left) {
@@ -964,8 +966,8 @@ static sinew_result read_draco(builder *b, const prim_info *pi, const char *path
     }
     const gltf_view *gv = &doc->views[view];
     char why[240];
-    r = sinew__draco_decode(doc->buffers[gv->buffer].data + gv->offset, gv->length, n, k, iv->uints, streams, s, why,
-                            sizeof why);
+    r = sinew__draco_walled(doc->buffers[gv->buffer].data + gv->offset, gv->length, n, k, iv->uints, streams, s,
+                            doc->options, left, why, sizeof why);
     if (r != SINEW_OK) r = FAIL(b, r, "%s (bufferViews[%d]): %s", xpath, view, why);
 done:
     sinew__free(&b->alloc, streams);
