@@ -99,6 +99,8 @@ static void test_refused(void)
     expect_refused("{\"tracks\":[{\"type\":\"VEC5\",\"times\":[0],\"values\":[0]}]}", "tracks[0].type: \"VEC5\"");
     expect_refused("{\"tracks\":[{\"type\":\"VEC2\",\"times\":[0,1],\"values\":[0,1,2]}]}",
                    "tracks[0].values: 3 numbers, expected 4");
+    expect_refused("{\"tracks\":[{\"type\":\"VEC2\",\"times\":[0,1],\"values\":[0,1,2,3,4,5,6,7,8]}]}",
+                   "tracks[0].values: 9 numbers, expected 4");
     expect_refused("{\"tracks\":[{\"type\":\"SCALAR\",\"times\":[0,1],\"values\":[0,1],\"step\":[0]}]}",
                    "tracks[0].step: 1 entries for 2 keys");
     expect_refused("{\"tracks\":[{\"type\":\"SCALAR\",\"times\":[1,0.5],\"values\":[0,1]}]}", "user track 0 key 1");

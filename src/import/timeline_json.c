@@ -46,6 +46,9 @@ static sinew_result numbers(json_reader *r, const cJSON *list, const char *path,
     const cJSON *e;
     EACH(r, e, list)
     {
+        if (i == n) /* more than `out` holds: counted, not stored */
+            return sinew__fail(r->err, SINEW_ERROR_PARSE, "%s.%s: %d numbers, expected %d", path, key,
+                               count_of(r, list), n);
         if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || fabs(e->valuedouble) > 3.4e38)
             return sinew__fail(r->err, SINEW_ERROR_PARSE, "%s.%s[%d]: not a finite number", path, key, i);
         out[i++] = (float)e->valuedouble;
