@@ -37,73 +37,37 @@ sinew_setup() {
     sinew_install "${missing[*]}" "${packages[@]}"
 }
 
-# The spring bones' reference (tests/three_vrm): node and npm (Debian's
-# nodejs and npm as root with apt-get), then pixiv's three-vrm at the
-# versions package-lock.json pins, into tests/three_vrm/node_modules (git
-# ignores it). Fails with one line naming what is missing.
-sinew_setup_three_vrm() {
-    local dir=tests/three_vrm
+# sinew_setup_npm DIR WHAT: node and npm (Debian's nodejs and npm as root
+# with apt-get), then the test tool DIR/package.json names, at the versions
+# its package-lock.json pins, into DIR/node_modules (git ignores it). Fails
+# with one line naming what is missing.
+sinew_setup_npm() {
+    local dir="$1" what="$2"
     if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        sinew_install "node and npm (the three-vrm comparison)" nodejs npm || return 1
+        sinew_install "node and npm ($what)" nodejs npm || return 1
     fi
     [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
     if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-        echo "sinew: missing @pixiv/three-vrm and three in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
+        echo "sinew: missing $what in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
         return 1
     fi
 }
 
-# The Khronos glTF validator (tests/gltf_validator), which checks what
-# `sinew convert -o OUT.glb` writes: node and npm as for three-vrm, then
-# gltf-validator at the version package-lock.json pins, into
-# tests/gltf_validator/node_modules (git ignores it). Fails with one line
-# naming what is missing.
-sinew_setup_gltf_validator() {
-    local dir=tests/gltf_validator
-    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        sinew_install "node and npm (the glTF validator)" nodejs npm || return 1
-    fi
-    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
-    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-        echo "sinew: missing gltf-validator in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
-        return 1
-    fi
-}
+# The spring bones' reference, pixiv's three-vrm with three.js, whose
+# GLTFLoader also reads what `sinew convert -o OUT.glb` writes.
+sinew_setup_three_vrm() { sinew_setup_npm tests/three_vrm "@pixiv/three-vrm and three"; }
 
-# gltf-pipeline (tests/gltf_pipeline), which Draco-compresses the shared
-# glTF assets for the KHR_draco_mesh_compression tests: node and npm as for
-# three-vrm, then gltf-pipeline at the version package-lock.json pins, into
-# tests/gltf_pipeline/node_modules (git ignores it). Fails with one line
-# naming what is missing.
-sinew_setup_gltf_pipeline() {
-    local dir=tests/gltf_pipeline
-    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        sinew_install "node and npm (the Draco tests' gltf-pipeline)" nodejs npm || return 1
-    fi
-    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
-    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-        echo "sinew: missing gltf-pipeline in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
-        return 1
-    fi
-}
+# The Khronos glTF validator, which checks what `sinew convert -o OUT.glb`
+# writes.
+sinew_setup_gltf_validator() { sinew_setup_npm tests/gltf_validator gltf-validator; }
 
-# meshoptimizer's gltfpack (tests/gltfpack), which makes the
-# EXT_meshopt_compression copies of the shared glTF assets that the test
-# gltf_gltfpack_meshopt reads: node and npm as for three-vrm, then
-# gltfpack at the version package-lock.json pins, into
-# tests/gltfpack/node_modules (git ignores it). Fails with one line
-# naming what is missing.
-sinew_setup_gltfpack() {
-    local dir=tests/gltfpack
-    if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-        sinew_install "node and npm (gltfpack)" nodejs npm || return 1
-    fi
-    [ "$dir/node_modules/.package-lock.json" -nt "$dir/package-lock.json" ] && return 0
-    if ! npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error >/dev/null 2>&1; then
-        echo "sinew: missing gltfpack in $dir/node_modules: npm ci --prefix $dir failed (no registry?)" >&2
-        return 1
-    fi
-}
+# gltf-pipeline, which Draco-compresses the shared glTF assets for the
+# KHR_draco_mesh_compression tests.
+sinew_setup_gltf_pipeline() { sinew_setup_npm tests/gltf_pipeline gltf-pipeline; }
+
+# meshoptimizer's gltfpack, which makes the EXT_meshopt_compression copies
+# of the shared glTF assets that gltf_gltfpack_meshopt reads.
+sinew_setup_gltfpack() { sinew_setup_npm tests/gltfpack gltfpack; }
 
 # sinew_install WHAT PACKAGE...: installs the packages as root with apt-get,
 # else names WHAT and the packages in one line and fails.
