@@ -53,6 +53,7 @@
 enum { DEFAULT_TIMEOUT_MS = 10000, ROOM = 128 << 20, WHY = 240 };
 
 #if SINEW__DRACO_WALL
+#if !defined(SINEW__UNLIMITED_ADDRESS_SPACE)
 /* The process's address space now (statm's first field), 0 where unknown. */
 static size_t address_space_now(void)
 {
@@ -69,6 +70,7 @@ static size_t address_space_now(void)
     return 0;
 #endif
 }
+#endif
 
 static void write_all(int fd, const void *p, size_t n)
 {

@@ -260,8 +260,9 @@ static inline void range_columns(const float *r, __m256 min[3], __m256 ext[3])
     __m256 row[4], pair[4];
     for (int t = 0; t < 4; ++t) {
         row[t] = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(r + 6 * t)), _mm_loadu_ps(r + 6 * (t + 4)), 1);
-        __m128 h0 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(r + 6 * t + 4)));
-        __m128 h1 = _mm_castpd_ps(_mm_load_sd((const double *)(const void *)(r + 6 * (t + 4) + 4)));
+        /* two floats on a 4-byte boundary: a 64-bit load that may be unaligned */
+        __m128 h0 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i_u *)(const void *)(r + 6 * t + 4)));
+        __m128 h1 = _mm_castsi128_ps(_mm_loadl_epi64((const __m128i_u *)(const void *)(r + 6 * (t + 4) + 4)));
         pair[t] = _mm256_insertf128_ps(_mm256_castps128_ps256(h0), h1, 1);
     }
     __m256 t0 = _mm256_unpacklo_ps(row[0], row[1]), t1 = _mm256_unpackhi_ps(row[0], row[1]);
