@@ -274,13 +274,11 @@ static const char *type_name(int components)
     return components == 16 ? "MAT4" : names[components];
 }
 
-/* An accessor of `count` elements of `components` components over a view
- * of its own; min and max written where given. */
-static int add_accessor(writer *w, const void *data, int count, int components, int component_type,
-                        size_t component_bytes, bool normalized, int target, const float *min, const float *max)
+/* The JSON of an accessor over `view`: its type, count and, where given,
+ * min and max; returns its index. */
+static int put_accessor(writer *w, int view, int count, int components, int component_type, bool normalized,
+                        const float *min, const float *max)
 {
-    int view = add_view(w, data, (size_t)count * (size_t)components * component_bytes, target,
-                        (size_t)components * component_bytes);
     buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
                w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
                type_name(components));
@@ -294,6 +292,16 @@ static int add_accessor(writer *w, const void *data, int count, int components, 
     return w->accessor_count++;
 }
 
+/* An accessor of `count` elements of `components` components over a view
+ * of its own; min and max written where given. */
+static int add_accessor(writer *w, const void *data, int count, int components, int component_type,
+                        size_t component_bytes, bool normalized, int target, const float *min, const float *max)
+{
+    int view = add_view(w, data, (size_t)count * (size_t)components * component_bytes, target,
+                        (size_t)components * component_bytes);
+    return put_accessor(w, view, count, components, component_type, normalized, min, max);
+}
+
 /* An accessor over a view of `stride` bytes a vertex: for elements of
  * fewer bytes than a multiple of 4 (3 bytes, 3 shorts), which vertex
  * attributes must pad. */
@@ -303,17 +311,7 @@ static int add_strided_accessor(writer *w, const void *data, int count, int comp
     w->stride = stride;
     int view = add_view(w, data, (size_t)count * (size_t)stride, GL_ARRAY_BUFFER, (size_t)stride);
     w->stride = 0;
-    buf_printf(w, &w->accessors, "%s{\"bufferView\":%d,\"componentType\":%d,%s\"count\":%d,\"type\":\"%s\"",
-               w->accessor_count ? "," : "", view, component_type, normalized ? "\"normalized\":true," : "", count,
-               type_name(components));
-    if (min && max) {
-        buf_text(w, &w->accessors, ",\"min\":");
-        put_floats(w, &w->accessors, min, components);
-        buf_text(w, &w->accessors, ",\"max\":");
-        put_floats(w, &w->accessors, max, components);
-    }
-    buf_text(w, &w->accessors, "}");
-    return w->accessor_count++;
+    return put_accessor(w, view, count, components, component_type, normalized, min, max);
 }
 
 /* A float accessor, with its bounds when `bounds` is set (POSITION and

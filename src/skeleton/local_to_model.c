@@ -86,6 +86,18 @@ static void local_to_model_neon(const int16_t *parents, const sinew_transform *l
 }
 #endif
 
+/* Joint model matrix: parent * m, or m for a root without `root`; the
+ * affine product where every matrix has (0, 0, 0, 1) for its last row. */
+static inline void joint_model(const sinew_mat4 *parent, const sinew_mat4 *m, bool affine, sinew_mat4 *out)
+{
+    if (!parent)
+        *out = *m;
+    else if (affine)
+        sinew__mat4_mul_affine(out, parent, m);
+    else
+        sinew__mat4_mul(out, parent, m);
+}
+
 void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transform *local, const sinew_mat4 *root,
                                     sinew_mat4 *model, int count)
 {
@@ -108,13 +120,7 @@ void sinew__local_to_model_in_order(const sinew_skeleton *sk, const sinew_transf
         sinew_mat4 m;
         sinew__mat4_from_trs(&m, x->translation, x->rotation, x->scale);
         int p = sk->parents[j];
-        const sinew_mat4 *parent = p >= 0 ? &model[p] : root;
-        if (!parent)
-            model[j] = m;
-        else if (affine)
-            sinew__mat4_mul_affine(&model[j], parent, &m);
-        else
-            sinew__mat4_mul(&model[j], parent, &m);
+        joint_model(p >= 0 ? &model[p] : root, &m, affine, &model[j]);
     }
 }
 
@@ -194,13 +200,7 @@ sinew_result sinew_local_to_model_pose(const sinew_skeleton *sk, const float *po
             sinew__mat4_from_trs(&m, sinew__v3(f[0], f[1], f[2]), (sinew_quat){f[3], f[4], f[5], f[6]},
                                  sinew__v3(f[7], f[8], f[9]));
             int j = s->schedule[i], p = sk->parents[j];
-            const sinew_mat4 *parent = p >= 0 ? &model[p] : root;
-            if (!parent)
-                model[j] = m;
-            else if (affine)
-                sinew__mat4_mul_affine(&model[j], parent, &m);
-            else
-                sinew__mat4_mul(&model[j], parent, &m);
+            joint_model(p >= 0 ? &model[p] : root, &m, affine, &model[j]);
         }
     }
     sinew__ok(err);

@@ -21,11 +21,11 @@
  * affine root's zeros may be -0), so each column's fourth float sums zero
  * products onto +0 (columns 0 to 2: the chain starts from +0, and a -0
  * product plus +0 is +0) or onto the parent's 1 (column 3). The masks it
- * replaces took 6% of sinew_local_to_model. Two columns of one joint a
+ * replaces cost time on every joint. Two columns of one joint a
  * vector, rather than one column of each joint of a pair, load the
  * parent's columns as broadcasts (no insert) and store whole vectors (no
- * extract): 7% off sinew_local_to_model, 11% off
- * sinew_local_to_model_pose (pab's rig, Zen 3), the same bits. */
+ * extract), with the same bits: fewer shuffles, which bound this kernel
+ * (docs/BENCHMARKS.md). */
 #ifndef SINEW_POSE_BLOCK_AVX_H
 #define SINEW_POSE_BLOCK_AVX_H
 
