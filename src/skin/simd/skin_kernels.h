@@ -9,7 +9,9 @@
  * Per block of 8 vertices (see sinew__skin_blocks): the blended matrix M is
  * 12 vectors (its 3x4 part, one lane per vertex), each block joint adding
  * its palette matrix times its weight row; positions, normals and tangents
- * are read as x, y, z vectors, transformed, and written back. A block
+ * are read as x, y, z vectors, transformed, and written back. A job of
+ * positions alone skips M: each joint's matrix transforms the positions
+ * and the results are summed by weight (see skin_point). A block
  * partly outside the job's range, or a stream that is not tightly packed,
  * goes through a small buffer, so nothing outside the range is read or
  * written. Prepared inputs (sinew_skin_inputs) are already x, y, z vectors,
@@ -157,6 +159,30 @@ SIMD_INLINE v3x8 transform_point(const __m256 *a, v3x8 p)
     return r;
 }
 
+/* The skinned positions of a block without its blended matrix: the sum
+ * over the block's joints of weight row * (palette matrix p), 12 multiplies
+ * or FMAs a joint where blending first takes 12 and the transform 9 more
+ * (k: the block's group, see SINEW__UNIT_GROUP). */
+SIMD_INLINE v3x8 skin_point(int k, const uint16_t *joints, const float *weights, const sinew_mat4 *palette, v3x8 p)
+{
+    static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
+    __m256 a[12];
+    const float *q = palette[joints[0]].m;
+    for (int e = 0; e < 12; ++e) a[e] = _mm256_set1_ps(q[element[e]]);
+    v3x8 r = transform_point(a, p);
+    if (k == SINEW__UNIT_GROUP) return r;
+    __m256 w = _mm256_load_ps(weights);
+    r.x = _mm256_mul_ps(r.x, w), r.y = _mm256_mul_ps(r.y, w), r.z = _mm256_mul_ps(r.z, w);
+    for (int j = 1; j < k; ++j) {
+        q = palette[joints[j]].m;
+        for (int e = 0; e < 12; ++e) a[e] = _mm256_set1_ps(q[element[e]]);
+        v3x8 t = transform_point(a, p);
+        w = _mm256_load_ps(weights + j * SINEW__BLOCK);
+        r.x = _mm256_fmadd_ps(t.x, w, r.x), r.y = _mm256_fmadd_ps(t.y, w, r.y), r.z = _mm256_fmadd_ps(t.z, w, r.z);
+    }
+    return r;
+}
+
 /* a[0..8] (column-major 3x3) times v. */
 SIMD_INLINE v3x8 apply3(const __m256 *a, v3x8 v)
 {
@@ -292,6 +318,13 @@ SIMD_INLINE void lbs_block(const sinew_skin_job *job, const sinew__job_streams *
                            const float *weights)
 {
     int lo, hi, first = block_lanes(st, block, &lo, &hi);
+    if (st->positions && !st->normals && !job->tangents) { /* as lbs_whole's positions-only loop */
+        store_block(job->out_positions, st->out_position_stride, first, lo, hi,
+                    skin_point(k, joints, weights, job->palette,
+                               load_input(st->prepared_positions, slot, job->positions, st->position_stride, first,
+                                          lo, hi)));
+        return;
+    }
     __m256 m[12];
     blend(k, joints, weights, job->palette, m);
     if (st->positions)
@@ -328,6 +361,19 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *
                            bool renormalize, bool prepared, const uint32_t *block, size_t slot,
                            const uint16_t *joints, const float *weights, size_t count)
 {
+    if (!st->normals) { /* positions only (packed: no tangents) */
+        size_t n = (size_t)sinew__group_joints(k);
+        const float *pp = prepared ? st->prepared_positions + slot * SINEW__PREPARED_FLOATS : NULL;
+        for (size_t i = 0; i < count; ++i) {
+            size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
+            if (!prepared && i + 4 < count) prefetch_block(job->positions + (size_t)block[i + 4] * SINEW__BLOCK * 3);
+            store3_packed(job->out_positions + f,
+                          skin_point(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette,
+                                     prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
+                                              : load3_packed(job->positions + f)));
+        }
+        return;
+    }
     v3x8 pending = {0};
     float *pending_out = NULL;
     size_t n = (size_t)sinew__group_joints(k);
