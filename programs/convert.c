@@ -30,6 +30,9 @@ typedef struct convert_settings {
     bool quantize;         /* --quantize: OUT.glb or OUT.gltf with KHR_mesh_quantization */
     bool meshopt;          /* --meshopt: OUT.glb or OUT.gltf with EXT_meshopt_compression */
     bool weights_set;      /* --weights was given */
+    float resample_hz;     /* --resample: every clip sampled at this rate into OUT.glb or OUT.gltf; 0: as loaded */
+    bool keep_units;       /* --keep-units: OUT.glb or OUT.gltf in the input's units, not scaled to meters */
+    int influences;        /* --influences: the most a vertex keeps in OUT.glb or OUT.gltf; 0: every one */
 } convert_settings;
 
 /* The name convert gives the built-in character (converted without FILE). */
@@ -43,6 +46,7 @@ typedef struct job {
     int status;            /* EXIT_OK or EXIT_FAILED */
     char why[512];         /* what failed */
     long long in_bytes, out_bytes; /* the sizes of the file named and of the archive written */
+    char notes[4096];      /* what glTF output changed (units, resampling, influences), one line each */
 } job;
 
 typedef struct batch {
@@ -59,7 +63,10 @@ typedef struct batch {
 static const sinew_clip_tolerance optimize_tolerance = {1e-5f, 2e-5f, 1e-6f};
 
 /* Meters a unit of the file at `path`, by its kind: glTF's meter; FBX's
- * centimeter, which the importer keeps; 1 for the rest. */
+ * centimeter, which the importer keeps (the unit FBX exporters write by
+ * default; Assimp does not say what a file declares); Collada's, which
+ * Assimp converts to meters; 1 for the rest (BVH and archives: as they
+ * hold it). */
 static float file_unit(const char *path)
 {
     const char *dot = strrchr(path, '.');
@@ -178,15 +185,73 @@ static bool is_gltf(const char *path)
     return dot && dot != name && (strcasecmp(dot, ".glb") == 0 || strcasecmp(dot, ".gltf") == 0);
 }
 
-/* The asset to `path`: glTF (sinew_write_gltf, docs/GLTF_OUT.md) or an
- * archive; `base`'s logger hears what glTF leaves out. */
-static sinew_result save_out(const convert_settings *s, const sinew_asset *out, const char *path,
+/* What a unit of `meters` is called: "centimetres" for 0.01. */
+static const char *unit_name(float meters, char *text, size_t size)
+{
+    static const struct { float meters; const char *name; } known[] = {
+        {1.0f, "metres"}, {0.01f, "centimetres"}, {0.001f, "millimetres"}, {0.0254f, "inches"}, {0.3048f, "feet"}};
+    for (size_t i = 0; i < sizeof known / sizeof *known; ++i)
+        if (meters == known[i].meters) return known[i].name;
+    snprintf(text, size, "units of %g m", (double)meters);
+    return text;
+}
+
+/* Appends a line to the job's notes. */
+static void note(job *j, const char *format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void note(job *j, const char *format, ...)
+{
+    size_t at = strlen(j->notes);
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(j->notes + at, sizeof j->notes - at, format, ap);
+    va_end(ap);
+}
+
+/* The asset to the job's output: glTF (sinew_write_gltf, docs/GLTF_OUT.md),
+ * scaled to meters unless --keep-units, its notes saying what was done;
+ * or an archive. `base`'s logger hears what glTF leaves out. */
+static sinew_result save_out(const convert_settings *s, job *j, const sinew_asset *out,
                              const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
 {
-    if (!is_gltf(path)) return sinew_archive_save(out, path, o, err);
+    if (!is_gltf(j->out)) return sinew_archive_save(out, j->out, o, err);
+    float unit = s->unit > 0.0f ? s->unit : file_unit(j->in), scale = s->keep_units ? 1.0f : unit;
+    float *clip_errors = calloc((size_t)out->clip_count + 1, sizeof *clip_errors);
+    if (!clip_errors) {
+        err->result = SINEW_ERROR_OUT_OF_MEMORY;
+        snprintf(err->description, sizeof err->description, "out of memory");
+        return err->result;
+    }
+    /* the virtual vertices of the error measure lie 3 cm from each joint */
     sinew_gltf_write_options g = {.base = *base, .weights = s->weights, .quantize = s->quantize,
-                                  .meshopt = s->meshopt};
-    return sinew_write_gltf(out, path, &g, NULL, err);
+                                  .meshopt = s->meshopt, .resample_rate = s->resample_hz,
+                                  .shell_distance = 0.03f / unit, .clip_errors = clip_errors, .scale = scale,
+                                  .max_influences = s->influences};
+    sinew_gltf_write_report report;
+    sinew_result r = sinew_write_gltf(out, j->out, &g, &report, err);
+    if (r == SINEW_OK && s->resample_hz > 0.0f)
+        note(j, "clips resampled at %g a second into LINEAR tracks\n", (double)s->resample_hz);
+    if (r == SINEW_OK) {
+        char text[64];
+        const char *name = unit_name(unit, text, sizeof text), *written = s->keep_units ? name : "metres";
+        if (scale != 1.0f)
+            note(j, "scaled by %g: %s to metres (--keep-units leaves them)\n", (double)scale, name);
+        else if (unit != 1.0f)
+            note(j, "left in %s (--keep-units); glTF readers take metres\n", name);
+        for (int c = 0; c < out->clip_count; ++c)
+            if (clip_errors[c] >= 0.0f)
+                note(j, "clip \"%s\" %s: within %.3g %s of its poses (measured 3 cm from each joint)\n",
+                     out->clips[c]->name, s->resample_hz > 0.0f ? "resampled" : "sampled from its packed or compressed form",
+                     (double)clip_errors[c], written);
+        if (s->influences > 0)
+            note(j, "at most %d influences a vertex: %d vertices lost weights, the largest %.3g (the rest "
+                 "renormalized)\n", s->influences, report.limited_vertices, (double)report.dropped_weight);
+    }
+    free(clip_errors);
+    return r;
 }
 
 static void convert_one(void *user, int index)
@@ -340,7 +405,7 @@ static void convert_one(void *user, int index)
         for (int c = 0; c < count; ++c) any = any || timelines[c];
         out.timelines = any ? timelines : NULL;
         sinew_archive_write_options o = {.clips_only = s->clips_only, .skin_blocks = s->prepare};
-        if (save_out(s, &out, j->out, &o, &load.base, &err) != SINEW_OK) fail(j, "%s", err.description);
+        if (save_out(s, j, &out, &o, &load.base, &err) != SINEW_OK) fail(j, "%s", err.description);
         j->in_bytes = j->builtin ? -1 : file_bytes(j->in), j->out_bytes = file_bytes(j->out);
     }
 free_anims:
@@ -352,6 +417,13 @@ done:
     sinew_asset_free(a);
     int finished = atomic_fetch_add(&b->done, 1) + 1;
     flockfile(stderr);
+    if (j->status == EXIT_OK && j->notes[0]) {
+        cli_progress_clear(&b->progress);
+        for (char *line = j->notes, *end; *line; line = end + 1) {
+            end = strchr(line, '\n');
+            fprintf(stderr, "sinew: convert: %s: %.*s\n", j->in, (int)(end - line), line);
+        }
+    }
     if (cli_verbose && j->status == EXIT_OK) {
         char sizes[100];
         put_sizes(sizes, sizeof sizes, j->in_bytes, j->out_bytes);
@@ -382,9 +454,14 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
     struct stat st;
     s->out_dir = (length && s->out[length - 1] == '/') || (stat(s->out, &st) == 0 && S_ISDIR(st.st_mode));
     /* what only glTF output takes: refused rather than dropped unsaid */
-    if ((s->out_dir || !is_gltf(s->out)) && (s->quantize || s->weights_set || s->meshopt)) {
+    if ((s->out_dir || !is_gltf(s->out)) && (s->quantize || s->weights_set || s->meshopt || s->influences)) {
         cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store meshes as loaded", s->out,
-                  s->quantize ? "--quantize" : s->meshopt ? "--meshopt" : "--weights");
+                  s->quantize ? "--quantize" : s->meshopt ? "--meshopt" : s->influences ? "--influences" : "--weights");
+        return false;
+    }
+    if ((s->out_dir || !is_gltf(s->out)) && (s->resample_hz > 0.0f || s->keep_units)) {
+        cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store clips and lengths as "
+                  "loaded", s->out, s->keep_units ? "--keep-units" : "--resample");
         return false;
     }
     if (s->out_dir) return true;
@@ -500,6 +577,14 @@ int cli_convert(int argc, char **argv)
                 s.weights = SINEW_GLTF_WEIGHTS_UNORM16;
             else
                 cli_bad_value(&p, "--weights", v, "is not a weight type: float, unorm8 or unorm16");
+        } else if ((v = cli_value(&p, "--resample"))) {
+            if (!cli_parse_float(v, &s.resample_hz) || !(s.resample_hz > 0.0f && s.resample_hz <= 1e6f))
+                cli_bad_value(&p, "--resample", v, "is not a rate in samples a second above 0 (at most 1e6)");
+        } else if ((v = cli_value(&p, "--influences"))) {
+            if (!cli_parse_int(v, 1, 8, &s.influences))
+                cli_bad_value(&p, "--influences", v, "is not an influence count from 1 to 8");
+        } else if (cli_flag(&p, "--keep-units")) {
+            s.keep_units = true;
         } else if ((v = cli_value(&p, "--unit"))) {
             if (!cli_parse_float(v, &s.unit) || !(s.unit > 0.0f))
                 cli_bad_value(&p, "--unit", v, "is not a length in meters above 0");

@@ -298,7 +298,40 @@ static void clip_times(const sinew_clip *clip, char *text, size_t size)
         for (int q = 1; q < 4; ++q) at += snprintf(text + at, size - (size_t)at, ",%.9g", clip->duration * q / 4.0);
 }
 
-/* One asset: converted both ways, each baked against the source. */
+/* The factor convert scales a source by to reach meters: FBX files are in
+ * centimeters (docs/GLTF_OUT.md "Axes and units"), the rest in meters. */
+static double unit_factor(const char *path)
+{
+    size_t n = path ? strlen(path) : 0;
+    return n > 4 && strcasecmp(path + n - 4, ".fbx") == 0 ? 0.01 : 1.0;
+}
+
+/* A baked frame scaled by `f` about the origin: node translations and
+ * mesh positions (rotations stay), as the writer scales the asset. */
+static void scale_frame(cJSON *frame, double f)
+{
+    if (f == 1.0) return;
+    cJSON *n, *m, *v;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItem(frame, "nodes"))
+    {
+        cJSON *w = cJSON_GetObjectItem(n, "world");
+        for (int c = 12; c < 15; ++c) {
+            cJSON *x = cJSON_GetArrayItem(w, c);
+            if (x) cJSON_SetNumberValue(x, x->valuedouble * f);
+        }
+    }
+    cJSON_ArrayForEach(m, cJSON_GetObjectItem(frame, "meshes"))
+        cJSON_ArrayForEach(v, cJSON_GetObjectItem(m, "positions")) cJSON_SetNumberValue(v, v->valuedouble * f);
+}
+
+static void scale_frames(cJSON *doc, double f)
+{
+    cJSON *x;
+    cJSON_ArrayForEach(x, cJSON_GetObjectItem(doc, "frames")) scale_frame(x, f);
+}
+
+/* One asset: converted both ways, each baked against the source (scaled
+ * to meters, as convert writes it). */
 static void round_trip(const char *path, const char *rel)
 {
     sinew_asset *a = NULL;
@@ -326,6 +359,8 @@ static void round_trip(const char *path, const char *rel)
         for (int c = 0; c < 3; ++c) side = fmax(side, hi[c] - lo[c]);
         step = fmax(step, side / 65535.0);
     }
+    double factor = unit_factor(path);
+    step *= factor;
     for (int k = 0; k < 3; ++k) {
         char out[1024], json_src[1024], json_out[1024];
         snprintf(out, sizeof out, "%s/%s.%s", work, base, kinds[k]);
@@ -353,6 +388,7 @@ static void round_trip(const char *path, const char *rel)
                 cJSON *dst = bake(out, clip, times, springs, json_out);
                 CHECK(src && dst, "%s: clip %s: bake gave no JSON", rel, clip);
                 if (src && dst) {
+                    scale_frames(src, factor);
                     const cJSON *fs = cJSON_GetObjectItem(src, "frames"), *fo = cJSON_GetObjectItem(dst, "frames");
                     if (size == 0.0 && fs && fs->child) size = model_size(fs->child);
                     const cJSON *x = fs ? fs->child : NULL, *y = fo ? fo->child : NULL;
@@ -391,6 +427,104 @@ static void round_trip(const char *path, const char *rel)
     sinew_asset_free(a);
 }
 
+/* ---- resampled clips ---------------------------------------------------- */
+
+/* `convert --resample HZ`: each clip's error bound as convert reports it
+ * ("clip "NAME" resampled: within X metres"), then `sinew bake` of the
+ * written file against the source (scaled to meters) at 41 times evenly
+ * spread and the times round_trip uses: every joint's origin within the
+ * bound of its clip (plus 1e-6 of the model's size for the float sums),
+ * which the measure takes at the joint and 3 cm along its axes. Tracks
+ * that stay still are one key read back. */
+static void resample_trip(const char *path, const char *rel, float hz)
+{
+    sinew_asset *a = NULL;
+    sinew_error err = {0};
+    a = path ? test_load_shared(path) : sinew_demo_create(NULL, &err);
+    if (!a) return;
+    char base[512], out[1024], json_src[1024], json_out[1024];
+    snprintf(base, sizeof base, "%s", rel);
+    for (char *c = base; *c; ++c)
+        if (*c == '/' || *c == ' ') *c = '_';
+    snprintf(out, sizeof out, "%s/%s.resampled.glb", work, base);
+    snprintf(json_src, sizeof json_src, "%s/bake_src.json", work);
+    snprintf(json_out, sizeof json_out, "%s/bake_out.json", work);
+    cli_result r = run("convert %s%s%s -o '%s' --resample %g", path ? "'" : "", path ? path : "", path ? "'" : "",
+                       out, (double)hz);
+    CHECK(r.status == 0, "convert %s -o %s --resample %g: %d: %s", rel, out, (double)hz, r.status, r.err);
+    double factor = unit_factor(path);
+    for (int c = 0; r.status == 0 && c < a->clip_count; ++c) {
+        const sinew_clip *clip = a->clips[c];
+        char key[300];
+        snprintf(key, sizeof key, "clip \"%s\" resampled: within ", clip->name);
+        const char *at = strstr(r.err, key);
+        CHECK(at != NULL, "%s: convert does not report clip \"%s\"'s bound: %s", rel, clip->name, r.err);
+        if (!at) continue;
+        double bound = strtod(at + strlen(key), NULL);
+        char clip_arg[32], times[4096];
+        snprintf(clip_arg, sizeof clip_arg, "%d", c);
+        clip_times(clip, times, sizeof times);
+        size_t used = strlen(times);
+        for (int i = 1; i < 40; ++i)
+            used += (size_t)snprintf(times + used, sizeof times - used, ",%.9g", clip->duration * i / 40.0);
+        cJSON *src = bake(path, clip_arg, times, false, json_src), *dst = bake(out, clip_arg, times, false, json_out);
+        CHECK(src && dst, "%s: clip %d: bake gave no JSON", rel, c);
+        double most = 0.0, size = 0.0, worst_time = 0.0;
+        int frames = 0;
+        if (src && dst) {
+            scale_frames(src, factor);
+            const cJSON *x = cJSON_GetObjectItem(src, "frames")->child, *y = cJSON_GetObjectItem(dst, "frames")->child;
+            if (x) size = model_size(x);
+            for (; x && y; x = x->next, y = y->next, ++frames) {
+                const cJSON *on = cJSON_GetObjectItem(y, "nodes"), *n;
+                cJSON_ArrayForEach(n, cJSON_GetObjectItem(x, "nodes"))
+                {
+                    int index = cJSON_GetObjectItem(n, "index")->valueint;
+                    int joint = a->node_joints ? (index < a->node_count ? a->node_joints[index] : -1) : index;
+                    const cJSON *match = NULL, *o;
+                    cJSON_ArrayForEach(o, on) if (cJSON_GetObjectItem(o, "index")->valueint == joint) match = o;
+                    CHECK(match != NULL, "%s: node %d is not in the resampled file", rel, index);
+                    if (!match) continue;
+                    double d2 = 0.0;
+                    for (int k = 12; k < 15; ++k) {
+                        double dk = cJSON_GetArrayItem(cJSON_GetObjectItem(n, "world"), k)->valuedouble -
+                                    cJSON_GetArrayItem(cJSON_GetObjectItem(match, "world"), k)->valuedouble;
+                        d2 += dk * dk;
+                    }
+                    if (sqrt(d2) > most) most = sqrt(d2), worst_time = cJSON_GetObjectItem(x, "time")->valuedouble;
+                }
+            }
+        }
+        cJSON_Delete(src), cJSON_Delete(dst);
+        printf("%s --resample %g: clip \"%s\": %d frames, reported bound %.3g m, worst joint %.3g m at %.4g s (size "
+               "%.4g)\n", rel, (double)hz, clip->name, frames, bound, most, worst_time, size);
+        CHECK(frames > 40 && most <= bound + 1e-6 * size,
+              "%s: clip \"%s\" resampled at %g: a joint moved %g m at %g s, past the reported bound %g m", rel,
+              clip->name, (double)hz, most, worst_time, bound);
+    }
+    cli_result_free(&r);
+    /* still tracks are one key; every other is LINEAR at the rate */
+    sinew_asset *back = sinew_load_file(out, NULL, &err);
+    CHECK(back != NULL, "%s: %s", out, err.description);
+    int single = 0;
+    for (int c = 0; back && c < back->clip_count; ++c)
+        for (int t = 0; t < back->clips[c]->track_count; ++t) {
+            const sinew_track *tr = &back->clips[c]->tracks[t];
+            if (tr->target == SINEW_TARGET_WEIGHTS) continue;
+            int comps = sinew_track_components(tr);
+            bool still = true;
+            for (int k = 1; k < tr->key_count; ++k)
+                still = still && memcmp(tr->values, tr->values + k * comps, sizeof(float) * (size_t)comps) == 0;
+            single += tr->key_count == 1;
+            CHECK(tr->interpolation == SINEW_INTERP_LINEAR && (!still || tr->key_count == 1),
+                  "%s: clip %d track %d: %d keys, interpolation %d, still %d", rel, c, t, tr->key_count,
+                  (int)tr->interpolation, still);
+        }
+    if (back) printf("%s --resample %g: %d still tracks written as one key\n", rel, (double)hz, single);
+    sinew_asset_free(back);
+    sinew_asset_free(a);
+}
+
 /* ---- through the library ------------------------------------------------ */
 
 static sinew_asset *write_and_load(const sinew_asset *a, const char *name, const sinew_gltf_write_options *o,
@@ -405,6 +539,70 @@ static sinew_asset *write_and_load(const sinew_asset *a, const char *name, const
     sinew_asset *back = sinew_load_file(path, NULL, &err);
     CHECK(back != NULL, "%s: %s", name, err.description);
     return back;
+}
+
+/* options->max_influences 4 on a file of up to 8: each vertex keeps its 4
+ * largest weights, divided by their sum (within the validator's 2e-7 a
+ * weight of 1), and the report counts the vertices and the largest weight
+ * dropped. */
+static void influence_limit(const char *path)
+{
+    sinew_asset *a = test_load_shared(path);
+    if (!a) return;
+    sinew_gltf_write_options o = {.max_influences = 4};
+    sinew_gltf_write_report rep = {0};
+    sinew_asset *back = write_and_load(a, "influences 4.glb", &o, &rep);
+    int limited = 0, off = 0;
+    float dropped = 0.0f;
+    double most = 0.0;
+    for (int m = 0; back && m < a->mesh_count && m < back->mesh_count; ++m) {
+        const sinew_skin *x = a->meshes[m].skin, *y = back->meshes[m].skin;
+        if (!x) continue;
+        CHECK(y && y->influence_count <= 4, "mesh %d: %d influences written", m, y ? y->influence_count : -1);
+        if (!y) continue;
+        for (int v = 0; v < x->vertex_count; ++v) {
+            int jx[SINEW_MAX_INFLUENCES], jy[SINEW_MAX_INFLUENCES];
+            float wx[SINEW_MAX_INFLUENCES], wy[SINEW_MAX_INFLUENCES];
+            sinew_skin_vertex(x, v, jx, wx);
+            sinew_skin_vertex(y, v, jy, wy);
+            /* the source's weights, largest first */
+            int k = 0;
+            float sorted[SINEW_MAX_INFLUENCES];
+            for (int i = 0; i < x->influence_count; ++i)
+                if (wx[i] > 0.0f) sorted[k++] = wx[i];
+            for (int i = 0; i < k; ++i)
+                for (int j = i + 1; j < k; ++j)
+                    if (sorted[j] > sorted[i]) {
+                        float t = sorted[i];
+                        sorted[i] = sorted[j], sorted[j] = t;
+                    }
+            float kept = 0.0f;
+            for (int i = 0; i < k && i < 4; ++i) kept += sorted[i];
+            if (k > 4) limited++, dropped = fmaxf(dropped, sorted[4]);
+            double sum = 0.0;
+            for (int i = 0; i < y->influence_count; ++i) {
+                sum += wy[i];
+                if (!(wy[i] > 0.0f)) continue;
+                /* each kept weight is the source's over the kept sum */
+                double found = -1.0;
+                for (int s = 0; s < x->influence_count; ++s)
+                    if (x->joints[jx[s]] == y->joints[jy[i]] && wx[s] > 0.0f) found = wx[s] / kept;
+                off += found < 0.0;
+                if (found >= 0.0) most = fmax(most, fabs(found - wy[i]));
+            }
+            CHECK(fabs(sum - 1.0) <= 8e-7, "mesh %d vertex %d: weights sum to %.9g written", m, v, sum);
+        }
+    }
+    printf("%s --influences 4: %d vertices limited (report %d), the largest weight dropped %g (report %g), kept "
+           "weights within %.2g of the source's renormalized\n", path, limited, rep.limited_vertices, (double)dropped,
+           (double)rep.dropped_weight, most);
+    CHECK(back && limited > 0 && rep.limited_vertices == limited && rep.dropped_weight == dropped && off == 0 &&
+              most <= 1e-6,
+          "%s: %d vertices past 4 influences, reported %d; dropped %g, reported %g; %d weights of joints the source "
+          "does not name; kept weights off by %g",
+          path, limited, rep.limited_vertices, (double)dropped, (double)rep.dropped_weight, off, most);
+    sinew_asset_free(back);
+    sinew_asset_free(a);
 }
 
 static void library_checks(void)
@@ -539,8 +737,54 @@ static void library_checks(void)
         sinew_asset_free(back);
     }
 
+    /* options->scale: lengths times it as written, rotations and weights
+     * as they were; the loader reads the floats written back exactly */
+    {
+        sinew_gltf_write_options o = {.scale = 0.01f};
+        sinew_asset *back = write_and_load(demo, "scaled 0.01.glb", &o, NULL);
+        if (back) {
+            int off = 0;
+            for (int j = 0; j < n; ++j) {
+                const sinew_transform *x = &sk->rest_pose[j], *y = &back->skeleton->rest_pose[j];
+                off += y->translation.x != x->translation.x * 0.01f || y->translation.y != x->translation.y * 0.01f ||
+                       y->translation.z != x->translation.z * 0.01f ||
+                       y->rotation.x != x->rotation.x || y->rotation.y != x->rotation.y ||
+                       y->rotation.z != x->rotation.z || y->rotation.w != x->rotation.w;
+            }
+            CHECK(off == 0, "scale 0.01: %d joints' rest poses are not the source's scaled", off);
+            double most = 0.0;
+            off = 0;
+            for (int m = 0; m < demo->mesh_count && m < back->mesh_count; ++m) {
+                const sinew_mesh *x = &demo->meshes[m], *y = &back->meshes[m];
+                for (int v = 0; v < x->vertex_count * 3; ++v)
+                    off += y->positions[v] != x->positions[v] * 0.01f;
+                for (int j = 0; x->skin && y->skin && j < x->skin->joint_count; ++j)
+                    for (int c = 12; c < 15; ++c)
+                        most = fmax(most, fabs(y->skin->inverse_bind[j].m[c] - x->skin->inverse_bind[j].m[c] * 0.01));
+            }
+            CHECK(off == 0 && most <= 1e-7, "scale 0.01: %d positions differ, inverse binds' translations by %g", off,
+                  most);
+            const sinew_springs_desc *xs = demo->springs, *ys = back->springs;
+            CHECK(!xs || (ys && ys->collider_count == xs->collider_count), "scale 0.01: the springs' colliders");
+            for (int i = 0; xs && ys && i < xs->collider_count; ++i)
+                CHECK(ys->colliders[i].radius == xs->colliders[i].radius * 0.01f &&
+                          ys->colliders[i].offset.y == xs->colliders[i].offset.y * 0.01f,
+                      "scale 0.01: collider %d: radius %g of %g", i, (double)ys->colliders[i].radius,
+                      (double)xs->colliders[i].radius);
+            sinew_asset_free(back);
+        }
+    }
+
     /* refusals */
     char path[1024];
+    sinew_gltf_write_options bad[] = {{.scale = -1.0f}, {.max_influences = 9}, {.resample_rate = -30.0f},
+                                      {.shell_distance = NAN}};
+    snprintf(path, sizeof path, "%s/bad options.glb", work);
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i)
+        CHECK(sinew_write_gltf(demo, path, &bad[i], NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
+                  strstr(err.description, "options->"),
+              "bad options %zu: %s", i, err.description);
+    remove(path);
     snprintf(path, sizeof path, "%s/out.obj", work);
     CHECK(sinew_write_gltf(demo, path, NULL, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
               strstr(err.description, "neither in .glb nor in .gltf"),
@@ -572,8 +816,14 @@ int main(int argc, char **argv)
     sinew_bin = argv[1], work = argv[2];
     mkdir(work, 0777);
     library_checks();
+    influence_limit(SINEW_ASSETS "/fbx/pab/arnaud.fbx");
     /* convert: glTF's options with an archive are refused, --clips-only with glTF too */
     static const char *const refused[][2] = {
+        {"-o x.sinew --resample 30", "--resample is for glTF output"},
+        {"-o x.sinew --keep-units", "--keep-units is for glTF output"},
+        {"-o dir/ --influences 4", "--influences is for glTF output"},
+        {"-o x.glb --resample 0", "--resample: \"0\" is not a rate"},
+        {"-o x.glb --influences 9", "--influences: \"9\" is not an influence count from 1 to 8"},
         {"-o x.sinew --quantize", "--quantize is for glTF output"},
         {"-o dir/ --weights unorm8", "--weights is for glTF output"},
         {"-o x.glb --clips-only", "glTF has no place for what --clips-only asks"},
@@ -585,6 +835,12 @@ int main(int argc, char **argv)
         cli_result_free(&r);
     }
     round_trip(NULL, "builtin");
+    /* resampled: the built-in character (LINEAR at its own keys), a
+     * spline-animated glTF file, an FBX file in centimeters */
+    resample_trip(NULL, "builtin", 15.0f);
+    resample_trip(SINEW_ASSETS "/gltf/interpolation_test.gltf", "gltf/interpolation_test.gltf", 30.0f);
+    resample_trip(SINEW_ASSETS "/gltf/cesium_man.gltf", "gltf/cesium_man.gltf", 10.0f);
+    resample_trip(SINEW_ASSETS "/fbx/pab/run.fbx", "fbx/pab/run.fbx", 10.0f);
     /* the generated files, in a folder of their own (the validator reads
      * only what was written) */
     char features_dir[1024];

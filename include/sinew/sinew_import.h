@@ -209,9 +209,10 @@ typedef enum sinew_gltf_weights {
     SINEW_GLTF_WEIGHTS_UNORM16 = 2  /* normalized unsigned shorts, summing to 65535 exactly */
 } sinew_gltf_weights;
 
-/* Options of sinew_write_gltf(); zero-initialised means float weights and
- * packed or compressed clips sampled at their compression's rate, else 30
- * a second. */
+/* Options of sinew_write_gltf(); zero-initialised means float weights,
+ * clips as loaded (packed or compressed ones sampled at their
+ * compression's rate, else 30 a second), lengths as the asset holds them
+ * and every influence. */
 typedef struct sinew_gltf_write_options {
     sinew_options base;          /* allocator, and the logger that hears what was left out */
     sinew_gltf_weights weights;
@@ -233,6 +234,37 @@ typedef struct sinew_gltf_write_options {
      * extension's fallback. Fails with SINEW_ERROR_UNSUPPORTED in a sinew
      * built without libmeshoptimizer-dev. */
     bool meshopt;
+    /* Above 0: every clip, exact ones too, is sampled this many times a
+     * second (and at its duration) into LINEAR tracks, rotations as
+     * sinew_clip_sample() gives them (in place of sample_rate for packed
+     * and compressed clips); a translation, rotation or scale that stays
+     * at the rest pose gets no track, one that stays still one key.
+     * Weights tracks keep their keys. Each resampled clip is measured
+     * against the clip it was sampled from by sinew_clip_measure_error()
+     * (at its key times and at least 60 times a second, on virtual
+     * vertices shell_distance from each joint): report->resample_error,
+     * clip_errors. 0: clips with their keys and interpolation as loaded. */
+    float resample_rate;
+    /* Of the virtual vertices the resampling error is measured on, in the
+     * asset's units (0: 3 cm, taking the written units as meters: 0.03 /
+     * scale). */
+    float shell_distance;
+    /* Optional, asset->clip_count floats: receives each clip's measured
+     * resampling error in the written units (packed and compressed clips
+     * are resampled too), -1 for a clip written with its own keys. */
+    float *clip_errors;
+    /* Every length is multiplied by this as it is written (0: 1): joints'
+     * rest translations, translation keys (a spline's tangents too), mesh
+     * positions, morph position deltas, inverse binds' translations,
+     * spring colliders' offsets, tails and radii, spring joints' hit
+     * radii, stiffness and gravity (lengths a second): the asset scaled
+     * about its origin, so that a file in centimeters comes out in
+     * meters (0.01), as glTF asks. Rotations, scales and weights stay. */
+    float scale;
+    /* 1 to 8: each vertex keeps its this many largest weights (three.js
+     * skins with 4), renormalized to sum to 1 (report->limited_vertices,
+     * dropped_weight); 0: every influence, up to 8. */
+    int max_influences;
 } sinew_gltf_write_options;
 
 /* What sinew_write_gltf() wrote. */
@@ -250,6 +282,11 @@ typedef struct sinew_gltf_write_report {
                                       divided by it */
     int meshopt_views;             /* bufferViews written with EXT_meshopt_compression */
     size_t meshopt_bytes;          /* the bytes they hold uncompressed (the fallback buffer's length) */
+    float resample_error;          /* the largest error of a resampled clip (options->resample_rate, and
+                                      packed or compressed clips) in the written units, as measured by
+                                      sinew_clip_measure_error() */
+    int limited_vertices;          /* vertices that lost weights to options->max_influences */
+    float dropped_weight;          /* the largest weight one of them lost */
 } sinew_gltf_write_report;
 
 /* Writes `asset` (loaded from any format, an archive, or the built-in
@@ -278,14 +315,16 @@ typedef struct sinew_gltf_write_report {
  *   sample_rate); additive clips are refused;
  * - asset->springs as VRMC_springBone 1.0, asset->timelines as each
  *   animation's extras.sinew (docs/ANIMATION.md).
- * Positions are written in the asset's own frame and units: an asset
- * records neither its up axis nor its unit, so none is converted.
+ * Positions are written in the asset's own frame, its lengths multiplied
+ * by options->scale (an asset records neither its up axis nor its unit:
+ * the caller says how to reach meters).
  * The same asset gives the same bytes. Memory comes from
  * options->base.allocator; the file is written in place (a write that
  * fails may leave part of it). `report` (optional) says what was written
  * and repaired. Errors:
  * SINEW_ERROR_INVALID_ARGUMENT (NULL, an extension other than .glb or
- * .gltf, an option out of range), SINEW_ERROR_UNSUPPORTED (an additive
+ * .gltf, an option out of range), SINEW_ERROR_NOT_FINITE (a resampled
+ * clip whose poses no error measures), SINEW_ERROR_UNSUPPORTED (an additive
  * clip, a mesh of no vertices, a .glb past 4 GiB, options->meshopt in a
  * build without libmeshoptimizer-dev), SINEW_ERROR_IO,
  * SINEW_ERROR_OUT_OF_MEMORY. */

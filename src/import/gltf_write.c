@@ -48,8 +48,27 @@ typedef struct writer {
     int stride;            /* byteStride of the next view, 0 for none */
     bool meshopt;          /* EXT_meshopt_compression for vertex and index views */
     size_t fallback;       /* bytes of the fallback buffer (buffers[1]) so far */
+    float scale;           /* every length is multiplied by it as written (options->scale) */
     sinew_gltf_write_report report;
 } writer;
+
+/* `count` floats times the writer's scale, in memory the caller frees;
+ * NULL (the writer failed) when out of memory. */
+static float *scaled_copy(writer *w, const float *src, size_t count)
+{
+    float *f = sinew__alloc(&w->alloc, sizeof *f * count + 1);
+    if (!f) {
+        w->failed = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < count; ++i) f[i] = src[i] * w->scale;
+    return f;
+}
+
+static sinew_vec3 scaled(const writer *w, sinew_vec3 v)
+{
+    return (sinew_vec3){v.x * w->scale, v.y * w->scale, v.z * w->scale};
+}
 
 /* KHR_mesh_quantization: a mesh's positions as unsigned shorts on a grid
  * of `scale` from `offset`, the same for every axis so that normals keep
@@ -443,7 +462,8 @@ static bool normalize_weights(float *w, int slots)
 static void write_skin_attributes(writer *w, const sinew_mesh *mesh, const sinew_gltf_write_options *o, gw_buf *attr)
 {
     const sinew_skin *skin = mesh->skin;
-    int n = mesh->vertex_count, slots = skin->influence_count > 4 ? 8 : 4;
+    int limit = o && o->max_influences > 0 ? o->max_influences : 8;
+    int n = mesh->vertex_count, slots = skin->influence_count > 4 && limit > 4 ? 8 : 4;
     bool u8 = skin->joint_count <= 256;
     size_t jsize = u8 ? 1 : 2;
     sinew_gltf_weights wt = o ? o->weights : SINEW_GLTF_WEIGHTS_FLOAT;
@@ -473,6 +493,30 @@ static void write_skin_attributes(writer *w, const sinew_mesh *mesh, const sinew
             } else if (k < 8) {
                 oj[k] = ij[i], ow[k++] = iw[i];
             }
+        }
+        if (k > limit) {
+            /* the `limit` heaviest first (ties: the earlier slot), the rest
+             * dropped and the kept ones divided by their sum */
+            for (int i = 0; i < limit; ++i) {
+                int best = i;
+                for (int m = i + 1; m < k; ++m)
+                    if (ow[m] > ow[best]) best = m;
+                int tj = oj[i];
+                float tw = ow[i];
+                oj[i] = oj[best], ow[i] = ow[best], oj[best] = tj, ow[best] = tw;
+            }
+            float kept = 0.0f;
+            for (int i = 0; i < k; ++i) {
+                if (i < limit) {
+                    kept += ow[i];
+                } else {
+                    if (ow[i] > w->report.dropped_weight) w->report.dropped_weight = ow[i];
+                    oj[i] = 0, ow[i] = 0.0f;
+                }
+            }
+            for (int i = 0; i < limit && kept > 0.0f; ++i) ow[i] /= kept;
+            k = limit;
+            w->report.limited_vertices++;
         }
         unsigned q[8] = {0};
         if (wsize != 4 && k) quantize_weights(ow, k, wsize == 1 ? 255u : 65535u, q);
@@ -521,13 +565,13 @@ static void write_skin_attributes(writer *w, const sinew_mesh *mesh, const sinew
 
 /* The quantization grid of a mesh's positions: its box's corner and its
  * largest side over 65,535. */
-static quant mesh_quant(const sinew_mesh *mesh)
+static quant mesh_quant(const sinew_mesh *mesh, float scale)
 {
     quant q = {true, {INFINITY, INFINITY, INFINITY}, 1.0f};
     float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int v = 0; v < mesh->vertex_count; ++v)
         for (int c = 0; c < 3; ++c) {
-            float x = mesh->positions[v * 3 + c];
+            float x = mesh->positions[v * 3 + c] * scale;
             q.offset[c] = fminf(q.offset[c], x), hi[c] = fmaxf(hi[c], x);
         }
     float extent = fmaxf(hi[0] - q.offset[0], fmaxf(hi[1] - q.offset[1], hi[2] - q.offset[2]));
@@ -630,8 +674,11 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
     gw_buf attr = {0};
     float *copy;
     bool qz = q->on;
-    buf_printf(w, &attr, "\"POSITION\":%d", qz ? add_quantized_positions(w, mesh->positions, n, q, false)
-                                                : add_floats(w, mesh->positions, n, 3, GL_ARRAY_BUFFER, true));
+    float *pos = scaled_copy(w, mesh->positions, (size_t)n * 3);
+    if (!pos) return;
+    buf_printf(w, &attr, "\"POSITION\":%d", qz ? add_quantized_positions(w, pos, n, q, false)
+                                                : add_floats(w, pos, n, 3, GL_ARRAY_BUFFER, true));
+    sinew__free(&w->alloc, pos);
     if (mesh->normals) {
         const float *nv = unit_vectors(w, mesh->normals, n, 3, &copy);
         buf_printf(w, &attr, ",\"NORMAL\":%d", qz ? add_snorm8(w, nv, n, 3) : add_floats(w, nv, n, 3, GL_ARRAY_BUFFER, false));
@@ -688,9 +735,11 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
             buf_text(w, meshes, t ? ",{" : "{");
             const char *sep = "";
             if (morph->positions) {
-                const float *d = morph->positions + (size_t)t * stride;
-                buf_printf(w, meshes, "\"POSITION\":%d", qz ? add_quantized_positions(w, d, n, q, true)
-                                                           : add_floats(w, d, n, 3, GL_ARRAY_BUFFER, true));
+                float *d = scaled_copy(w, morph->positions + (size_t)t * stride, stride);
+                if (d)
+                    buf_printf(w, meshes, "\"POSITION\":%d", qz ? add_quantized_positions(w, d, n, q, true)
+                                                               : add_floats(w, d, n, 3, GL_ARRAY_BUFFER, true));
+                sinew__free(&w->alloc, d);
                 sep = ",";
             }
             if (morph->normals && mesh->normals) {
@@ -727,7 +776,11 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
         dq.m[0] = dq.m[5] = dq.m[10] = q->scale;
         dq.m[12] = q->offset[0], dq.m[13] = q->offset[1], dq.m[14] = q->offset[2];
         for (int j = 0; j < skin->joint_count; ++j) {
-            ibm[j] = qz ? sinew_mat4_mul(&skin->inverse_bind[j], &dq) : skin->inverse_bind[j];
+            /* the asset scaled by s about the origin: S * IBM * S^-1, the
+             * same linear part and s times the translation */
+            sinew_mat4 b = skin->inverse_bind[j];
+            b.m[12] *= w->scale, b.m[13] *= w->scale, b.m[14] *= w->scale;
+            ibm[j] = qz ? sinew_mat4_mul(&b, &dq) : b;
             ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f, ibm[j].m[15] = 1.0f;
         }
         int a = add_accessor(w, ibm, skin->joint_count, 16, GL_FLOAT, 4, false, 0, NULL, NULL);
@@ -778,9 +831,15 @@ static void write_track(writer *w, anim_state *s, const sinew_track *t, const in
     int comps = t->target == SINEW_TARGET_WEIGHTS ? t->width : t->target == SINEW_TARGET_ROTATION ? 4 : 3;
     int per_key = t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1;
     int input = input_accessor(w, s, t->times, t->key_count);
+    /* translations (and a spline's tangents, linear in them) scale */
+    float *moved = t->target == SINEW_TARGET_TRANSLATION && w->scale != 1.0f
+                       ? scaled_copy(w, t->values, (size_t)t->key_count * (size_t)per_key * 3)
+                       : NULL;
+    const float *values = moved ? moved : t->values;
     int output = t->target == SINEW_TARGET_WEIGHTS
-                     ? add_floats(w, t->values, t->key_count * per_key * comps, 1, 0, false)
-                     : add_floats(w, t->values, t->key_count * per_key, comps, 0, false);
+                     ? add_floats(w, values, t->key_count * per_key * comps, 1, 0, false)
+                     : add_floats(w, values, t->key_count * per_key, comps, 0, false);
+    sinew__free(&w->alloc, moved);
     buf_printf(w, &s->samplers, "%s{\"input\":%d,\"output\":%d,\"interpolation\":\"%s\"}",
                s->sampler_count ? "," : "", input, output, interp_names[t->interpolation]);
     for (int i = 0; i < node_count; ++i) {
@@ -794,9 +853,13 @@ static void write_track(writer *w, anim_state *s, const sinew_track *t, const in
 }
 
 /* A packed or compressed clip holds no translation, rotation or scale
- * tracks: it is sampled at `rate` (and at its duration) into LINEAR
- * tracks, one for each value of a joint that leaves its rest pose. */
-static sinew_result resample_clip(writer *w, const sinew_asset *a, const sinew_clip *clip, float rate, anim_state *s)
+ * tracks, and options->resample_rate asks every clip resampled: it is
+ * sampled at `rate` (and at its duration) into LINEAR tracks, one for each
+ * value of a joint that leaves its rest pose (one key where it stays
+ * still). The tracks made are measured against the clip by
+ * sinew_clip_measure_error(), in the written units, into `error`. */
+static sinew_result resample_clip(writer *w, const sinew_asset *a, const sinew_clip *clip, float rate,
+                                  float shell, anim_state *s, float *error)
 {
     const sinew_skeleton *sk = a->skeleton;
     int n = sk->joint_count;
@@ -810,9 +873,13 @@ static sinew_result resample_clip(writer *w, const sinew_asset *a, const sinew_c
     int count = (int)steps + 1;
     float *times = sinew__alloc(&w->alloc, sizeof *times * (size_t)count);
     sinew_transform *poses = sinew__alloc(&w->alloc, sizeof *poses * (size_t)count * (size_t)n);
-    float *values = sinew__alloc(&w->alloc, sizeof *values * 4 * (size_t)count);
-    if (!times || !poses || !values) {
+    /* every track's values (at most 3 a joint), kept until the clip made
+     * of them is measured */
+    float *values = sinew__alloc(&w->alloc, sizeof *values * 10 * (size_t)count * (size_t)n);
+    sinew_track *tracks = sinew__alloc(&w->alloc, sizeof *tracks * 3 * (size_t)n);
+    if (!times || !poses || !values || !tracks) {
         sinew__free(&w->alloc, times), sinew__free(&w->alloc, poses), sinew__free(&w->alloc, values);
+        sinew__free(&w->alloc, tracks);
         return sinew__fail(w->err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_write_gltf: clip \"%s\": out of memory",
                            clip->name);
     }
@@ -826,26 +893,51 @@ static sinew_result resample_clip(writer *w, const sinew_asset *a, const sinew_c
     sinew_result r = SINEW_OK;
     for (int i = 0; i < count && r == SINEW_OK; ++i)
         r = sinew_clip_sample(clip, sk, times[i], SINEW_SAMPLE_CLAMP, NULL, poses + (size_t)i * (size_t)n, n, w->err);
+    int made = 0;
+    float *next = values;
     for (int j = 0; j < n && r == SINEW_OK; ++j)
         for (int target = 0; target < 3; ++target) {
             int comps = target == 1 ? 4 : 3;
-            bool rest = true;
+            bool rest = true, still = true;
             for (int i = 0; i < count; ++i) {
                 const sinew_transform *p = &poses[(size_t)i * (size_t)n + (size_t)j];
                 const float *v = target == 0 ? &p->translation.x : target == 1 ? &p->rotation.x : &p->scale.x;
                 const sinew_transform *q = &sk->rest_pose[j];
                 const float *rv = target == 0 ? &q->translation.x : target == 1 ? &q->rotation.x : &q->scale.x;
-                memcpy(values + (size_t)i * (size_t)comps, v, sizeof(float) * (size_t)comps);
+                memcpy(next + (size_t)i * (size_t)comps, v, sizeof(float) * (size_t)comps);
                 rest = rest && memcmp(v, rv, sizeof(float) * (size_t)comps) == 0;
+                still = still && memcmp(v, next, sizeof(float) * (size_t)comps) == 0;
             }
             if (rest) continue;
-            sinew_track t = {j, (sinew_track_target)target, SINEW_INTERP_LINEAR, count, times, values, 0};
-            write_track(w, s, &t, &j, 1);
+            int keys = still ? 1 : count;
+            tracks[made] = (sinew_track){j, (sinew_track_target)target, SINEW_INTERP_LINEAR, keys, times, next, 0};
+            write_track(w, s, &tracks[made], &j, 1);
+            next += (size_t)keys * (size_t)comps;
+            made++;
         }
+    if (r == SINEW_OK && error) {
+        /* the tracks as a clip, measured against the one they were sampled from */
+        sinew_clip_desc desc = {.name = clip->name, .joint_count = n, .duration = clip->duration,
+                                .track_count = made, .tracks = tracks};
+        sinew_clip *back = sinew_clip_create(&desc, w->options, w->err);
+        if (!back) {
+            r = w->err ? w->err->result : SINEW_ERROR_OUT_OF_MEMORY;
+        } else {
+            sinew_clip_error_report e;
+            float measure_rate = fmaxf(60.0f, 2.0f * rate);
+            r = sinew_clip_measure_error(clip, back, sk, shell, measure_rate, &e, w->err);
+            if (r == SINEW_OK) {
+                *error = e.largest * w->scale;
+                if (*error > w->report.resample_error) w->report.resample_error = *error;
+            }
+            sinew_clip_free(back);
+        }
+    }
     /* the input accessors copy the times into the buffer: the pointer is
      * not kept past this clip's time list, which the next clip restarts */
     s->input_count = 0;
     sinew__free(&w->alloc, times), sinew__free(&w->alloc, poses), sinew__free(&w->alloc, values);
+    sinew__free(&w->alloc, tracks);
     w->report.resampled_clips++;
     return r;
 }
@@ -920,16 +1012,21 @@ static sinew_result write_animations(writer *w, const sinew_asset *a, const sine
             r = sinew__fail(w->err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_write_gltf: out of memory");
             break;
         }
-        if (clip->packed || clip->compressed) {
-            float rate = o && o->sample_rate > 0.0f ? o->sample_rate : 0.0f;
+        bool resample = clip->packed || clip->compressed || (o && o->resample_rate > 0.0f);
+        if (o && o->clip_errors) o->clip_errors[c] = -1.0f;
+        if (resample) {
+            float rate = o && o->resample_rate > 0.0f ? o->resample_rate : o && o->sample_rate > 0.0f ? o->sample_rate : 0.0f;
             sinew_compress_report cr;
             if (!(rate > 0.0f) && sinew_clip_compression(clip, &cr) && cr.sample_rate > 0.0f) rate = cr.sample_rate;
             if (!(rate > 0.0f)) rate = 30.0f;
-            if ((r = resample_clip(w, a, clip, rate, &s)) != SINEW_OK) break;
+            float shell = o && o->shell_distance > 0.0f ? o->shell_distance : 0.03f / w->scale, error = 0.0f;
+            if ((r = resample_clip(w, a, clip, rate, shell, &s, &error)) != SINEW_OK) break;
+            if (o && o->clip_errors) o->clip_errors[c] = error;
         }
-        /* packed and compressed clips keep their weights tracks as tracks */
+        /* resampled clips keep their weights tracks as tracks */
         for (int t = 0; t < clip->track_count; ++t) {
             const sinew_track *tr = &clip->tracks[t];
+            if (resample && tr->target != SINEW_TARGET_WEIGHTS) continue;
             if (tr->target == SINEW_TARGET_WEIGHTS) {
                 int count = 0;
                 for (int m = 0; m < a->mesh_count; ++m)
@@ -1007,12 +1104,12 @@ static void write_springs(writer *w, const sinew_asset *a, gw_buf *b)
         bool capsule = c->shape == SINEW_COLLIDER_CAPSULE;
         buf_printf(w, b, "%s{\"node\":%d,\"shape\":{\"%s\":{\"offset\":", i ? "," : "", c->joint,
                    capsule ? "capsule" : "sphere");
-        put_vec3(w, b, c->offset);
+        put_vec3(w, b, scaled(w, c->offset));
         buf_text(w, b, ",\"radius\":");
-        put_float(w, b, c->radius);
+        put_float(w, b, c->radius * w->scale);
         if (capsule) {
             buf_text(w, b, ",\"tail\":");
-            put_vec3(w, b, c->tail);
+            put_vec3(w, b, scaled(w, c->tail));
         }
         buf_text(w, b, "}}}");
     }
@@ -1032,11 +1129,12 @@ static void write_springs(writer *w, const sinew_asset *a, gw_buf *b)
         for (int j = 0; j < ch->joint_count; ++j) {
             const sinew_spring_joint *sj = &ch->joints[j];
             buf_printf(w, b, "%s{\"node\":%d,\"hitRadius\":", j ? "," : "", sj->joint);
-            put_float(w, b, sj->hit_radius);
+            put_float(w, b, sj->hit_radius * w->scale);
+            /* stiffness and gravity move a tail so many lengths a second */
             buf_text(w, b, ",\"stiffness\":");
-            put_float(w, b, sj->stiffness);
+            put_float(w, b, sj->stiffness * w->scale);
             buf_text(w, b, ",\"gravityPower\":");
-            put_float(w, b, sj->gravity_power);
+            put_float(w, b, sj->gravity_power * w->scale);
             buf_text(w, b, ",\"gravityDir\":");
             put_vec3(w, b, sj->gravity_dir);
             buf_text(w, b, ",\"dragForce\":");
@@ -1183,8 +1281,24 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         return sinew__fail(err, SINEW_ERROR_UNSUPPORTED, "sinew_write_gltf: options->meshopt: EXT_meshopt_compression "
                            "needs a sinew built with libmeshoptimizer-dev");
 #endif
+    if (options && !(options->resample_rate >= 0.0f && options->resample_rate <= 1e6f))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_write_gltf: options->resample_rate %g is not from 0 to 1e6",
+                           (double)options->resample_rate);
+    if (options && !(options->shell_distance >= 0.0f && isfinite(options->shell_distance)))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_write_gltf: options->shell_distance %g is not a distance of 0 or more",
+                           (double)options->shell_distance);
+    if (options && !(options->scale >= 0.0f && isfinite(options->scale)))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_write_gltf: options->scale %g is not a factor above 0 (0: 1)", (double)options->scale);
+    if (options && (options->max_influences < 0 || options->max_influences > 8))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_write_gltf: options->max_influences %d is not from 1 to 8 (0: every one)",
+                           options->max_influences);
     static const sinew_options none = {0};
-    writer w = {.options = options ? &options->base : &none, .err = err, .meshopt = options && options->meshopt};
+    writer w = {.options = options ? &options->base : &none, .err = err, .meshopt = options && options->meshopt,
+                .scale = options && options->scale > 0.0f ? options->scale : 1.0f};
     w.alloc = sinew__allocator(w.options);
     const sinew_skeleton *sk = asset->skeleton;
     int n = sk->joint_count, nodes_total = n + asset->mesh_count;
@@ -1204,7 +1318,7 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
             goto done;
         }
         mesh_node[m] = n + m;
-        quants[m] = options && options->quantize ? mesh_quant(mesh) : (quant){false, {0, 0, 0}, 1.0f};
+        quants[m] = options && options->quantize ? mesh_quant(mesh, w.scale) : (quant){false, {0, 0, 0}, 1.0f};
         w.report.quantized_meshes += quants[m].on;
     }
 
@@ -1254,7 +1368,9 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
             if (!asset->meshes[m].skin && asset->meshes[m].joint == j)
                 buf_printf(&w, &json, "%s%d", children++ ? "," : ",\"children\":[", mesh_node[m]);
         if (children) buf_text(&w, &json, "]");
-        put_transform(&w, &json, &sk->rest_pose[j]);
+        sinew_transform rest = sk->rest_pose[j];
+        rest.translation = scaled(&w, rest.translation);
+        put_transform(&w, &json, &rest);
         buf_text(&w, &json, "}");
     }
     for (int m = 0, s = 0; m < asset->mesh_count; ++m) {
