@@ -244,7 +244,8 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
         for (int c = 0; c < out->clip_count; ++c)
             if (clip_errors[c] >= 0.0f)
                 note(j, "clip \"%s\" %s: within %.3g %s of its poses (measured 3 cm from each joint)\n",
-                     out->clips[c]->name, s->resample_hz > 0.0f ? "resampled" : "sampled from its packed or compressed form",
+                     out->clips[c]->name,
+                     s->resample_hz > 0.0f ? "resampled" : "sampled from its packed or compressed form",
                      (double)clip_errors[c], written);
         if (s->influences > 0)
             note(j, "at most %d influences a vertex: %d vertices lost weights, the largest %.3g (the rest "

@@ -37,6 +37,18 @@
  * from the origin, which the comparison allows on top of 1e-6 of the size
  * (seymour.dae, skeleton.fbx; the report prints both).
  *
+ * FBX sources are written in metres (convert scales centimetres by 0.01),
+ * so their bakes are scaled before the comparison; `--keep-units` leaves
+ * the lengths as loaded, and convert says which it did.
+ *
+ * Resampled (`convert --resample HZ`): every joint's origin stays within
+ * the error bound convert reports for its clip, at 41 times and the keys,
+ * and tracks that stay still are one key. Influences limited to 4
+ * (options->max_influences): each vertex keeps its 4 largest weights,
+ * renormalized, and the report's counts match the source's. A scale of
+ * 0.01 through the library scales rest translations, positions, inverse
+ * binds and colliders exactly; bad option values are refused.
+ *
  * Through the library (sinew_write_gltf, then sinew_load_file): timelines
  * come back equal, a clip lasting past its last key keeps its duration,
  * a compressed clip is sampled at its rate and plays its poses, weights
@@ -525,6 +537,39 @@ static void resample_trip(const char *path, const char *rel, float hz)
     sinew_asset_free(a);
 }
 
+/* `convert` of an FBX file says it scales centimetres to metres, and
+ * --keep-units leaves the lengths as loaded, saying so; the round trips
+ * above check the scaled files' poses. */
+static void units_check(const char *path)
+{
+    sinew_asset *a = test_load_shared(path);
+    if (!a) return;
+    char out[1024];
+    snprintf(out, sizeof out, "%s/kept units.glb", work);
+    cli_result r = run("convert '%s' -o '%s'", path, out);
+    CHECK(r.status == 0 && strstr(r.err, ": scaled by 0.01: centimetres to metres (--keep-units leaves them)"),
+          "convert %s: %d: %s", path, r.status, r.err);
+    cli_result_free(&r);
+    r = run("convert '%s' -o '%s' --keep-units", path, out);
+    CHECK(r.status == 0 && strstr(r.err, ": left in centimetres (--keep-units); glTF readers take metres") &&
+              !strstr(r.err, "scaled by"),
+          "convert %s --keep-units: %d: %s", path, r.status, r.err);
+    cli_result_free(&r);
+    sinew_error err = {0};
+    sinew_asset *back = sinew_load_file(out, NULL, &err);
+    CHECK(back != NULL, "%s: %s", out, err.description);
+    int off = 0;
+    for (int j = 0; back && j < a->skeleton->joint_count; ++j)
+        off += memcmp(&a->skeleton->rest_pose[j].translation, &back->skeleton->rest_pose[j].translation,
+                      sizeof(sinew_vec3)) != 0;
+    for (int m = 0; back && m < a->mesh_count && m < back->mesh_count; ++m)
+        off += memcmp(a->meshes[m].positions, back->meshes[m].positions,
+                      sizeof(float) * 3 * (size_t)a->meshes[m].vertex_count) != 0;
+    CHECK(back && off == 0, "%s --keep-units: %d joints or meshes moved", path, off);
+    sinew_asset_free(back);
+    sinew_asset_free(a);
+}
+
 /* ---- through the library ------------------------------------------------ */
 
 static sinew_asset *write_and_load(const sinew_asset *a, const char *name, const sinew_gltf_write_options *o,
@@ -817,6 +862,7 @@ int main(int argc, char **argv)
     mkdir(work, 0777);
     library_checks();
     influence_limit(SINEW_ASSETS "/fbx/pab/arnaud.fbx");
+    units_check(SINEW_ASSETS "/fbx/pab/skeleton.fbx");
     /* convert: glTF's options with an archive are refused, --clips-only with glTF too */
     static const char *const refused[][2] = {
         {"-o x.sinew --resample 30", "--resample is for glTF output"},

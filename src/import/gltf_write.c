@@ -1015,7 +1015,9 @@ static sinew_result write_animations(writer *w, const sinew_asset *a, const sine
         bool resample = clip->packed || clip->compressed || (o && o->resample_rate > 0.0f);
         if (o && o->clip_errors) o->clip_errors[c] = -1.0f;
         if (resample) {
-            float rate = o && o->resample_rate > 0.0f ? o->resample_rate : o && o->sample_rate > 0.0f ? o->sample_rate : 0.0f;
+            float rate = o && o->resample_rate > 0.0f ? o->resample_rate
+                         : o && o->sample_rate > 0.0f ? o->sample_rate
+                                                      : 0.0f;
             sinew_compress_report cr;
             if (!(rate > 0.0f) && sinew_clip_compression(clip, &cr) && cr.sample_rate > 0.0f) rate = cr.sample_rate;
             if (!(rate > 0.0f)) rate = 30.0f;

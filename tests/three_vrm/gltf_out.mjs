@@ -10,7 +10,9 @@
 // `sinew bake OUT.glb` to `sinew bake SOURCE`; this one holds a loader
 // sinew did not write to the file sinew wrote. three.js skins with the
 // four influences of JOINTS_0 and WEIGHTS_0 only: a file written with more
-// (--influences 8) is compared on its joints alone.
+// (up to 8) is compared on its joints alone, and converted again with
+// `--influences 4` (each vertex's 4 largest weights), whose skinned vertices
+// are compared too.
 //
 // Usage: node gltf_out.mjs SINEW_EXE OUT_DIR [SOURCE...] [--assets DIR] [--verbose]
 //   (no SOURCE: the built-in character; SOURCE may be MAIN+ANIM+ANIM...:
@@ -118,17 +120,24 @@ function diag(positions) {
 }
 
 let failed = false;
-const list = sources.length ? sources.map((x) => x || null) : [null];
-for (const source of list) {
+// each source, and (appended as they are found) those written with more
+// than 4 influences again with --influences 4
+const list = (sources.length ? sources.map((x) => x || null) : [null]).map((source) => ({ source, four: false }));
+for (const { source, four } of list) {
     const parts = source ? source.split('+') : [];
-    const name = source ? parts.map((p) => basename(p)).join('+') : 'built-in';
-    const out = join(outDir, `${name}.glb`);
+    const name = (source ? parts.map((p) => basename(p)).join('+') : 'built-in') + (four ? ' --influences 4' : '');
+    const out = join(outDir, `${name.replace(' --influences 4', '.influences4')}.glb`);
     const src = source ? [parts[0], ...parts.slice(1).flatMap((a) => ['--anim', a])] : [];
     const multi = source && parts.length > 1;
-    sinew('convert', ...src, '-o', out);
+    sinew('convert', ...src, '-o', out, ...(four ? ['--influences', '4'] : []));
     const gltf = await loadThree(out);
     const clips = gltf.animations.length;
     const eight = (gltf.parser.json.meshes ?? []).some((m) => m.primitives.some((p) => 'JOINTS_1' in p.attributes));
+    if (eight && four) {
+        console.log(`three.js: ${name}: JOINTS_1 written`);
+        failed = true;
+    }
+    if (eight) list.push({ source, four: true });
     let worstNode = 0, worstVertex = 0, size = 0, compared = 0, where = '';
     for (let clip = 0; clip < Math.max(clips, 1); ++clip) {
         const c = clips ? clip : -1;
