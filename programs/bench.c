@@ -25,6 +25,16 @@
  * matrices out: ozz's LocalToModelJob's work); it skips the conversion from
  * transforms (sinew_pose_order_from_transforms, once, outside the timed
  * calls), as ozz's job reads the SoA pose its sampler or blend wrote.
+ * sample_pose samples as sample does into a SoA pose in the skeleton's
+ * pose order (sinew_clip_sample_pose: what ozz's SamplingJob writes).
+ * frame_blend2 is a whole frame of two clips: the clip sampled at two
+ * times (each with its cursor), the two poses blended (weights 0.5, 0.3)
+ * and turned into model matrices, with transform arrays
+ * (sinew_clip_sample, sinew_blend, sinew_local_to_model);
+ * frame_blend2_pose the same in SoA poses in the pose order, with no
+ * conversion anywhere (sinew_clip_sample_pose, sinew_blend_pose,
+ * sinew_local_to_model_pose): ozz's two SamplingJobs, BlendingJob and
+ * LocalToModelJob.
  * --weld loads FILE with its identical vertices merged (ozz's arnaud mesh
  * is welded); --copies K skins K copies of the mesh end to end as one. The
  * rows ending in _optimized sample the clip after sinew_clip_optimize with
@@ -196,7 +206,9 @@ typedef enum operation {
     OP_IK_FROM, /* two-bone IK, then sinew_local_to_model_from its start joint */
     OP_L2M_POSE, /* sinew_local_to_model_pose: a SoA pose in the skeleton's order, converted outside the timed calls */
     OP_ARCHIVE_LOAD, OP_ARCHIVE_VIEW, /* the character from its archive, copied or viewed where it lies */
-    OP_SPRINGS /* one step of a crowd's spring bones (its own rig, not the character's) */
+    OP_SPRINGS, /* one step of a crowd's spring bones (its own rig, not the character's) */
+    OP_SAMPLE_POSE, /* sinew_clip_sample_pose: the skeleton's pose order */
+    OP_FRAME2 /* two samples, a blend and local to model: transform arrays, or (POSE) SoA poses in pose order */
 } operation;
 
 enum {
@@ -211,7 +223,8 @@ enum {
     PACKED = 128,  /* the optimized clip after sinew_clip_pack */
     FRAME = 256,   /* each call FRAME_GAP_NS after the last, as an engine's frames: the pool's workers asleep */
     WOKEN = 512,   /* a FRAME row whose workers are woken (sinew_pool_wake) after the pause, before the call */
-    COMPRESSED = 1024 /* the clip after sinew_clip_compress */
+    COMPRESSED = 1024, /* the clip after sinew_clip_compress */
+    POSE = 2048 /* SoA poses in the skeleton's pose order */
 };
 
 /* The pause before each call of a FRAME row: longer than the pool's workers
@@ -231,7 +244,8 @@ static const kernel kernels[] = {
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
     {"blend3", OP_BLEND3, 0}, {"blend2_pose", OP_BLEND2_POSE, 0}, {"blend3_pose", OP_BLEND3_POSE, 0},
     {"ik_two_bone", OP_IK, 0},
-    {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
+    {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"sample_pose", OP_SAMPLE_POSE, 0},
+    {"frame_blend2", OP_FRAME2, 0}, {"frame_blend2_pose", OP_FRAME2, POSE}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
     {"skin_lbs_pos_scalar", OP_LBS_P, SCALAR}, {"skin_dqs_pos_nrm_scalar", OP_DQS_PN, SCALAR},
     {"sample_nlerp", OP_SAMPLE, NLERP}, {"sample_local_to_model_nlerp", OP_SAMPLE_MODEL, NLERP},
     {"sample_scalar", OP_SAMPLE, SCALAR}, {"local_to_model_scalar", OP_L2M, SCALAR},
@@ -265,7 +279,9 @@ typedef struct bench {
     sinew_skin *one_joint;    /* its vertices all on its skin's first joint (the ONE_JOINT rows) */
     sinew_skin_inputs *inputs; /* its positions and normals prepared (the PREPARED rows) */
     int n;
-    sinew_cursor cursor;
+    sinew_cursor cursor, cursor2; /* cursor2: the frame rows' second sample */
+    float *frame_poses; /* the frame rows' two sampled SoA poses, their blend, the rest pose: pose order */
+    int lanes;          /* the skeleton's pose order */
     float time, seeks[SEEKS];
     int seek;
     sinew_transform *local, *poses;  /* poses: three for the blends */
@@ -426,6 +442,30 @@ static void run_kernel(bench *b, const kernel *k)
         break;
     case OP_L2M: sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL); break;
     case OP_L2M_POSE: sinew_local_to_model_pose(sk, b->pose_order, NULL, b->model, n, NULL); break;
+    case OP_SAMPLE_POSE:
+    case OP_FRAME2: {
+        b->time += 1.0f / 60.0f;
+        if (b->time >= clip->duration) b->time -= clip->duration;
+        float other = b->time + 0.37f * clip->duration;
+        size_t floats = SINEW_POSE_FLOATS(b->lanes);
+        float *a = b->frame_poses, *c = a + floats, *out = c + floats, *rest = out + floats;
+        if (k->op == OP_SAMPLE_POSE) {
+            sinew_clip_sample_pose(clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, NULL, a, b->lanes, NULL);
+        } else if (k->is & POSE) {
+            sinew_clip_sample_pose(clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, NULL, a, b->lanes, NULL);
+            sinew_clip_sample_pose(clip, sk, other, SINEW_SAMPLE_LOOP, &b->cursor2, NULL, c, b->lanes, NULL);
+            sinew_pose_layer layers[2] = {{a, 0.5f, NULL}, {c, 0.3f, NULL}};
+            sinew_blend_pose(sk, rest, layers, 2, 0.0f, out, b->lanes, NULL);
+            sinew_local_to_model_pose(sk, out, NULL, b->model, n, NULL);
+        } else {
+            sinew_clip_sample(clip, sk, b->time, SINEW_SAMPLE_LOOP, &b->cursor, b->poses, n, NULL);
+            sinew_clip_sample(clip, sk, other, SINEW_SAMPLE_LOOP, &b->cursor2, b->poses + n, n, NULL);
+            sinew_blend_layer layers[2] = {{b->poses, 0.5f, NULL}, {b->poses + n, 0.3f, NULL}};
+            sinew_blend(sk, layers, 2, 0.0f, b->local, n, NULL);
+            sinew_local_to_model(sk, b->local, NULL, b->model, n, NULL);
+        }
+        break;
+    }
     case OP_PALETTE:
         sinew_skin_palette(b->mesh->skin, b->model, n, NULL, b->palette, b->mesh->skin->joint_count, NULL);
         break;
@@ -642,6 +682,9 @@ int cli_bench(int argc, char **argv)
     int n = b.n, nv = b.mesh ? b.mesh->vertex_count : 0, np = b.mesh ? b.mesh->skin->joint_count : 0;
     int tracks = b.clip ? b.clip->track_count : 0;
     b.cursor = (sinew_cursor){calloc((size_t)tracks + 1, sizeof(int32_t)), tracks};
+    b.cursor2 = (sinew_cursor){calloc((size_t)tracks + 1, sizeof(int32_t)), tracks};
+    b.lanes = sinew_skeleton_pose_order(b.sk, NULL);
+    b.frame_poses = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(b.lanes) * 4);
     b.local = cache_aligned(sizeof *b.local * (size_t)n);
     b.poses = cache_aligned(sizeof *b.poses * (size_t)n * 3);
     b.pose_layers = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n) * 3);
@@ -659,7 +702,7 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.pose_out || !b.pose_order || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.pose_out || !b.pose_order || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
         status = EXIT_FAILED;
         goto done;
@@ -714,6 +757,7 @@ int cli_bench(int argc, char **argv)
         sinew_pose_from_transforms(b.poses + p * n, n, b.pose_layers + (size_t)p * SINEW_POSE_FLOATS(n), NULL);
     sinew_pose_from_transforms(b.sk->rest_pose, n, b.pose_rest, NULL);
     sinew_pose_order_from_transforms(b.sk, b.poses, n, b.pose_order, NULL);
+    sinew_pose_order_from_transforms(b.sk, b.sk->rest_pose, n, b.frame_poses + 3 * SINEW_POSE_FLOATS(b.lanes), NULL);
     sinew_clip_sample(b.clip, b.sk, 0.0f, SINEW_SAMPLE_LOOP, NULL, b.local, n, NULL);
     sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
     if (b.mesh) {
@@ -867,7 +911,7 @@ done:
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
-    free(b.cursor.keys), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.pose_out), free(b.pose_order), free(b.model), free(b.palette), free(b.dq);
+    free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.pose_out), free(b.pose_order), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);

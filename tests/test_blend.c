@@ -92,16 +92,17 @@ static void compare_joint(const sinew_blend_layer *layers, int layer_count, floa
  * them; the lanes must too). The SoA blend at the scalar level is
  * sinew_blend's scalar result bit for bit; the SIMD ones within sinew.h's
  * tolerances, one-contributor joints bit for bit; SoA conversions bit for
- * bit, padding lanes the identity. */
+ * bit, padding lanes the identity; the SIMD blend of the same poses in the
+ * skeleton's pose order (masks per lane) within the same tolerances. */
 static void check_simd_blend(void)
 {
-    enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX) };
+    enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX), LANES = 2 * MAX + 8 };
     bool simd_runs = sinew_simd_supported() >= SINEW_SIMD_AVX2;
     if (!simd_runs) printf("test_blend: SIMD blend not checked: this CPU runs no AVX2\n");
     static const int counts[] = {5, 8, 16, 61};
     unsigned state = 12345u;
     int cases = 0, soa_differ = 0, round_trip_differ = 0, pad_differ = 0;
-    errors aos = {0}, soa = {0};
+    errors aos = {0}, soa = {0}, ordered = {0};
     for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
         int n = counts[ci], parents[MAX];
         static sinew_transform rest[MAX], poses[LAYERS][MAX], want[MAX], got[MAX], back[MAX];
@@ -116,6 +117,15 @@ static void check_simd_blend(void)
         CHECK(scalar && simd, "skeletons of %d joints: %s", n, err.description);
         if (!scalar || !simd) goto next;
         sinew_pose_from_transforms(rest, n, soa_rest, &err);
+        /* the same blends in the skeleton's pose order (a chain: each joint
+         * in both lanes of its pair), masks per lane */
+        const int16_t *lane_joint;
+        int lanes = sinew_skeleton_pose_order(simd, &lane_joint);
+        static float order_rest[SINEW_POSE_FLOATS(LANES)], order_poses[LAYERS][SINEW_POSE_FLOATS(LANES)],
+            order_got[SINEW_POSE_FLOATS(LANES)], lane_masks[LAYERS][LANES];
+        CHECK(lanes <= LANES, "%d joints: %d lanes", n, lanes);
+        if (lanes > LANES) goto next;
+        sinew_pose_order_from_transforms(simd, rest, n, order_rest, &err);
         for (int round = 0; round < 40; ++round) {
             sinew_blend_layer layers[LAYERS];
             sinew_pose_layer pose_layers[LAYERS];
@@ -165,6 +175,19 @@ static void check_simd_blend(void)
                   "SIMD SoA blend: %s", err.description);
             sinew_pose_to_transforms(soa_got, n, back, &err);
             for (int j = 0; j < n; ++j) compare_joint(layers, layer_count, threshold, rest, &want[j], &back[j], j, &soa);
+            sinew_pose_layer order_layers[LAYERS];
+            for (int i = 0; i < layer_count; ++i) {
+                sinew_pose_order_from_transforms(simd, poses[i], n, order_poses[i], &err);
+                for (int l = 0; l < lanes; ++l) lane_masks[i][l] = masks[i][lane_joint[l]];
+                order_layers[i] = (sinew_pose_layer){order_poses[i], layers[i].weight,
+                                                     layers[i].joint_weights ? lane_masks[i] : NULL};
+            }
+            CHECK(sinew_blend_pose(simd, order_rest, order_layers, layer_count, threshold, order_got, lanes, &err) ==
+                      SINEW_OK,
+                  "SIMD SoA blend in pose order: %s", err.description);
+            sinew_pose_order_to_transforms(simd, order_got, back, n, &err);
+            for (int j = 0; j < n; ++j)
+                compare_joint(layers, layer_count, threshold, rest, &want[j], &back[j], j, &ordered);
             for (int j = n; j & 7; ++j)
                 for (int c = 0; c < 10; ++c)
                     pad_differ += soa_got[(j / 8) * SINEW_POSE_BLOCK_FLOATS + c * 8 + j % 8] != (c >= 6 ? 1.0f : 0.0f);
@@ -176,9 +199,9 @@ static void check_simd_blend(void)
     CHECK(soa_differ == 0, "the scalar SoA blend differs from the scalar blend in %d of %d cases", soa_differ, cases);
     CHECK(pad_differ == 0, "%d padding floats are not the identity's", pad_differ);
     if (!simd_runs) return;
-    const errors *e[2] = {&aos, &soa};
-    for (int k = 0; k < 2; ++k) {
-        const char *what = k ? "sinew_blend_pose" : "sinew_blend";
+    const errors *e[3] = {&aos, &soa, &ordered};
+    for (int k = 0; k < 3; ++k) {
+        const char *what = k == 2 ? "sinew_blend_pose in pose order" : k ? "sinew_blend_pose" : "sinew_blend";
         CHECK(e[k]->move <= 1e-6 && e[k]->turn <= 1e-6,
               "%s at %s: translation/scale %.3g of the largest magnitude, rotation %.3g from the scalar blend", what,
               sinew_simd_name(sinew_simd_supported()), e[k]->move, e[k]->turn);

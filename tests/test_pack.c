@@ -149,15 +149,19 @@ done:
 }
 
 /* sinew_clip_sample_model on the packed clip against sinew_clip_sample then
- * sinew_local_to_model, bit for bit, with and without a local pose. */
+ * sinew_local_to_model, bit for bit, with and without a local pose; and
+ * sinew_clip_sample_pose against the sampled transforms in the skeleton's
+ * pose order, bit for bit, every lane written. */
 static void check_sample_model(const sinew_clip *packed, const sinew_skeleton *s, const char *what)
 {
-    int n = s->joint_count;
+    int n = s->joint_count, lanes = sinew_skeleton_pose_order(s, NULL);
     sinew_transform *local = malloc(sizeof *local * (size_t)n), *want_local = malloc(sizeof *local * (size_t)n);
     sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *want = malloc(sizeof *want * (size_t)n);
-    CHECK(local && want_local && model && want, "memory");
-    int differ = 0;
-    for (int i = 0; local && want_local && model && want && i < 60; ++i) {
+    float *pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(lanes));
+    float *want_pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(lanes));
+    CHECK(local && want_local && model && want && pose && want_pose, "memory");
+    int differ = 0, pose_differ = 0;
+    for (int i = 0; local && want_local && model && want && pose && want_pose && i < 60; ++i) {
         float t = packed->duration * (float)i / 59.0f;
         unsigned flags = i % 2 ? SINEW_SAMPLE_NLERP : 0;
         sinew_clip_sample(packed, s, t, flags, NULL, want_local, n, NULL);
@@ -170,9 +174,16 @@ static void check_sample_model(const sinew_clip *packed, const sinew_skeleton *s
         CHECK(sinew_clip_sample_model(packed, s, t, flags, NULL, NULL, NULL, model, n, &err) == SINEW_OK, "%s: %s",
               what, err.description);
         differ += memcmp(model, want, sizeof *model * (size_t)n) != 0;
+        for (size_t f = 0; f < SINEW_POSE_FLOATS(lanes); ++f) pose[f] = NAN;
+        sinew_pose_order_from_transforms(s, want_local, n, want_pose, NULL);
+        CHECK(sinew_clip_sample_pose(packed, s, t, flags, NULL, local, pose, lanes, &err) == SINEW_OK, "%s: %s",
+              what, err.description);
+        pose_differ += memcmp(pose, want_pose, sizeof(float) * SINEW_POSE_FLOATS(lanes)) != 0;
     }
     CHECK(differ == 0, "%s: sample_model differs from sample then local_to_model %d times", what, differ);
-    free(local), free(want_local), free(model), free(want);
+    CHECK(pose_differ == 0, "%s: sample_pose differs from the sampled transforms in pose order %d times", what,
+          pose_differ);
+    free(local), free(want_local), free(model), free(want), free(pose), free(want_pose);
 }
 
 /* Cursor: its size, a too small one refused, forward playback with hints

@@ -223,6 +223,10 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
     return first != NULL && 3 * filled >= sinew__skeleton_of(sk)->schedule_length * 10;
 }
 
+/* A model array's memory as transforms to sample into (n matrices hold
+ * more than n transforms). */
+static sinew_transform *model_only_scratch(sinew_mat4 *model) { return (sinew_transform *)(void *)model; }
+
 /* sinew_clip_sample_model against sinew_clip_sample then
  * sinew_local_to_model: local poses and model matrices bit for bit, under
  * no root matrix, an affine one and a projective one, forward, by random
@@ -234,7 +238,9 @@ static bool baked(const sinew_clip *clip, const sinew_skeleton *sk)
  * interpolated between equal keys in the block layout). And without a
  * local pose, into a poisoned buffer: the same matrices bit for bit in one
  * pass, else those of the reference's formulas (sinew_local_to_model on
- * the skeleton made at the scalar level) bit for bit. */
+ * the skeleton made at the scalar level) bit for bit. And
+ * sinew_clip_sample_pose: the local pose in the skeleton's pose order, bit
+ * for bit, written directly exactly where the one pass runs. */
 static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, const sinew_skeleton *sk,
                                bool one_pass, const char *what)
 {
@@ -243,9 +249,12 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
     sinew_mat4 *model = malloc(sizeof *model * (size_t)n), *want_model = malloc(sizeof *want_model * (size_t)n);
     sinew_mat4 *model_only = malloc(sizeof *model_only * (size_t)n), *in_order = malloc(sizeof *in_order * (size_t)n);
     int *parents = malloc(sizeof *parents * (size_t)n);
+    int lanes = sinew_skeleton_pose_order(sk, NULL), pose_diffs = 0, pose_direct = 0, pose_refused = 0;
+    float *pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(lanes)), *want_pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(lanes));
     sinew_skeleton *scalar = NULL;
-    CHECK(local && want && model && want_model && model_only && in_order && parents, "memory");
-    if (!local || !want || !model || !want_model || !model_only || !in_order || !parents) goto done;
+    CHECK(local && want && model && want_model && model_only && in_order && parents && pose && want_pose, "memory");
+    if (!local || !want || !model || !want_model || !model_only || !in_order || !parents || !pose || !want_pose)
+        goto done;
     for (int j = 0; j < n; ++j) parents[j] = sk->parents[j];
     scalar = sinew_skeleton_create(&(sinew_skeleton_desc){n, parents, sk->names, sk->rest_pose}, NULL,
                                    &(sinew_options){.simd = SINEW_SIMD_SCALAR}, NULL);
@@ -288,6 +297,20 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
         bool as_two_calls = (one_pass && root != &projective) || n <= SINEW_SAMPLE_STACK_JOINTS;
         model_only_diffs +=
             memcmp(model_only, as_two_calls ? want_model : in_order, sizeof *model_only * (size_t)n) != 0;
+        /* the SoA pose in the skeleton's pose order: every lane written
+         * (over NaN), bit for bit the transforms converted; through the
+         * caller's transforms half the time, through none (the stack, or
+         * refused past it) otherwise */
+        for (size_t f = 0; f < SINEW_POSE_FLOATS(lanes); ++f) pose[f] = NAN;
+        sinew_pose_order_from_transforms(sk, want, n, want_pose, NULL);
+        sinew_result pr = sinew_clip_sample_pose(clip, sk, t, flags, NULL, i % 2 ? model_only_scratch(model_only) : NULL,
+                                                 pose, lanes, &err);
+        if (pr == SINEW_ERROR_BUFFER_TOO_SMALL && i % 2 == 0 && n > SINEW_SAMPLE_STACK_JOINTS && !one_pass)
+            ++pose_refused;
+        else
+            pose_diffs += pr != SINEW_OK || memcmp(pose, want_pose, sizeof(float) * SINEW_POSE_FLOATS(lanes)) != 0;
+        pose_direct += sinew__sampler_run_pose(sinew__clip_of(clip)->sampler, sinew_clip_time(clip, t, flags), flags,
+                                               NULL, sk, pose);
         if (twin) {
             sinew_clip_sample(twin, sk, t, flags, NULL, want, n, NULL);
             compare(local, want, n, false, &twin_worst, what, t);
@@ -306,6 +329,12 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
           "%s: the clip made with and without its skeleton differ: %d translation or scale floats, rotations by %g",
           what, twin_worst.vector_diffs, twin_worst.rotation);
     CHECK(paths == 0, "%s: %d samples %s the one-pass path", what, paths, one_pass ? "missed" : "took");
+    CHECK(pose_diffs == 0, "%s: sinew_clip_sample_pose differs from sample then sinew_pose_order_from_transforms "
+          "in %d of %d samples", what, pose_diffs, samples);
+    CHECK(pose_direct == (one_pass ? samples : 0), "%s: %d of %d samples wrote the pose order directly, expected %s",
+          what, pose_direct, samples, one_pass ? "all" : "none");
+    CHECK(pose_refused == (n > SINEW_SAMPLE_STACK_JOINTS && !one_pass ? samples / 2 : 0),
+          "%s: %d samples refused without transforms to sample into", what, pose_refused);
     CHECK(model_only_diffs == 0, "%s: without a local pose, %d of %d model poses differ from %s", what,
           model_only_diffs, samples,
           n <= SINEW_SAMPLE_STACK_JOINTS ? "the two calls'" : "the one pass's or the reference's formulas'");
@@ -313,6 +342,7 @@ static void check_sample_model(const sinew_clip *clip, const sinew_clip *twin, c
            one_pass ? "in one pass" : "by the two calls", samples, twin ? ", as the twin clip" : "");
 done:
     free(local), free(want), free(model), free(want_model), free(model_only), free(in_order), free(parents);
+    free(pose), free(want_pose);
     sinew_skeleton_free(scalar);
 }
 

@@ -45,7 +45,7 @@
  *   (build once) sinew_clip_make_additive sinew_skin_vertex_order
  *   Poses        sinew_local_to_model sinew_local_to_model_from sinew_rest_pose
  *                sinew_pose_from_transforms sinew_pose_to_transforms (SoA poses)
- *                sinew_skeleton_pose_order sinew_pose_order_from_transforms
+ *                sinew_skeleton_pose_order sinew_clip_sample_pose sinew_pose_order_from_transforms
  *                sinew_pose_order_to_transforms sinew_local_to_model_pose
  *   Layer        sinew_blend sinew_blend_pose sinew_additive_delta sinew_additive_apply
  *                sinew_playback_start sinew_playback_advance sinew_playback_phase
@@ -920,6 +920,23 @@ SINEW_API sinew_result sinew_pose_order_from_transforms(const sinew_skeleton *sk
                                                         const sinew_transform *transforms, int count, float *pose,
                                                         sinew_error *err);
 
+/* sinew_clip_sample() into `pose`, a SoA pose in the skeleton's pose order
+ * (`lanes`: sinew_skeleton_pose_order()'s count; SINEW_POSE_FLOATS(lanes)
+ * floats), for sinew_blend_pose() and sinew_local_to_model_pose(): the
+ * values of sinew_clip_sample() then sinew_pose_order_from_transforms(),
+ * bit for bit. Exact and packed clips that sample in their block layout
+ * (LINEAR or constant tracks on one set of key times, made for a skeleton
+ * with these parents, at the AVX2 level or above) write the order
+ * directly, with no transform array between; other clips are sampled into
+ * transforms first: `local` (optional, joint count transforms, left with
+ * unspecified contents) or, without it, the stack for skeletons of up to
+ * SINEW_SAMPLE_STACK_JOINTS joints. Errors as sinew_clip_sample(), and
+ * SINEW_ERROR_SIZE_MISMATCH (lanes), SINEW_ERROR_BUFFER_TOO_SMALL (a clip
+ * sampled through transforms on a larger skeleton without `local`). */
+SINEW_API sinew_result sinew_clip_sample_pose(const sinew_clip *clip, const sinew_skeleton *skeleton, float time,
+                                              unsigned flags, sinew_cursor *cursor, sinew_transform *local,
+                                              float *pose, int lanes, sinew_error *err);
+
 /* The inverse: a SoA pose in the skeleton's pose order written to `out`
  * (count transforms), bit for bit (a joint listed twice: its last lane).
  * Errors as sinew_local_to_model(). */
@@ -986,8 +1003,12 @@ typedef struct sinew_pose_layer {
  * a SoA pose out (out's padding lanes: the identity). `rest` is the
  * skeleton's rest pose in SoA form, made once
  * (sinew_pose_from_transforms(skeleton->rest_pose, ...)); it gives the
- * rotations' side and fills in below the threshold. Outputs may alias no
- * input. Errors as sinew_blend(). */
+ * rotations' side and fills in below the threshold. The blend goes lane
+ * by lane, so the poses may be in joint order (count: the joint count) or
+ * all in the skeleton's pose order (count: its lane count, `rest` from
+ * sinew_pose_order_from_transforms(), masks per lane), as
+ * sinew_clip_sample_pose() writes them and sinew_local_to_model_pose()
+ * reads them. Outputs may alias no input. Errors as sinew_blend(). */
 SINEW_API sinew_result sinew_blend_pose(const sinew_skeleton *skeleton, const float *rest,
                                         const sinew_pose_layer *layers, int layer_count, float threshold,
                                         float *out, int count, sinew_error *err);

@@ -73,6 +73,12 @@ typedef struct sinew__clip_form {
      * false, having written nothing, otherwise. */
     bool (*sample_model)(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                          const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
+    /* As sample_pose, into `pose`, a SoA pose in sk's pose order
+     * (sinew_skeleton_pose_order), bit for bit, where the form writes that
+     * order itself (sinew__sampler_run_pose); returns false, having
+     * written nothing, otherwise (NULL: never). */
+    bool (*sample_pose_order)(const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
+                              const sinew_skeleton *sk, float *pose);
     /* Joint `joint`'s local transform at t by the reference's formulas
      * (sample_pose's, to its kernels' agreement with them). */
     void (*sample_joint)(const sinew_clip *clip, float t, unsigned flags, const sinew_skeleton *sk, int joint,
@@ -177,6 +183,14 @@ int sinew__sampler_constant_blocks(const sinew__sampler *sampler);
 bool sinew__sampler_run_model(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
                               const sinew_skeleton *sk, const sinew_mat4 *root, sinew_transform *local,
                               sinew_mat4 *model);
+
+/* The exact form's sample_pose_order on its plan: the pose at t written
+ * straight into `pose`, a SoA pose in sk's pose order, where the plan is
+ * in the block layout of a skeleton with sk's parents and runs at the AVX2
+ * level or above (the values sample_pose gives, bit for bit). Returns
+ * false, having written nothing, otherwise. */
+bool sinew__sampler_run_pose(const sinew__sampler *sampler, float t, unsigned flags, int32_t *hints,
+                             const sinew_skeleton *sk, float *pose);
 
 /* The packed form (packed.c) --------------------------------------------- */
 

@@ -360,5 +360,5 @@ static void compressed_describe(const sinew_clip *clip, sinew__clip_facts *facts
 }
 
 /* No one pass into model space: sample_model NULL. */
-const sinew__clip_form sinew__form_compressed = {compressed_pose, NULL, compressed_joint, compressed_bytes,
+const sinew__clip_form sinew__form_compressed = {compressed_pose, NULL, NULL, compressed_joint, compressed_bytes,
                                                  compressed_describe};

@@ -17,6 +17,8 @@ static void copy_tables(const sinew__block_tables *t, const sinew__blocks *from,
     memcpy(t->under_slot, from->under_slot, sizeof(int32_t) * (size_t)count);
     memcpy(t->settled, from->settled, (size_t)count);
     memcpy(t->under, from->under, sizeof(float) * (size_t)partial_count * SINEW__BLOCK_FLOATS);
+    memcpy(t->pose_first, from->pose_first, sizeof(int32_t) * ((size_t)count + 1));
+    memcpy(t->pose_parts, from->pose_parts, sizeof(sinew__pose_part) * (size_t)from->pose_first[count]);
 }
 
 /* The quantization of one lane of a packed vector: the step (a power of
@@ -155,7 +157,7 @@ static sinew__sampler *pack_layout(const sinew__sampler *plain, const float *tim
     size_t off_packed = sinew__layout_add(&lay, 1, sizeof(sinew__packed_keys), 8);
     size_t off_schedule = sinew__layout_add(&lay, (size_t)fp->length, sizeof(int16_t), 2);
     size_t off_times = sinew__layout_add(&lay, keys, sizeof(float), 4);
-    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count);
+    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count, fp->pose_first[count]);
     size_t off_varying = sinew__layout_add(&lay, (size_t)animated, sizeof(uint16_t), 2);
     size_t off_first = sinew__layout_add(&lay, (size_t)animated, sizeof(int32_t), 4);
     size_t off_fixed = sinew__layout_add(&lay, (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), 32);
@@ -469,7 +471,7 @@ int sinew__packed_tracks(const sinew_clip *clip, const float **times, int *key_c
  * (packed_entry) into `local` alone (packed_model refuses the plan below
  * AVX2). */
 static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
-                       const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+                       const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
     int ka;
@@ -479,10 +481,10 @@ static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     if (sm->kernels) {
         bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
         sm->kernels->packed_run(p, (size_t)ka, kb, s, nlerp, sm->additive ? NULL : sk->rest_pose, copied, sk->parents,
-                               root, local, model);
+                               root, local, pose, model);
         return;
     }
-    (void)root, (void)model;
+    (void)root, (void)pose, (void)model;
     for (int e = 0; e < p->length; ++e) {
         int joint = p->schedule[e];
         packed_entry(p, e, (size_t)ka, kb, s, nlerp, packed_under(sm, sk, joint), &local[joint]);
@@ -493,7 +495,7 @@ static void packed_run(const sinew__sampler *sm, float t, unsigned flags, int32_
 static void packed_pose(const sinew_clip *clip, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
                         sinew_transform *pose)
 {
-    packed_run(sinew__clip_of(clip)->sampler, t, flags, hints, sk, NULL, pose, NULL);
+    packed_run(sinew__clip_of(clip)->sampler, t, flags, hints, sk, NULL, pose, NULL, NULL);
 }
 
 /* The packed form's sample_model: in one pass where the layout runs so
@@ -503,7 +505,18 @@ static bool packed_model(const sinew_clip *clip, float t, unsigned flags, int32_
 {
     const sinew__sampler *sm = sinew__clip_of(clip)->sampler;
     if (!sinew__blocks_one_pass(sm, sk, root)) return false;
-    packed_run(sm, t, flags, hints, sk, root, local, model);
+    packed_run(sm, t, flags, hints, sk, root, local, NULL, model);
+    return true;
+}
+
+/* The packed form's sample_pose_order: where the layout writes sk's pose
+ * order (sinew__blocks_pose_order). */
+static bool packed_pose_order(const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
+                              const sinew_skeleton *sk, float *pose)
+{
+    const sinew__sampler *sm = sinew__clip_of(clip)->sampler;
+    if (!sinew__blocks_pose_order(sm, sk)) return false;
+    packed_run(sm, t, flags, hints, sk, NULL, NULL, pose, NULL);
     return true;
 }
 
@@ -533,4 +546,5 @@ static void packed_describe(const sinew_clip *clip, sinew__clip_facts *facts)
     memcpy(facts->keys, sinew__clip_of(clip)->sampler->key_counts, sizeof facts->keys);
 }
 
-const sinew__clip_form sinew__form_packed = {packed_pose, packed_model, packed_joint, packed_bytes, packed_describe};
+const sinew__clip_form sinew__form_packed = {packed_pose, packed_model, packed_pose_order, packed_joint, packed_bytes,
+                                            packed_describe};

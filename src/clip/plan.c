@@ -171,6 +171,58 @@ static bool block_partial(const int16_t *schedule, int b, const int *track_of)
     return false;
 }
 
+/* The pose parts (plan.h) that carry the blocks of `schedule` (length
+ * entries) into the skeleton's pose order `pose` (pose_length entries;
+ * both list every one of the n joints): counted when `first` is NULL, else
+ * written, each layout block's together, in pose block order. `at` (n
+ * ints) is scratch. Returns the part count. */
+static int make_pose_parts(const int16_t *schedule, int length, const int16_t *pose, int pose_length, int n, int *at,
+                           int32_t *first, sinew__pose_part *parts)
+{
+    for (int j = 0; j < n; ++j) at[j] = -1;
+    for (int e = length - 1; e >= 0; --e) at[schedule[e]] = e; /* a joint's first lane */
+    int blocks = length / 8, total = 0;
+    if (first)
+        for (int b = 0; b <= blocks; ++b) first[b] = 0;
+    /* twice where writing: the parts counted per layout block, then each
+     * written at its block's next place (first[b] runs to block b's end,
+     * and is moved back after) */
+    for (int pass = first ? 0 : 1; pass < 2; ++pass) {
+        for (int o = 0; o < pose_length / 8; ++o) {
+            int from[8], count = 0;
+            for (int i = 0; i < 8; ++i) {
+                int b = at[pose[8 * o + i]] / 8, k = 0;
+                while (k < count && from[k] != b) ++k;
+                if (k == count) from[count++] = b;
+            }
+            if (!first) {
+                total += count;
+                continue;
+            }
+            for (int k = 0; k < count; ++k) {
+                if (pass == 0) {
+                    ++first[from[k] + 1];
+                    continue;
+                }
+                sinew__pose_part *part = &parts[first[from[k]]++];
+                part->to = o, part->whole = 1;
+                for (int i = 0; i < 8; ++i) {
+                    int e = at[pose[8 * o + i]];
+                    bool here = e / 8 == from[k];
+                    part->lane[i] = here ? e % 8 : 0, part->mask[i] = here ? -1 : 0;
+                    part->whole &= here;
+                }
+            }
+        }
+        if (first && pass == 0)
+            for (int b = 0; b < blocks; ++b) first[b + 1] += first[b];
+    }
+    if (!first) return total;
+    for (int b = blocks; b > 0; --b) first[b] = first[b - 1];
+    first[0] = 0;
+    return first[blocks];
+}
+
 /* The plan in the block layout (plan.h) in one allocation: the
  * sampler, the layout, the schedule, the frames, the constant blocks, the
  * mask, and for the partial blocks their slots, settled flags and the pose
@@ -217,7 +269,9 @@ sinew__sampler *sinew__blocks_create(const sinew_clip *clip, const sinew_skeleto
         sinew__layout_add(&lay, keys * (size_t)animated * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
     int partial_count = 0;
     for (int b = 0; b < count; ++b) partial_count += block_partial(order, b, track_of);
-    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count);
+    const sinew__skeleton *skel = sinew__skeleton_of(sk);
+    int part_count = make_pose_parts(order, length, skel->schedule, skel->schedule_length, n, queue, NULL, NULL);
+    sinew__block_tables_at tables_at = sinew__lay_out_tables(&lay, count, animated, partial_count, part_count);
     unsigned char *block = lay.overflow ? NULL : sinew__alloc_aligned(alloc, lay.total);
     if (!block) {
         sinew__free(alloc, scratch);
@@ -279,10 +333,12 @@ sinew__sampler *sinew__blocks_create(const sinew_clip *clip, const sinew_skeleto
         }
         tables.settled[b] = constant && exact;
     }
+    make_pose_parts(schedule, length, skel->schedule, skel->schedule_length, n, queue, tables.pose_first,
+                    tables.pose_parts);
     *p = (sinew__blocks){.times = times, .key_count = (int)keys, .hint_track = hint,
                          .length = length, .schedule = schedule, .joint_count = n,
-                         .parents_hash = sinew__skeleton_of(sk)->parents_hash, .animated = animated, .frames = frames,
-                         .under_hash = sinew__skeleton_of(sk)->rest_hash};
+                         .parents_hash = skel->parents_hash, .animated = animated, .frames = frames,
+                         .under_hash = skel->rest_hash, .pose_lanes = skel->schedule_length};
     sinew__use_tables(p, &tables);
     *sm = (sinew__sampler){.blocks = p, .pose_floats = n * (int)(sizeof(sinew_transform) / sizeof(float)),
                            .additive = clip->additive, .kernels = sinew__plan_kernels_for(simd),
@@ -474,7 +530,7 @@ static void rotations_reference(const sinew__timeline *x, const sinew__rotation_
  * sk's rest pose (the layout's copy where that pose hashes as the copy's;
  * an additive clip's copy is of the identity, so it is always used). */
 static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints, const sinew_skeleton *sk,
-                       const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+                       const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model)
 {
     const sinew__blocks *p = sm->blocks;
     /* an exact block layout exists only where its kernel runs (blocks_fit) */
@@ -484,7 +540,7 @@ static void blocks_run(const sinew__sampler *sm, float t, unsigned flags, int32_
     const float *a = p->frames + (size_t)ka * frame;
     bool copied = sm->additive || sinew__skeleton_of(sk)->rest_hash == p->under_hash;
     sm->kernels->blocks_run(p, a, s != 0.0f ? a + frame : a, s, (flags & SINEW_SAMPLE_NLERP) != 0,
-                           sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, model);
+                           sm->additive ? NULL : sk->rest_pose, copied, sk->parents, root, local, pose, model);
 }
 
 bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
@@ -492,7 +548,15 @@ bool sinew__sampler_run_model(const sinew__sampler *sm, float t, unsigned flags,
                               sinew_mat4 *model)
 {
     if (!sinew__blocks_one_pass(sm, sk, root) || sm->blocks->packed) return false;
-    blocks_run(sm, t, flags, hints, sk, root, local, model);
+    blocks_run(sm, t, flags, hints, sk, root, local, NULL, model);
+    return true;
+}
+
+bool sinew__sampler_run_pose(const sinew__sampler *sm, float t, unsigned flags, int32_t *hints,
+                             const sinew_skeleton *sk, float *pose)
+{
+    if (!sinew__blocks_pose_order(sm, sk) || sm->blocks->packed) return false;
+    blocks_run(sm, t, flags, hints, sk, NULL, NULL, pose, NULL);
     return true;
 }
 
@@ -503,7 +567,7 @@ static void exact_pose(const sinew_clip *clip, float t, unsigned flags, int32_t 
 {
     const sinew__sampler *sm = sinew__clip_of(clip)->sampler;
     if (sm->blocks) {
-        blocks_run(sm, t, flags, hints, sk, NULL, pose, NULL);
+        blocks_run(sm, t, flags, hints, sk, NULL, pose, NULL, NULL);
         return;
     }
     float *out = (float *)pose;
@@ -578,9 +642,16 @@ static void exact_joint(const sinew_clip *clip, float t, unsigned flags, const s
     }
 }
 
+static bool exact_pose_order(const sinew_clip *clip, float t, unsigned flags, int32_t *hints,
+                             const sinew_skeleton *sk, float *pose)
+{
+    return sinew__sampler_run_pose(sinew__clip_of(clip)->sampler, t, flags, hints, sk, pose);
+}
+
 static size_t exact_bytes(const sinew_clip *clip) { return sinew__sampler_bytes(sinew__clip_of(clip)->sampler); }
 
 /* The exact form stands for nothing beside the clip's tracks. */
 static void exact_describe(const sinew_clip *clip, sinew__clip_facts *facts) { (void)clip, (void)facts; }
 
-const sinew__clip_form sinew__form_exact = {exact_pose, exact_model, exact_joint, exact_bytes, exact_describe};
+const sinew__clip_form sinew__form_exact = {exact_pose, exact_model, exact_pose_order, exact_joint, exact_bytes,
+                                           exact_describe};

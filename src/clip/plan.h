@@ -122,7 +122,26 @@ typedef struct sinew__blocks {
     const float *under;       /* [partial blocks][SINEW__BLOCK_FLOATS]: the pose under them, on cache lines */
     uint64_t under_hash;      /* the rest pose `under` copies: its skeleton's rest_hash_ */
     const sinew__packed_keys *packed; /* the animated blocks' keys of a packed layout, else NULL */
+    /* the skeleton's pose order (sinew_skeleton_pose_order), from its
+     * parents: block b's lanes go there by parts pose_parts[pose_first[b]
+     * .. pose_first[b + 1]) */
+    int pose_lanes;
+    const int32_t *pose_first;        /* [length / 8 + 1] */
+    const struct sinew__pose_part *pose_parts;
 } sinew__blocks;
+
+/* What one block of a layout gives one block of the skeleton's pose order:
+ * pose block `to` takes, in each lane i whose mask[i] is -1, lane lane[i]
+ * of the layout's block (a permutation and a blend of each of its ten
+ * vectors; `whole` where the part gives all eight lanes, so that nothing
+ * is blended). Every lane of the pose order is given by exactly one part:
+ * a joint the layout lists twice gives its first lane. */
+typedef struct sinew__pose_part {
+    int32_t lane[8];
+    int32_t mask[8];
+    int32_t to;
+    int32_t whole;
+} sinew__pose_part;
 
 /* Entry e's values (its block's lane, float f of sinew_transform in x[f])
  * of a packed layout at key k: offset + q step where the value varies, the
@@ -155,12 +174,14 @@ static inline void sinew__packed_lane(const sinew__blocks *p, int e, size_t k, f
  * floats no track writes taken from `under` (from the layout's copy of it
  * where `copied`: `under` is then the pose the copy was made from, and is
  * not read: NULL for an additive clip), into
- * `local` (optional) and, when `model` is not NULL, on into model space as
+ * `local` (optional), into `pose` (optional: a SoA pose in the skeleton's
+ * pose order, by the layout's pose parts) and, when `model` is not NULL,
+ * on into model space as
  * sinew__local_to_model_avx2() computes it (`parents` the skeleton's, `root`
  * affine or NULL). Agreement with the reference as the timeline kernel's. */
 void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
-                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
+                            const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model);
 
 /* sinew__blocks_run_avx2() on a packed layout between keys ka and kb (kb
  * == ka where s == 0), each animated block unpacked as sinew__packed_lane()
@@ -168,17 +189,17 @@ void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float 
  * 0, which normalizes them. */
 void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
-                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model);
+                            const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model);
 
 /* The plan's kernels of one SIMD level (described with the AVX2 ones
  * below). */
 typedef struct sinew__plan_kernels {
     void (*blocks_run)(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
                        const sinew_transform *under, bool copied, const int16_t *parents, const sinew_mat4 *root,
-                       sinew_transform *local, sinew_mat4 *model);
+                       sinew_transform *local, float *pose, sinew_mat4 *model);
     void (*packed_run)(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                        const sinew_transform *under, bool copied, const int16_t *parents, const sinew_mat4 *root,
-                       sinew_transform *local, sinew_mat4 *model);
+                       sinew_transform *local, float *pose, sinew_mat4 *model);
     void (*timeline_vectors)(const sinew__timeline *x, const float *a, const float *b, float s, const float *under,
                              float *out);
     void (*rotations)(const sinew__rotation_list *list, int first, int end, const sinew__keys *keys, int line0,
@@ -261,15 +282,17 @@ typedef struct sinew__block_tables {
     int32_t *under_slot;
     uint8_t *settled;
     float *under;
+    int32_t *pose_first;
+    sinew__pose_part *pose_parts;
 } sinew__block_tables;
 
 /* Their places in a layout (byte offsets from its start). */
 typedef struct sinew__block_tables_at {
-    size_t constants, mask, under_slot, settled, under;
+    size_t constants, mask, under_slot, settled, under, pose_first, pose_parts;
 } sinew__block_tables_at;
 
 static inline sinew__block_tables_at sinew__lay_out_tables(sinew__layout *lay, int count, int animated,
-                                                           int partial_count)
+                                                           int partial_count, int part_count)
 {
     sinew__block_tables_at at;
     at.constants = sinew__layout_add(lay, (size_t)(count - animated) * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
@@ -277,20 +300,23 @@ static inline sinew__block_tables_at sinew__lay_out_tables(sinew__layout *lay, i
     at.under_slot = sinew__layout_add(lay, (size_t)count, sizeof(int32_t), 4);
     at.settled = sinew__layout_add(lay, (size_t)count, sizeof(uint8_t), 1);
     at.under = sinew__layout_add(lay, (size_t)partial_count * SINEW__BLOCK_FLOATS, sizeof(float), SINEW__ALIGN);
+    at.pose_first = sinew__layout_add(lay, (size_t)count + 1, sizeof(int32_t), 4);
+    at.pose_parts = sinew__layout_add(lay, (size_t)part_count, sizeof(sinew__pose_part), 4);
     return at;
 }
 
 static inline sinew__block_tables sinew__tables_in(unsigned char *base, const sinew__block_tables_at *at)
 {
     return (sinew__block_tables){(float *)(base + at->constants), (int8_t *)(base + at->mask),
-                                 (int32_t *)(base + at->under_slot), base + at->settled, (float *)(base + at->under)};
+                                 (int32_t *)(base + at->under_slot), base + at->settled, (float *)(base + at->under),
+                                 (int32_t *)(base + at->pose_first), (sinew__pose_part *)(base + at->pose_parts)};
 }
 
 /* p's tables pointed at t. */
 static inline void sinew__use_tables(sinew__blocks *p, const sinew__block_tables *t)
 {
     p->constants = t->constants, p->mask = t->mask, p->under_slot = t->under_slot, p->settled = t->settled;
-    p->under = t->under;
+    p->under = t->under, p->pose_first = t->pose_first, p->pose_parts = t->pose_parts;
 }
 
 /* The first of the clip's translation, rotation and scale tracks that the
@@ -313,6 +339,16 @@ static inline bool sinew__blocks_one_pass(const sinew__sampler *sm, const sinew_
     const sinew__blocks *p = sm->blocks;
     return p && sm->kernels && sinew__affine_root(root) && sinew__skeleton_of(sk)->local_to_model &&
            sk->joint_count == p->joint_count && sinew__skeleton_of(sk)->parents_hash == p->parents_hash;
+}
+
+/* Whether a plan's block layout writes sk's pose order itself: sk has the
+ * parents it was made for (so the same pose order) and the plan runs its
+ * kernels. */
+static inline bool sinew__blocks_pose_order(const sinew__sampler *sm, const sinew_skeleton *sk)
+{
+    const sinew__blocks *p = sm->blocks;
+    return p && sm->kernels && sk->joint_count == p->joint_count &&
+           sinew__skeleton_of(sk)->parents_hash == p->parents_hash;
 }
 
 /* Writes timeline x's vector tracks between frames a and b at factor

@@ -104,6 +104,36 @@ sinew_result sinew_clip_sample_model(const sinew_clip *clip, const sinew_skeleto
     return SINEW_OK;
 }
 
+sinew_result sinew_clip_sample_pose(const sinew_clip *clip, const sinew_skeleton *sk, float time, unsigned flags,
+                                    sinew_cursor *cursor, sinew_transform *local, float *pose, int lanes,
+                                    sinew_error *err)
+{
+    int32_t *hints;
+    sinew_result r = check_sample(clip, sk, time, cursor, pose, sk ? sk->joint_count : 0, &hints,
+                                  "sinew_clip_sample_pose", err);
+    if (r != SINEW_OK) return r;
+    int order = sinew_skeleton_pose_order(sk, NULL);
+    if (lanes != order)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
+                           "sinew_clip_sample_pose: clip \"%s\": the pose holds %d lanes, the skeleton's pose order %d",
+                           clip->name, lanes, order);
+    float t = sinew_clip_time(clip, time, flags);
+    const sinew__clip_form *form = sinew__clip_of(clip)->form;
+    if (form->sample_pose_order && form->sample_pose_order(clip, t, flags, hints, sk, pose)) {
+        sinew__ok(err);
+        return SINEW_OK;
+    }
+    /* through transforms: the caller's, or on the stack */
+    alignas(64) sinew_transform stack_pose[SINEW_SAMPLE_STACK_JOINTS];
+    if (!local && sk->joint_count <= SINEW_SAMPLE_STACK_JOINTS) local = stack_pose;
+    if (!local)
+        return sinew__fail(err, SINEW_ERROR_BUFFER_TOO_SMALL,
+                           "sinew_clip_sample_pose: clip \"%s\": sampling it for %d joints (more than %d) takes `local`",
+                           clip->name, sk->joint_count, SINEW_SAMPLE_STACK_JOINTS);
+    form->sample_pose(clip, t, flags, hints, sk, local);
+    return sinew_pose_order_from_transforms(sk, local, sk->joint_count, pose, err);
+}
+
 sinew_result sinew_clip_sample_weights(const sinew_clip *clip, float time, unsigned flags, sinew_cursor *cursor,
                                        int joint, float *weights, int count, sinew_error *err)
 {

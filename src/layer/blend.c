@@ -52,15 +52,19 @@ static sinew_transform blend_joint(const sinew_blend_layer *layers, const sinew_
 }
 
 /* The checks both blends share, but the layers'; `name` the caller. */
+/* `lanes`: the pose order's lane count where a SoA pose may be in it, else
+ * 0 (count must then be the joint count). */
 static sinew_result check_blend(const char *name, const sinew_skeleton *sk, bool layers, int layer_count,
-                                float threshold, const void *out, int count, sinew_error *err)
+                                float threshold, const void *out, int count, int lanes, sinew_error *err)
 {
     if (!sk || !out || layer_count < 0 || (layer_count > 0 && !layers) || !(threshold >= 0.0f) ||
         !isfinite(threshold))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: a skeleton, layers and an output", name);
-    if (count != sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d transforms for %d joints", name, count,
-                           sk->joint_count);
+    if (count != sk->joint_count && count != lanes)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH,
+                           lanes ? "%s: %d lanes for %d joints (or %d lanes in the pose order)"
+                                 : "%s: %d transforms for %d joints",
+                           name, count, sk->joint_count, lanes);
     return SINEW_OK;
 }
 
@@ -80,7 +84,7 @@ static sinew_result check_layer(const char *name, int i, bool pose, float weight
 sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *layers, int layer_count, float threshold,
                          sinew_transform *out, int count, sinew_error *err)
 {
-    sinew_result r = check_blend("sinew_blend", sk, layers != NULL, layer_count, threshold, out, count, err);
+    sinew_result r = check_blend("sinew_blend", sk, layers != NULL, layer_count, threshold, out, count, 0, err);
     for (int i = 0; r == SINEW_OK && i < layer_count; ++i)
         r = check_layer("sinew_blend", i, layers[i].pose != NULL, layers[i].weight, layers[i].joint_weights, count,
                         err);
@@ -99,7 +103,8 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
 sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
                               int layer_count, float threshold, float *out, int count, sinew_error *err)
 {
-    sinew_result r = check_blend("sinew_blend_pose", sk, layers != NULL, layer_count, threshold, out, count, err);
+    sinew_result r = check_blend("sinew_blend_pose", sk, layers != NULL, layer_count, threshold, out, count,
+                                 sinew_skeleton_pose_order(sk, NULL), err);
     if (r == SINEW_OK && !rest)
         r = sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose: the rest pose in SoA form");
     for (int i = 0; r == SINEW_OK && i < layer_count; ++i)

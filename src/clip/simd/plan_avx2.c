@@ -204,12 +204,32 @@ static inline void constant_values(const float *c, float s, __m256 v[10])
     for (int f = 0; f < 3; ++f) v[f] = _mm256_add_ps(v[f], zero), v[7 + f] = _mm256_add_ps(v[7 + f], zero);
 }
 
+/* Block `block`'s values v into the SoA pose `pose` in the skeleton's pose
+ * order: each part's lanes permuted into place and blended over what the
+ * pose block holds (other parts give its other lanes). */
+static inline void pose_store(const sinew__blocks *p, int block, const __m256 v[10], float *pose)
+{
+    for (int i = p->pose_first[block]; i < p->pose_first[block + 1]; ++i) {
+        const sinew__pose_part *part = &p->pose_parts[i];
+        __m256i lane = _mm256_loadu_si256((const __m256i *)part->lane);
+        __m256 mask = _mm256_loadu_ps((const float *)part->mask);
+        float *o = pose + (size_t)part->to * SINEW__BLOCK_FLOATS;
+        if (part->whole) {
+            for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, _mm256_permutevar8x32_ps(v[c], lane));
+            continue;
+        }
+        for (int c = 0; c < 10; ++c)
+            _mm256_storeu_ps(o + 8 * c, _mm256_blendv_ps(_mm256_loadu_ps(o + 8 * c),
+                                                         _mm256_permutevar8x32_ps(v[c], lane), mask));
+    }
+}
+
 /* Block `block`, sampled into v, finished: the floats no track writes
- * from `under` (the layout's copy where `copied`), then written to `local`
- * and on to model space. */
+ * from `under` (the layout's copy where `copied`), then written to `local`,
+ * to `pose` and on to model space. */
 static inline __attribute__((always_inline)) void finish_block(const sinew__blocks *p, int block, __m256 v[10], const sinew_transform *under,
                                 bool copied, const int16_t *parents, const sinew_mat4 *top, sinew_transform *local,
-                                sinew_mat4 *model)
+                                float *pose, sinew_mat4 *model)
 {
     const int16_t *joint = p->schedule + 8 * block;
     int32_t slot = p->under_slot[block];
@@ -224,6 +244,7 @@ static inline __attribute__((always_inline)) void finish_block(const sinew__bloc
                                     mask_lanes(p->mask + (size_t)block * SINEW__BLOCK_FLOATS + 8 * c));
     }
     if (local) sinew__store_block(v, joint, local);
+    if (pose) pose_store(p, block, v, pose);
     if (model) sinew__model_block(v, joint, parents, top, model);
 }
 
@@ -290,7 +311,8 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
                                                              size_t ka, size_t kb, float s, bool nlerp,
                                                              const sinew_transform *under, bool copied,
                                                              const int16_t *parents, const sinew_mat4 *root,
-                                                             sinew_transform *local, sinew_mat4 *model, bool packed)
+                                                             sinew_transform *local, float *pose, sinew_mat4 *model,
+                                                             bool packed)
 {
     /* Blocks go in chunks: first each block's values (the blocks are
      * independent, so the processor overlaps one's chain of dependent
@@ -317,20 +339,20 @@ static inline __attribute__((always_inline)) void run_blocks(const sinew__blocks
                 constant_values(p->constants + (size_t)(block - p->animated) * SINEW__BLOCK_FLOATS, s, v[g]);
             }
         }
-        for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, copied, parents, top, local, model);
+        for (int g = 0; g < chunk; ++g) finish_block(p, c0 + g, v[g], under, copied, parents, top, local, pose, model);
     }
 }
 
 void sinew__blocks_run_avx2(const sinew__blocks *p, const float *a, const float *b, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
-                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+                            const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model)
 {
-    run_blocks(p, a, b, 0, 0, s, nlerp, under, copied, parents, root, local, model, false);
+    run_blocks(p, a, b, 0, 0, s, nlerp, under, copied, parents, root, local, pose, model, false);
 }
 
 void sinew__packed_run_avx2(const sinew__blocks *p, size_t ka, size_t kb, float s, bool nlerp,
                             const sinew_transform *under, bool copied, const int16_t *parents,
-                            const sinew_mat4 *root, sinew_transform *local, sinew_mat4 *model)
+                            const sinew_mat4 *root, sinew_transform *local, float *pose, sinew_mat4 *model)
 {
-    run_blocks(p, NULL, NULL, ka, kb, s, nlerp, under, copied, parents, root, local, model, true);
+    run_blocks(p, NULL, NULL, ka, kb, s, nlerp, under, copied, parents, root, local, pose, model, true);
 }
