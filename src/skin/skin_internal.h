@@ -223,24 +223,30 @@ typedef struct sinew__job_streams {
     const uint32_t *slot, *group_first;
 } sinew__job_streams;
 
-/* The entries [*lo_out, *end_out) of group g whose blocks meet the job's
- * range (a group lists its blocks in increasing order). */
-static inline void sinew__group_span(const sinew__block_group *g, const sinew__job_streams *st, size_t *lo_out,
-                                     size_t *end_out)
+/* The first entry of group g in [lo, hi) whose block is at or after
+ * `block`, hi where none is (a group lists its blocks in increasing order):
+ * a binary search, as a group may list hundreds of blocks. */
+static inline size_t sinew__group_lower_bound(const sinew__block_group *g, size_t lo, size_t hi, uint32_t block)
 {
-    uint32_t first = (uint32_t)(st->begin / SINEW__BLOCK);
-    uint32_t last = (uint32_t)((st->end - 1) / SINEW__BLOCK);
-    size_t lo = 0, hi = (size_t)g->count; /* the first block at or after `first` */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (g->block[mid] < first)
+        if (g->block[mid] < block)
             lo = mid + 1;
         else
             hi = mid;
     }
-    size_t end = lo;
-    while (end < (size_t)g->count && g->block[end] <= last) ++end;
-    *lo_out = lo, *end_out = end;
+    return lo;
+}
+
+/* The entries [*lo_out, *end_out) of group g whose blocks meet the job's
+ * range. */
+static inline void sinew__group_span(const sinew__block_group *g, const sinew__job_streams *st, size_t *lo_out,
+                                     size_t *end_out)
+{
+    uint32_t first = (uint32_t)(st->begin / SINEW__BLOCK);
+    uint32_t end = (uint32_t)((st->end - 1) / SINEW__BLOCK) + 1;
+    *lo_out = sinew__group_lower_bound(g, 0, (size_t)g->count, first);
+    *end_out = sinew__group_lower_bound(g, *lo_out, (size_t)g->count, end);
 }
 
 /* Vertex v's position or normal: from its block's prepared copy when

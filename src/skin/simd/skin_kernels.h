@@ -63,16 +63,19 @@ SIMD_INLINE void store3_packed(float *p, v3x8 v)
 }
 #else
 /* x, y, z of 8 packed xyz triples. Four vertices per 128-bit half (0-3 low,
- * 4-7 high), so in-lane shuffles do the work: 128-bit loads, then five
- * shuffles, where a whole-vector permute and blends takes three permutes
- * and six blends, and the permutes share the FMA pipes. */
+ * 4-7 high), so in-lane shuffles do the work: three 256-bit loads regrouped
+ * into halves by two blends and a lane permute, then five shuffles (128-bit
+ * loads inserted into the high halves cost an FP operation each, and the
+ * whole-vector permutes share the FMA pipes). */
 SIMD_INLINE v3x8 load3_packed(const float *p)
 {
-    /* vertices 0-3 in the low halves, 4-7 in the high ones: m03 = x0 y0 z0 x1,
-     * m14 = y1 z1 x2 y2, m25 = z2 x3 y3 z3 (and the same for 4-7) */
-    __m256 m03 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p)), _mm_loadu_ps(p + 12), 1);
-    __m256 m14 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 4)), _mm_loadu_ps(p + 16), 1);
-    __m256 m25 = _mm256_insertf128_ps(_mm256_castps128_ps256(_mm_loadu_ps(p + 8)), _mm_loadu_ps(p + 20), 1);
+    /* a = x0 y0 z0 x1 y1 z1 x2 y2, b = z2 x3 y3 z3 x4 y4 z4 x5,
+     * c = y5 z5 x6 y6 z6 x7 y7 z7; regrouped: m03 = x0 y0 z0 x1,
+     * m14 = y1 z1 x2 y2, m25 = z2 x3 y3 z3 (and the same for 4-7 high) */
+    __m256 a = _mm256_loadu_ps(p), b = _mm256_loadu_ps(p + 8), c = _mm256_loadu_ps(p + 16);
+    __m256 m03 = _mm256_blend_ps(a, b, 0xf0);
+    __m256 m14 = _mm256_permute2f128_ps(a, c, 0x21);
+    __m256 m25 = _mm256_blend_ps(b, c, 0xf0);
     __m256 xy = _mm256_shuffle_ps(m14, m25, _MM_SHUFFLE(2, 1, 3, 2)); /* x2 y2 x3 y3 */
     __m256 yz = _mm256_shuffle_ps(m03, m14, _MM_SHUFFLE(1, 0, 2, 1)); /* y0 z0 y1 z1 */
     v3x8 r;
@@ -82,7 +85,9 @@ SIMD_INLINE v3x8 load3_packed(const float *p)
     return r;
 }
 
-/* The inverse: five in-lane shuffles, then each half stored. */
+/* The inverse: six in-lane shuffles, then the halves regrouped into three
+ * 256-bit stores (half as many stores as 128-bit ones, which cost more
+ * here than the lane permutes). */
 SIMD_INLINE void store3_packed(float *p, v3x8 v)
 {
     __m256 x = v.x, y = v.y, z = v.z;
@@ -92,12 +97,9 @@ SIMD_INLINE void store3_packed(float *p, v3x8 v)
     __m256 m03 = _mm256_shuffle_ps(xy, zx, _MM_SHUFFLE(2, 0, 2, 0)); /* x0 y0 z0 x1 */
     __m256 m14 = _mm256_shuffle_ps(yz, xy, _MM_SHUFFLE(3, 1, 2, 0)); /* y1 z1 x2 y2 */
     __m256 m25 = _mm256_shuffle_ps(zx, yz, _MM_SHUFFLE(3, 1, 3, 1)); /* z2 x3 y3 z3 */
-    _mm_storeu_ps(p, _mm256_castps256_ps128(m03));
-    _mm_storeu_ps(p + 4, _mm256_castps256_ps128(m14));
-    _mm_storeu_ps(p + 8, _mm256_castps256_ps128(m25));
-    _mm_storeu_ps(p + 12, _mm256_extractf128_ps(m03, 1));
-    _mm_storeu_ps(p + 16, _mm256_extractf128_ps(m14, 1));
-    _mm_storeu_ps(p + 20, _mm256_extractf128_ps(m25, 1));
+    _mm256_storeu_ps(p, _mm256_permute2f128_ps(m03, m14, 0x20));      /* x0 .. y2 */
+    _mm256_storeu_ps(p + 8, _mm256_blend_ps(m25, m03, 0xf0));        /* z2 .. x5 */
+    _mm256_storeu_ps(p + 16, _mm256_permute2f128_ps(m14, m25, 0x31)); /* y5 .. z7 */
 }
 #endif
 
@@ -437,8 +439,7 @@ SIMD_INLINE void lbs_group(const sinew_skin_job *job, const sinew__job_streams *
         for (; i < end && g->block[i] < whole_first; ++i)
             lbs_block(job, st, k, fast_normals, renormalize, g->block[i], slot + i, g->joints + i * n,
                       g->weights + i * row);
-        size_t whole = i;
-        while (whole < end && g->block[whole] < whole_end) ++whole;
+        size_t whole = sinew__group_lower_bound(g, i, end, whole_end);
         /* two copies of the loop: with prepared inputs, or with streams */
         if (job->inputs)
             lbs_whole(job, st, k, fast_normals, renormalize, true, g->block + i, slot + i, g->joints + i * n,
