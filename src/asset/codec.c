@@ -1535,7 +1535,9 @@ static void skip_string(reader *r) { skip(r, get_u32(r)); }
  * rounded to eight a frame: 16 floats a key at most) and its entries; or,
  * where the tracks fill a third of the schedule's floats (plan.c's
  * blocks_fit), the block layout, at most the longest track's keys of every
- * block of the schedule. */
+ * block of the schedule, and per block its tables (constants, masks, the
+ * pose under it: 725 bytes) and its pose parts (at most eight of 72
+ * bytes). */
 static size_t clip_walk_peak(reader *r, size_t length)
 {
     skip_string(r);
@@ -1562,7 +1564,7 @@ static size_t clip_walk_peak(reader *r, size_t length)
         skip(r, 4 * per * (size_t)keys);
     }
     size_t timelines = 64 * line_keys + 256 * line_tracks;
-    size_t layout = most > 1 && 3 * filled >= 10 * length ? most * blocks * 320 + blocks * 1024 : 0;
+    size_t layout = most > 1 && 3 * filled >= 10 * length ? most * blocks * 320 + blocks * 1344 : 0;
     return (timelines > layout ? timelines : layout) + 64 * blocks + 64 * (n > 0 ? (size_t)n : 0);
 }
 
@@ -1605,8 +1607,9 @@ size_t sinew__decode_peak(int what, const unsigned char *p, size_t n, const unsi
     case SINEW__PAYLOAD_PACKED_CLIP: {
         /* the plan: 8 lanes of 16-bit keys a vector that varies, at most
          * one for each float stored per key and ten for each block of the
-         * schedule; its tables and the exact layout's of two keys per
-         * block; each track's shape in scratch; the times copied; then the
+         * schedule; its tables and pose parts and the exact layout's of two
+         * keys per block (under 3.3 KB a block); each track's shape in
+         * scratch; the times copied; then the
          * weights tracks as a clip's */
         int32_t keys = get_i32(&r);
         if (r.bad || keys < 1 || (size_t)keys > r.left / 4) return 16 * n + plan_blocks * 4096 + small;
