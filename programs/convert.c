@@ -10,6 +10,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -242,7 +243,10 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
         else if (unit != 1.0f)
             note(j, "left in %s (--keep-units); glTF readers take metres\n", name);
         for (int c = 0; c < out->clip_count; ++c)
-            if (clip_errors[c] >= 0.0f)
+            if (isnan(clip_errors[c]))
+                note(j, "clip \"%s\" %s: its error is not measured (the warning above says why)\n",
+                     out->clips[c]->name, s->resample_hz > 0.0f ? "resampled" : "sampled");
+            else if (clip_errors[c] >= 0.0f)
                 note(j, "clip \"%s\" %s: within %.3g %s of its poses (measured 3 cm from each joint)\n",
                      out->clips[c]->name,
                      s->resample_hz > 0.0f ? "resampled" : "sampled from its packed or compressed form",

@@ -251,7 +251,9 @@ typedef struct sinew_gltf_write_options {
     float shell_distance;
     /* Optional, asset->clip_count floats: receives each clip's measured
      * resampling error in the written units (packed and compressed clips
-     * are resampled too), -1 for a clip written with its own keys. */
+     * are resampled too), -1 for a clip written with its own keys, NaN
+     * where it could not be measured (a pose past a float's range; the
+     * logger says why, and the clip is written all the same). */
     float *clip_errors;
     /* Every length is multiplied by this as it is written (0: 1): joints'
      * rest translations, translation keys (a spline's tangents too), mesh
@@ -284,7 +286,7 @@ typedef struct sinew_gltf_write_report {
     size_t meshopt_bytes;          /* the bytes they hold uncompressed (the fallback buffer's length) */
     float resample_error;          /* the largest error of a resampled clip (options->resample_rate, and
                                       packed or compressed clips) in the written units, as measured by
-                                      sinew_clip_measure_error() */
+                                      sinew_clip_measure_error(); NaN where one was not measured */
     int limited_vertices;          /* vertices that lost weights to options->max_influences */
     float dropped_weight;          /* the largest weight one of them lost */
 } sinew_gltf_write_report;
@@ -305,14 +307,16 @@ typedef struct sinew_gltf_write_report {
  *   a child of the joint carrying a rigid mesh, a root for a skinned mesh
  *   (glTF ignores its transform) or one that follows no joint. A skinned
  *   mesh's skin lists its joints' nodes and inverse binds; JOINTS_0 (and
- *   JOINTS_1 past 4 influences) as unsigned bytes where the skin has at
+ *   JOINTS_1 past 4 influences; options->max_influences keeps each
+ *   vertex's largest) as unsigned bytes where the skin has at
  *   most 256 joints, else unsigned shorts; WEIGHTS_n as options->weights
  *   says, each vertex's summing to 1 as the Khronos validator checks;
  * - clip c is animations[c], its tracks' keys and interpolation as they
  *   are (a weights track drives the nodes of the meshes its joint
  *   carries); a clip lasting past its last key gains a constant channel
  *   to keep its duration; packed and compressed clips are sampled (see
- *   sample_rate); additive clips are refused;
+ *   sample_rate), every clip with options->resample_rate, and each
+ *   sampled clip's error measured; additive clips are refused;
  * - asset->springs as VRMC_springBone 1.0, asset->timelines as each
  *   animation's extras.sinew (docs/ANIMATION.md).
  * Positions are written in the asset's own frame, its lengths multiplied
@@ -323,8 +327,7 @@ typedef struct sinew_gltf_write_report {
  * fails may leave part of it). `report` (optional) says what was written
  * and repaired. Errors:
  * SINEW_ERROR_INVALID_ARGUMENT (NULL, an extension other than .glb or
- * .gltf, an option out of range), SINEW_ERROR_NOT_FINITE (a resampled
- * clip whose poses no error measures), SINEW_ERROR_UNSUPPORTED (an additive
+ * .gltf, an option out of range), SINEW_ERROR_UNSUPPORTED (an additive
  * clip, a mesh of no vertices, a .glb past 4 GiB, options->meshopt in a
  * build without libmeshoptimizer-dev), SINEW_ERROR_IO,
  * SINEW_ERROR_OUT_OF_MEMORY. */
