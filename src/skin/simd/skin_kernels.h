@@ -11,7 +11,9 @@
  * its palette matrix times its weight row; positions, normals and tangents
  * are read as x, y, z vectors, transformed, and written back. A job of
  * positions alone skips M: each joint's matrix transforms the positions
- * and the results are summed by weight (see skin_point). A block
+ * and the results are summed by weight (see skin_point); with normals
+ * transformed by M itself (SINEW_NORMALS_FAST), M is blended a column at a
+ * time, each column used as soon as it is made (skin_point_normal). A block
  * partly outside the job's range, or a stream that is not tightly packed,
  * goes through a small buffer, so nothing outside the range is read or
  * written. Prepared inputs (sinew_skin_inputs) are already x, y, z vectors,
@@ -151,14 +153,60 @@ SIMD_INLINE void blend(int k, const uint16_t *joints, const float *weights,
     }
 }
 
-/* M (p, 1): the translation is the innermost addend. */
+/* M (p, 1): the translation first, then the columns in order (the order
+ * skin_point_normal sums them in). */
 SIMD_INLINE v3x8 transform_point(const __m256 *a, v3x8 p)
 {
     v3x8 r;
-    r.x = _mm256_fmadd_ps(a[0], p.x, _mm256_fmadd_ps(a[3], p.y, _mm256_fmadd_ps(a[6], p.z, a[9])));
-    r.y = _mm256_fmadd_ps(a[1], p.x, _mm256_fmadd_ps(a[4], p.y, _mm256_fmadd_ps(a[7], p.z, a[10])));
-    r.z = _mm256_fmadd_ps(a[2], p.x, _mm256_fmadd_ps(a[5], p.y, _mm256_fmadd_ps(a[8], p.z, a[11])));
+    r.x = _mm256_fmadd_ps(a[6], p.z, _mm256_fmadd_ps(a[3], p.y, _mm256_fmadd_ps(a[0], p.x, a[9])));
+    r.y = _mm256_fmadd_ps(a[7], p.z, _mm256_fmadd_ps(a[4], p.y, _mm256_fmadd_ps(a[1], p.x, a[10])));
+    r.z = _mm256_fmadd_ps(a[8], p.z, _mm256_fmadd_ps(a[5], p.y, _mm256_fmadd_ps(a[2], p.x, a[11])));
     return r;
+}
+
+/* Column c (0-2, 3 the translation) of M, as blend makes it. */
+SIMD_INLINE void blend_column(int k, const uint16_t *joints, const float *weights, const sinew_mat4 *palette, int c,
+                              __m256 col[3])
+{
+    const float *p = palette[joints[0]].m + 4 * c;
+    if (k == SINEW__UNIT_GROUP) {
+        for (int r = 0; r < 3; ++r) col[r] = _mm256_set1_ps(p[r]);
+        return;
+    }
+    __m256 w = _mm256_load_ps(weights);
+    for (int r = 0; r < 3; ++r) col[r] = _mm256_mul_ps(_mm256_set1_ps(p[r]), w);
+    for (int j = 1; j < k; ++j) {
+        p = palette[joints[j]].m + 4 * c;
+        w = _mm256_load_ps(weights + j * SINEW__BLOCK);
+        for (int r = 0; r < 3; ++r) col[r] = _mm256_fmadd_ps(_mm256_set1_ps(p[r]), w, col[r]);
+    }
+}
+
+/* transform_point(M, p) and apply3(M, n) bit for bit, M blended a column at
+ * a time and each column used at once: 12 live vectors fewer than
+ * blending M whole, which with the inputs and sums leaves AVX2's 16
+ * registers short and spills. */
+SIMD_INLINE void skin_point_normal(int k, const uint16_t *joints, const float *weights, const sinew_mat4 *palette,
+                                   v3x8 p, v3x8 n, v3x8 *out_p, v3x8 *out_n)
+{
+    __m256 col[3];
+    blend_column(k, joints, weights, palette, 3, col);
+    v3x8 rp = {col[0], col[1], col[2]}, rn;
+    blend_column(k, joints, weights, palette, 0, col);
+    rp.x = _mm256_fmadd_ps(col[0], p.x, rp.x), rp.y = _mm256_fmadd_ps(col[1], p.x, rp.y);
+    rp.z = _mm256_fmadd_ps(col[2], p.x, rp.z);
+    rn.x = _mm256_mul_ps(col[0], n.x), rn.y = _mm256_mul_ps(col[1], n.x), rn.z = _mm256_mul_ps(col[2], n.x);
+    blend_column(k, joints, weights, palette, 1, col);
+    rp.x = _mm256_fmadd_ps(col[0], p.y, rp.x), rp.y = _mm256_fmadd_ps(col[1], p.y, rp.y);
+    rp.z = _mm256_fmadd_ps(col[2], p.y, rp.z);
+    rn.x = _mm256_fmadd_ps(col[0], n.y, rn.x), rn.y = _mm256_fmadd_ps(col[1], n.y, rn.y);
+    rn.z = _mm256_fmadd_ps(col[2], n.y, rn.z);
+    blend_column(k, joints, weights, palette, 2, col);
+    rp.x = _mm256_fmadd_ps(col[0], p.z, rp.x), rp.y = _mm256_fmadd_ps(col[1], p.z, rp.y);
+    rp.z = _mm256_fmadd_ps(col[2], p.z, rp.z);
+    rn.x = _mm256_fmadd_ps(col[0], n.z, rn.x), rn.y = _mm256_fmadd_ps(col[1], n.z, rn.y);
+    rn.z = _mm256_fmadd_ps(col[2], n.z, rn.z);
+    *out_p = rp, *out_n = rn;
 }
 
 /* The skinned positions of a block without its blended matrix: the sum
@@ -374,6 +422,36 @@ SIMD_INLINE void lbs_whole(const sinew_skin_job *job, const sinew__job_streams *
                                      prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
                                               : load3_packed(job->positions + f)));
         }
+        return;
+    }
+    if (fast_normals && st->positions) { /* positions and normals by M: a column at a time */
+        size_t n = (size_t)sinew__group_joints(k);
+        const float *pp = prepared ? st->prepared_positions + slot * SINEW__PREPARED_FLOATS : NULL;
+        const float *pn = prepared ? st->prepared_normals + slot * SINEW__PREPARED_FLOATS : NULL;
+        v3x8 pending = {0};
+        float *pending_out = NULL;
+        for (size_t i = 0; i < count; ++i) {
+            size_t f = (size_t)block[i] * SINEW__BLOCK * 3;
+            if (!prepared && i + 4 < count) {
+                size_t ahead = (size_t)block[i + 4] * SINEW__BLOCK * 3;
+                prefetch_block(job->positions + ahead);
+                prefetch_block(job->normals + ahead);
+            }
+            v3x8 op, on;
+            skin_point_normal(k, joints + i * n, weights + i * n * SINEW__BLOCK, job->palette,
+                              prepared ? load3_prepared(pp + i * SINEW__PREPARED_FLOATS)
+                                       : load3_packed(job->positions + f),
+                              prepared ? load3_prepared(pn + i * SINEW__PREPARED_FLOATS) : load3_packed(job->normals + f),
+                              &op, &on);
+            store3_packed(job->out_positions + f, op);
+            if (!renormalize) {
+                store3_packed(job->out_normals + f, on);
+                continue;
+            }
+            if (pending_out) store3_packed(pending_out, normalize3(pending));
+            pending = on, pending_out = job->out_normals + f;
+        }
+        if (pending_out) store3_packed(pending_out, normalize3(pending));
         return;
     }
     v3x8 pending = {0};
