@@ -878,6 +878,14 @@ static void library_checks(void)
                   strstr(err.description, "options->"),
               "bad options %zu: %s", i, err.description);
     remove(path);
+    /* resampling bounded by its joint samples, refused before anything is
+     * made: 1e6 a second over the walk on every joint */
+    snprintf(path, sizeof path, "%s/dense.glb", work);
+    CHECK(sinew_write_gltf(demo, path, &(sinew_gltf_write_options){.resample_rate = 1e6f}, NULL, &err) ==
+                  SINEW_ERROR_UNSUPPORTED &&
+              strstr(err.description, "joint samples"),
+          "resampled at 1e6 a second: %s", err.description);
+    remove(path);
     snprintf(path, sizeof path, "%s/out.obj", work);
     CHECK(sinew_write_gltf(demo, path, NULL, NULL, &err) == SINEW_ERROR_INVALID_ARGUMENT &&
               strstr(err.description, "neither in .glb nor in .gltf"),

@@ -866,10 +866,12 @@ static sinew_result resample_clip(writer *w, const sinew_asset *a, const sinew_c
     double d = clip->duration;
     long long steps = (long long)ceil(d * rate - 1e-6);
     if (steps < 0) steps = 0;
-    if (steps > (1 << 22))
+    /* the poses and values held until the clip is measured take 80 bytes
+     * a joint a sample: at most 2^22 joint samples (320 MiB) */
+    if ((double)(steps + 1) * (double)n > (double)(1 << 22))
         return sinew__fail(w->err, SINEW_ERROR_UNSUPPORTED,
-                           "sinew_write_gltf: clip \"%s\": %.0f samples at %g a second, too many to write", clip->name,
-                           d * rate, (double)rate);
+                           "sinew_write_gltf: clip \"%s\": %.0f samples at %g a second of %d joints, more than %d "
+                           "joint samples to write", clip->name, d * rate, (double)rate, n, 1 << 22);
     int count = (int)steps + 1;
     float *times = sinew__alloc(&w->alloc, sizeof *times * (size_t)count);
     sinew_transform *poses = sinew__alloc(&w->alloc, sizeof *poses * (size_t)count * (size_t)n);
