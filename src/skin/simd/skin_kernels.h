@@ -210,9 +210,10 @@ SIMD_INLINE void skin_point_normal(int k, const uint16_t *joints, const float *w
 }
 
 /* The skinned positions of a block without its blended matrix: the sum
- * over the block's joints of weight row * (palette matrix p), 12 multiplies
- * or FMAs a joint where blending first takes 12 and the transform 9 more
- * (k: the block's group, see SINEW__UNIT_GROUP). */
+ * over the block's joints of the weight row times the joint's palette
+ * matrix applied to p, 12 multiplies or FMAs a joint where blending first
+ * takes 12 a joint and the transform 9 more (k: the block's group, see
+ * SINEW__UNIT_GROUP). */
 SIMD_INLINE v3x8 skin_point(int k, const uint16_t *joints, const float *weights, const sinew_mat4 *palette, v3x8 p)
 {
     static const int element[12] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14};
