@@ -5,7 +5,10 @@
  * mesh with finite results and normalized weights; the pab rig as FBX and
  * as Collada gives the same joint positions (FBX in cm, Collada converted
  * to metres by Assimp); clips from animation-only files play on the
- * skeleton of another file; FBX helper nodes do not move Hips. Skips,
+ * skeleton of another file; FBX helper nodes do not move Hips; every FBX
+ * file declares centimetres and Collada comes out in metres
+ * (sinew_asset.meters_per_unit 0.01 and 1, the same through the wall and
+ * in process), a BVH declares nothing. Skips,
  * saying so, when the assets or Assimp are missing. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
@@ -122,11 +125,18 @@ static int each_file(const char *rel_dir)
         sinew_asset *b = load_with(rel, &trusted);
         CHECK(b && h.notes > 0 && h.partial == 0,
               "%s in process: Assimp heard, nothing dropped (%d notes)", rel, h.notes);
+        /* the unit each declares, the same across the wall and in process:
+         * every shared FBX file declares centimetres, and Assimp scales
+         * Collada to metres */
+        float unit = strstr(rel, ".fbx") ? 0.01f : 1.0f;
+        CHECK(a && b && a->meters_per_unit == unit && b->meters_per_unit == unit,
+              "%s: %g m a unit (%g in process), not %g", rel, a ? (double)a->meters_per_unit : -1.0,
+              b ? (double)b->meters_per_unit : -1.0, (double)unit);
         sinew_asset_free(b);
         if (a) {
             play_all(a, rel);
-            printf("  %-28s %3d joints, %d clips, %d meshes\n", rel, a->skeleton->joint_count, a->clip_count,
-                   a->mesh_count);
+            printf("  %-28s %3d joints, %d clips, %d meshes, %g m a unit\n", rel, a->skeleton->joint_count,
+                   a->clip_count, a->mesh_count, (double)a->meters_per_unit);
         }
         sinew_asset_free(a);
         ++files;
@@ -314,6 +324,7 @@ static void test_generated(void)
     sinew_error err = {0};
     sinew_asset *a = sinew_load_file(names[0], NULL, &err);
     CHECK(a != NULL, "BVH loads: %s", err.description);
+    CHECK(!a || a->meters_per_unit == 0.0f, "BVH declares no unit (%g)", a ? (double)a->meters_per_unit : -1.0);
     if (a) {
         int knee = sinew_skeleton_find_joint(a->skeleton, "knee");
         CHECK(knee >= 0 && sinew_skeleton_find_joint(a->skeleton, "hips") >= 0, "BVH joints by name");

@@ -3,8 +3,9 @@
  * files, files too large for the load's budget, symbolic links out of a
  * glTF's folder, formats not read by default, the limits of the process
  * that runs Assimp, and the stream that process sends back, truncated and
- * corrupted at every place. Each must fail with its sentence, the process
- * surviving. (tests/stress_hostile.c runs whole mutated files through the
+ * corrupted at every place, with a unit no file declares. Each must fail
+ * with its sentence (an implausible unit: ignored with a warning), the
+ * process surviving. (tests/stress_hostile.c runs whole mutated files through the
  * command-line tool, timed.) */
 #define _XOPEN_SOURCE 700 /* mkfifo, symlink, mkdtemp */
 #include "sinew/sinew_import.h"
@@ -455,6 +456,7 @@ static void test_frames(void)
             same = demo->clips[c]->track_count == back->clips[c]->track_count &&
                    strcmp(demo->clips[c]->name, back->clips[c]->name) == 0;
         CHECK(same, "the asset read back is the one written");
+        CHECK(back->meters_per_unit == 1.0f, "the unit read back (%g m)", (double)back->meters_per_unit);
     }
     sinew_asset_free(back);
     /* cut short anywhere: refused, never read past the end */
@@ -492,6 +494,64 @@ static void test_frames(void)
     free(copy);
     free(f.bytes);
     sinew_asset_free(demo);
+}
+
+/* The UNIT frame: a plausible unit read back; a unit no file declares
+ * (not finite, not above 0, absurd) ignored with a warning, the unit left
+ * 0; a malformed frame (the wrong size, a second one, one before the
+ * skeleton) refused. */
+static void test_frames_unit(const sinew_skeleton *sk, const int *node_joints)
+{
+    sinew_asset fake = {.name = "", .skeleton = sk, .node_count = 2, .node_joints = node_joints};
+    const float units[] = {0.01f, 0.0254f, 100.0f, NAN, INFINITY, -0.01f, 1e-9f, 1e9f};
+    for (size_t u = 0; u < sizeof units / sizeof *units; ++u) {
+        fake.meters_per_unit = units[u];
+        sinew__frames f = {0};
+        sinew__frames_asset(&f, &fake);
+        heard_log log = {"", 0};
+        sinew_load_options o = {.base.logger = {keep_message, &log}};
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(!f.failed && sinew__frames_read(f.bytes, f.size, "FBX", &o, back, &err) == SINEW_OK,
+              "a unit of %g: the stream loads: %s", (double)units[u], err.description);
+        bool plausible = u < 3;
+        CHECK(back->meters_per_unit == (plausible ? units[u] : 0.0f) &&
+                  (plausible ? log.warnings == 0 : strstr(log.text, "is not a plausible length unit: ignored") != NULL),
+              "a unit of %g: read as %g, warned: %s", (double)units[u], (double)back->meters_per_unit, log.text);
+        sinew_asset_free(back);
+        free(f.bytes);
+    }
+    /* none written for an undeclared unit */
+    fake.meters_per_unit = 0.0f;
+    sinew__frames none = {0};
+    sinew__frames_asset(&none, &fake);
+    bool found = false;
+    for (size_t at = 0; at + 8 <= none.size; at += 8 + get_le32(none.bytes + at + 4))
+        found = found || get_le32(none.bytes + at) == SINEW__FRAME_UNIT;
+    CHECK(!none.failed && !found, "no UNIT frame for an undeclared unit");
+    /* malformed: 8 bytes, two frames, before the skeleton */
+    static const char *const why[] = {"is not 4 bytes", "is a second one", "comes before the skeleton"};
+    size_t first = 8 + get_le32(none.bytes + 4); /* the SKELETON frame; the END frame follows */
+    for (int b = 0; b < 3; ++b) {
+        sinew__frames h = {0};
+        uint32_t unit_head[2] = {SINEW__FRAME_UNIT, b == 0 ? 8 : 4};
+        float payload[2] = {0.01f, 0.01f};
+        if (b != 2) sinew__bytes_put(&h, none.bytes, first);
+        for (int k = 0; k < (b == 1 ? 2 : 1); ++k) {
+            sinew__bytes_put(&h, unit_head, sizeof unit_head);
+            sinew__bytes_put(&h, payload, unit_head[1]);
+        }
+        if (b == 2) sinew__bytes_put(&h, none.bytes, first);
+        sinew__bytes_put(&h, none.bytes + first, none.size - first);
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, back, &err) == SINEW_ERROR_PARSE,
+              "a unit that %s refused", why[b]);
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, why[b]);
+        sinew_asset_free(back);
+        free(h.bytes);
+    }
+    free(none.bytes);
 }
 
 /* Streams a compromised child could write that the loaders never make:
@@ -598,6 +658,7 @@ static void test_frames_checks(void)
             free(h.bytes), free(skeleton.bytes);
         }
     }
+    test_frames_unit(sk, node_joints);
     /* a stream of nothing but its end */
     sinew__frames f = {0};
     sinew__frames_error(&f, SINEW_OK, "");

@@ -78,6 +78,16 @@ typedef struct sinew_asset {
      * clips[i]'s time, NULL where a clip has none; the array is NULL where
      * no clip has one. */
     const sinew_timeline *const *timelines;
+    /* The length unit of the asset's coordinates, in metres, as the source
+     * file declares it; 0: not declared. glTF: 1 (metres by the
+     * specification); FBX: its GlobalSettings UnitScaleFactor (centimetres
+     * per unit: 0.01 for centimetres, 1 for metres, 0.0254 for inches);
+     * Collada: 1 (Assimp scales the file's <unit> to metres as it reads
+     * it); the built-in character: 1. BVH, the other Assimp formats and
+     * archives (whose format holds no unit): 0. Loaders refuse a unit that
+     * is not finite, not above 0 or out of 1e-5 to 1e5 m, leaving 0 with a
+     * warning. */
+    float meters_per_unit;
 } sinew_asset;
 
 /* Frees the asset and everything it holds: skeleton, clips, meshes and their

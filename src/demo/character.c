@@ -564,6 +564,7 @@ sinew_asset *sinew_demo_create(const sinew_options *options, sinew_error *err)
     sinew__ok(err);
     sinew_asset *a = sinew__asset_new("sinew_demo", options);
     if (!a) return fail_oom(NULL, err);
+    a->meters_per_unit = 1.0f; /* built in metres */
 
     int parents[JOINT_COUNT];
     const char *names[JOINT_COUNT];

@@ -621,6 +621,60 @@ static sinew_result read_animations(ai_builder *b)
     return SINEW_OK;
 }
 
+/* ---- the declared unit ------------------------------------------------------------------------ */
+
+/* Metadata entry `key` of the scene, or NULL; the keys are checked as
+ * untrusted (a NULL array, a length past the text). */
+static const struct aiMetadataEntry *metadata(const struct aiScene *scene, const char *key)
+{
+    const struct aiMetadata *m = scene->mMetaData;
+    if (!m || !m->mKeys || !m->mValues) return NULL;
+    size_t n = strlen(key);
+    for (unsigned i = 0; i < m->mNumProperties; ++i)
+        if (m->mKeys[i].length == n && memcmp(m->mKeys[i].data, key, n) == 0 && m->mValues[i].mData)
+            return &m->mValues[i];
+    return NULL;
+}
+
+/* Whether the scene's SourceAsset_Format (the importer's name, which
+ * Assimp sets for every format) starts with `name`. */
+static bool read_by(const struct aiScene *scene, const char *name)
+{
+    const struct aiMetadataEntry *e = metadata(scene, "SourceAsset_Format");
+    if (!e || e->mType != AI_AISTRING) return false;
+    const struct aiString *s = e->mData;
+    size_t n = strlen(name);
+    return s->length >= n && s->length < MAXLEN && memcmp(s->data, name, n) == 0;
+}
+
+/* The unit of the scene's lengths in metres, as the file declares it; 0
+ * where it declares none. Assimp 5.2's FBX importer keeps the file's
+ * lengths and reports GlobalSettings' UnitScaleFactor (centimetres a unit,
+ * a float; a double in later versions); its Collada importer scales the
+ * root node by the file's <unit> (1 m where the file has none, as Collada
+ * specifies), so the scene is in metres whatever it reports: a
+ * UnitScaleFactor there is not applied again. Other importers declare
+ * nothing sinew reads. An implausible unit is left undeclared, with a
+ * warning. */
+static float declared_unit(const struct aiScene *scene, const sinew_options *options)
+{
+    if (read_by(scene, "Collada")) return 1.0f;
+    if (!read_by(scene, "Autodesk FBX")) return 0.0f;
+    const struct aiMetadataEntry *e = metadata(scene, "UnitScaleFactor");
+    double centimeters;
+    if (e && e->mType == AI_FLOAT)
+        centimeters = *(const float *)e->mData;
+    else if (e && e->mType == AI_DOUBLE)
+        centimeters = *(const double *)e->mData;
+    else
+        return 0.0f;
+    double meters = centimeters * 0.01;
+    if (sinew__unit_plausible(meters)) return (float)meters;
+    sinew__warn(options, "the file's unit (UnitScaleFactor %g, centimetres a unit) is not a plausible length unit: "
+                "its lengths are kept, their unit undeclared", centimeters);
+    return 0.0f;
+}
+
 /* ---- entry point ---------------------------------------------------------------------------- */
 
 sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_options *options, sinew_asset *asset,
@@ -643,6 +697,7 @@ sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_opti
     if (r == SINEW_OK) r = build_skeleton(&b);
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
+    if (r == SINEW_OK) asset->meters_per_unit = declared_unit(scene, options);
     sinew__free(&b.alloc, b.nodes), sinew__free(&b.alloc, b.parent), sinew__free(&b.alloc, b.helper);
     sinew__free(&b.alloc, b.keep), sinew__free(&b.alloc, b.joint), sinew__free(&b.alloc, b.hash);
     return r;

@@ -1683,6 +1683,8 @@ sinew_result sinew__gltf_load(const void *data, size_t size, bool owned, const c
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
     if (r == SINEW_OK) r = read_springs(&b);
+    /* glTF's lengths are metres by its specification */
+    if (r == SINEW_OK) asset->meters_per_unit = 1.0f;
     if (work) *work = doc.work;
     for (int s = 0; s < b.skin_count; ++s) {
         sinew__free(&b.alloc, b.skins[s].joints);

@@ -13,8 +13,8 @@
  * frames after it, so that the reader sets aside exactly that much, checked
  * against the load's budget, before it reads them. Warnings and Assimp's
  * messages come next, as the import makes them; then either one ERROR
- * frame, or one SKELETON frame, the CLIP and MESH frames, and one END
- * frame. Payload fields are u8, i32, u32, u64 and f32 in the host's order,
+ * frame, or one SKELETON frame, the CLIP and MESH frames, at most one UNIT
+ * frame (where the file declares its unit), and one END frame. Payload fields are u8, i32, u32, u64 and f32 in the host's order,
  * and strings as a u32 length and the bytes (no NUL). */
 enum {
     SINEW__FRAME_SIZE = 0x455a4953,     /* "SIZE": u64 bytes of the frames that follow */
@@ -24,6 +24,7 @@ enum {
     SINEW__FRAME_SKELETON = 0x4e4b5353, /* "SSKN": joints, node maps */
     SINEW__FRAME_CLIP = 0x50494c43,     /* "CLIP" */
     SINEW__FRAME_MESH = 0x4853454d,     /* "MESH" */
+    SINEW__FRAME_UNIT = 0x54494e55,     /* "UNIT": f32 metres a unit (sinew_asset.meters_per_unit) */
     SINEW__FRAME_END = 0x20444e45       /* "END " */
 };
 
@@ -74,6 +75,11 @@ sinew_result sinew__assimp_hear(const void *data, size_t size, const char *exten
 void sinew__wall_child(int fd, const void *data, size_t size, const char *extension, const char *file_name,
                        const sinew_load_options *options, size_t budget, unsigned cpu_seconds);
 
+/* Whether `meters` is a length unit a file can declare: finite, and from
+ * 1e-5 m (10 micrometres) to 1e5 m (100 km); anything else is taken for
+ * a broken or hostile value. */
+bool sinew__unit_plausible(double meters);
+
 /* The frames are written into the asset codec's growing buffer. */
 typedef sinew__bytes sinew__frames;
 
@@ -88,7 +94,8 @@ void sinew__frames_warning(sinew__frames *f, const char *message);
 void sinew__frames_heard(sinew__frames *f, const sinew__heard *heard);
 /* Appends an error frame. */
 void sinew__frames_error(sinew__frames *f, sinew_result result, const char *description);
-/* Appends the asset's frames, from SKELETON to END. */
+/* Appends the asset's frames, from SKELETON to END (a UNIT frame where
+ * asset->meters_per_unit is not 0). */
 void sinew__frames_asset(sinew__frames *f, const sinew_asset *asset);
 
 /* The bytes a stream's SIZE frame (its first 16 bytes) declares for the
@@ -102,7 +109,11 @@ bool sinew__frames_declared(const unsigned char head[16], uint64_t *bytes);
  * "Assimp"), and the asset is rebuilt through the same create functions a
  * loader uses, so that it holds only what they accept, whatever the bytes.
  * A SIZE frame, where the stream starts with one, must declare the rest
- * exactly. Errors name the frame and the field. The work is one pass over
+ * exactly. A UNIT frame sets asset->meters_per_unit; a malformed one (not
+ * 4 bytes, a second one, one before the skeleton) refuses the load, an
+ * implausible value (sinew__unit_plausible) is ignored with a warning, the
+ * unit left 0 (not declared) so that the caller falls back on its own
+ * rule. Errors name the frame and the field. The work is one pass over
  * the frames' headers and one over their payloads. */
 sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const char *importer,
                                 const sinew_load_options *options, sinew_asset *asset, sinew_error *err);

@@ -107,8 +107,19 @@ void sinew__frames_asset(sinew__bytes *f, const sinew_asset *a)
         sinew__encode_mesh(f, &a->meshes[m]);
         end_frame(f, at);
     }
+    if (a->meters_per_unit != 0.0f) {
+        at = begin_frame(f, SINEW__FRAME_UNIT);
+        sinew__bytes_put(f, &a->meters_per_unit, sizeof a->meters_per_unit);
+        end_frame(f, at);
+    }
     at = begin_frame(f, SINEW__FRAME_END);
     end_frame(f, at);
+}
+
+bool sinew__unit_plausible(double meters)
+{
+    /* NaN fails both comparisons */
+    return meters >= 1e-5 && meters <= 1e5;
 }
 
 /* The payloads as the encoders write them, read by copying. */
@@ -242,7 +253,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
     const sinew_options *base = &options->base;
     /* first the frames' headers: warnings forwarded, an error taken, the
      * rest counted and their order checked */
-    int clips = 0, meshes = 0, skeletons = 0, ends = 0;
+    int clips = 0, meshes = 0, skeletons = 0, ends = 0, units = 0;
     sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
     size_t start = 0;
     if (size >= 8 && memcmp(bytes, &(uint32_t){SINEW__FRAME_SIZE}, 4) == 0) {
@@ -287,6 +298,15 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
                                    skeletons ? "follows a second skeleton" : "comes before the skeleton");
             clips += head[0] == SINEW__FRAME_CLIP, meshes += head[0] == SINEW__FRAME_MESH;
             break;
+        case SINEW__FRAME_UNIT:
+            if (skeletons != 1 || units || head[1] != sizeof(float))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: the unit at byte %zu %s", at,
+                                   skeletons == 0 ? "comes before the skeleton"
+                                   : skeletons > 1 ? "follows a second skeleton"
+                                   : units         ? "is a second one"
+                                                   : "is not 4 bytes");
+            ++units;
+            break;
         case SINEW__FRAME_END: ++ends; break;
         default:
             return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: unknown frame 0x%08x at byte %zu",
@@ -329,6 +349,16 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
             snprintf(where, sizeof where, "the importer's output: mesh %d", asset->mesh_count);
             /* counted before it is read into: sinew_asset_free then frees its skin */
             r = sinew__decode_mesh(payload, head[1], NULL, 0, LAYOUT, where, base, asset, &mesh_list[asset->mesh_count++], err);
+        } else if (head[0] == SINEW__FRAME_UNIT) {
+            float meters;
+            memcpy(&meters, payload, sizeof meters);
+            /* a unit the child could not have read from a file: the
+             * asset's lengths are kept, their unit left undeclared */
+            if (sinew__unit_plausible(meters))
+                asset->meters_per_unit = meters;
+            else
+                sinew__warn(base, "the importer's output: its unit (%g m) is not a plausible length unit: ignored",
+                            (double)meters);
         }
         if (r != SINEW_OK) return r;
     }
