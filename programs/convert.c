@@ -26,7 +26,7 @@ typedef struct convert_settings {
     bool keep_extension;   /* --keep-extension: DIR/walk.fbx.sinew, not DIR/walk.sinew */
     bool optimize, pack, clips_only, prepare;
     float compress_cm;     /* --compress: the bound in centimeters; 0 for none */
-    float unit;            /* --unit: meters a unit of the input; 0: by its kind */
+    float unit;            /* --unit: meters a unit of the input; 0: as it declares, else by its kind */
     sinew_gltf_weights weights; /* --weights: how OUT.glb or OUT.gltf stores skin weights */
     bool quantize;         /* --quantize: OUT.glb or OUT.gltf with KHR_mesh_quantization */
     bool meshopt;          /* --meshopt: OUT.glb or OUT.gltf with EXT_meshopt_compression */
@@ -63,15 +63,34 @@ typedef struct batch {
  * value within it. */
 static const sinew_clip_tolerance optimize_tolerance = {1e-5f, 2e-5f, 1e-6f};
 
-/* Meters a unit of the file at `path`, by its kind: glTF's meter; FBX's
- * centimeter, which the importer keeps (the unit FBX exporters write by
- * default; Assimp does not say what a file declares); Collada's, which
- * Assimp converts to meters; 1 for the rest (BVH and archives: as they
- * hold it). */
+/* Meters a unit of the file at `path`, by its kind, for a file that
+ * declares none (an FBX file without a UnitScaleFactor, a BVH file, an
+ * archive): FBX's centimeter (the unit FBX exporters write by default),
+ * 1 for the rest (BVH and archives: as they hold it). */
 static float file_unit(const char *path)
 {
     const char *dot = strrchr(path, '.');
     return dot && strcasecmp(dot, ".fbx") == 0 ? 0.01f : 1.0f;
+}
+
+/* Where the input's unit comes from. */
+typedef enum unit_from { UNIT_GIVEN, UNIT_DECLARED, UNIT_BY_KIND } unit_from;
+
+/* Meters a unit of the input `a` read from `path`: --unit where given,
+ * else the unit the file declares (sinew_asset.meters_per_unit), else by
+ * the file's kind; *from says which. */
+static float input_unit(const convert_settings *s, const char *path, const sinew_asset *a, unit_from *from)
+{
+    if (s->unit > 0.0f) {
+        *from = UNIT_GIVEN;
+        return s->unit;
+    }
+    if (a->meters_per_unit > 0.0f) {
+        *from = UNIT_DECLARED;
+        return a->meters_per_unit;
+    }
+    *from = UNIT_BY_KIND;
+    return file_unit(path);
 }
 
 /* Whether `arg`, following --compress, is its bound rather than the next
@@ -219,7 +238,8 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
                              const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
 {
     if (!is_gltf(j->out)) return sinew_archive_save(out, j->out, o, err);
-    float unit = s->unit > 0.0f ? s->unit : file_unit(j->in), scale = s->keep_units ? 1.0f : unit;
+    unit_from from;
+    float unit = input_unit(s, j->in, out, &from), scale = s->keep_units ? 1.0f : unit;
     float *clip_errors = calloc((size_t)out->clip_count + 1, sizeof *clip_errors);
     if (!clip_errors) {
         err->result = SINEW_ERROR_OUT_OF_MEMORY;
@@ -239,9 +259,13 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
         char text[64];
         const char *name = unit_name(unit, text, sizeof text), *written = s->keep_units ? name : "metres";
         if (scale != 1.0f)
-            note(j, "scaled by %g: %s to metres (--keep-units leaves them)\n", (double)scale, name);
+            note(j, "scaled by %g: %s%s%s (--keep-units leaves them)\n", (double)scale,
+                 from == UNIT_GIVEN ? "--unit gives " : from == UNIT_DECLARED ? "the file declares " : "", name,
+                 from == UNIT_BY_KIND ? ", taken by the file's kind: no unit declared" : "");
         else if (unit != 1.0f)
-            note(j, "left in %s (--keep-units); glTF readers take metres\n", name);
+            note(j, "left in %s, %s (--keep-units); glTF readers take metres\n", name,
+                 from == UNIT_GIVEN ? "which --unit gives" : from == UNIT_DECLARED ? "which the file declares"
+                                                                                   : "taken by the file's kind");
         for (int c = 0; c < out->clip_count; ++c)
             if (isnan(clip_errors[c]))
                 note(j, "clip \"%s\" %s: its error is not measured (the warning above says why)\n",
@@ -364,7 +388,8 @@ static void convert_one(void *user, int index)
                  clips[c]->name);
             continue;
         }
-        float unit = s->unit > 0.0f ? s->unit : file_unit(j->in);
+        unit_from from;
+        float unit = input_unit(s, j->in, a, &from);
         sinew_compress_options o = {.meters_per_unit = unit, .error_bound = s->compress_cm * 0.01f / unit};
         sinew_compress_report report;
         sinew_clip *small = sinew_clip_compress(clips[c], a->skeleton, &o, &load.base, &report, &err);

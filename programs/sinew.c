@@ -123,7 +123,8 @@ static const help_option convert_options[] = {
     {"--optimize", "reduce constant tracks to one key (within 1e-5)"},
     {"--pack", "store keys in 16 bits (sinew_clip_pack; a clip it cannot take stays)"},
     {"--compress [BOUND]", "no vertex 3 cm from a joint moves more than BOUND cm (0.01)"},
-    {"--unit M", "meters a unit of the file (default: FBX 0.01, else 1); glTF output is scaled by it"},
+    {"--unit M", "meters a unit of the file (default: the unit it declares, else FBX 0.01, else 1); glTF output "
+                 "is scaled by it"},
     {"--clips-only", "the skeleton and clips, no meshes"},
     {"--prepare", "store each skin's SIMD blocks too (larger file, faster load)"},
     {NULL, NULL},

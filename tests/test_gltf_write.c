@@ -37,9 +37,12 @@
  * from the origin, which the comparison allows on top of 1e-6 of the size
  * (seymour.dae, skeleton.fbx; the report prints both).
  *
- * FBX sources are written in metres (convert scales centimetres by 0.01),
- * so their bakes are scaled before the comparison; `--keep-units` leaves
- * the lengths as loaded, and convert says which it did.
+ * FBX sources are written in metres (convert scales the centimetres they
+ * declare by 0.01), so their bakes are scaled before the comparison;
+ * `--keep-units` leaves the lengths as loaded, and convert says which it
+ * did and why. skeleton.fbx with another UnitScaleFactor (metres, inches,
+ * an absurd one) and skeleton.dae in inches are written to the size their
+ * unit gives, --unit overriding it.
  *
  * Resampled (`convert --resample HZ`): every joint's origin stays within
  * the error bound convert reports for its clip, at 41 times and the keys,
@@ -57,11 +60,13 @@
  * a URI cannot hold as it is gets its buffer percent-encoded.
  * usage: test_gltf_write SINEW_BINARY WORK_DIR */
 #define _POSIX_C_SOURCE 200809L
+#include "sinew/sinew_archive.h"
 #include "sinew/sinew_import.h"
 #include "check.h"
 #include "cli_run.h"
 #include "shared_asset.h"
 #include "gltf_features.h"
+#include "read_file.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -537,6 +542,124 @@ static void resample_trip(const char *path, const char *rel, float hz)
     sinew_asset_free(a);
 }
 
+/* The largest gap between `b`'s rest translations and mesh positions and
+ * `a`'s times `f`, relative to the largest of them; -1 where `b` lacks
+ * joints or meshes of `a` (the writer's node a mesh adds a joint after the
+ * skeleton's). */
+static double scaled_gap(const sinew_asset *a, const sinew_asset *b, double f)
+{
+    if (a->skeleton->joint_count > b->skeleton->joint_count || a->mesh_count != b->mesh_count) return -1.0;
+    double gap = 0.0, size = 1e-30;
+    for (int j = 0; j < a->skeleton->joint_count; ++j) {
+        const float *p = &a->skeleton->rest_pose[j].translation.x, *q = &b->skeleton->rest_pose[j].translation.x;
+        for (int k = 0; k < 3; ++k) gap = fmax(gap, fabs(p[k] * f - q[k])), size = fmax(size, fabs(p[k] * f));
+    }
+    for (int m = 0; m < a->mesh_count; ++m) {
+        if (a->meshes[m].vertex_count != b->meshes[m].vertex_count) return -1.0;
+        for (int i = 0; i < 3 * a->meshes[m].vertex_count; ++i)
+            gap = fmax(gap, fabs(a->meshes[m].positions[i] * f - b->meshes[m].positions[i])),
+            size = fmax(size, fabs(a->meshes[m].positions[i] * f));
+    }
+    return gap / size;
+}
+
+/* The unit a file declares decides convert's scale: skeleton.fbx with its
+ * UnitScaleFactor (centimetres a unit) made 100 is written in metres as
+ * loaded, made 2.54 is scaled by 0.0254, made 1e9 (no plausible unit) by
+ * the kind's 0.01 with a warning, and --unit overrides what it declares;
+ * Collada in inches, which Assimp scales to metres as it reads it, is not
+ * scaled again. glTF and the built-in character declare metres, an
+ * archive nothing. */
+static void declared_units(void)
+{
+    sinew_error err = {0};
+    sinew_asset *demo = sinew_demo_create(NULL, &err);
+    CHECK(demo && demo->meters_per_unit == 1.0f, "the built-in character is in metres");
+    char path[1200], out[1200];
+    snprintf(path, sizeof path, "%s/units-demo.sinew", work);
+    CHECK(demo && sinew_archive_save(demo, path, NULL, &err) == SINEW_OK, "%s: %s", path, err.description);
+    sinew_asset *a = sinew_load_file(path, NULL, &err);
+    CHECK(a && a->meters_per_unit == 0.0f, "an archive declares no unit (%g)", a ? (double)a->meters_per_unit : -1.0);
+    sinew_asset_free(a), sinew_asset_free(demo);
+    a = test_load_shared(SINEW_ASSETS "/gltf/cesium_man.gltf");
+    CHECK(!a || a->meters_per_unit == 1.0f, "glTF is in metres (%g)", a ? (double)a->meters_per_unit : -1.0);
+    sinew_asset_free(a);
+    size_t size = 0;
+    unsigned char *fbx = test_read_file(SINEW_ASSETS "/fbx/pab/skeleton.fbx", &size);
+    if (!fbx) {
+        printf("skip: %s/fbx/pab/skeleton.fbx is missing (the shared assets): declared units unchecked\n",
+               SINEW_ASSETS);
+        return;
+    }
+    /* binary FBX's property: its name, type, label and flags as strings, then the double */
+    static const char key[] = "UnitScaleFactorS\x06\0\0\0doubleS\x06\0\0\0NumberS\0\0\0\0D";
+    size_t at = 0;
+    while (at + sizeof key - 1 + 8 <= size && memcmp(fbx + at, key, sizeof key - 1) != 0) ++at;
+    CHECK(at + sizeof key - 1 + 8 <= size, "skeleton.fbx holds its UnitScaleFactor");
+    static const struct {
+        const char *name, *options;
+        double factor, scale;
+        const char *said;
+    } cases[] = {
+        {"metres", "", 100.0, 1.0, NULL},
+        {"inches", "", 2.54, 0.0254, "scaled by 0.0254: the file declares inches (--keep-units leaves them)"},
+        {"huge", "", 1e9, 0.01, "scaled by 0.01: centimetres, taken by the file's kind: no unit declared"},
+        {"given", "--unit 0.01", 100.0, 0.01, "scaled by 0.01: --unit gives centimetres (--keep-units leaves them)"},
+    };
+    for (size_t c = 0; at + sizeof key - 1 + 8 <= size && c < sizeof cases / sizeof *cases; ++c) {
+        memcpy(fbx + at + sizeof key - 1, &cases[c].factor, 8);
+        snprintf(path, sizeof path, "%s/units-%s.fbx", work, cases[c].name);
+        snprintf(out, sizeof out, "%s/units-%s.glb", work, cases[c].name);
+        FILE *f = fopen(path, "wb");
+        CHECK(f && fwrite(fbx, 1, size, f) == size && fclose(f) == 0, "%s written", path);
+        a = sinew_load_file(path, NULL, &err);
+        float declared = cases[c].factor == 1e9 ? 0.0f : (float)(cases[c].factor * 0.01);
+        CHECK(a && a->meters_per_unit == declared, "%s: %g m a unit, not %g: %s", cases[c].name,
+              a ? (double)a->meters_per_unit : -1.0, (double)declared, a ? "" : err.description);
+        cli_result r = run("convert '%s' -o '%s' %s", path, out, cases[c].options);
+        CHECK(r.status == 0 && (cases[c].said ? strstr(r.err, cases[c].said) != NULL : !strstr(r.err, "scaled by")),
+              "convert %s: %d: %s", cases[c].name, r.status, r.err);
+        CHECK(cases[c].factor != 1e9 || strstr(r.err, "is not a plausible length unit"),
+              "convert %s warns of its unit: %s", cases[c].name, r.err);
+        cli_result_free(&r);
+        sinew_asset *back = sinew_load_file(out, NULL, &err);
+        double gap = a && back ? scaled_gap(a, back, cases[c].scale) : -1.0;
+        CHECK(gap >= 0.0 && gap < 1e-6, "%s: written %g times as large as loaded (relative gap %g): %s",
+              cases[c].name, cases[c].scale, gap, back ? "" : err.description);
+        sinew_asset_free(back), sinew_asset_free(a);
+    }
+    free(fbx);
+    /* Collada in inches: Assimp scales its root by 0.0254, so the scene is
+     * in metres and convert leaves it */
+    char *dae = (char *)test_read_file(SINEW_ASSETS "/collada/pab/skeleton.dae", &size);
+    static const char cm[] = "<unit meter=\"0.010000\" name=\"centimeter\">", inch[] = "<unit meter=\"0.0254\" name=\"inch\">";
+    char *unit = dae ? strstr(dae, cm) : NULL;
+    CHECK(!dae || unit, "skeleton.dae declares centimetres");
+    if (unit) {
+        snprintf(path, sizeof path, "%s/units-inches.dae", work);
+        snprintf(out, sizeof out, "%s/units-inches-dae.glb", work);
+        FILE *f = fopen(path, "wb");
+        size_t before = (size_t)(unit - dae), after = size - before - (sizeof cm - 1);
+        CHECK(f && fwrite(dae, 1, before, f) == before && fputs(inch, f) >= 0 &&
+                  fwrite(unit + sizeof cm - 1, 1, after, f) == after && fclose(f) == 0,
+              "%s written", path);
+        sinew_asset *centimetres = test_load_shared(SINEW_ASSETS "/collada/pab/skeleton.dae");
+        a = sinew_load_file(path, NULL, &err);
+        CHECK(a && a->meters_per_unit == 1.0f && centimetres &&
+                  fabsf(a->skeleton->rest_pose[0].scale.x / centimetres->skeleton->rest_pose[0].scale.x - 2.54f) < 1e-5f,
+              "Collada in inches: its root scaled 2.54 times the centimetres' one, in metres: %s",
+              a ? "" : err.description);
+        cli_result r = run("convert '%s' -o '%s'", path, out);
+        CHECK(r.status == 0 && !strstr(r.err, "scaled by"), "convert Collada in inches: %d: %s", r.status, r.err);
+        cli_result_free(&r);
+        sinew_asset *back = sinew_load_file(out, NULL, &err);
+        double gap = a && back ? scaled_gap(a, back, 1.0) : -1.0;
+        CHECK(gap >= 0.0 && gap < 1e-6, "Collada in inches: written as loaded (relative gap %g)", gap);
+        sinew_asset_free(back), sinew_asset_free(a), sinew_asset_free(centimetres);
+    }
+    free(dae);
+}
+
 /* `convert` of an FBX file says it scales centimetres to metres, and
  * --keep-units leaves the lengths as loaded, saying so; the round trips
  * above check the scaled files' poses. */
@@ -547,11 +670,12 @@ static void units_check(const char *path)
     char out[1024];
     snprintf(out, sizeof out, "%s/kept units.glb", work);
     cli_result r = run("convert '%s' -o '%s'", path, out);
-    CHECK(r.status == 0 && strstr(r.err, ": scaled by 0.01: centimetres to metres (--keep-units leaves them)"),
+    CHECK(r.status == 0 && strstr(r.err, ": scaled by 0.01: the file declares centimetres (--keep-units leaves them)"),
           "convert %s: %d: %s", path, r.status, r.err);
     cli_result_free(&r);
     r = run("convert '%s' -o '%s' --keep-units", path, out);
-    CHECK(r.status == 0 && strstr(r.err, ": left in centimetres (--keep-units); glTF readers take metres") &&
+    CHECK(r.status == 0 &&
+              strstr(r.err, ": left in centimetres, which the file declares (--keep-units); glTF readers take metres") &&
               !strstr(r.err, "scaled by"),
           "convert %s --keep-units: %d: %s", path, r.status, r.err);
     cli_result_free(&r);
@@ -919,6 +1043,7 @@ int main(int argc, char **argv)
     library_checks();
     influence_limit(SINEW_ASSETS "/fbx/pab/arnaud.fbx");
     units_check(SINEW_ASSETS "/fbx/pab/skeleton.fbx");
+    declared_units();
     scaled_springs();
     /* convert: glTF's options with an archive are refused, --clips-only with glTF too */
     static const char *const refused[][2] = {
