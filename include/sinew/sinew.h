@@ -903,9 +903,9 @@ SINEW_API sinew_result sinew_pose_to_transforms(const float *pose, int count, si
 /* The skeleton's pose order: the lanes of a SoA pose laid out the way
  * sinew_local_to_model_pose() computes joints, blocks of eight lanes of
  * which lanes i and i + 4 go side by side, each joint after its parent
- * (joints paired by depth). Returns the lane count (a multiple of 8, at
- * least the joint count: a joint with no partner ready fills both lanes of
- * its pair, and the last pair fills the last block); *joints (optional)
+ * (joints paired by depth, the leaves last). Returns the lane count (a
+ * multiple of 8, at least the joint count: a joint with no partner ready
+ * fills both lanes of its pair, and the last pair fills the last block); *joints (optional)
  * gets the joint of each lane. A pose in this order takes
  * SINEW_POSE_FLOATS(lanes) floats, laid out as "SoA poses" says with lane
  * i where joint i would be; a joint listed twice holds the same transform

@@ -205,12 +205,12 @@ static int make_pose_parts(const int16_t *schedule, int length, const int16_t *p
                     continue;
                 }
                 sinew__pose_part *part = &parts[first[from[k]]++];
-                part->to = o, part->whole = 1;
+                part->to = o, part->whole = 1, part->same = 1;
                 for (int i = 0; i < 8; ++i) {
                     int e = at[pose[8 * o + i]];
                     bool here = e / 8 == from[k];
                     part->lane[i] = here ? e % 8 : 0, part->mask[i] = here ? -1 : 0;
-                    part->whole &= here;
+                    part->whole &= here, part->same &= here && e % 8 == i;
                 }
             }
         }

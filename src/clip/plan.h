@@ -134,13 +134,15 @@ typedef struct sinew__blocks {
  * pose block `to` takes, in each lane i whose mask[i] is -1, lane lane[i]
  * of the layout's block (a permutation and a blend of each of its ten
  * vectors; `whole` where the part gives all eight lanes, so that nothing
- * is blended). Every lane of the pose order is given by exactly one part:
- * a joint the layout lists twice gives its first lane. */
+ * is blended, and `same` where it gives lane i in lane i too, so that the
+ * vectors are stored as they are). Every lane of the pose order is given
+ * by exactly one part: a joint the layout lists twice gives its first
+ * lane. */
 typedef struct sinew__pose_part {
     int32_t lane[8];
     int32_t mask[8];
     int32_t to;
-    int32_t whole;
+    int16_t whole, same;
 } sinew__pose_part;
 
 /* Entry e's values (its block's lane, float f of sinew_transform in x[f])

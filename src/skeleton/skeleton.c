@@ -182,7 +182,9 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     }
 
     sinew_allocator alloc = sinew__allocator(options);
-    int *scratch = sinew__alloc(&alloc, sizeof(int) * (4 * (size_t)n + 1));
+    /* the order, the new indices, the schedule's two queues and its links,
+     * and the leaves */
+    int *scratch = sinew__alloc(&alloc, sizeof(int) * (7 * (size_t)n + 1));
     if (!scratch) {
         sinew__fail(err, SINEW_ERROR_OUT_OF_MEMORY, "sinew_skeleton_create: out of memory for %d joints", n);
         return NULL;
@@ -244,8 +246,17 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
             ++renormalized;
         }
     }
-    /* order[] is no longer needed: the schedule's queue */
-    int schedule_length = sinew__make_schedule(parents, n, NULL, order, scratch + 2 * (size_t)n, schedule);
+    /* The leaves wait for the rest: a clip leaves the joints it does not
+     * animate for last in its own schedule (its blocks stored once), and
+     * those are mostly leaves (end sites, the tips of fingers), so that its
+     * blocks then lie as the skeleton's pose order has them and sampling
+     * into that order copies them whole. */
+    uint8_t *leaf = (uint8_t *)(scratch + 6 * (size_t)n);
+    for (int j = 0; j < n; ++j) leaf[j] = 1;
+    for (int j = 0; j < n; ++j)
+        if (parents[j] >= 0) leaf[parents[j]] = 0;
+    int schedule_length =
+        sinew__make_schedule(parents, n, leaf, scratch + 2 * (size_t)n, scratch + 4 * (size_t)n, schedule);
 
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",

@@ -214,6 +214,10 @@ static inline void pose_store(const sinew__blocks *p, int block, const __m256 v[
         __m256i lane = _mm256_loadu_si256((const __m256i *)part->lane);
         __m256 mask = _mm256_loadu_ps((const float *)part->mask);
         float *o = pose + (size_t)part->to * SINEW__BLOCK_FLOATS;
+        if (part->same) {
+            for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, v[c]);
+            continue;
+        }
         if (part->whole) {
             for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, _mm256_permutevar8x32_ps(v[c], lane));
             continue;
