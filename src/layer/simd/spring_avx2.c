@@ -250,8 +250,10 @@ static inline __attribute__((always_inline)) v3 collide(const float *const cw[H]
 static inline V lanes(float *const v[H], size_t at) { return (V){_mm256_loadu_ps(v[0] + at), _mm256_loadu_ps(v[1] + at)}; }
 static inline void put(float *const v[H], size_t at, V x) { _mm256_storeu_ps(v[0] + at, x.a), _mm256_storeu_ps(v[1] + at, x.b); }
 
-/* How many joints ahead the loop asks for its lanes' memory. */
-enum { PREFETCH = 1 };
+/* How many joints ahead the loop asks for its lanes' memory: two joints'
+ * work covers the memory's latency where one does not quite (three ask
+ * too early, the lines evicted by the other lanes' before use). */
+enum { PREFETCH = 2 };
 
 /* Colliders whose lanes' floats a call finds once; more are found per
  * joint. */
