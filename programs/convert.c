@@ -275,6 +275,9 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
                      out->clips[c]->name,
                      s->resample_hz > 0.0f ? "resampled" : "sampled from its packed or compressed form",
                      (double)clip_errors[c], written);
+        if (report.quantized_meshes > 0)
+            note(j, "positions quantized: each within %.3g %s of where it was (0.87 of a grid step of %.6g, the "
+                 "largest mesh's)\n", 0.87 * (double)report.quantize_step, written, (double)report.quantize_step);
         if (s->influences > 0)
             note(j, "at most %d influences a vertex: %d vertices lost weights, the largest %.3g (the rest "
                  "renormalized)\n", s->influences, report.limited_vertices, (double)report.dropped_weight);

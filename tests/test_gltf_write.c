@@ -386,6 +386,12 @@ static void round_trip(const char *path, const char *rel)
         cli_result r = run("convert %s%s%s -o '%s'%s", path ? "'" : "", path ? path : "", path ? "'" : "", out,
                            k == 2 ? " --quantize" : "");
         CHECK(r.status == 0, "convert %s -o %s: %d: %s", rel, out, r.status, r.err);
+        if (k == 2 && step > 0.0) { /* convert reports the grid it quantized to: the largest mesh's */
+            const char *at = r.err ? strstr(r.err, "grid step of ") : NULL;
+            double said = at ? atof(at + strlen("grid step of ")) : -1.0;
+            CHECK(fabs(said - step) <= 1e-5 * step, "convert %s --quantize: reports a grid step of %g, not %g: %s",
+                  rel, said, step, r.err ? r.err : "");
+        }
         cli_result_free(&r);
         worst w = {0, 0, 0, 0, ""};
         double deficit = weight_deficit(a);

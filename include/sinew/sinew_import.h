@@ -279,6 +279,9 @@ typedef struct sinew_gltf_write_report {
                                       tangent w set to its sign, as the specification asks */
     int merged_influences;         /* a vertex's influences naming one joint twice, merged into one */
     int quantized_meshes;          /* meshes written with KHR_mesh_quantization */
+    float quantize_step;           /* the largest of their position grids' steps, in the written units:
+                                      a vertex lies within 0.87 of it (half a step on each axis) of where
+                                      it was, before skinning and morphing */
     int normalized_vertices;       /* float weights whose sum was off 1 by more than the Khronos validator
                                       allows (2e-7 a weight; the loaders keep sums within 1e-5),
                                       divided by it */

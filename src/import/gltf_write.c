@@ -1326,6 +1326,7 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         mesh_node[m] = n + m;
         quants[m] = options && options->quantize ? mesh_quant(mesh, w.scale) : (quant){false, {0, 0, 0}, 1.0f};
         w.report.quantized_meshes += quants[m].on;
+        if (quants[m].on && quants[m].scale > w.report.quantize_step) w.report.quantize_step = quants[m].scale;
     }
 
     /* meshes and skins first: their accessors come before the clips' */
