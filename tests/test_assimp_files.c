@@ -8,7 +8,8 @@
  * skeleton of another file; FBX helper nodes do not move Hips; every FBX
  * file declares centimetres and Collada comes out in metres
  * (sinew_asset.meters_per_unit 0.01 and 1, the same through the wall and
- * in process), a BVH declares nothing. Skips,
+ * in process), a BVH declares nothing; every FBX file declares Y up and
+ * Collada comes out Y up (sinew_asset.axis_rotation the identity). Skips,
  * saying so, when the assets or Assimp are missing. */
 #include "sinew/sinew.h"
 #include "sinew/sinew_import.h"
@@ -132,6 +133,9 @@ static int each_file(const char *rel_dir)
         CHECK(a && b && a->meters_per_unit == unit && b->meters_per_unit == unit,
               "%s: %g m a unit (%g in process), not %g", rel, a ? (double)a->meters_per_unit : -1.0,
               b ? (double)b->meters_per_unit : -1.0, (double)unit);
+        CHECK(a && b && memcmp(&a->axis_rotation, &(sinew_quat){0, 0, 0, 1}, sizeof(sinew_quat)) == 0 &&
+                  memcmp(&b->axis_rotation, &(sinew_quat){0, 0, 0, 1}, sizeof(sinew_quat)) == 0,
+              "%s: Y up, no rotation", rel);
         sinew_asset_free(b);
         if (a) {
             play_all(a, rel);

@@ -3,8 +3,9 @@
  * files, files too large for the load's budget, symbolic links out of a
  * glTF's folder, formats not read by default, the limits of the process
  * that runs Assimp, and the stream that process sends back, truncated and
- * corrupted at every place, with a unit no file declares. Each must fail
- * with its sentence (an implausible unit: ignored with a warning), the
+ * corrupted at every place, with a unit and axes no file declares. Each
+ * must fail with its sentence (an implausible unit, axes that are not
+ * three distinct ones or that mirror glTF's: ignored with a warning), the
  * process surviving. (tests/stress_hostile.c runs whole mutated files through the
  * command-line tool, timed.) */
 #define _XOPEN_SOURCE 700 /* mkfifo, symlink, mkdtemp */
@@ -554,6 +555,112 @@ static void test_frames_unit(const sinew_skeleton *sk, const int *node_joints)
     free(none.bytes);
 }
 
+/* The AXES frame: declared axes read back as their rotation; axes out of
+ * 0 to 2, signs not +-1, a repeated axis or a mirror ignored with a
+ * warning, the rotation left the identity; a malformed frame (the wrong
+ * size, a second one, one before the skeleton) refused; the identity and
+ * a rotation that is no axis swap sent as no frame. */
+static void test_frames_axes(const sinew_skeleton *sk, const int *node_joints)
+{
+    sinew_asset fake = {.name = "", .skeleton = sk, .node_count = 2, .node_joints = node_joints};
+    sinew__frames none = {0};
+    fake.axis_rotation = (sinew_quat){0, 0, 0, 1};
+    sinew__frames_asset(&none, &fake);
+    size_t first = 8 + get_le32(none.bytes + 4); /* the SKELETON frame; the END frame follows */
+    static const struct {
+        int32_t axes[6];
+        const char *warned; /* NULL: a rotation */
+    } cases[] = {
+        {{2, 1, 1, -1, 0, 1}, NULL},                    /* Z up, front -Y */
+        {{1, 1, 2, -1, 0, -1}, NULL},                   /* Y up, turned a half turn */
+        {{2, 1, 1, 1, 0, 1}, "mirror glTF's"},          /* Z up, front +Y */
+        {{2, 1, 2, 1, 0, 1}, "are not three distinct"}, /* two Z */
+        {{3, 1, 1, -1, 0, 1}, "are not three distinct"},
+        {{-1, 1, 1, -1, 0, 1}, "are not three distinct"},
+        {{2, 0, 1, -1, 0, 1}, "are not three distinct"},
+        {{2, 1, 1, -2, 0, 1}, "are not three distinct"},
+        {{INT32_MIN, INT32_MAX, 1, -1, 0, 1}, "are not three distinct"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; ++c) {
+        sinew__frames h = {0};
+        uint32_t head[2] = {SINEW__FRAME_AXES, 24};
+        sinew__bytes_put(&h, none.bytes, first);
+        sinew__bytes_put(&h, head, sizeof head);
+        sinew__bytes_put(&h, cases[c].axes, 24);
+        sinew__bytes_put(&h, none.bytes + first, none.size - first);
+        heard_log log = {"", 0};
+        sinew_load_options o = {.base.logger = {keep_message, &log}};
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", &o, back, &err) == SINEW_OK,
+              "axes %zu: the stream loads: %s", c, err.description);
+        sinew_quat q = back->axis_rotation, expected = {0, 0, 0, 1};
+        if (!cases[c].warned) CHECK(sinew__axes_rotation(cases[c].axes, &expected) == SINEW__AXES_ROTATION, "axes %zu", c);
+        CHECK(q.x == expected.x && q.y == expected.y && q.z == expected.z && q.w == expected.w &&
+                  (cases[c].warned ? strstr(log.text, cases[c].warned) != NULL : log.warnings == 0),
+              "axes %zu: read as (%g %g %g %g), warned: %s", c, (double)q.x, (double)q.y, (double)q.z, (double)q.w,
+              log.text);
+        /* a rotation goes back into the same frame */
+        if (!cases[c].warned) {
+            int32_t again[6];
+            CHECK(sinew__rotation_axes(q, again) && memcmp(again, cases[c].axes, sizeof again) == 0,
+                  "axes %zu: its rotation gives the axes back", c);
+        }
+        sinew_asset_free(back);
+        free(h.bytes);
+    }
+    /* Z up through the writer and back */
+    int32_t z_up[6] = {2, 1, 1, -1, 0, 1};
+    CHECK(sinew__axes_rotation(z_up, &fake.axis_rotation) == SINEW__AXES_ROTATION, "Z up is a rotation");
+    CHECK(fabsf(fake.axis_rotation.x + 0.70710678f) < 1e-6f && fake.axis_rotation.y == 0.0f &&
+              fake.axis_rotation.z == 0.0f && fabsf(fake.axis_rotation.w - 0.70710678f) < 1e-6f,
+          "Z up, front -Y: -90 degrees about X (%g %g %g %g)", (double)fake.axis_rotation.x,
+          (double)fake.axis_rotation.y, (double)fake.axis_rotation.z, (double)fake.axis_rotation.w);
+    sinew__frames f = {0};
+    sinew__frames_asset(&f, &fake);
+    sinew_asset *back = sinew__asset_new("", NULL);
+    sinew_error err = {0};
+    CHECK(!f.failed && sinew__frames_read(f.bytes, f.size, "FBX", NULL, back, &err) == SINEW_OK &&
+              memcmp(&back->axis_rotation, &fake.axis_rotation, sizeof fake.axis_rotation) == 0,
+          "Z up written and read back: %s", err.description);
+    sinew_asset_free(back);
+    free(f.bytes);
+    /* no frame for the identity, nor for a turn that is no axis swap */
+    const sinew_quat quiet[2] = {{0, 0, 0, 1}, {0.0f, 0.38268343f, 0.0f, 0.92387953f}};
+    for (int k = 0; k < 2; ++k) {
+        fake.axis_rotation = quiet[k];
+        sinew__frames g = {0};
+        sinew__frames_asset(&g, &fake);
+        bool found = false;
+        for (size_t at = 0; at + 8 <= g.size; at += 8 + get_le32(g.bytes + at + 4))
+            found = found || get_le32(g.bytes + at) == SINEW__FRAME_AXES;
+        CHECK(!g.failed && !found, "no AXES frame for rotation %d", k);
+        free(g.bytes);
+    }
+    /* malformed: 28 bytes, two frames, before the skeleton */
+    static const char *const why[] = {"are not 24 bytes", "are a second declaration", "come before the skeleton"};
+    for (int b = 0; b < 3; ++b) {
+        sinew__frames h = {0};
+        uint32_t head[2] = {SINEW__FRAME_AXES, b == 0 ? 28 : 24};
+        int32_t payload[7] = {2, 1, 1, -1, 0, 1, 0};
+        if (b != 2) sinew__bytes_put(&h, none.bytes, first);
+        for (int k = 0; k < (b == 1 ? 2 : 1); ++k) {
+            sinew__bytes_put(&h, head, sizeof head);
+            sinew__bytes_put(&h, payload, head[1]);
+        }
+        if (b == 2) sinew__bytes_put(&h, none.bytes, first);
+        sinew__bytes_put(&h, none.bytes + first, none.size - first);
+        sinew_asset *bad = sinew__asset_new("", NULL);
+        sinew_error e = {0};
+        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, bad, &e) == SINEW_ERROR_PARSE,
+              "axes that %s refused", why[b]);
+        CHECK_ERROR(e, SINEW_ERROR_PARSE, why[b]);
+        sinew_asset_free(bad);
+        free(h.bytes);
+    }
+    free(none.bytes);
+}
+
 /* Streams a compromised child could write that the loaders never make:
  * each refused by name. */
 static void test_frames_checks(void)
@@ -659,6 +766,7 @@ static void test_frames_checks(void)
         }
     }
     test_frames_unit(sk, node_joints);
+    test_frames_axes(sk, node_joints);
     /* a stream of nothing but its end */
     sinew__frames f = {0};
     sinew__frames_error(&f, SINEW_OK, "");

@@ -88,6 +88,19 @@ typedef struct sinew_asset {
      * is not finite, not above 0 or out of 1e-5 to 1e5 m, leaving 0 with a
      * warning. */
     float meters_per_unit;
+    /* The rotation that turns the asset's coordinates from the axes its
+     * file declares into glTF's (+Y up, +Z front, +X the coord axis), a
+     * unit quaternion; sinew convert passes it to the glTF writer
+     * (sinew_gltf_write_options.rotation). FBX: from GlobalSettings' UpAxis,
+     * FrontAxis and CoordAxis and their signs, which Assimp reports and
+     * does not apply (the rows of its matrix are the coord, up and front
+     * directions, so a Z-up file with FrontAxis -Y turns -90 degrees about
+     * X). Identity for glTF (Y up by the specification), the built-in
+     * character, Collada (Assimp turns it to Y up as it reads it), BVH,
+     * archives (whose format holds no axes) and the other formats, and for
+     * FBX axes that are not three distinct axes with signs of +-1 or that
+     * mirror glTF's (no rotation turns them), each with a warning. */
+    sinew_quat axis_rotation;
 } sinew_asset;
 
 /* Frees the asset and everything it holds: skeleton, clips, meshes and their

@@ -267,6 +267,20 @@ typedef struct sinew_gltf_write_options {
      * skins with 4), renormalized to sum to 1 (report->limited_vertices,
      * dropped_weight); 0: every influence, up to 8. */
     int max_influences;
+    /* Turns the asset about its origin as it is written, a unit quaternion
+     * (all 0: none, the identity; one off unit length by more than 1e-3 is
+     * refused, else normalized): root joints' rest translations and
+     * rotations and their translation and rotation keys (a spline's
+     * tangents too; packed, compressed and resampled clips after
+     * sampling), the vertices, normals, tangents and morph deltas of
+     * skinned meshes and of meshes that follow no joint, skinned meshes'
+     * inverse binds (IBM * R^-1, so that skinning gives R times the
+     * source), and spring joints' gravity directions. Joints below a root,
+     * meshes under a joint and spring colliders are in their node's
+     * space and stay. No wrapper node is added. sinew convert passes
+     * sinew_asset.axis_rotation, turning a file's declared axes into
+     * glTF's Y up. */
+    sinew_quat rotation;
 } sinew_gltf_write_options;
 
 /* What sinew_write_gltf() wrote. */

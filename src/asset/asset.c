@@ -19,6 +19,8 @@ sinew_asset *sinew__asset_new(const char *name, const sinew_options *options)
     memset(made, 0, sizeof *made);
     made->allocator = alloc;
     sinew_asset *a = &made->base;
+    /* the axes loaders find no declaration of are glTF's */
+    a->axis_rotation = (sinew_quat){0.0f, 0.0f, 0.0f, 1.0f};
     a->name = sinew__asset_strdup(a, name ? name : "");
     if (!a->name) {
         sinew__free(&alloc, a);

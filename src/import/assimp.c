@@ -675,6 +675,37 @@ static float declared_unit(const struct aiScene *scene, const sinew_options *opt
     return 0.0f;
 }
 
+/* The rotation that turns the scene from the axes the file declares into
+ * glTF's. Assimp 5.2's FBX importer reports GlobalSettings' UpAxis,
+ * UpAxisSign, FrontAxis, FrontAxisSign, CoordAxis and CoordAxisSign as
+ * int32 metadata and leaves the scene in them (its root node is the
+ * identity whatever they say); its Collada importer turns the scene to Y
+ * up on the root node itself. Axes that are not three distinct ones with
+ * signs of +-1, or that mirror glTF's, are ignored with a warning: the
+ * identity. */
+static sinew_quat declared_axes(const struct aiScene *scene, const sinew_options *options)
+{
+    sinew_quat q = {0.0f, 0.0f, 0.0f, 1.0f};
+    if (!read_by(scene, "Autodesk FBX")) return q;
+    static const char *const keys[6] = {"UpAxis", "UpAxisSign", "FrontAxis", "FrontAxisSign", "CoordAxis",
+                                        "CoordAxisSign"};
+    int32_t axes[6];
+    for (int k = 0; k < 6; ++k) {
+        const struct aiMetadataEntry *e = metadata(scene, keys[k]);
+        if (!e || e->mType != AI_INT32) return q; /* not declared: as loaded */
+        axes[k] = *(const int32_t *)e->mData;
+    }
+    sinew__axes made = sinew__axes_rotation(axes, &q);
+    if (made != SINEW__AXES_ROTATION) {
+        sinew__warn(options, "the file's axes (UpAxis %d sign %d, FrontAxis %d sign %d, CoordAxis %d sign %d) %s: "
+                    "its coordinates are kept as they are", axes[0], axes[1], axes[2], axes[3], axes[4], axes[5],
+                    made == SINEW__AXES_MIRROR ? "mirror glTF's, which no rotation turns"
+                                               : "are not three distinct axes 0 to 2 with signs of +-1");
+        q = (sinew_quat){0.0f, 0.0f, 0.0f, 1.0f};
+    }
+    return q;
+}
+
 /* ---- entry point ---------------------------------------------------------------------------- */
 
 sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_options *options, sinew_asset *asset,
@@ -698,6 +729,7 @@ sinew_result sinew__assimp_convert(const struct aiScene *scene, const sinew_opti
     if (r == SINEW_OK) r = read_meshes(&b);
     if (r == SINEW_OK) r = read_animations(&b);
     if (r == SINEW_OK) asset->meters_per_unit = declared_unit(scene, options);
+    if (r == SINEW_OK) asset->axis_rotation = declared_axes(scene, options);
     sinew__free(&b.alloc, b.nodes), sinew__free(&b.alloc, b.parent), sinew__free(&b.alloc, b.helper);
     sinew__free(&b.alloc, b.keep), sinew__free(&b.alloc, b.joint), sinew__free(&b.alloc, b.hash);
     return r;

@@ -49,6 +49,11 @@ typedef struct writer {
     bool meshopt;          /* EXT_meshopt_compression for vertex and index views */
     size_t fallback;       /* bytes of the fallback buffer (buffers[1]) so far */
     float scale;           /* every length is multiplied by it as written (options->scale) */
+    bool turn;             /* options->rotation is not the identity: the asset is turned as written */
+    sinew_quat rotation;   /* options->rotation, normalized */
+    float turn_m[9];       /* its matrix, row-major, entries within 1e-6 of 0 or +-1 made exact */
+    const int16_t *parents; /* the skeleton's: the roots' keys turn */
+    int joint_count;
     sinew_gltf_write_report report;
 } writer;
 
@@ -68,6 +73,62 @@ static float *scaled_copy(writer *w, const float *src, size_t count)
 static sinew_vec3 scaled(const writer *w, sinew_vec3 v)
 {
     return (sinew_vec3){v.x * w->scale, v.y * w->scale, v.z * w->scale};
+}
+
+/* The rotation's matrix. Its entries are rounded from the quaternion's
+ * products; an axis swap's are 0 and +-1 exactly, so that it moves no
+ * coordinate by a rounding. */
+static void rotation_matrix(writer *w)
+{
+    double x = w->rotation.x, y = w->rotation.y, z = w->rotation.z, q = w->rotation.w;
+    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * q), 2 * (x * z + y * q),
+                   2 * (x * y + z * q), 1 - 2 * (x * x + z * z), 2 * (y * z - x * q),
+                   2 * (x * z - y * q), 2 * (y * z + x * q), 1 - 2 * (x * x + y * y)};
+    for (int i = 0; i < 9; ++i) {
+        double v = m[i];
+        if (fabs(v) < 1e-6) v = 0.0;
+        else if (fabs(fabs(v) - 1.0) < 1e-6) v = v > 0.0 ? 1.0 : -1.0;
+        w->turn_m[i] = (float)v;
+    }
+}
+
+static sinew_vec3 turned(const writer *w, sinew_vec3 v)
+{
+    const float *m = w->turn_m;
+    return (sinew_vec3){m[0] * v.x + m[1] * v.y + m[2] * v.z, m[3] * v.x + m[4] * v.y + m[5] * v.z,
+                        m[6] * v.x + m[7] * v.y + m[8] * v.z};
+}
+
+/* `count` vectors `stride` floats apart turned in place (a tangent's sign,
+ * its 4th float, stays). */
+static void turn_all(const writer *w, float *v, size_t count, int stride)
+{
+    for (size_t i = 0; v && i < count; ++i) {
+        float *p = v + i * (size_t)stride;
+        sinew_vec3 t = turned(w, (sinew_vec3){p[0], p[1], p[2]});
+        p[0] = t.x, p[1] = t.y, p[2] = t.z;
+    }
+}
+
+/* A copy of `count` vectors `stride` floats apart, turned; NULL (the
+ * writer failed) when out of memory. */
+static float *turned_copy(writer *w, const float *src, size_t count, int stride)
+{
+    float *f = sinew__alloc(&w->alloc, sizeof *f * count * (size_t)stride + 1);
+    if (!f) {
+        w->failed = true;
+        return NULL;
+    }
+    memcpy(f, src, sizeof *f * count * (size_t)stride);
+    turn_all(w, f, count, stride);
+    return f;
+}
+
+/* Whether `mesh` is in the scene's space, where the rotation turns it:
+ * skinned (glTF skins it in the scene's space) or following no joint. */
+static bool mesh_turns(const writer *w, const sinew_mesh *mesh)
+{
+    return w->turn && (mesh->skin || mesh->joint < 0 || mesh->joint >= w->joint_count);
 }
 
 /* KHR_mesh_quantization: a mesh's positions as unsigned shorts on a grid
@@ -565,15 +626,20 @@ static void write_skin_attributes(writer *w, const sinew_mesh *mesh, const sinew
 
 /* The quantization grid of a mesh's positions: its box's corner and its
  * largest side over 65,535. */
-static quant mesh_quant(const sinew_mesh *mesh, float scale)
+static quant mesh_quant(writer *w, const sinew_mesh *mesh)
 {
     quant q = {true, {INFINITY, INFINITY, INFINITY}, 1.0f};
     float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    /* the positions as written: scaled, and turned where the mesh turns */
+    float *p = scaled_copy(w, mesh->positions, (size_t)mesh->vertex_count * 3);
+    if (!p) return q;
+    if (mesh_turns(w, mesh)) turn_all(w, p, (size_t)mesh->vertex_count, 3);
     for (int v = 0; v < mesh->vertex_count; ++v)
         for (int c = 0; c < 3; ++c) {
-            float x = mesh->positions[v * 3 + c] * scale;
+            float x = p[v * 3 + c];
             q.offset[c] = fminf(q.offset[c], x), hi[c] = fmaxf(hi[c], x);
         }
+    sinew__free(&w->alloc, p);
     float extent = fmaxf(hi[0] - q.offset[0], fmaxf(hi[1] - q.offset[1], hi[2] - q.offset[2]));
     if (extent > 0.0f) q.scale = extent / 65535.0f;
     return q;
@@ -673,21 +739,26 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
     int n = mesh->vertex_count;
     gw_buf attr = {0};
     float *copy;
-    bool qz = q->on;
+    bool qz = q->on, turn = mesh_turns(w, mesh);
     float *pos = scaled_copy(w, mesh->positions, (size_t)n * 3);
     if (!pos) return;
+    if (turn) turn_all(w, pos, (size_t)n, 3);
     buf_printf(w, &attr, "\"POSITION\":%d", qz ? add_quantized_positions(w, pos, n, q, false)
                                                 : add_floats(w, pos, n, 3, GL_ARRAY_BUFFER, true));
     sinew__free(&w->alloc, pos);
     if (mesh->normals) {
-        const float *nv = unit_vectors(w, mesh->normals, n, 3, &copy);
+        float *t = turn ? turned_copy(w, mesh->normals, (size_t)n, 3) : NULL;
+        if (turn && !t) return;
+        const float *nv = unit_vectors(w, t ? t : mesh->normals, n, 3, &copy);
         buf_printf(w, &attr, ",\"NORMAL\":%d", qz ? add_snorm8(w, nv, n, 3) : add_floats(w, nv, n, 3, GL_ARRAY_BUFFER, false));
-        sinew__free(&w->alloc, copy);
+        sinew__free(&w->alloc, copy), sinew__free(&w->alloc, t);
     }
     if (mesh->tangents && mesh->normals) {
-        const float *tv = unit_vectors(w, mesh->tangents, n, 4, &copy);
+        float *t = turn ? turned_copy(w, mesh->tangents, (size_t)n, 4) : NULL;
+        if (turn && !t) return;
+        const float *tv = unit_vectors(w, t ? t : mesh->tangents, n, 4, &copy);
         buf_printf(w, &attr, ",\"TANGENT\":%d", qz ? add_snorm8(w, tv, n, 4) : add_floats(w, tv, n, 4, GL_ARRAY_BUFFER, false));
-        sinew__free(&w->alloc, copy);
+        sinew__free(&w->alloc, copy), sinew__free(&w->alloc, t);
     }
     for (int t = 0; t < mesh->texcoord_count; ++t) {
         int a = qz ? add_unorm16(w, mesh->texcoords[t], n, 2) : -1;
@@ -736,6 +807,7 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
             const char *sep = "";
             if (morph->positions) {
                 float *d = scaled_copy(w, morph->positions + (size_t)t * stride, stride);
+                if (d && turn) turn_all(w, d, (size_t)n, 3);
                 if (d)
                     buf_printf(w, meshes, "\"POSITION\":%d", qz ? add_quantized_positions(w, d, n, q, true)
                                                                : add_floats(w, d, n, 3, GL_ARRAY_BUFFER, true));
@@ -743,13 +815,18 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
                 sep = ",";
             }
             if (morph->normals && mesh->normals) {
-                buf_printf(w, meshes, "%s\"NORMAL\":%d", sep,
-                           add_floats(w, morph->normals + (size_t)t * stride, n, 3, GL_ARRAY_BUFFER, false));
+                const float *src = morph->normals + (size_t)t * stride;
+                float *d = turn ? turned_copy(w, src, (size_t)n, 3) : NULL;
+                buf_printf(w, meshes, "%s\"NORMAL\":%d", sep, add_floats(w, d ? d : src, n, 3, GL_ARRAY_BUFFER, false));
+                sinew__free(&w->alloc, d);
                 sep = ",";
             }
-            if (morph->tangents && mesh->tangents && mesh->normals)
-                buf_printf(w, meshes, "%s\"TANGENT\":%d", sep,
-                           add_floats(w, morph->tangents + (size_t)t * stride, n, 3, GL_ARRAY_BUFFER, false));
+            if (morph->tangents && mesh->tangents && mesh->normals) {
+                const float *src = morph->tangents + (size_t)t * stride;
+                float *d = turn ? turned_copy(w, src, (size_t)n, 3) : NULL;
+                buf_printf(w, meshes, "%s\"TANGENT\":%d", sep, add_floats(w, d ? d : src, n, 3, GL_ARRAY_BUFFER, false));
+                sinew__free(&w->alloc, d);
+            }
             buf_text(w, meshes, "}");
         }
         buf_text(w, meshes, "]");
@@ -775,11 +852,18 @@ static void write_mesh(writer *w, const sinew_mesh *mesh, const sinew_gltf_write
         sinew_mat4 dq = sinew_mat4_identity();
         dq.m[0] = dq.m[5] = dq.m[10] = q->scale;
         dq.m[12] = q->offset[0], dq.m[13] = q->offset[1], dq.m[14] = q->offset[2];
+        /* the vertices turned by R: IBM * R^-1 takes them back before the
+         * bind, so that skinning gives R times the source (column-major:
+         * R^-1's column c is R's row c) */
+        sinew_mat4 back = sinew_mat4_identity();
+        for (int i = 0; i < 3; ++i)
+            for (int c = 0; c < 3; ++c) back.m[c * 4 + i] = w->turn_m[c * 3 + i];
         for (int j = 0; j < skin->joint_count; ++j) {
             /* the asset scaled by s about the origin: S * IBM * S^-1, the
              * same linear part and s times the translation */
             sinew_mat4 b = skin->inverse_bind[j];
             b.m[12] *= w->scale, b.m[13] *= w->scale, b.m[14] *= w->scale;
+            if (turn) b = sinew_mat4_mul(&b, &back);
             ibm[j] = qz ? sinew_mat4_mul(&b, &dq) : b;
             ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f, ibm[j].m[15] = 1.0f;
         }
@@ -831,10 +915,27 @@ static void write_track(writer *w, anim_state *s, const sinew_track *t, const in
     int comps = t->target == SINEW_TARGET_WEIGHTS ? t->width : t->target == SINEW_TARGET_ROTATION ? 4 : 3;
     int per_key = t->interpolation == SINEW_INTERP_CUBICSPLINE ? 3 : 1;
     int input = input_accessor(w, s, t->times, t->key_count);
-    /* translations (and a spline's tangents, linear in them) scale */
-    float *moved = t->target == SINEW_TARGET_TRANSLATION && w->scale != 1.0f
-                       ? scaled_copy(w, t->values, (size_t)t->key_count * (size_t)per_key * 3)
+    /* translations (and a spline's tangents, linear in them) scale; a
+     * root's translations and rotations (tangents too) turn */
+    size_t values_count = (size_t)t->key_count * (size_t)per_key;
+    bool turn = w->turn && t->target != SINEW_TARGET_WEIGHTS && t->target != SINEW_TARGET_SCALE && t->joint >= 0 &&
+                t->joint < w->joint_count && w->parents[t->joint] < 0;
+    float *moved = t->target == SINEW_TARGET_TRANSLATION && (w->scale != 1.0f || turn)
+                       ? scaled_copy(w, t->values, values_count * 3)
                        : NULL;
+    if (moved && turn) turn_all(w, moved, values_count, 3);
+    if (turn && t->target == SINEW_TARGET_ROTATION) {
+        moved = sinew__alloc(&w->alloc, sizeof *moved * values_count * 4 + 1);
+        if (!moved) {
+            w->failed = true;
+            return;
+        }
+        for (size_t i = 0; i < values_count; ++i) {
+            const float *v = t->values + i * 4;
+            sinew_quat q = sinew_quat_mul(w->rotation, (sinew_quat){v[0], v[1], v[2], v[3]});
+            moved[i * 4] = q.x, moved[i * 4 + 1] = q.y, moved[i * 4 + 2] = q.z, moved[i * 4 + 3] = q.w;
+        }
+    }
     const float *values = moved ? moved : t->values;
     int output = t->target == SINEW_TARGET_WEIGHTS
                      ? add_floats(w, values, t->key_count * per_key * comps, 1, 0, false)
@@ -1142,7 +1243,8 @@ static void write_springs(writer *w, const sinew_asset *a, gw_buf *b)
             buf_text(w, b, ",\"gravityPower\":");
             put_float(w, b, sj->gravity_power * w->scale);
             buf_text(w, b, ",\"gravityDir\":");
-            put_vec3(w, b, sj->gravity_dir);
+            /* a direction in the scene's space: turned with it */
+            put_vec3(w, b, w->turn ? turned(w, sj->gravity_dir) : sj->gravity_dir);
             buf_text(w, b, ",\"dragForce\":");
             put_float(w, b, sj->drag_force);
             buf_text(w, b, "}");
@@ -1302,11 +1404,26 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "sinew_write_gltf: options->max_influences %d is not from 1 to 8 (0: every one)",
                            options->max_influences);
+    sinew_quat turn = options ? options->rotation : (sinew_quat){0, 0, 0, 0};
+    double turn_len = sqrt((double)turn.x * turn.x + (double)turn.y * turn.y + (double)turn.z * turn.z +
+                           (double)turn.w * turn.w);
+    if (turn_len != 0.0 && !(fabs(turn_len - 1.0) <= 1e-3))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "sinew_write_gltf: options->rotation (%g, %g, %g, %g) is not a unit quaternion (all 0: none)",
+                           (double)turn.x, (double)turn.y, (double)turn.z, (double)turn.w);
     static const sinew_options none = {0};
     writer w = {.options = options ? &options->base : &none, .err = err, .meshopt = options && options->meshopt,
                 .scale = options && options->scale > 0.0f ? options->scale : 1.0f};
     w.alloc = sinew__allocator(w.options);
     const sinew_skeleton *sk = asset->skeleton;
+    w.parents = sk->parents, w.joint_count = sk->joint_count;
+    if (turn_len != 0.0) {
+        w.rotation = (sinew_quat){(float)(turn.x / turn_len), (float)(turn.y / turn_len), (float)(turn.z / turn_len),
+                                  (float)(turn.w / turn_len)};
+        rotation_matrix(&w);
+        static const float identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+        w.turn = memcmp(w.turn_m, identity, sizeof identity) != 0;
+    }
     int n = sk->joint_count, nodes_total = n + asset->mesh_count;
     gw_buf json = {0}, meshes = {0}, skins = {0}, anims = {0};
     int *mesh_node = sinew__alloc(&w.alloc, sizeof *mesh_node * ((size_t)asset->mesh_count + 1));
@@ -1324,7 +1441,7 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
             goto done;
         }
         mesh_node[m] = n + m;
-        quants[m] = options && options->quantize ? mesh_quant(mesh, w.scale) : (quant){false, {0, 0, 0}, 1.0f};
+        quants[m] = options && options->quantize ? mesh_quant(&w, mesh) : (quant){false, {0, 0, 0}, 1.0f};
         w.report.quantized_meshes += quants[m].on;
         if (quants[m].on && quants[m].scale > w.report.quantize_step) w.report.quantize_step = quants[m].scale;
     }
@@ -1377,6 +1494,11 @@ sinew_result sinew_write_gltf(const sinew_asset *asset, const char *path, const 
         if (children) buf_text(&w, &json, "]");
         sinew_transform rest = sk->rest_pose[j];
         rest.translation = scaled(&w, rest.translation);
+        if (w.turn && sk->parents[j] < 0) {
+            /* a root: its place and turn in the scene's space, turned */
+            rest.translation = turned(&w, rest.translation);
+            rest.rotation = sinew_quat_mul(w.rotation, rest.rotation);
+        }
         put_transform(&w, &json, &rest);
         buf_text(&w, &json, "}");
     }

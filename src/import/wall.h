@@ -14,7 +14,8 @@
  * against the load's budget, before it reads them. Warnings and Assimp's
  * messages come next, as the import makes them; then either one ERROR
  * frame, or one SKELETON frame, the CLIP and MESH frames, at most one UNIT
- * frame (where the file declares its unit), and one END frame. Payload fields are u8, i32, u32, u64 and f32 in the host's order,
+ * frame (where the file declares its unit), at most one AXES frame (where
+ * its declared axes are not glTF's), and one END frame. Payload fields are u8, i32, u32, u64 and f32 in the host's order,
  * and strings as a u32 length and the bytes (no NUL). */
 enum {
     SINEW__FRAME_SIZE = 0x455a4953,     /* "SIZE": u64 bytes of the frames that follow */
@@ -25,6 +26,10 @@ enum {
     SINEW__FRAME_CLIP = 0x50494c43,     /* "CLIP" */
     SINEW__FRAME_MESH = 0x4853454d,     /* "MESH" */
     SINEW__FRAME_UNIT = 0x54494e55,     /* "UNIT": f32 metres a unit (sinew_asset.meters_per_unit) */
+    /* "AXES": i32 up axis, up sign, front axis, front sign, coord axis,
+     * coord sign (FBX's GlobalSettings: axes 0 to 2, signs +-1), whose
+     * rotation is sinew_asset.axis_rotation */
+    SINEW__FRAME_AXES = 0x53455841,
     SINEW__FRAME_END = 0x20444e45       /* "END " */
 };
 
@@ -80,6 +85,25 @@ void sinew__wall_child(int fd, const void *data, size_t size, const char *extens
  * a broken or hostile value. */
 bool sinew__unit_plausible(double meters);
 
+/* What sinew__axes_rotation() makes of six declared axes. */
+typedef enum sinew__axes {
+    SINEW__AXES_ROTATION, /* a rotation: *rotation set */
+    SINEW__AXES_MALFORMED, /* an axis not 0 to 2, a sign not +-1, or two the same axis */
+    SINEW__AXES_MIRROR    /* a mirror of glTF's axes (determinant -1), which no rotation turns */
+} sinew__axes;
+
+/* The rotation that turns coordinates in the declared axes (up axis, up
+ * sign, front axis, front sign, coord axis, coord sign, as FBX's
+ * GlobalSettings hold them) into glTF's: the matrix whose rows are the
+ * coord, up and front directions, as a unit quaternion, exact for these
+ * signed permutations. */
+sinew__axes sinew__axes_rotation(const int32_t axes[6], sinew_quat *rotation);
+
+/* The declared axes whose rotation `rotation` is, from its matrix's rows;
+ * false where it is the identity or not such a rotation (no AXES frame is
+ * sent then). */
+bool sinew__rotation_axes(sinew_quat rotation, int32_t axes[6]);
+
 /* The frames are written into the asset codec's growing buffer. */
 typedef sinew__bytes sinew__frames;
 
@@ -95,7 +119,8 @@ void sinew__frames_heard(sinew__frames *f, const sinew__heard *heard);
 /* Appends an error frame. */
 void sinew__frames_error(sinew__frames *f, sinew_result result, const char *description);
 /* Appends the asset's frames, from SKELETON to END (a UNIT frame where
- * asset->meters_per_unit is not 0). */
+ * asset->meters_per_unit is not 0, an AXES frame where
+ * asset->axis_rotation is not the identity). */
 void sinew__frames_asset(sinew__frames *f, const sinew_asset *asset);
 
 /* The bytes a stream's SIZE frame (its first 16 bytes) declares for the
@@ -113,7 +138,10 @@ bool sinew__frames_declared(const unsigned char head[16], uint64_t *bytes);
  * 4 bytes, a second one, one before the skeleton) refuses the load, an
  * implausible value (sinew__unit_plausible) is ignored with a warning, the
  * unit left 0 (not declared) so that the caller falls back on its own
- * rule. Errors name the frame and the field. The work is one pass over
+ * rule. An AXES frame sets asset->axis_rotation, refused where malformed
+ * as the unit is (not 24 bytes), ignored with a warning where its axes
+ * are not three distinct axes with signs of +-1 or mirror glTF's (the
+ * rotation left the identity). Errors name the frame and the field. The work is one pass over
  * the frames' headers and one over their payloads. */
 sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const char *importer,
                                 const sinew_load_options *options, sinew_asset *asset, sinew_error *err);

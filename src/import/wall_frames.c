@@ -4,6 +4,7 @@
  * codec's (src/asset/codec.c), which checks everything it decodes. */
 #include "wall.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -112,6 +113,12 @@ void sinew__frames_asset(sinew__bytes *f, const sinew_asset *a)
         sinew__bytes_put(f, &a->meters_per_unit, sizeof a->meters_per_unit);
         end_frame(f, at);
     }
+    int32_t axes[6];
+    if (sinew__rotation_axes(a->axis_rotation, axes)) {
+        at = begin_frame(f, SINEW__FRAME_AXES);
+        sinew__bytes_put(f, axes, sizeof axes);
+        end_frame(f, at);
+    }
     at = begin_frame(f, SINEW__FRAME_END);
     end_frame(f, at);
 }
@@ -120,6 +127,66 @@ bool sinew__unit_plausible(double meters)
 {
     /* NaN fails both comparisons */
     return meters >= 1e-5 && meters <= 1e5;
+}
+
+sinew__axes sinew__axes_rotation(const int32_t axes[6], sinew_quat *rotation)
+{
+    /* rows: coord, up, front; the declaration lists up, front, coord */
+    static const int order[3] = {4, 0, 2};
+    double m[3][3] = {{0}};
+    bool used[3] = {false, false, false};
+    for (int r = 0; r < 3; ++r) {
+        int32_t axis = axes[order[r]], sign = axes[order[r] + 1];
+        if (axis < 0 || axis > 2 || (sign != 1 && sign != -1) || used[axis]) return SINEW__AXES_MALFORMED;
+        used[axis] = true;
+        m[r][axis] = sign;
+    }
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (det < 0.0) return SINEW__AXES_MIRROR;
+    /* the quaternion of a rotation matrix, from its largest diagonal term */
+    double x, y, z, w, tr = m[0][0] + m[1][1] + m[2][2];
+    if (tr > 0.0) {
+        double s = sqrt(tr + 1.0) * 2.0;
+        w = 0.25 * s, x = (m[2][1] - m[1][2]) / s, y = (m[0][2] - m[2][0]) / s, z = (m[1][0] - m[0][1]) / s;
+    } else if (m[0][0] > m[1][1] && m[0][0] > m[2][2]) {
+        double s = sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2.0;
+        w = (m[2][1] - m[1][2]) / s, x = 0.25 * s, y = (m[0][1] + m[1][0]) / s, z = (m[0][2] + m[2][0]) / s;
+    } else if (m[1][1] > m[2][2]) {
+        double s = sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2.0;
+        w = (m[0][2] - m[2][0]) / s, x = (m[0][1] + m[1][0]) / s, y = 0.25 * s, z = (m[1][2] + m[2][1]) / s;
+    } else {
+        double s = sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2.0;
+        w = (m[1][0] - m[0][1]) / s, x = (m[0][2] + m[2][0]) / s, y = (m[1][2] + m[2][1]) / s, z = 0.25 * s;
+    }
+    double sign = w < 0.0 ? -1.0 : 1.0; /* one of the two: w >= 0 */
+    *rotation = (sinew_quat){(float)(x * sign), (float)(y * sign), (float)(z * sign), (float)(w * sign)};
+    return SINEW__AXES_ROTATION;
+}
+
+bool sinew__rotation_axes(sinew_quat q, int32_t axes[6])
+{
+    double x = q.x, y = q.y, z = q.z, w = q.w;
+    double m[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
+                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
+                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    static const int slot[3] = {4, 0, 2}; /* rows: coord, up, front */
+    bool identity = true;
+    for (int r = 0; r < 3; ++r) {
+        int found = -1;
+        for (int c = 0; c < 3; ++c) {
+            double v = m[r][c];
+            if (fabs(v) < 1e-3) continue;
+            /* NaN fails too */
+            if (!(fabs(fabs(v) - 1.0) < 1e-3) || found >= 0) return false;
+            found = c;
+            axes[slot[r]] = c, axes[slot[r] + 1] = v > 0.0 ? 1 : -1;
+        }
+        if (found < 0) return false;
+        identity = identity && found == r && axes[slot[r] + 1] == 1;
+    }
+    sinew_quat back;
+    return !identity && sinew__axes_rotation(axes, &back) == SINEW__AXES_ROTATION;
 }
 
 /* The payloads as the encoders write them, read by copying. */
@@ -253,7 +320,7 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
     const sinew_options *base = &options->base;
     /* first the frames' headers: warnings forwarded, an error taken, the
      * rest counted and their order checked */
-    int clips = 0, meshes = 0, skeletons = 0, ends = 0, units = 0;
+    int clips = 0, meshes = 0, skeletons = 0, ends = 0, units = 0, axes = 0;
     sinew__heard heard = {{0, 0}, {0, 0}, {{""}}};
     size_t start = 0;
     if (size >= 8 && memcmp(bytes, &(uint32_t){SINEW__FRAME_SIZE}, 4) == 0) {
@@ -307,6 +374,15 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
                                                    : "is not 4 bytes");
             ++units;
             break;
+        case SINEW__FRAME_AXES:
+            if (skeletons != 1 || axes || head[1] != 6 * sizeof(int32_t))
+                return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: the axes at byte %zu %s", at,
+                                   skeletons == 0 ? "come before the skeleton"
+                                   : skeletons > 1 ? "follow a second skeleton"
+                                   : axes          ? "are a second declaration"
+                                                   : "are not 24 bytes");
+            ++axes;
+            break;
         case SINEW__FRAME_END: ++ends; break;
         default:
             return sinew__fail(err, SINEW_ERROR_PARSE, "the importer's output: unknown frame 0x%08x at byte %zu",
@@ -359,6 +435,20 @@ sinew_result sinew__frames_read(const unsigned char *bytes, size_t size, const c
             else
                 sinew__warn(base, "the importer's output: its unit (%g m) is not a plausible length unit: ignored",
                             (double)meters);
+        } else if (head[0] == SINEW__FRAME_AXES) {
+            int32_t declared[6];
+            memcpy(declared, payload, sizeof declared);
+            sinew_quat q;
+            sinew__axes made = sinew__axes_rotation(declared, &q);
+            /* axes the child could not have accepted: the asset is taken
+             * as it is, in glTF's axes */
+            if (made == SINEW__AXES_ROTATION)
+                asset->axis_rotation = q;
+            else
+                sinew__warn(base, "the importer's output: its axes (up %d %d, front %d %d, coord %d %d) %s: ignored",
+                            declared[0], declared[1], declared[2], declared[3], declared[4], declared[5],
+                            made == SINEW__AXES_MIRROR ? "mirror glTF's"
+                                                       : "are not three distinct axes 0 to 2 with signs of +-1");
         }
         if (r != SINEW_OK) return r;
     }
