@@ -33,6 +33,7 @@ typedef struct convert_settings {
     bool weights_set;      /* --weights was given */
     float resample_hz;     /* --resample: every clip sampled at this rate into OUT.glb or OUT.gltf; 0: as loaded */
     bool keep_units;       /* --keep-units: OUT.glb or OUT.gltf in the input's units, not scaled to meters */
+    bool keep_axes;        /* --keep-axes: OUT.glb or OUT.gltf in the input's declared axes, not turned to Y up */
     int influences;        /* --influences: the most a vertex keeps in OUT.glb or OUT.gltf; 0: every one */
 } convert_settings;
 
@@ -216,6 +217,25 @@ static const char *unit_name(float meters, char *text, size_t size)
     return text;
 }
 
+/* The input's direction that `to_gltf` (sinew_asset.axis_rotation) turns
+ * onto glTF's `target` (its up or front), as "Z", "-Y"; "?" where it is
+ * no axis. */
+static const char *source_axis(sinew_quat to_gltf, sinew_vec3 target)
+{
+    static const char *const names[2][3] = {{"X", "Y", "Z"}, {"-X", "-Y", "-Z"}};
+    sinew_vec3 v = sinew_quat_rotate(sinew_quat_conjugate(to_gltf), target);
+    const float c[3] = {v.x, v.y, v.z};
+    for (int i = 0; i < 3; ++i)
+        if (fabsf(fabsf(c[i]) - 1.0f) < 1e-3f) return names[c[i] < 0.0f][i];
+    return "?";
+}
+
+/* Whether `q` turns nothing: the identity (either sign). */
+static bool no_turn(sinew_quat q)
+{
+    return q.x == 0.0f && q.y == 0.0f && q.z == 0.0f && fabsf(q.w) == 1.0f;
+}
+
 /* Appends a line to the job's notes. */
 static void note(job *j, const char *format, ...)
 #if defined(__GNUC__)
@@ -232,7 +252,8 @@ static void note(job *j, const char *format, ...)
 }
 
 /* The asset to the job's output: glTF (sinew_write_gltf, docs/GLTF_OUT.md),
- * scaled to meters unless --keep-units, its notes saying what was done;
+ * scaled to meters unless --keep-units and turned from the axes the file
+ * declares to Y up unless --keep-axes, its notes saying what was done;
  * or an archive. `base`'s logger hears what glTF leaves out. */
 static sinew_result save_out(const convert_settings *s, job *j, const sinew_asset *out,
                              const sinew_archive_write_options *o, const sinew_options *base, sinew_error *err)
@@ -246,11 +267,14 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
         snprintf(err->description, sizeof err->description, "out of memory");
         return err->result;
     }
+    /* the axes the file declares turned to glTF's, unless --keep-axes */
+    bool turn = !no_turn(out->axis_rotation);
     /* the virtual vertices of the error measure lie 3 cm from each joint */
     sinew_gltf_write_options g = {.base = *base, .weights = s->weights, .quantize = s->quantize,
                                   .meshopt = s->meshopt, .resample_rate = s->resample_hz,
                                   .shell_distance = 0.03f / unit, .clip_errors = clip_errors, .scale = scale,
-                                  .max_influences = s->influences};
+                                  .max_influences = s->influences,
+                                  .rotation = turn && !s->keep_axes ? out->axis_rotation : (sinew_quat){0, 0, 0, 0}};
     sinew_gltf_write_report report;
     sinew_result r = sinew_write_gltf(out, j->out, &g, &report, err);
     if (r == SINEW_OK && s->resample_hz > 0.0f)
@@ -266,6 +290,20 @@ static sinew_result save_out(const convert_settings *s, job *j, const sinew_asse
             note(j, "left in %s, %s (--keep-units); glTF readers take metres\n", name,
                  from == UNIT_GIVEN ? "which --unit gives" : from == UNIT_DECLARED ? "which the file declares"
                                                                                    : "taken by the file's kind");
+        if (turn) {
+            /* the declared up and, where up is Y already, the front */
+            const char *up = source_axis(out->axis_rotation, (sinew_vec3){0, 1, 0});
+            const char *front = source_axis(out->axis_rotation, (sinew_vec3){0, 0, 1});
+            char declared[64];
+            if (strcmp(up, "Y") == 0)
+                snprintf(declared, sizeof declared, "Y up, front %s", front);
+            else
+                snprintf(declared, sizeof declared, "%s up", up);
+            if (s->keep_axes)
+                note(j, "left %s, which the file declares (--keep-axes); glTF readers take Y up\n", declared);
+            else
+                note(j, "turned from %s to Y up: the file declares %s (--keep-axes leaves it)\n", declared, declared);
+        }
         for (int c = 0; c < out->clip_count; ++c)
             if (isnan(clip_errors[c]))
                 note(j, "clip \"%s\" %s: its error is not measured (the warning above says why)\n",
@@ -492,9 +530,9 @@ static bool out_arg(cli_args *p, convert_settings *s, int input_count)
                   s->quantize ? "--quantize" : s->meshopt ? "--meshopt" : s->influences ? "--influences" : "--weights");
         return false;
     }
-    if ((s->out_dir || !is_gltf(s->out)) && (s->resample_hz > 0.0f || s->keep_units)) {
-        cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store clips and lengths as "
-                  "loaded", s->out, s->keep_units ? "--keep-units" : "--resample");
+    if ((s->out_dir || !is_gltf(s->out)) && (s->resample_hz > 0.0f || s->keep_units || s->keep_axes)) {
+        cli_usage(p, "-o %s: %s is for glTF output (-o OUT.glb or OUT.gltf); archives store clips, lengths and axes "
+                  "as loaded", s->out, s->keep_units ? "--keep-units" : s->keep_axes ? "--keep-axes" : "--resample");
         return false;
     }
     if (s->out_dir) return true;
@@ -618,6 +656,8 @@ int cli_convert(int argc, char **argv)
                 cli_bad_value(&p, "--influences", v, "is not an influence count from 1 to 8");
         } else if (cli_flag(&p, "--keep-units")) {
             s.keep_units = true;
+        } else if (cli_flag(&p, "--keep-axes")) {
+            s.keep_axes = true;
         } else if ((v = cli_value(&p, "--unit"))) {
             if (!cli_parse_float(v, &s.unit) || !(s.unit > 0.0f))
                 cli_bad_value(&p, "--unit", v, "is not a length in meters above 0");

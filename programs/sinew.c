@@ -116,6 +116,7 @@ static const help_option convert_options[] = {
     {"--resample HZ", "glTF clips sampled HZ times a second into LINEAR tracks; prints each one's error"},
     {"--influences N", "glTF skins keep each vertex's N largest weights (three.js skins 4)"},
     {"--keep-units", "glTF in the file's units (default: scaled to meters, --unit's factor)"},
+    {"--keep-axes", "glTF in the file's declared axes (default: an FBX file's turned to Y up)"},
     {"-j, --jobs N", "convert N files at a time (default 1)"},
     {"--keep-extension", "in a folder, name outputs walk.fbx.sinew (default walk.sinew)"},
     {"--name NAME", "the asset's name in the archive (default: FILE's name, no folders)"},
