@@ -580,6 +580,16 @@ static double scaled_gap(const sinew_asset *a, const sinew_asset *b, double f)
     return gap / size;
 }
 
+/* The pab skeleton.fbx's bytes (to patch its declared settings), or NULL
+ * with a line saying `what` goes unchecked without the shared assets. */
+static unsigned char *read_skeleton_fbx(size_t *size, const char *what)
+{
+    unsigned char *fbx = test_read_file(SINEW_ASSETS "/fbx/pab/skeleton.fbx", size);
+    if (!fbx)
+        printf("skip: %s/fbx/pab/skeleton.fbx is missing (the shared assets): %s unchecked\n", SINEW_ASSETS, what);
+    return fbx;
+}
+
 /* The unit a file declares decides convert's scale: skeleton.fbx with its
  * UnitScaleFactor (centimetres a unit) made 100 is written in metres as
  * loaded, made 2.54 is scaled by 0.0254, made 1e9 (no plausible unit) by
@@ -602,12 +612,8 @@ static void declared_units(void)
     CHECK(!a || a->meters_per_unit == 1.0f, "glTF is in metres (%g)", a ? (double)a->meters_per_unit : -1.0);
     sinew_asset_free(a);
     size_t size = 0;
-    unsigned char *fbx = test_read_file(SINEW_ASSETS "/fbx/pab/skeleton.fbx", &size);
-    if (!fbx) {
-        printf("skip: %s/fbx/pab/skeleton.fbx is missing (the shared assets): declared units unchecked\n",
-               SINEW_ASSETS);
-        return;
-    }
+    unsigned char *fbx = read_skeleton_fbx(&size, "declared units");
+    if (!fbx) return;
     /* binary FBX's property: its name, type, label and flags as strings, then the double */
     static const char key[] = "UnitScaleFactorS\x06\0\0\0doubleS\x06\0\0\0NumberS\0\0\0\0D";
     size_t at = 0;
@@ -844,12 +850,8 @@ static void declared_axes(void)
         sinew_asset_free(demo);
     }
     size_t size = 0;
-    unsigned char *fbx = test_read_file(SINEW_ASSETS "/fbx/pab/skeleton.fbx", &size);
-    if (!fbx) {
-        printf("skip: %s/fbx/pab/skeleton.fbx is missing (the shared assets): declared axes unchecked\n",
-               SINEW_ASSETS);
-        return;
-    }
+    unsigned char *fbx = read_skeleton_fbx(&size, "declared axes");
+    if (!fbx) return;
     sinew_asset *y_up = sinew_load_file(SINEW_ASSETS "/fbx/pab/skeleton.fbx", NULL, &err);
     CHECK(y_up && y_up->axis_rotation.x == 0.0f && y_up->axis_rotation.y == 0.0f && y_up->axis_rotation.z == 0.0f &&
               y_up->axis_rotation.w == 1.0f,
