@@ -712,15 +712,16 @@ static void turn_frame(cJSON *frame, const double r[9], double f)
             for (int i = 0; i < 3; ++i) cJSON_SetNumberValue(cJSON_GetArrayItem(w, c * 4 + i), v[i]);
         }
     }
+    /* the arrays walked item by item: an index lookup walks the list */
     cJSON_ArrayForEach(m, cJSON_GetObjectItem(frame, "meshes"))
         for (int k = 0; k < 2; ++k) {
             cJSON *list = cJSON_GetObjectItem(m, k ? "normals" : "positions");
-            int count = cJSON_GetArraySize(list);
-            for (int i = 0; i + 2 < count; i += 3) {
+            for (cJSON *x = list ? list->child : NULL; x && x->next && x->next->next; x = x->next->next->next) {
+                cJSON *item[3] = {x, x->next, x->next->next};
                 double v[3];
-                for (int c = 0; c < 3; ++c) v[c] = cJSON_GetArrayItem(list, i + c)->valuedouble;
+                for (int c = 0; c < 3; ++c) v[c] = item[c]->valuedouble;
                 turn3(r, v);
-                for (int c = 0; c < 3; ++c) cJSON_SetNumberValue(cJSON_GetArrayItem(list, i + c), v[c]);
+                for (int c = 0; c < 3; ++c) cJSON_SetNumberValue(item[c], v[c]);
             }
         }
 }
