@@ -334,6 +334,19 @@ static double unit_factor(const char *path)
     return n > 4 && strcasecmp(path + n - 4, ".fbx") == 0 ? 0.01 : 1.0;
 }
 
+/* `sinew bake`'s --clip and --times for clip c of `a` (its key times,
+ * clip_times's), or for no clip at time 0 where `a` has none. */
+static void bake_args(const sinew_asset *a, int c, char clip[32], char times[2048])
+{
+    if (a->clip_count) {
+        snprintf(clip, 32, "%d", c);
+        clip_times(a->clips[c], times, 2048);
+    } else {
+        snprintf(clip, 32, "none");
+        snprintf(times, 2048, "0");
+    }
+}
+
 /* A baked frame scaled by `f` about the origin: node translations and
  * mesh positions (rotations stay), as the writer scales the asset. */
 static void scale_frame(cJSON *frame, double f)
@@ -411,13 +424,7 @@ static void round_trip(const char *path, const char *rel)
         for (int c = 0; c < clips; ++c)
             for (int springs = 0; springs < 1 + (a->springs != NULL); ++springs) {
                 char clip[32], times[2048];
-                if (a->clip_count) {
-                    snprintf(clip, sizeof clip, "%d", c);
-                    clip_times(a->clips[c], times, sizeof times);
-                } else {
-                    snprintf(clip, sizeof clip, "none");
-                    snprintf(times, sizeof times, "0");
-                }
+                bake_args(a, c, clip, times);
                 cJSON *src = bake(path, clip, times, springs, json_src);
                 cJSON *dst = bake(out, clip, times, springs, json_out);
                 CHECK(src && dst, "%s: clip %s: bake gave no JSON", rel, clip);
@@ -743,13 +750,7 @@ static void turned_bakes(const sinew_asset *a, const char *source, const char *o
     int frames = 0;
     for (int c = 0; c < (a->clip_count ? a->clip_count : 1); ++c) {
         char clip[32], times[2048];
-        if (a->clip_count) {
-            snprintf(clip, sizeof clip, "%d", c);
-            clip_times(a->clips[c], times, sizeof times);
-        } else {
-            snprintf(clip, sizeof clip, "none");
-            snprintf(times, sizeof times, "0");
-        }
+        bake_args(a, c, clip, times);
         cJSON *src = bake(source, clip, times, springs, json_src), *dst = bake(out, clip, times, springs, json_out);
         CHECK(src && dst, "%s: clip %s: bake gave no JSON", what, clip);
         const cJSON *fs = src ? cJSON_GetObjectItem(src, "frames") : NULL, *fo = dst ? cJSON_GetObjectItem(dst, "frames") : NULL;

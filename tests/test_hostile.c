@@ -497,6 +497,43 @@ static void test_frames(void)
     sinew_asset_free(demo);
 }
 
+/* Whether the frames hold one of kind `kind`. */
+static bool has_frame(const sinew__frames *f, uint32_t kind)
+{
+    bool found = false;
+    for (size_t at = 0; at + 8 <= f->size; at += 8 + get_le32(f->bytes + at + 4))
+        found = found || get_le32(f->bytes + at) == kind;
+    return found;
+}
+
+/* A frame of kind `kind` (`size` bytes of `payload`, which holds 4 more)
+ * put into `none` (an asset's frames without one) where it does not
+ * belong, each refused with its reason: 4 bytes too long (why[0]), twice
+ * (why[1]), before the SKELETON frame (why[2]). */
+static void check_misplaced_frames(const sinew__frames *none, uint32_t kind, const void *payload, uint32_t size,
+                                   const char *what, const char *const why[3])
+{
+    size_t first = 8 + get_le32(none->bytes + 4); /* the SKELETON frame; the END frame follows */
+    for (int b = 0; b < 3; ++b) {
+        sinew__frames h = {0};
+        uint32_t head[2] = {kind, b == 0 ? size + 4 : size};
+        if (b != 2) sinew__bytes_put(&h, none->bytes, first);
+        for (int k = 0; k < (b == 1 ? 2 : 1); ++k) {
+            sinew__bytes_put(&h, head, sizeof head);
+            sinew__bytes_put(&h, payload, head[1]);
+        }
+        if (b == 2) sinew__bytes_put(&h, none->bytes, first);
+        sinew__bytes_put(&h, none->bytes + first, none->size - first);
+        sinew_asset *back = sinew__asset_new("", NULL);
+        sinew_error err = {0};
+        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, back, &err) == SINEW_ERROR_PARSE,
+              "%s that %s refused", what, why[b]);
+        CHECK_ERROR(err, SINEW_ERROR_PARSE, why[b]);
+        sinew_asset_free(back);
+        free(h.bytes);
+    }
+}
+
 /* The UNIT frame: a plausible unit read back; a unit no file declares
  * (not finite, not above 0, absurd) ignored with a warning, the unit left
  * 0; a malformed frame (the wrong size, a second one, one before the
@@ -526,32 +563,11 @@ static void test_frames_unit(const sinew_skeleton *sk, const int *node_joints)
     fake.meters_per_unit = 0.0f;
     sinew__frames none = {0};
     sinew__frames_asset(&none, &fake);
-    bool found = false;
-    for (size_t at = 0; at + 8 <= none.size; at += 8 + get_le32(none.bytes + at + 4))
-        found = found || get_le32(none.bytes + at) == SINEW__FRAME_UNIT;
-    CHECK(!none.failed && !found, "no UNIT frame for an undeclared unit");
+    CHECK(!none.failed && !has_frame(&none, SINEW__FRAME_UNIT), "no UNIT frame for an undeclared unit");
     /* malformed: 8 bytes, two frames, before the skeleton */
     static const char *const why[] = {"is not 4 bytes", "is a second one", "comes before the skeleton"};
-    size_t first = 8 + get_le32(none.bytes + 4); /* the SKELETON frame; the END frame follows */
-    for (int b = 0; b < 3; ++b) {
-        sinew__frames h = {0};
-        uint32_t unit_head[2] = {SINEW__FRAME_UNIT, b == 0 ? 8 : 4};
-        float payload[2] = {0.01f, 0.01f};
-        if (b != 2) sinew__bytes_put(&h, none.bytes, first);
-        for (int k = 0; k < (b == 1 ? 2 : 1); ++k) {
-            sinew__bytes_put(&h, unit_head, sizeof unit_head);
-            sinew__bytes_put(&h, payload, unit_head[1]);
-        }
-        if (b == 2) sinew__bytes_put(&h, none.bytes, first);
-        sinew__bytes_put(&h, none.bytes + first, none.size - first);
-        sinew_asset *back = sinew__asset_new("", NULL);
-        sinew_error err = {0};
-        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, back, &err) == SINEW_ERROR_PARSE,
-              "a unit that %s refused", why[b]);
-        CHECK_ERROR(err, SINEW_ERROR_PARSE, why[b]);
-        sinew_asset_free(back);
-        free(h.bytes);
-    }
+    const float unit[2] = {0.01f, 0.01f};
+    check_misplaced_frames(&none, SINEW__FRAME_UNIT, unit, 4, "a unit", why);
     free(none.bytes);
 }
 
@@ -631,33 +647,13 @@ static void test_frames_axes(const sinew_skeleton *sk, const int *node_joints)
         fake.axis_rotation = quiet[k];
         sinew__frames g = {0};
         sinew__frames_asset(&g, &fake);
-        bool found = false;
-        for (size_t at = 0; at + 8 <= g.size; at += 8 + get_le32(g.bytes + at + 4))
-            found = found || get_le32(g.bytes + at) == SINEW__FRAME_AXES;
-        CHECK(!g.failed && !found, "no AXES frame for rotation %d", k);
+        CHECK(!g.failed && !has_frame(&g, SINEW__FRAME_AXES), "no AXES frame for rotation %d", k);
         free(g.bytes);
     }
     /* malformed: 28 bytes, two frames, before the skeleton */
     static const char *const why[] = {"are not 24 bytes", "are a second declaration", "come before the skeleton"};
-    for (int b = 0; b < 3; ++b) {
-        sinew__frames h = {0};
-        uint32_t head[2] = {SINEW__FRAME_AXES, b == 0 ? 28 : 24};
-        int32_t payload[7] = {2, 1, 1, -1, 0, 1, 0};
-        if (b != 2) sinew__bytes_put(&h, none.bytes, first);
-        for (int k = 0; k < (b == 1 ? 2 : 1); ++k) {
-            sinew__bytes_put(&h, head, sizeof head);
-            sinew__bytes_put(&h, payload, head[1]);
-        }
-        if (b == 2) sinew__bytes_put(&h, none.bytes, first);
-        sinew__bytes_put(&h, none.bytes + first, none.size - first);
-        sinew_asset *bad = sinew__asset_new("", NULL);
-        sinew_error e = {0};
-        CHECK(!h.failed && sinew__frames_read(h.bytes, h.size, "FBX", NULL, bad, &e) == SINEW_ERROR_PARSE,
-              "axes that %s refused", why[b]);
-        CHECK_ERROR(e, SINEW_ERROR_PARSE, why[b]);
-        sinew_asset_free(bad);
-        free(h.bytes);
-    }
+    const int32_t axes[7] = {2, 1, 1, -1, 0, 1, 0};
+    check_misplaced_frames(&none, SINEW__FRAME_AXES, axes, 24, "axes", why);
     free(none.bytes);
 }
 
