@@ -429,6 +429,65 @@ static void test_random_palette(const sinew_skeleton *sk, const sinew_skin *s)
     free(model), free(pal);
 }
 
+/* Inverse bind matrices with subnormal elements of both signs and with
+ * the smallest normal ones, affine and not: the SIMD palette takes the
+ * subnormals as zeros (which keeps a multiplication off the slow path that
+ * many x86 cores take for them) and nothing else. Each palette is held to
+ * the product with those elements zeroed, within 1e-6 of its terms' size,
+ * so an entry whose only terms are tiny normal ones must come out as the
+ * reference's; and to the unchanged product within FLT_MIN times the
+ * model's largest element. */
+static void test_tiny_inverse_bind(const sinew_skeleton *sk)
+{
+    enum { JOINTS = 3 };
+    const float sub = FLT_MIN / 8.0f, tiny = FLT_MIN * 2.0f;
+    for (int affine = 0; affine < 2; ++affine) {
+        sinew_mat4 ibm[JOINTS], flushed[JOINTS], model[JOINTS], pal[JOINTS];
+        int joints[JOINTS];
+        for (int j = 0; j < JOINTS; ++j) {
+            joints[j] = j % sk->joint_count;
+            ibm[j] = random_matrix(j % 2 == 0);
+            model[j] = random_matrix(false);
+        }
+        /* column 0 tiny normal elements only, column 1 subnormal ones, the
+         * others mixed */
+        for (int r = 0; r < 4; ++r) ibm[0].m[r] = r % 2 ? -tiny : tiny, ibm[0].m[4 + r] = r % 2 ? sub : -sub;
+        ibm[1].m[9] = sub, ibm[1].m[14] = -sub, ibm[2].m[2] = -tiny, ibm[2].m[12] = sub;
+        for (int j = 0; j < JOINTS; ++j) {
+            if (affine) ibm[j].m[3] = ibm[j].m[7] = ibm[j].m[11] = 0.0f, ibm[j].m[15] = 1.0f;
+            else ibm[j].m[3] = sub, ibm[j].m[7] = 0.25f;
+            flushed[j] = ibm[j];
+            for (int e = 0; e < 16; ++e)
+                if (fpclassify(ibm[j].m[e]) == FP_SUBNORMAL) flushed[j].m[e] = 0.0f;
+        }
+        uint8_t idx = 0;
+        float w = 1.0f;
+        sinew_skin_desc d = {.joint_count = JOINTS, .joints = joints, .inverse_bind = ibm, .vertex_count = 1,
+                             .influence_count = 1, .index_type = SINEW_INDEX_U8, .indices = &idx,
+                             .weight_type = SINEW_WEIGHT_F32, .weights = &w};
+        sinew_error err = {0};
+        sinew_skin *s = sinew_skin_create(sk, &d, NULL, NULL, &err);
+        CHECK(s != NULL, "tiny inverse bind: %s", err.description);
+        if (!s) continue;
+        CHECK(sinew_skin_palette(s, model, JOINTS, NULL, pal, JOINTS, &err) == SINEW_OK, "palette: %s",
+              err.description);
+        for (int j = 0; j < JOINTS; ++j) {
+            double e = product_error(&model[j], &flushed[j], &pal[j]);
+            CHECK(e <= TOL, "tiny inverse bind (%s): palette %d is %.3g of its terms' size off", affine ? "affine" : "not affine", j, e);
+            sinew_mat4 want = sinew_mat4_mul(&model[j], &ibm[j]);
+            float most = 0.0f;
+            for (int k = 0; k < 16; ++k) most = fmaxf(most, fabsf(model[j].m[k]));
+            for (int k = 0; k < 16; ++k) {
+                double off = fabs((double)want.m[k] - pal[j].m[k]);
+                double size = 0.0;
+                for (int i = 0; i < 4; ++i) size += fabs((double)model[j].m[4 * i + k % 4] * ibm[j].m[4 * (k / 4) + i]);
+                CHECK(off <= TOL * size + 4.0 * FLT_MIN * most, "tiny inverse bind: palette %d entry %d off by %.3g", j, k, off);
+            }
+        }
+        sinew_skin_free(s);
+    }
+}
+
 static void test_random(const sinew_skeleton *sk, sinew_simd level)
 {
     static const int sizes[] = {1, 7, 8, 9, 37, 1000};
@@ -931,6 +990,7 @@ int main(void)
     {
         sinew_asset *demo = sinew_demo_create(NULL, NULL);
         test_not_renormalized(demo->skeleton);
+        test_tiny_inverse_bind(demo->skeleton);
         test_inputs_refusals(demo->skeleton);
         sinew_asset_free(demo);
     }

@@ -5,6 +5,7 @@
 #include "skin/skin_internal.h"
 
 #include <float.h>
+#include <math.h> /* fpclassify, copysignf */
 
 static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
@@ -245,6 +246,12 @@ static int block_group(int n, const float *rows)
     return SINEW__UNIT_GROUP;
 }
 
+/* x, or a zero of its sign where x is subnormal. A subnormal operand makes
+ * a multiplication take a microcode assist on many x86 cores, hundreds of
+ * cycles where a whole palette takes a few per matrix; its terms are below
+ * 2^-126 of any normal one's, far under the palette kernel's tolerance. */
+static float normal_or_zero(float x) { return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+
 /* The blocks' single aligned allocation for `per_group` blocks of each
  * group, its arrays still to fill, the inverse bind lanes and joint_end
  * made. */
@@ -260,7 +267,7 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
         off[k][2] = sinew__layout_add(&l, c * n * SINEW__BLOCK, sizeof(float), 32);
         off[k][3] = sinew__layout_add(&l, c * SINEW__BLOCK, sizeof(uint8_t), 8);
     }
-    size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * 32, sizeof(float), 32);
+    size_t off_lanes = sinew__layout_add(&l, (size_t)s->joint_count * SINEW__PALETTE_LANE_FLOATS, sizeof(float), 32);
     unsigned char *base = l.overflow ? NULL : sinew__alloc_aligned(alloc, l.total);
     if (!base) return NULL;
     sinew__skin_blocks *bl = (sinew__skin_blocks *)base;
@@ -273,9 +280,13 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
         bl->group[k].pivot = (const uint8_t *)(base + off[k][3]);
     }
     float *lanes = (float *)(base + off_lanes);
-    for (int j = 0; j < s->joint_count; ++j)
+    for (int j = 0; j < s->joint_count; ++j) {
+        const float *m = s->inverse_bind[j].m;
+        float *to = lanes + (size_t)j * SINEW__PALETTE_LANE_FLOATS;
         for (int i = 0; i < 4; ++i)
-            for (int lane = 0; lane < 8; ++lane) lanes[32 * j + 8 * i + lane] = s->inverse_bind[j].m[4 * (lane / 4) + i];
+            for (int lane = 0; lane < 8; ++lane) to[8 * i + lane] = normal_or_zero(m[4 * (lane / 4) + i]);
+        for (int i = 8; i < 16; ++i) to[24 + i] = normal_or_zero(m[i]);
+    }
     bl->inverse_bind_lanes = lanes;
     bl->inverse_bind_affine = true;
     for (int j = 0; j < s->joint_count; ++j) {

@@ -145,11 +145,14 @@ typedef struct sinew__stored_blocks {
     const void *pivot[SINEW__BLOCK_MAX_JOINTS + 1];   /* count * SINEW__BLOCK uint8 */
 } sinew__stored_blocks;
 
+enum { SINEW__PALETTE_LANE_FLOATS = 40 };
+
 typedef struct sinew__skin_blocks {
     sinew__block_group group[SINEW__BLOCK_MAX_JOINTS + 1]; /* by joint count, see SINEW__UNIT_GROUP */
-    /* columns 0 and 1 of the inverse bind matrices spread for the palette
-     * kernel, 32 floats per joint, 32-byte aligned: vector i
-     * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7 */
+    /* the inverse bind matrices as the palette kernel reads them,
+     * SINEW__PALETTE_LANE_FLOATS per joint, 32-byte aligned: vector i
+     * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7,
+     * then columns 2 and 3 as they are; subnormal elements are zeros */
     const float *inverse_bind_lanes;
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
     /* every inverse bind matrix's last row is (0, 0, 0, 1): the palette's

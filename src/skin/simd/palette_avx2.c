@@ -2,11 +2,11 @@
 /* The skinning palette with 256-bit vectors and fused multiply-adds
  * (compiled with -mavx2 -mfma; run only where sinew_simd_supported() says
  * so). Two columns of a product per vector, the model matrix's columns
- * repeated in both halves. Columns 0 and 1 take the inverse bind matrix's
- * elements from the skin's inverse_bind_lanes (already spread over each
- * half's lanes: a load per step), columns 2 and 3 spread them with in-lane
- * permutes: the mix keeps the load and shuffle units equally busy, where
- * either way alone leaves one idle. Each entry is summed in
+ * repeated in both halves. The inverse bind matrices come from the skin's
+ * inverse_bind_lanes: columns 0 and 1 already spread over each half's
+ * lanes (a load per step), columns 2 and 3 spread with in-lane permutes:
+ * the mix keeps the load and shuffle units equally busy, where either way
+ * alone leaves one idle. Each entry is summed in
  * sinew__mat4_mul's order, each step one rounding instead of two: within
  * 1e-6 of the size of its terms of the scalar product
  * (tests/test_skin_simd.c), and the FMAs shorten the chain of dependent
@@ -25,11 +25,10 @@ static void palette_affine(const sinew_skin *skin, const sinew_mat4 *model, sine
 {
     const int16_t *joints = skin->joints;
     const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
-    const sinew_mat4 *inverse_bind = skin->inverse_bind;
     int count = skin->joint_count;
     const __m256 zero = _mm256_setzero_ps();
 #pragma GCC unroll 2
-    for (int j = 0; j < count; ++j, lanes += 32) {
+    for (int j = 0; j < count; ++j, lanes += SINEW__PALETTE_LANE_FLOATS) {
         const float *a = model[joints[j]].m;
         __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4)),
                a2 = _mm256_broadcast_ps((const __m128 *)(a + 8));
@@ -38,7 +37,7 @@ static void palette_affine(const sinew_skin *skin, const sinew_mat4 *model, sine
         t = _mm256_fmadd_ps(a1, _mm256_load_ps(lanes + 8), t);
         t = _mm256_fmadd_ps(a2, _mm256_load_ps(lanes + 16), t);
         _mm256_storeu_ps(palette[j].m, t);
-        __m256 b = _mm256_loadu_ps(inverse_bind[j].m + 8);
+        __m256 b = _mm256_load_ps(lanes + 32);
         t = _mm256_fmadd_ps(a0, _mm256_permute_ps(b, 0x00), a3);
         t = _mm256_fmadd_ps(a1, _mm256_permute_ps(b, 0x55), t);
         t = _mm256_fmadd_ps(a2, _mm256_permute_ps(b, 0xaa), t);
@@ -56,10 +55,9 @@ void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, s
     const float *lanes = sinew__skin_of(skin)->blocks->inverse_bind_lanes;
     /* read once: the vector stores may alias anything, the skin struct
      * too, so a field read in the loop is read again after every store */
-    const sinew_mat4 *inverse_bind = skin->inverse_bind;
     int count = skin->joint_count;
 #pragma GCC unroll 2
-    for (int j = 0; j < count; ++j, lanes += 32) {
+    for (int j = 0; j < count; ++j, lanes += SINEW__PALETTE_LANE_FLOATS) {
         const float *a = model[joints[j]].m;
         __m256 a0 = _mm256_broadcast_ps((const __m128 *)a), a1 = _mm256_broadcast_ps((const __m128 *)(a + 4)),
                a2 = _mm256_broadcast_ps((const __m128 *)(a + 8)), a3 = _mm256_broadcast_ps((const __m128 *)(a + 12));
@@ -68,7 +66,7 @@ void sinew__skin_palette_avx2(const sinew_skin *skin, const sinew_mat4 *model, s
         t = _mm256_fmadd_ps(a2, _mm256_load_ps(lanes + 16), t);
         t = _mm256_fmadd_ps(a3, _mm256_load_ps(lanes + 24), t);
         _mm256_storeu_ps(palette[j].m, t);
-        __m256 b = _mm256_loadu_ps(inverse_bind[j].m + 8);
+        __m256 b = _mm256_load_ps(lanes + 32);
         t = _mm256_mul_ps(a0, _mm256_permute_ps(b, 0x00));
         t = _mm256_fmadd_ps(a1, _mm256_permute_ps(b, 0x55), t);
         t = _mm256_fmadd_ps(a2, _mm256_permute_ps(b, 0xaa), t);
