@@ -1778,8 +1778,9 @@ SINEW_API sinew_result sinew_skin_vertex_order(const sinew_skin *skin, int *orde
  * formats that want the mesh node's inverse world matrix. Without `left`,
  * on a skin made at the AVX2 level or above, the products use fused
  * multiply-adds: each entry within 1e-6 of the size of its terms (sum of
- * |model_ik| |inverse_bind_kj|) of the scalar product, where subnormal
- * inverse bind elements (below FLT_MIN) count as zeros. Errors:
+ * |model_ik| |inverse_bind_kj|) of the scalar product, where inverse bind
+ * elements that are subnormal or below 2^-64 of their matrix's largest
+ * element (float noise such as 1e-23 for 0) count as zeros. Errors:
  * SINEW_ERROR_INVALID_ARGUMENT, SINEW_ERROR_BUFFER_TOO_SMALL (model_count not
  * above every skin joint, or palette_count below skin->joint_count). */
 SINEW_API sinew_result sinew_skin_palette(const sinew_skin *skin, const sinew_mat4 *model,

@@ -5,7 +5,7 @@
 #include "skin/skin_internal.h"
 
 #include <float.h>
-#include <math.h> /* fpclassify, copysignf */
+#include <math.h> /* fpclassify, copysignf, fabsf, fmaxf */
 
 static const char *const weight_type_names[] = {"float", "unorm8", "unorm16"};
 
@@ -246,11 +246,18 @@ static int block_group(int n, const float *rows)
     return SINEW__UNIT_GROUP;
 }
 
-/* x, or a zero of its sign where x is subnormal. A subnormal operand makes
- * a multiplication take a microcode assist on many x86 cores, hundreds of
- * cycles where a whole palette takes a few per matrix; its terms are below
- * 2^-126 of any normal one's, far under the palette kernel's tolerance. */
-static float normal_or_zero(float x) { return fpclassify(x) == FP_SUBNORMAL ? copysignf(0.0f, x) : x; }
+/* x, or a zero of its sign where x is subnormal or below 2^-64 of `most`
+ * (its matrix's largest element): float noise such as 1e-23 where an
+ * exporter meant 0. A product of such an element and a model matrix's
+ * element is subnormal as soon as the latter is small, and a subnormal
+ * result or operand makes a multiplication take a microcode assist on
+ * many x86 cores: hundreds of cycles, where a whole palette matrix takes a
+ * few. The terms dropped are below 2^-40 of the rounding of the matrix's
+ * largest ones. */
+static float significant_or_zero(float x, float most)
+{
+    return fpclassify(x) == FP_SUBNORMAL || fabsf(x) < most * 0x1p-64f ? copysignf(0.0f, x) : x;
+}
 
 /* The blocks' single aligned allocation for `per_group` blocks of each
  * group, its arrays still to fill, the inverse bind lanes and joint_end
@@ -282,10 +289,11 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
     float *lanes = (float *)(base + off_lanes);
     for (int j = 0; j < s->joint_count; ++j) {
         const float *m = s->inverse_bind[j].m;
-        float *to = lanes + (size_t)j * SINEW__PALETTE_LANE_FLOATS;
+        float *to = lanes + (size_t)j * SINEW__PALETTE_LANE_FLOATS, most = 0.0f;
+        for (int i = 0; i < 16; ++i) most = fmaxf(most, fabsf(m[i]));
         for (int i = 0; i < 4; ++i)
-            for (int lane = 0; lane < 8; ++lane) to[8 * i + lane] = normal_or_zero(m[4 * (lane / 4) + i]);
-        for (int i = 8; i < 16; ++i) to[24 + i] = normal_or_zero(m[i]);
+            for (int lane = 0; lane < 8; ++lane) to[8 * i + lane] = significant_or_zero(m[4 * (lane / 4) + i], most);
+        for (int i = 8; i < 16; ++i) to[24 + i] = significant_or_zero(m[i], most);
     }
     bl->inverse_bind_lanes = lanes;
     bl->inverse_bind_affine = true;

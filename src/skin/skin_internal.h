@@ -152,7 +152,8 @@ typedef struct sinew__skin_blocks {
     /* the inverse bind matrices as the palette kernel reads them,
      * SINEW__PALETTE_LANE_FLOATS per joint, 32-byte aligned: vector i
      * (0..3) holds element i of column 0 in lanes 0-3, of column 1 in 4-7,
-     * then columns 2 and 3 as they are; subnormal elements are zeros */
+     * then columns 2 and 3 as they are; elements that are subnormal or
+     * below 2^-64 of their matrix's largest are zeros */
     const float *inverse_bind_lanes;
     int joint_end;  /* 1 + the highest skeleton joint the skin uses */
     /* every inverse bind matrix's last row is (0, 0, 0, 1): the palette's
