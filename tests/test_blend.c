@@ -99,7 +99,7 @@ static void check_simd_blend(void)
     enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX), LANES = 2 * MAX + 8 };
     bool simd_runs = sinew_simd_supported() >= SINEW_SIMD_AVX2;
     if (!simd_runs) printf("test_blend: SIMD blend not checked: this CPU runs no AVX2\n");
-    static const int counts[] = {5, 8, 16, 61};
+    static const int counts[] = {5, 8, 16, 23, 61};
     unsigned state = 12345u;
     int cases = 0, soa_differ = 0, round_trip_differ = 0, pad_differ = 0;
     errors aos = {0}, soa = {0}, ordered = {0};
