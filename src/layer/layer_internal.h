@@ -130,5 +130,8 @@ sinew__springs_kernel sinew__springs_kernel_for(int level);
  * root and a Newton step, so the lanes agree with it to rounding, not to the
  * bit (tests/test_spring.c's test_simd bounds the difference). */
 void sinew__springs_avx2(const sinew__springs_run *run, int first, int second);
+/* src/layer/simd/spring_avx512.c: the same kernel with AVX-512's 32 vector
+ * registers. */
+void sinew__springs_avx512(const sinew__springs_run *run, int first, int second);
 
 #endif /* SINEW_LAYER_INTERNAL_H */

@@ -24,6 +24,7 @@ sinew__blend_pose_kernel sinew__blend_pose_kernel_for(int level)
 sinew__springs_kernel sinew__springs_kernel_for(int level)
 {
 #if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX512) return sinew__springs_avx512;
     if (level >= SINEW_SIMD_AVX2) return sinew__springs_avx2;
 #endif
     (void)level;

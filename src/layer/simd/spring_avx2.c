@@ -366,7 +366,12 @@ static inline void store_matrices(const m34 *m, int k, float *const out[L])
 static inline float *local_row(char *local, const int *joint, int e, int l) { return (float *)(local + joint[e * 2 * L + l]); }
 static inline float *model_row(char *model, const int *joint, int e, int l) { return (float *)(model + joint[e * 2 * L + L + l]); }
 
-void sinew__springs_avx2(const sinew__springs_run *run, int first, int second)
+/* spring_avx512.c compiles this file again under another name */
+#ifndef SINEW__SPRINGS_KERNEL
+#define SINEW__SPRINGS_KERNEL sinew__springs_avx2
+#endif
+
+void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
 {
     /* in locals: stores of vectors may alias anything, so the run's fields
      * would otherwise be read again after each */
