@@ -565,6 +565,55 @@ static void test_far_keys(const sinew_skeleton *sk)
 }
 
 #if defined(SINEW_TEST_FILES)
+/* The walk compressed far below its bounds above (0.0001 units at 0.03,
+ * as `sinew bench` does by default): its segments keep some tracks raw
+ * beside quantized ones in the same group of eight, and every SIMD level
+ * samples it as the scalar level does, rotations within 1e-6, lengths
+ * within 1e-6 of their size (at least 1), at times across segments. */
+static void test_raw_beside_quantized(const sinew_clip *clip, const sinew_skeleton *sk)
+{
+    sinew_compress_options tight = {.error_bound = 0.0001f, .shell_distance = 0.03f};
+    sinew_compress_report r;
+    sinew_error err;
+    sinew_clip *reference =
+        sinew_clip_compress(clip, sk, &tight, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &r, &err);
+    int pairs = 0;
+    for (int b = 0; b <= 32; ++b) pairs += r.bit_rates[b];
+    CHECK(reference && r.bit_rates[32] > 0 && r.bit_rates[32] < pairs,
+          "the walk at 0.0001: raw and quantized tracks (%d raw of %d track segments)", reference ? r.bit_rates[32] : 0,
+          pairs);
+    int n = sk->joint_count;
+    sinew_transform *a = malloc(sizeof *a * (size_t)n), *b = malloc(sizeof *b * (size_t)n);
+    for (int level = SINEW_SIMD_AVX2; level <= SINEW_SIMD_NEON && reference && a && b; ++level) {
+        int best = (int)sinew_simd_supported();
+        if (level == SINEW_SIMD_NEON ? best != level : best == SINEW_SIMD_NEON || level > best) continue;
+        sinew_clip *z = sinew_clip_compress(clip, sk, &tight, &(sinew_options){.simd = level}, NULL, &err);
+        CHECK(z != NULL, "the walk at 0.0001 at %s: %s", sinew_simd_name((sinew_simd)level), err.description);
+        float worst_turn = 0.0f, worst_move = 0.0f;
+        for (int i = 0; z && i <= 400; ++i) {
+            float t = (float)i / 400.0f * clip->duration;
+            for (unsigned flags = 0; flags <= SINEW_SAMPLE_NLERP; flags += SINEW_SAMPLE_NLERP) {
+                sinew_clip_sample(reference, sk, t, flags, NULL, a, n, NULL);
+                sinew_clip_sample(z, sk, t, flags, NULL, b, n, NULL);
+                for (int j = 0; j < n; ++j) {
+                    const float *x = &a[j].translation.x, *y = &b[j].translation.x;
+                    for (int f = 0; f < 10; ++f) {
+                        float d = fabsf(x[f] - y[f]);
+                        if (f >= 3 && f < 7) worst_turn = fmaxf(worst_turn, d);
+                        else worst_move = fmaxf(worst_move, d / fmaxf(1.0f, fabsf(x[f])));
+                    }
+                }
+            }
+        }
+        CHECK(worst_turn <= 1e-6f && worst_move <= 1e-6f,
+              "the walk at 0.0001 at %s as the scalar level: rotations %g, lengths %g of their size",
+              sinew_simd_name((sinew_simd)level), (double)worst_turn, (double)worst_move);
+        sinew_clip_free(z);
+    }
+    free(a), free(b);
+    sinew_clip_free(reference);
+}
+
 /* The pab clips: within the bound, and at ozz-animation's tolerance
  * (1 mm at 10 cm) smaller than ozz's own walk (11,153 bytes), at the
  * default bound within 1.2x of ACL 2.1's 6,474 bytes, given the bind pose (docs/BENCHMARKS.md). */
@@ -598,6 +647,7 @@ static void test_pab(void)
             CHECK(y && r.bytes < 11153 && r.largest <= 0.1f, "at 1 mm at 10 cm in %zu bytes, under ozz's 11,153",
                   r.bytes);
             sinew_clip_free(y);
+            test_raw_beside_quantized(clip, a->skeleton);
         }
         sinew_clip_free(z);
         sinew_asset_free(a);

@@ -6,8 +6,9 @@
  * sample read with one 64-bit load and its three components shifted out
  * of them together, then two groups' rotations rebuilt and interpolated
  * side by side as the sampling plan's kernels interpolate
- * (rotation_avx.h). A group whose segment keeps a track raw goes one
- * track at a time, its rotations gathered eight at a time. */
+ * (rotation_avx.h). A track kept raw in a segment (32-bit floats) takes
+ * no bits in the vector pass and is sampled after it, one track at a time,
+ * its rotations gathered eight at a time. */
 #include "clip/compressed.h"
 #include "clip/simd/rotation_avx.h"
 
@@ -140,77 +141,68 @@ static inline __m128 sample_value(const unsigned char *stream, uint64_t bit, int
     return _mm_fmadd_ps(sc, _mm_cvtepi32_ps(q), lo);
 }
 
-/* Tracks [from, to) one at a time, their rotations gathered eight at a
- * time (the way for segments with raw tracks); a and b advance past them. */
-static void one_by_one(const sinew__compressed *c, sinew__sample_at *pa, sinew__sample_at *pb, float s, bool nlerp,
-                       int from, int to, sinew_transform *pose)
+/* Track i, its first bits at a.bit and b.bit (`same`: a and b in one
+ * segment): a translation or scale interpolated at s into its place, a
+ * rotation put in g (run when full). */
+static void one_track(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, bool same, int i, float s,
+                      bool nlerp, group *g, sinew_transform *pose)
 {
-    sinew__sample_at a = *pa, b = *pb;
-    group g;
-    g.count = 0;
-    bool same = a.rates == b.rates;
-    __m128 factor = _mm_set1_ps(s);
-    const uint32_t *tracks = c->tracks + c->constant_count;
+    uint32_t code = c->tracks[c->constant_count + i];
+    int target = sinew__track_target(code);
+    bool rotation = target == 1;
+    sinew_transform *x = &pose[sinew__track_joint(code)];
+    int ra = sinew__segment_rate(a.rates, i), rb = same ? ra : sinew__segment_rate(b.rates, i);
     /* a range's read of four floats from its fourth stays within the
      * block: the segment table follows the ranges */
-    for (int i = from; i < to; ++i) {
-        uint32_t code = tracks[i];
-        int target = sinew__track_target(code);
-        bool rotation = target == 1;
-        sinew_transform *x = &pose[sinew__track_joint(code)];
-        int ra = sinew__segment_rate(a.rates, i), rb = same ? ra : sinew__segment_rate(b.rates, i);
-        const float *range = c->ranges + 6 * i;
-        __m128 va, vb;
-        int na = 3, nb = 3;
-        if (same && ra != 0 && ra != SINEW__RAW_RATE) {
-            __m128 lo, sc;
-            segment_map(range, a.ranges + 6 * i, ra, &lo, &sc);
-            va = sample_value(a.stream, a.bit, ra, lo, sc);
-            vb = sample_value(b.stream, b.bit, ra, lo, sc);
-        } else {
-            alignas(16) float x4[4] = {0.0f, 0.0f, 0.0f, 0.0f}, y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-            na = sinew__decode_value(a.stream, a.bit, ra, rotation, range, a.ranges + 6 * i, x4);
-            nb = sinew__decode_value(b.stream, b.bit, rb, rotation, range, b.ranges + 6 * i, y4);
-            va = _mm_load_ps(x4), vb = _mm_load_ps(y4);
-        }
-        a.bit += sinew__sample_bits(ra, rotation);
-        b.bit += sinew__sample_bits(rb, rotation);
-        /* a step track holds sample a's value until b */
-        if (sinew__track_step(code)) vb = va, nb = na;
-        if (!rotation) {
-            float v[4];
-            _mm_storeu_ps(v, _mm_fmadd_ps(_mm_sub_ps(vb, va), factor, va));
-            memcpy(target == 0 ? &x->translation.x : &x->scale.x, v, sizeof(float) * 3);
-            continue;
-        }
-        int lane = g.count++, dropped = sinew__track_dropped(code);
-        _mm_store_ps(g.a[lane], va);
-        _mm_store_ps(g.b[lane], vb);
-        if (na == 4 || nb == 4) {
-            /* a raw sample beside a quantized one: both as rebuilt */
-            sinew_quat p = sinew__rebuild(g.a[lane], na == 4 ? 4 : dropped);
-            sinew_quat q = sinew__rebuild(g.b[lane], nb == 4 ? 4 : dropped);
-            memcpy(g.a[lane], &p, sizeof p), memcpy(g.b[lane], &q, sizeof q);
-            dropped = 4;
-        }
-        g.dropped[lane] = dropped;
-        g.out[lane] = &x->rotation;
-        if (g.count == 8) run_group(&g, s, nlerp);
+    const float *range = c->ranges + 6 * i;
+    __m128 va, vb;
+    int na = 3, nb = 3;
+    if (same && ra != 0 && ra != SINEW__RAW_RATE) {
+        __m128 lo, sc;
+        segment_map(range, a.ranges + 6 * i, ra, &lo, &sc);
+        va = sample_value(a.stream, a.bit, ra, lo, sc);
+        vb = sample_value(b.stream, b.bit, ra, lo, sc);
+    } else {
+        alignas(16) float x4[4] = {0.0f, 0.0f, 0.0f, 0.0f}, y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+        na = sinew__decode_value(a.stream, a.bit, ra, rotation, range, a.ranges + 6 * i, x4);
+        nb = sinew__decode_value(b.stream, b.bit, rb, rotation, range, b.ranges + 6 * i, y4);
+        va = _mm_load_ps(x4), vb = _mm_load_ps(y4);
     }
-    if (g.count) run_group(&g, s, nlerp);
-    *pa = a, *pb = b;
+    /* a step track holds sample a's value until b */
+    if (sinew__track_step(code)) vb = va, nb = na;
+    if (!rotation) {
+        float v[4];
+        _mm_storeu_ps(v, _mm_fmadd_ps(_mm_sub_ps(vb, va), _mm_set1_ps(s), va));
+        memcpy(target == 0 ? &x->translation.x : &x->scale.x, v, sizeof(float) * 3);
+        return;
+    }
+    int lane = g->count++, dropped = sinew__track_dropped(code);
+    _mm_store_ps(g->a[lane], va);
+    _mm_store_ps(g->b[lane], vb);
+    if (na == 4 || nb == 4) {
+        /* a raw sample beside a quantized one: both as rebuilt */
+        sinew_quat p = sinew__rebuild(g->a[lane], na == 4 ? 4 : dropped);
+        sinew_quat q = sinew__rebuild(g->b[lane], nb == 4 ? 4 : dropped);
+        memcpy(g->a[lane], &p, sizeof p), memcpy(g->b[lane], &q, sizeof q);
+        dropped = 4;
+    }
+    g->dropped[lane] = dropped;
+    g->out[lane] = &x->rotation;
+    if (g->count == 8) run_group(g, s, nlerp);
 }
 
 /* Eight tracks' layout in one segment: each one's first bit in a sample
  * (from the group's first), the shifts of its components in the 64 bits
  * read there and the mask of their bits, and the affine map of its
- * integers, value = lo + sc q, per component. */
+ * integers, value = lo + sc q, per component. A raw track's lane reads no
+ * bits (it holds a value of no use) and has its bit in `raw`. */
 typedef struct side {
     __m256i mask;
     alignas(32) int32_t offset[8];
     __m256i shift_lo[3], shift_hi[3];
     __m256 lo[3], sc[3];
     uint32_t total; /* the eight tracks' bits in a sample */
+    int raw;
 } side;
 
 /* Lanes' exclusive running sum, and the sum of all eight in *total. */
@@ -280,7 +272,7 @@ static inline void range_columns(const float *r, __m256 min[3], __m256 ext[3])
  * a mask, take no bits), from their clip ranges (min, ext) and their
  * segment ranges (at `bytes`: the segment's, or a copy); false where one
  * of them is raw. */
-static inline bool side_of(sinew__sample_at at, int i, __m256i valid, const unsigned char *bytes,
+static inline void side_of(sinew__sample_at at, int i, __m256i valid, __m256i rotation, const unsigned char *bytes,
                            const __m256 min[3], const __m256 ext[3], side *out)
 {
     uint32_t nibbles;
@@ -289,12 +281,18 @@ static inline bool side_of(sinew__sample_at at, int i, __m256i valid, const unsi
                                                                     _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28)),
                                                   _mm256_set1_epi32(15)),
                                  valid);
-    if (_mm256_movemask_epi8(_mm256_cmpeq_epi32(r, _mm256_set1_epi32(SINEW__RAW_RATE)))) return false;
+    /* a raw track's sample (96 bits, 128 for a rotation) is read apart:
+     * here its lane takes rate 0 */
+    __m256i raw = _mm256_cmpeq_epi32(r, _mm256_set1_epi32(SINEW__RAW_RATE));
+    out->raw = _mm256_movemask_ps(_mm256_castsi256_ps(raw));
+    r = _mm256_andnot_si256(raw, r);
     /* bit rate index r holds r + 2 bits a component, 0 none */
     __m256i zero_rate = _mm256_cmpeq_epi32(r, _mm256_setzero_si256());
     __m256i b = _mm256_andnot_si256(zero_rate, _mm256_add_epi32(r, _mm256_set1_epi32(2)));
     __m256i mask = _mm256_sub_epi32(_mm256_sllv_epi32(_mm256_set1_epi32(1), b), _mm256_set1_epi32(1));
     __m256i three = _mm256_add_epi32(b, _mm256_add_epi32(b, b));
+    __m256i raw_bits = _mm256_blendv_epi8(_mm256_set1_epi32(96), _mm256_set1_epi32(128), rotation);
+    three = _mm256_blendv_epi8(three, raw_bits, raw);
     _mm256_store_si256((__m256i *)out->offset, running_sum(three, &out->total));
     /* the shifts of each component in a track's 64 bits, tracks 0, 1, 4, 5
      * and 2, 3, 6, 7 as 64-bit lanes (values() reads them so) */
@@ -329,7 +327,6 @@ static inline bool side_of(sinew__sample_at at, int i, __m256i valid, const unsi
         out->lo[k] = _mm256_fmadd_ps(ext[k], from, min[k]);
         out->sc[k] = _mm256_mul_ps(ext[k], _mm256_mul_ps(_mm256_cvtepi32_ps(col[3 + k]), step));
     }
-    return true;
 }
 
 /* The eight tracks' values in the sample whose bits begin at `at.bit`:
@@ -353,16 +350,21 @@ static inline void values(const side *m, sinew__sample_at at, __m256 v[3])
 }
 
 /* Eight tracks' values at samples a and b (b's as a's for a step track,
- * and where s is 0), one component of the eight a vector, and their codes. */
+ * and where s is 0), one component of the eight a vector, and their codes.
+ * The lanes in `raw` (a track kept raw in a's segment or b's) hold values
+ * of no use: they are sampled one track at a time after the others, from
+ * their first bits, at_a.bit + offset_a[lane] and at_b.bit +
+ * offset_b[lane]. */
 typedef struct decoded {
     __m256 a[3], b[3];
     __m256i codes;
-    int n;
+    int n, first, raw;
+    sinew__sample_at at_a, at_b;
+    alignas(32) int32_t offset_a[8], offset_b[8];
 } decoded;
 
-/* Tracks i to i + 7 (`n` of them) decoded side by side into d; false,
- * having done nothing, where a segment holds one of them raw. */
-static inline bool decode(const sinew__compressed *c, sinew__sample_at *a, sinew__sample_at *b, bool moving, int i,
+/* Tracks i to i + 7 (`n` of them) decoded side by side into d. */
+static inline void decode(const sinew__compressed *c, sinew__sample_at *a, sinew__sample_at *b, bool moving, int i,
                           int n, decoded *d)
 {
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -382,12 +384,18 @@ static inline bool decode(const sinew__compressed *c, sinew__sample_at *a, sinew
         range = range_copy, bytes_a = copy_a, bytes_b = copy_b;
     }
     range_columns(range, min, ext);
-    side ma, mb;
-    if (!side_of(*a, i, valid, bytes_a, min, ext, &ma)) return false;
-    if (two && !side_of(*b, i, valid, bytes_b, min, ext, &mb)) return false;
-    const side *pb = two ? &mb : &ma;
     d->codes = _mm256_maskload_epi32((const int *)(c->tracks + c->constant_count + i), valid);
-    d->n = n;
+    d->n = n, d->first = i;
+    __m256i rotation = _mm256_cmpeq_epi32(_mm256_and_si256(d->codes, _mm256_set1_epi32(3)), _mm256_set1_epi32(1));
+    side ma, mb;
+    side_of(*a, i, valid, rotation, bytes_a, min, ext, &ma);
+    if (two) side_of(*b, i, valid, rotation, bytes_b, min, ext, &mb);
+    const side *pb = two ? &mb : &ma;
+    d->raw = ma.raw | pb->raw;
+    if (d->raw) {
+        d->at_a = *a, d->at_b = *b;
+        memcpy(d->offset_a, ma.offset, sizeof d->offset_a), memcpy(d->offset_b, pb->offset, sizeof d->offset_b);
+    }
     values(&ma, *a, d->a);
     if (moving) {
         values(pb, *b, d->b);
@@ -399,7 +407,23 @@ static inline bool decode(const sinew__compressed *c, sinew__sample_at *a, sinew
         for (int k = 0; k < 3; ++k) d->b[k] = d->a[k];
     }
     a->bit += ma.total, b->bit += pb->total;
-    return true;
+}
+
+/* The raw lanes of `groups` decoded groups, one track at a time, over
+ * what finish wrote there. */
+static void raw_lanes(const sinew__compressed *c, int groups, const decoded *d, float s, bool nlerp,
+                      sinew_transform *pose)
+{
+    group g;
+    g.count = 0;
+    for (int k = 0; k < groups; ++k)
+        for (int lane = 0; lane < d[k].n; ++lane) {
+            if (!(d[k].raw >> lane & 1)) continue;
+            sinew__sample_at a = d[k].at_a, b = d[k].at_b;
+            a.bit += (uint32_t)d[k].offset_a[lane], b.bit += (uint32_t)d[k].offset_b[lane];
+            one_track(c, a, b, d[k].at_a.rates == d[k].at_b.rates, d[k].first + lane, s, nlerp, &g, pose);
+        }
+    if (g.count) run_group(&g, s, nlerp);
 }
 
 /* Eight tracks' stored rotation components (lanes outside `rotation`
@@ -504,20 +528,18 @@ static inline void finish(int groups, const decoded *d, float s, bool nlerp, sin
 void sinew__compressed_animated_avx2(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, float s,
                                      bool nlerp, sinew_transform *pose)
 {
-    /* sixteen tracks at a time, decoded, then their rotations side by side;
-     * a group with a raw track in its segment goes one track at a time */
+    /* sixteen tracks at a time, decoded, then their rotations side by
+     * side; tracks kept raw in a segment one at a time after the others */
     bool moving = s != 0.0f;
     for (int i = 0; i < c->animated_count;) {
         decoded d[2];
         int groups = 0;
-        while (groups < 2 && i < c->animated_count) {
+        for (; groups < 2 && i < c->animated_count; ++groups) {
             int n = c->animated_count - i < 8 ? c->animated_count - i : 8;
-            if (decode(c, &a, &b, moving, i, n, &d[groups]))
-                ++groups;
-            else
-                one_by_one(c, &a, &b, s, nlerp, i, i + n, pose);
+            decode(c, &a, &b, moving, i, n, &d[groups]);
             i += n;
         }
-        if (groups) finish(groups, d, s, nlerp, pose);
+        finish(groups, d, s, nlerp, pose);
+        if (d[0].raw || (groups == 2 && d[1].raw)) raw_lanes(c, groups, d, s, nlerp, pose);
     }
 }
