@@ -118,75 +118,37 @@ static void run_group(group *g, float s, bool nlerp)
     g->count = 0;
 }
 
-/* The map of a track's integers in a segment at bit rate index r (1 to
- * 14), three lanes: value = lo + sc q. */
-static inline void segment_map(const float *range, const unsigned char *seg, int r, __m128 *lo, __m128 *sc)
-{
-    /* the six range bytes and the two after them (the block's tail covers
-     * any read past its last field) */
-    __m128i bytes = _mm_loadl_epi64((const __m128i *)(const void *)seg);
-    __m128 low = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(bytes));
-    __m128 extent = _mm_cvtepi32_ps(_mm_cvtepu8_epi32(_mm_srli_si128(bytes, 3)));
-    __m128 min = _mm_loadu_ps(range), span = _mm_loadu_ps(range + 3);
-    *lo = _mm_fmadd_ps(span, _mm_mul_ps(low, _mm_set1_ps(1.0f / 255.0f)), min);
-    *sc = _mm_mul_ps(span, _mm_mul_ps(extent, _mm_set1_ps(sinew__step_of[r] / 255.0f)));
-}
-
-/* One sample's three components at `bit` through the map. */
-static inline __m128 sample_value(const unsigned char *stream, uint64_t bit, int r, __m128 lo, __m128 sc)
-{
-    int b = sinew__bits_of[r];
-    uint64_t w = sinew__bits_at(stream, bit), mask = (1u << b) - 1u;
-    __m128i q = _mm_setr_epi32((int)(w & mask), (int)(w >> b & mask), (int)(w >> 2 * b & mask), 0);
-    return _mm_fmadd_ps(sc, _mm_cvtepi32_ps(q), lo);
-}
-
-/* Track i, its first bits at a.bit and b.bit (`same`: a and b in one
- * segment): a translation or scale interpolated at s into its place, a
- * rotation put in g (run when full). */
-static void one_track(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, bool same, int i, float s,
-                      bool nlerp, group *g, sinew_transform *pose)
+/* Track i, kept raw in a's segment or b's, its first bits at a.bit and
+ * b.bit, by the reference formulas (sinew__decode_value): a translation or
+ * scale interpolated at s into its place, a rotation put in g (run when
+ * full). */
+static void raw_track(const sinew__compressed *c, sinew__sample_at a, sinew__sample_at b, int i, float s, bool nlerp,
+                      group *g, sinew_transform *pose)
 {
     uint32_t code = c->tracks[c->constant_count + i];
     int target = sinew__track_target(code);
     bool rotation = target == 1;
     sinew_transform *x = &pose[sinew__track_joint(code)];
-    int ra = sinew__segment_rate(a.rates, i), rb = same ? ra : sinew__segment_rate(b.rates, i);
-    /* a range's read of four floats from its fourth stays within the
-     * block: the segment table follows the ranges */
+    int ra = sinew__segment_rate(a.rates, i), rb = sinew__segment_rate(b.rates, i);
     const float *range = c->ranges + 6 * i;
-    __m128 va, vb;
-    int na = 3, nb = 3;
-    if (same && ra != 0 && ra != SINEW__RAW_RATE) {
-        __m128 lo, sc;
-        segment_map(range, a.ranges + 6 * i, ra, &lo, &sc);
-        va = sample_value(a.stream, a.bit, ra, lo, sc);
-        vb = sample_value(b.stream, b.bit, ra, lo, sc);
-    } else {
-        alignas(16) float x4[4] = {0.0f, 0.0f, 0.0f, 0.0f}, y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-        na = sinew__decode_value(a.stream, a.bit, ra, rotation, range, a.ranges + 6 * i, x4);
-        nb = sinew__decode_value(b.stream, b.bit, rb, rotation, range, b.ranges + 6 * i, y4);
-        va = _mm_load_ps(x4), vb = _mm_load_ps(y4);
-    }
-    /* a step track holds sample a's value until b */
-    if (sinew__track_step(code)) vb = va, nb = na;
+    alignas(16) float x4[4] = {0.0f, 0.0f, 0.0f, 0.0f}, y4[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    int na = sinew__decode_value(a.stream, a.bit, ra, rotation, range, a.ranges + 6 * i, x4);
+    int nb = sinew__decode_value(b.stream, b.bit, rb, rotation, range, b.ranges + 6 * i, y4);
     if (!rotation) {
+        /* a step track holds sample a's value until b */
+        __m128 va = _mm_load_ps(x4), vb = sinew__track_step(code) ? va : _mm_load_ps(y4);
         float v[4];
         _mm_storeu_ps(v, _mm_fmadd_ps(_mm_sub_ps(vb, va), _mm_set1_ps(s), va));
         memcpy(target == 0 ? &x->translation.x : &x->scale.x, v, sizeof(float) * 3);
         return;
     }
+    /* both samples as rotations (a raw one as stored, a quantized one
+     * rebuilt), interpolated as they are (dropped 4) */
     int lane = g->count++, dropped = sinew__track_dropped(code);
-    _mm_store_ps(g->a[lane], va);
-    _mm_store_ps(g->b[lane], vb);
-    if (na == 4 || nb == 4) {
-        /* a raw sample beside a quantized one: both as rebuilt */
-        sinew_quat p = sinew__rebuild(g->a[lane], na == 4 ? 4 : dropped);
-        sinew_quat q = sinew__rebuild(g->b[lane], nb == 4 ? 4 : dropped);
-        memcpy(g->a[lane], &p, sizeof p), memcpy(g->b[lane], &q, sizeof q);
-        dropped = 4;
-    }
-    g->dropped[lane] = dropped;
+    sinew_quat p = sinew__rotation_from_stored(x4, na, dropped);
+    sinew_quat q = sinew__track_step(code) ? p : sinew__rotation_from_stored(y4, nb, dropped);
+    memcpy(g->a[lane], &p, sizeof p), memcpy(g->b[lane], &q, sizeof q);
+    g->dropped[lane] = 4;
     g->out[lane] = &x->rotation;
     if (g->count == 8) run_group(g, s, nlerp);
 }
@@ -421,7 +383,7 @@ static void raw_lanes(const sinew__compressed *c, int groups, const decoded *d, 
             if (!(d[k].raw >> lane & 1)) continue;
             sinew__sample_at a = d[k].at_a, b = d[k].at_b;
             a.bit += (uint32_t)d[k].offset_a[lane], b.bit += (uint32_t)d[k].offset_b[lane];
-            one_track(c, a, b, d[k].at_a.rates == d[k].at_b.rates, d[k].first + lane, s, nlerp, &g, pose);
+            raw_track(c, a, b, d[k].first + lane, s, nlerp, &g, pose);
         }
     if (g.count) run_group(&g, s, nlerp);
 }
