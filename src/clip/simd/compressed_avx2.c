@@ -6,9 +6,11 @@
  * sample read with one 64-bit load and its three components shifted out
  * of them together, then two groups' rotations rebuilt and interpolated
  * side by side as the sampling plan's kernels interpolate
- * (rotation_avx.h). A track kept raw in a segment (32-bit floats) takes
- * no bits in the vector pass and is sampled after it, one track at a time,
- * its rotations gathered eight at a time. */
+ * (rotation_avx.h). A track kept raw (32-bit floats) in both samples'
+ * segments has its floats read into its lane, a rotation's four taken as
+ * stored; one raw in only one of them (segments apart, rare) is sampled
+ * after the others, one track at a time, its rotations gathered eight at
+ * a time. */
 #include "clip/compressed.h"
 #include "clip/simd/rotation_avx.h"
 
@@ -156,8 +158,8 @@ static void raw_track(const sinew__compressed *c, sinew__sample_at a, sinew__sam
 /* Eight tracks' layout in one segment: each one's first bit in a sample
  * (from the group's first), the shifts of its components in the 64 bits
  * read there and the mask of their bits, and the affine map of its
- * integers, value = lo + sc q, per component. A raw track's lane reads no
- * bits (it holds a value of no use) and has its bit in `raw`. */
+ * integers, value = lo + sc q, per component. A raw track's lane takes
+ * rate 0 here (its floats are read apart) and has its bit in `raw`. */
 typedef struct side {
     __m256i mask;
     alignas(32) int32_t offset[8];
@@ -313,17 +315,36 @@ static inline void values(const side *m, sinew__sample_at at, __m256 v[3])
 
 /* Eight tracks' values at samples a and b (b's as a's for a step track,
  * and where s is 0), one component of the eight a vector, and their codes.
- * The lanes in `raw` (a track kept raw in a's segment or b's) hold values
- * of no use: they are sampled one track at a time after the others, from
- * their first bits, at_a.bit + offset_a[lane] and at_b.bit +
- * offset_b[lane]. */
+ * The lanes in `raw` (a track kept raw in one of a's and b's segments, not
+ * the other) hold values of no use: they are sampled one track at a time
+ * after the others, from their first bits, at_a.bit + offset_a[lane] and
+ * at_b.bit + offset_b[lane]. */
 typedef struct decoded {
-    __m256 a[3], b[3];
+    __m256 a[4], b[4]; /* [3]: a raw rotation's fourth component, else 0 */
     __m256i codes;
     int n, first, raw;
+    int stored; /* lanes of rotations raw in both samples: as stored, four components */
     sinew__sample_at at_a, at_b;
     alignas(32) int32_t offset_a[8], offset_b[8];
 } decoded;
+
+/* The floats of the raw tracks `lanes` (four for those in `rotations`,
+ * else three) in the sample at `at`, each from its first bit at.bit +
+ * offset[lane], into those lanes of v. */
+static void raw_values(sinew__sample_at at, const int32_t offset[8], int lanes, int rotations, __m256 v[4])
+{
+    alignas(32) float f[4][8];
+    for (int k = 0; k < 4; ++k) _mm256_store_ps(f[k], v[k]);
+    for (int t = 0; t < 8; ++t) {
+        if (!(lanes >> t & 1)) continue;
+        int n = rotations >> t & 1 ? 4 : 3;
+        for (int k = 0; k < n; ++k) {
+            uint32_t u = (uint32_t)sinew__bits_at(at.stream, at.bit + (uint32_t)offset[t] + 32u * (uint32_t)k);
+            memcpy(&f[k][t], &u, 4);
+        }
+    }
+    for (int k = 0; k < 4; ++k) v[k] = _mm256_load_ps(f[k]);
+}
 
 /* Tracks i to i + 7 (`n` of them) decoded side by side into d. */
 static inline void decode(const sinew__compressed *c, sinew__sample_at *a, sinew__sample_at *b, bool moving, int i,
@@ -353,20 +374,28 @@ static inline void decode(const sinew__compressed *c, sinew__sample_at *a, sinew
     side_of(*a, i, valid, rotation, bytes_a, min, ext, &ma);
     if (two) side_of(*b, i, valid, rotation, bytes_b, min, ext, &mb);
     const side *pb = two ? &mb : &ma;
-    d->raw = ma.raw | pb->raw;
+    /* raw in both samples: read here; raw beside quantized (segments
+     * apart): one track at a time after the others */
+    int both = moving ? ma.raw & pb->raw : ma.raw;
+    d->raw = (ma.raw | (moving ? pb->raw : 0)) & ~both;
+    d->stored = both & _mm256_movemask_ps(_mm256_castsi256_ps(rotation));
     if (d->raw) {
         d->at_a = *a, d->at_b = *b;
         memcpy(d->offset_a, ma.offset, sizeof d->offset_a), memcpy(d->offset_b, pb->offset, sizeof d->offset_b);
     }
     values(&ma, *a, d->a);
+    d->a[3] = _mm256_setzero_ps();
+    if (both) raw_values(*a, ma.offset, both, d->stored, d->a);
     if (moving) {
         values(pb, *b, d->b);
+        d->b[3] = _mm256_setzero_ps();
+        if (both) raw_values(*b, pb->offset, both, d->stored, d->b);
         /* a step track holds sample a's value until b */
         __m256 step = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(d->codes, _mm256_set1_epi32(16)),
                                                              _mm256_set1_epi32(16)));
-        for (int k = 0; k < 3; ++k) d->b[k] = _mm256_blendv_ps(d->b[k], d->a[k], step);
+        for (int k = 0; k < 4; ++k) d->b[k] = _mm256_blendv_ps(d->b[k], d->a[k], step);
     } else {
-        for (int k = 0; k < 3; ++k) d->b[k] = d->a[k];
+        for (int k = 0; k < 4; ++k) d->b[k] = d->a[k];
     }
     a->bit += ma.total, b->bit += pb->total;
 }
@@ -433,6 +462,18 @@ static inline void finish(int groups, const decoded *d, float s, bool nlerp, sin
         /* the other lanes complete the identity, out of the rotations' checks */
         complete(d[g].a, rotation[g], qa[g]);
         if (s != 0.0f) complete(d[g].b, rotation[g], qb[g]);
+        if (d[g].stored) {
+            /* raw rotations as stored, in their order (the last one "dropped") */
+            __m256i lanes = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(d[g].stored),
+                                                               _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
+                                             _mm256_set1_epi32(1));
+            __m256 stored = _mm256_castsi256_ps(_mm256_cmpeq_epi32(lanes, _mm256_set1_epi32(1)));
+            dropped[g] = _mm256_blendv_epi8(dropped[g], _mm256_set1_epi32(3), _mm256_castps_si256(stored));
+            for (int c = 0; c < 4; ++c) {
+                qa[g][c] = _mm256_blendv_ps(qa[g][c], d[g].a[c], stored);
+                if (s != 0.0f) qb[g][c] = _mm256_blendv_ps(qb[g][c], d[g].b[c], stored);
+            }
+        }
     }
     int far = 0;
     if (s == 0.0f) {
@@ -473,12 +514,12 @@ static inline void finish(int groups, const decoded *d, float s, bool nlerp, sin
         /* the reference where the series does not serve */
         int here = far >> (8 * g) & _mm256_movemask_ps(rotation[g]);
         if (here) {
-            alignas(32) float ka[3][8], kb[3][8];
-            for (int k = 0; k < 3; ++k) _mm256_store_ps(ka[k], d[g].a[k]), _mm256_store_ps(kb[k], d[g].b[k]);
+            alignas(32) float ka[4][8], kb[4][8];
+            for (int k = 0; k < 4; ++k) _mm256_store_ps(ka[k], d[g].a[k]), _mm256_store_ps(kb[k], d[g].b[k]);
             for (int k = 0; k < d[g].n; ++k) {
                 if (!(here >> k & 1)) continue;
-                float p[4] = {ka[0][k], ka[1][k], ka[2][k], 0.0f}, q[4] = {kb[0][k], kb[1][k], kb[2][k], 0.0f};
-                int dr = sinew__track_dropped((uint32_t)code[k]);
+                float p[4] = {ka[0][k], ka[1][k], ka[2][k], ka[3][k]}, q[4] = {kb[0][k], kb[1][k], kb[2][k], kb[3][k]};
+                int dr = d[g].stored >> k & 1 ? 4 : sinew__track_dropped((uint32_t)code[k]);
                 sinew_quat p1 = sinew__rebuild(p, dr), q1 = sinew__rebuild(q, dr);
                 pose[sinew__track_joint((uint32_t)code[k])].rotation =
                     nlerp ? sinew_quat_nlerp(p1, q1, s) : sinew_quat_slerp(p1, q1, s);
@@ -491,7 +532,7 @@ void sinew__compressed_animated_avx2(const sinew__compressed *c, sinew__sample_a
                                      bool nlerp, sinew_transform *pose)
 {
     /* sixteen tracks at a time, decoded, then their rotations side by
-     * side; tracks kept raw in a segment one at a time after the others */
+     * side; tracks raw beside quantized one at a time after the others */
     bool moving = s != 0.0f;
     for (int i = 0; i < c->animated_count;) {
         decoded d[2];
