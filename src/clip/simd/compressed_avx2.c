@@ -320,7 +320,8 @@ static inline void values(const side *m, sinew__sample_at at, __m256 v[3])
  * after the others, from their first bits, at_a.bit + offset_a[lane] and
  * at_b.bit + offset_b[lane]. */
 typedef struct decoded {
-    __m256 a[4], b[4]; /* [3]: a raw rotation's fourth component, else 0 */
+    __m256 a[3], b[3];
+    __m256 a_w, b_w; /* raw rotations' fourth components, set only where `stored` has lanes (0 in the others) */
     __m256i codes;
     int n, first, raw;
     int stored; /* lanes of rotations raw in both samples: as stored, four components */
@@ -330,11 +331,13 @@ typedef struct decoded {
 
 /* The floats of the raw tracks `lanes` (four for those in `rotations`,
  * else three) in the sample at `at`, each from its first bit at.bit +
- * offset[lane], into those lanes of v. */
-static void raw_values(sinew__sample_at at, const int32_t offset[8], int lanes, int rotations, __m256 v[4])
+ * offset[lane], into those lanes of v[0 .. 2] and (the fourth) *w. */
+static void raw_values(sinew__sample_at at, const int32_t offset[8], int lanes, int rotations, __m256 v[3],
+                       __m256 *w)
 {
     alignas(32) float f[4][8];
-    for (int k = 0; k < 4; ++k) _mm256_store_ps(f[k], v[k]);
+    for (int k = 0; k < 3; ++k) _mm256_store_ps(f[k], v[k]);
+    _mm256_store_ps(f[3], *w);
     for (int t = 0; t < 8; ++t) {
         if (!(lanes >> t & 1)) continue;
         int n = rotations >> t & 1 ? 4 : 3;
@@ -343,7 +346,8 @@ static void raw_values(sinew__sample_at at, const int32_t offset[8], int lanes, 
             memcpy(&f[k][t], &u, 4);
         }
     }
-    for (int k = 0; k < 4; ++k) v[k] = _mm256_load_ps(f[k]);
+    for (int k = 0; k < 3; ++k) v[k] = _mm256_load_ps(f[k]);
+    *w = _mm256_load_ps(f[3]);
 }
 
 /* Tracks i to i + 7 (`n` of them) decoded side by side into d. */
@@ -384,18 +388,19 @@ static inline void decode(const sinew__compressed *c, sinew__sample_at *a, sinew
         memcpy(d->offset_a, ma.offset, sizeof d->offset_a), memcpy(d->offset_b, pb->offset, sizeof d->offset_b);
     }
     values(&ma, *a, d->a);
-    d->a[3] = _mm256_setzero_ps();
-    if (both) raw_values(*a, ma.offset, both, d->stored, d->a);
+    d->a_w = d->b_w = _mm256_setzero_ps();
+    if (both) raw_values(*a, ma.offset, both, d->stored, d->a, &d->a_w);
     if (moving) {
         values(pb, *b, d->b);
-        d->b[3] = _mm256_setzero_ps();
-        if (both) raw_values(*b, pb->offset, both, d->stored, d->b);
+        if (both) raw_values(*b, pb->offset, both, d->stored, d->b, &d->b_w);
         /* a step track holds sample a's value until b */
         __m256 step = _mm256_castsi256_ps(_mm256_cmpeq_epi32(_mm256_and_si256(d->codes, _mm256_set1_epi32(16)),
                                                              _mm256_set1_epi32(16)));
-        for (int k = 0; k < 4; ++k) d->b[k] = _mm256_blendv_ps(d->b[k], d->a[k], step);
+        for (int k = 0; k < 3; ++k) d->b[k] = _mm256_blendv_ps(d->b[k], d->a[k], step);
+        if (d->stored) d->b_w = _mm256_blendv_ps(d->b_w, d->a_w, step);
     } else {
-        for (int k = 0; k < 4; ++k) d->b[k] = d->a[k];
+        for (int k = 0; k < 3; ++k) d->b[k] = d->a[k];
+        d->b_w = d->a_w;
     }
     a->bit += ma.total, b->bit += pb->total;
 }
@@ -470,8 +475,8 @@ static inline void finish(int groups, const decoded *d, float s, bool nlerp, sin
             __m256 stored = _mm256_castsi256_ps(_mm256_cmpeq_epi32(lanes, _mm256_set1_epi32(1)));
             dropped[g] = _mm256_blendv_epi8(dropped[g], _mm256_set1_epi32(3), _mm256_castps_si256(stored));
             for (int c = 0; c < 4; ++c) {
-                qa[g][c] = _mm256_blendv_ps(qa[g][c], d[g].a[c], stored);
-                if (s != 0.0f) qb[g][c] = _mm256_blendv_ps(qb[g][c], d[g].b[c], stored);
+                qa[g][c] = _mm256_blendv_ps(qa[g][c], c < 3 ? d[g].a[c] : d[g].a_w, stored);
+                if (s != 0.0f) qb[g][c] = _mm256_blendv_ps(qb[g][c], c < 3 ? d[g].b[c] : d[g].b_w, stored);
             }
         }
     }
@@ -515,7 +520,8 @@ static inline void finish(int groups, const decoded *d, float s, bool nlerp, sin
         int here = far >> (8 * g) & _mm256_movemask_ps(rotation[g]);
         if (here) {
             alignas(32) float ka[4][8], kb[4][8];
-            for (int k = 0; k < 4; ++k) _mm256_store_ps(ka[k], d[g].a[k]), _mm256_store_ps(kb[k], d[g].b[k]);
+            for (int k = 0; k < 3; ++k) _mm256_store_ps(ka[k], d[g].a[k]), _mm256_store_ps(kb[k], d[g].b[k]);
+            _mm256_store_ps(ka[3], d[g].a_w), _mm256_store_ps(kb[3], d[g].b_w);
             for (int k = 0; k < d[g].n; ++k) {
                 if (!(here >> k & 1)) continue;
                 float p[4] = {ka[0][k], ka[1][k], ka[2][k], ka[3][k]}, q[4] = {kb[0][k], kb[1][k], kb[2][k], kb[3][k]};
