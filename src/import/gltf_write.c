@@ -7,6 +7,7 @@
  * is printed with the 9 significant digits that give back the same float32,
  * and the bytes written depend on the asset alone. */
 #include "base/base_internal.h"
+#include "import_internal.h"
 #include "sinew/sinew_import.h"
 
 #include <math.h>
@@ -80,10 +81,8 @@ static sinew_vec3 scaled(const writer *w, sinew_vec3 v)
  * coordinate by a rounding. */
 static void rotation_matrix(writer *w)
 {
-    double x = w->rotation.x, y = w->rotation.y, z = w->rotation.z, q = w->rotation.w;
-    double m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - z * q), 2 * (x * z + y * q),
-                   2 * (x * y + z * q), 1 - 2 * (x * x + z * z), 2 * (y * z - x * q),
-                   2 * (x * z - y * q), 2 * (y * z + x * q), 1 - 2 * (x * x + y * y)};
+    double m[9];
+    sinew__rotation_rows(w->rotation, m);
     for (int i = 0; i < 9; ++i) {
         double v = m[i];
         if (fabs(v) < 1e-6) v = 0.0;

@@ -1,10 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the loaders: a file's node hierarchy into a sinew skeleton. */
+/* Shared by the loaders and the glTF writer: a file's node hierarchy into
+ * a sinew skeleton, memory limits, the rotation of declared axes. */
 #ifndef SINEW_IMPORT_INTERNAL_H
 #define SINEW_IMPORT_INTERNAL_H
 
 #include "asset/asset_internal.h"
 #include "sinew/sinew_import.h"
+
+/* The rotation matrix of a unit quaternion, row-major, in doubles: the
+ * declared axes' rotations are signed permutations, whose entries the
+ * callers then read (or round) to exact 0 and +-1. */
+static inline void sinew__rotation_rows(sinew_quat q, double m[9])
+{
+    double x = q.x, y = q.y, z = q.z, w = q.w;
+    m[0] = 1 - 2 * (y * y + z * z), m[1] = 2 * (x * y - z * w), m[2] = 2 * (x * z + y * w);
+    m[3] = 2 * (x * y + z * w), m[4] = 1 - 2 * (x * x + z * z), m[5] = 2 * (y * z - x * w);
+    m[6] = 2 * (x * z - y * w), m[7] = 2 * (y * z + x * w), m[8] = 1 - 2 * (x * x + y * y);
+}
 
 /* Zeroed memory for count * size bytes, or NULL (overflow included). */
 void *sinew__import_alloc(const sinew_allocator *alloc, size_t count, size_t size);

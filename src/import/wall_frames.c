@@ -166,16 +166,14 @@ sinew__axes sinew__axes_rotation(const int32_t axes[6], sinew_quat *rotation)
 
 bool sinew__rotation_axes(sinew_quat q, int32_t axes[6])
 {
-    double x = q.x, y = q.y, z = q.z, w = q.w;
-    double m[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)},
-                      {2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)},
-                      {2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)}};
+    double m[9];
+    sinew__rotation_rows(q, m);
     static const int slot[3] = {4, 0, 2}; /* rows: coord, up, front */
     bool identity = true;
     for (int r = 0; r < 3; ++r) {
         int found = -1;
         for (int c = 0; c < 3; ++c) {
-            double v = m[r][c];
+            double v = m[3 * r + c];
             if (fabs(v) < 1e-3) continue;
             /* NaN fails too */
             if (!(fabs(fabs(v) - 1.0) < 1e-3) || found >= 0) return false;

@@ -287,6 +287,8 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
         bl->group[k].pivot = (const uint8_t *)(base + off[k][3]);
     }
     float *lanes = (float *)(base + off_lanes);
+    bl->inverse_bind_lanes = lanes;
+    bl->inverse_bind_affine = true;
     for (int j = 0; j < s->joint_count; ++j) {
         const float *m = s->inverse_bind[j].m;
         float *to = lanes + (size_t)j * SINEW__PALETTE_LANE_FLOATS, most = 0.0f;
@@ -294,15 +296,9 @@ static sinew__skin_blocks *blocks_alloc(const sinew_skin *s, const int *per_grou
         for (int i = 0; i < 4; ++i)
             for (int lane = 0; lane < 8; ++lane) to[8 * i + lane] = significant_or_zero(m[4 * (lane / 4) + i], most);
         for (int i = 8; i < 16; ++i) to[24 + i] = significant_or_zero(m[i], most);
-    }
-    bl->inverse_bind_lanes = lanes;
-    bl->inverse_bind_affine = true;
-    for (int j = 0; j < s->joint_count; ++j) {
-        const float *m = s->inverse_bind[j].m;
         if (m[3] != 0.0f || m[7] != 0.0f || m[11] != 0.0f || m[15] != 1.0f) bl->inverse_bind_affine = false;
-    }
-    for (int j = 0; j < s->joint_count; ++j)
         if (s->joints[j] >= bl->joint_end) bl->joint_end = s->joints[j] + 1;
+    }
     return bl;
 }
 
