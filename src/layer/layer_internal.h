@@ -68,13 +68,16 @@ enum { SINEW__SPRING_PARAMS = 10 };
  * (a sphere's is its center) and radius, 8 floats. */
 enum { SINEW__SPRING_COLLIDER_FLOATS = 8 };
 
-/* The parent joint whose rotation a kernel took last, and that rotation
- * (sinew__model_rotation): the chains of many groups hang from one joint,
- * and no chain run moves a group's parent (it hangs below no chain), so a
- * step keeps it from group to group. `joint` below -1 holds none. */
+/* The parent joint whose frame a kernel took last, its rotation
+ * (sinew__model_rotation) and the one scale of its matrix (NaN where the
+ * scale differs between axes): the chains of many groups hang from one
+ * joint, and no chain run moves a group's parent (it hangs below no
+ * chain), so a step keeps it from group to group. `joint` below -1 holds
+ * none. */
 typedef struct sinew__spring_parent {
     int joint;
     sinew_quat rotation;
+    float scale;
 } sinew__spring_parent;
 
 /* What one substep reads and writes. State arrays as spring.c keeps them,
@@ -117,8 +120,13 @@ sinew_quat sinew__model_rotation(const sinew_mat4 *m);
  * run->chains[second] on (a group: the same bone count, bones interleaved,
  * no joint between chain joints, no center), one substep. The two have the
  * same bone count and do not touch each other's joints; second may be
- * first, which runs that group alone. */
-typedef void (*sinew__springs_kernel)(const sinew__springs_run *run, int first, int second);
+ * first, which runs that group alone. A kernel takes the paths whose
+ * joints' scales (and their parents') are the same on every axis, the
+ * common case: it returns the path position where that stops for some
+ * lane, before touching it, with lane i's rotation of the joint above it
+ * (as spring.c's step_path carries it) in above[i], lanes of first then of
+ * second; bone_count + 1 where the paths are done. */
+typedef int (*sinew__springs_kernel)(const sinew__springs_run *run, int first, int second, sinew_quat above[16]);
 
 /* The spring kernel of a SIMD level, or NULL where the scalar reference
  * runs (layer/simd/dispatch.c). */
@@ -129,9 +137,9 @@ sinew__springs_kernel sinew__springs_kernel_for(int level);
  * length and a rotation's normalization by an approximate reciprocal square
  * root and a Newton step, so the lanes agree with it to rounding, not to the
  * bit (tests/test_spring.c's test_simd bounds the difference). */
-void sinew__springs_avx2(const sinew__springs_run *run, int first, int second);
+int sinew__springs_avx2(const sinew__springs_run *run, int first, int second, sinew_quat above[16]);
 /* src/layer/simd/spring_avx512.c: the same kernel with AVX-512's 32 vector
  * registers. */
-void sinew__springs_avx512(const sinew__springs_run *run, int first, int second);
+int sinew__springs_avx512(const sinew__springs_run *run, int first, int second, sinew_quat above[16]);
 
 #endif /* SINEW_LAYER_INTERNAL_H */

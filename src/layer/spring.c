@@ -639,17 +639,17 @@ static sinew_vec3 collide(const float *w, float hit, sinew_vec3 p, sinew_vec3 x,
     return at_length(p, x, length, fallback);
 }
 
-/* One chain, one substep: the scalar reference. */
-static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
-                       bool first, bool keep_anim, sinew_transform *local, sinew_mat4 *model)
+/* One chain, one substep, from position `from` of its path on: the scalar
+ * reference. `parent` is the matrix of the joint above that position and
+ * `wp` its rotation, scale left out: sinew__model_rotation of the path's
+ * parent joint, then times each local rotation down the path. */
+static void step_path(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
+                      bool first, bool keep_anim, sinew_transform *local, sinew_mat4 *model, int from,
+                      sinew_mat4 parent, sinew_quat wp)
 {
-    const int16_t *parents = sp->skeleton->parents;
-    int pj = parents[sp->path[ch->path_start]];
-    sinew_mat4 parent = pj >= 0 ? model[pj] : sinew_mat4_identity();
-    sinew_quat wp = pj >= 0 ? sinew__model_rotation(&model[pj]) : sinew__q(0, 0, 0, 1);
     sinew_mat4 cm, inv;
     bool centered = center_space(model, ch->center, &cm, &inv);
-    for (int e = 0; e < ch->path_count; ++e) {
+    for (int e = from; e < ch->path_count; ++e) {
         int k = sp->path[ch->path_start + e], b = sp->path_bone[ch->path_start + e];
         sinew_transform *t = &local[k];
         /* the first substep's animated rotation is local's; it is kept for
@@ -707,6 +707,18 @@ static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const si
     }
 }
 
+/* One chain's step, from the joint above its path: its matrix, and the
+ * rotation of that (sinew__model_rotation) that the path's local rotations
+ * turn on from. */
+static void step_chain(const sinew_springs *sp, sinew_spring_state *st, const sinew__spring_chain *ch, float dt,
+                       bool first, bool keep_anim, sinew_transform *local, sinew_mat4 *model)
+{
+    int pj = sp->skeleton->parents[sp->path[ch->path_start]];
+    sinew_mat4 parent = pj >= 0 ? model[pj] : sinew_mat4_identity();
+    sinew_quat wp = pj >= 0 ? sinew__model_rotation(&model[pj]) : sinew__q(0, 0, 0, 1);
+    step_path(sp, st, ch, dt, first, keep_anim, local, model, 0, parent, wp);
+}
+
 /* The joints below a chain's path, from their (corrected) parents. */
 static void update_below(const sinew_springs *sp, const sinew__spring_chain *ch, const sinew_transform *local,
                          sinew_mat4 *model)
@@ -735,7 +747,7 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
     float h = dt / (float)substeps;
     /* the parents' matrices do not change during the step (not a chain's
      * joints, nor below one) */
-    sinew__spring_parent parent = {-2, {0, 0, 0, 1}};
+    sinew__spring_parent parent = {-2, {0, 0, 0, 1}, 1.0f};
     sinew__springs_run run = {sp->skeleton->parents, sp->chains, sp->group_count * LANES, sp->chain_colliders, sp->collider_count, sp->params,
                               st->anim, st->tails, st->wide, sp->path, sp->lane_path, local, model, &parent,
                               h, true, substeps > 1};
@@ -749,9 +761,20 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
              * joints, so the order is the scalar loop's in effect */
             for (int g = 0; g < sp->group_count;) {
                 int pair = g + 1 < sp->group_count && sp->chains[c].bone_count == sp->chains[c + LANES].bone_count;
-                sp->kernel(&run, c, pair ? c + LANES : c);
+                sinew_quat above[2 * LANES];
+                int stop = sp->kernel(&run, c, pair ? c + LANES : c, above);
                 int n = (1 + pair) * LANES;
-                for (int i = 0; i < n; ++i) update_below(sp, &sp->chains[c + i], local, model);
+                for (int i = 0; i < n; ++i) {
+                    const sinew__spring_chain *ch = &sp->chains[c + i];
+                    /* where the kernel stops (a scale that differs between
+                     * axes), the path goes on here from the joint above */
+                    if (stop == 0)
+                        step_chain(sp, st, ch, h, run.first, run.keep, local, model);
+                    else if (stop < ch->path_count)
+                        step_path(sp, st, ch, h, run.first, run.keep, local, model, stop,
+                                  model[sp->path[ch->path_start + stop - 1]], above[i]);
+                    update_below(sp, ch, local, model);
+                }
                 g += 1 + pair, c += n;
             }
         }

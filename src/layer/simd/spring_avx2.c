@@ -10,10 +10,13 @@
  *
  * What a lane reads (its transforms, bone, tails, and colliders where the
  * group's chains do not share them) is gathered from the caller's arrays a
- * lane at a time and what it writes scattered back, and the lanes' next transforms and matrices are prefetched a joint
- * ahead: each lane is its own stream through memory, more streams than the
- * hardware prefetchers follow. In between, every lane runs spring.c's
- * step_chain formulas with fused multiply-adds where a product meets a sum
+ * lane at a time and what it writes scattered back, and the lanes' next
+ * transforms and matrices are prefetched a joint ahead: each lane is its
+ * own stream through memory, more streams than the hardware prefetchers
+ * follow. In between, every lane runs spring.c's step_path formulas, its
+ * matrices as one scale times a rotation (the kernel leaves a path to
+ * spring.c where a scale differs between axes), with fused multiply-adds
+ * where a product meets a sum
  * (fewer instructions; the build otherwise turns contraction off), exact
  * division and square root but for a bone's length and a rotation's
  * normalization (an approximate reciprocal square root and a Newton step),
@@ -21,12 +24,14 @@
  * scalar reference's to rounding, not to the bit: tests/test_spring.c's
  * test_simd bounds the difference. */
 #include "layer/layer_internal.h"
+#include "math/math_internal.h"
 
 #include "math/simd/transpose_avx.h"
 #include "skeleton/simd/pose_block_avx.h"
 
 #include <immintrin.h>
 #include <float.h>  /* FLT_MIN */
+#include <math.h>   /* fabsf, sqrtf, NAN */
 #include <stddef.h> /* offsetof */
 
 /* The groups side by side: half k of a value is group k's eight lanes
@@ -49,6 +54,7 @@ BINARY(dvd, _mm256_div_ps)
 BINARY(vmin, _mm256_min_ps)
 BINARY(vmax, _mm256_max_ps)
 BINARY(vand, _mm256_and_ps)
+BINARY(vor, _mm256_or_ps)
 /* a * b + c, a * b - c, c - a * b, each rounded once */
 static inline V fmadd(V a, V b, V c) { return (V){_mm256_fmadd_ps(a.a, b.a, c.a), _mm256_fmadd_ps(a.b, b.b, c.b)}; }
 static inline V fmsub(V a, V b, V c) { return (V){_mm256_fmsub_ps(a.a, b.a, c.a), _mm256_fmsub_ps(a.b, b.b, c.b)}; }
@@ -63,6 +69,8 @@ static inline V vabs(V x)
 static inline V select(V m, V yes, V no) { return (V){_mm256_blendv_ps(no.a, yes.a, m.a), _mm256_blendv_ps(no.b, yes.b, m.b)}; }
 static inline V lt(V x, V y) { return (V){_mm256_cmp_ps(x.a, y.a, _CMP_LT_OQ), _mm256_cmp_ps(x.b, y.b, _CMP_LT_OQ)}; }
 static inline V gt(V x, V y) { return (V){_mm256_cmp_ps(x.a, y.a, _CMP_GT_OQ), _mm256_cmp_ps(x.b, y.b, _CMP_GT_OQ)}; }
+/* x != y or either is NaN */
+static inline V neq(V x, V y) { return (V){_mm256_cmp_ps(x.a, y.a, _CMP_NEQ_UQ), _mm256_cmp_ps(x.b, y.b, _CMP_NEQ_UQ)}; }
 /* whether a mask is set in any lane of any group */
 static inline bool any(V m) { return _mm256_movemask_ps(_mm256_or_ps(m.a, m.b)) != 0; }
 
@@ -162,30 +170,20 @@ static inline q4 from_to(v3 a, v3 b, V length)
 /* A model matrix's 12 varying entries, column c row r at c * 3 + r. */
 typedef struct m34 { V m[12]; } m34;
 
-/* sinew__mat4_from_trs */
-static inline __attribute__((always_inline)) m34 from_trs(v3 t, q4 q, v3 s)
+/* The matrix of rotation q scaled by s (the same on every axis) at t:
+ * sinew__mat4_from_trs's products with the scale taken into the doubled
+ * components, so s R(q) to rounding. */
+static inline __attribute__((always_inline)) m34 from_qs(q4 q, V s, v3 t)
 {
-    V x2 = add(q.x, q.x), y2 = add(q.y, q.y), z2 = add(q.z, q.z);
+    V s2 = add(s, s);
+    V x2 = mul(q.x, s2), y2 = mul(q.y, s2), z2 = mul(q.z, s2);
     V xx = mul(q.x, x2), xy = mul(q.x, y2), xz = mul(q.x, z2);
     V yy = mul(q.y, y2), yz = mul(q.y, z2), zz = mul(q.z, z2);
     V wx = mul(q.w, x2), wy = mul(q.w, y2), wz = mul(q.w, z2);
-    V one = splat(1.0f);
     m34 r;
-    r.m[0] = mul(sub(one, add(yy, zz)), s.x), r.m[1] = mul(add(xy, wz), s.x), r.m[2] = mul(sub(xz, wy), s.x);
-    r.m[3] = mul(sub(xy, wz), s.y), r.m[4] = mul(sub(one, add(xx, zz)), s.y), r.m[5] = mul(add(yz, wx), s.y);
-    r.m[6] = mul(add(xz, wy), s.z), r.m[7] = mul(sub(yz, wx), s.z), r.m[8] = mul(sub(one, add(xx, yy)), s.z);
-    r.m[9] = t.x, r.m[10] = t.y, r.m[11] = t.z;
-    return r;
-}
-
-/* sinew__mat4_mul_affine, its translation column `t` known */
-static inline __attribute__((always_inline)) m34 mul_affine(const m34 *a, const m34 *b, v3 t)
-{
-    m34 r;
-    for (int c = 0; c < 3; ++c)
-        for (int row = 0; row < 3; ++row)
-            r.m[c * 3 + row] = fmadd(a->m[6 + row], b->m[c * 3 + 2],
-                                     fmadd(a->m[3 + row], b->m[c * 3 + 1], mul(a->m[row], b->m[c * 3])));
+    r.m[0] = sub(s, add(yy, zz)), r.m[1] = add(xy, wz), r.m[2] = sub(xz, wy);
+    r.m[3] = sub(xy, wz), r.m[4] = sub(s, add(xx, zz)), r.m[5] = add(yz, wx);
+    r.m[6] = add(xz, wy), r.m[7] = sub(yz, wx), r.m[8] = sub(s, add(xx, yy));
     r.m[9] = t.x, r.m[10] = t.y, r.m[11] = t.z;
     return r;
 }
@@ -289,45 +287,83 @@ static inline bool is_sphere(const float *cw)
     return _mm256_movemask_ps(some) == 0;
 }
 
-/* The rotation of parent joint pj (the identity for none): the last one
- * asked is kept, as chains of many groups hang from one joint, whose matrix
- * does not change during a step. */
-static sinew_quat parent_rotation(const sinew__springs_run *run, int pj)
+/* The one scale s of a model matrix whose rotation part is s R(q), q its
+ * rotation (sinew__model_rotation), to within 2^-18 of s in every element
+ * (the roundings of a long chain of unit rotations); NaN where there is
+ * none: a scale that differs between axes, a skew, a mirror. */
+static float uniform_scale(const sinew_mat4 *m, sinew_quat q)
+{
+    sinew_mat4 r;
+    sinew__mat4_from_trs(&r, (sinew_vec3){0, 0, 0}, q, (sinew_vec3){1, 1, 1});
+    float s = 0.0f;
+    for (int c = 0; c < 3; ++c)
+        s += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] + m->m[c * 4 + 2] * m->m[c * 4 + 2]);
+    s /= 3.0f;
+    for (int c = 0; c < 3; ++c)
+        for (int row = 0; row < 3; ++row)
+            if (!(fabsf(m->m[c * 4 + row] - s * r.m[c * 4 + row]) <= 0x1p-18f * s)) return NAN;
+    return s;
+}
+
+/* The rotation and uniform scale of parent joint pj (the identity and 1
+ * for none): the last one asked is kept, as chains of many groups hang
+ * from one joint, whose matrix does not change during a step. */
+static sinew__spring_parent *parent_frame(const sinew__springs_run *run, int pj)
 {
     sinew__spring_parent *c = run->parent;
     if (c->joint != pj) {
         c->joint = pj;
         c->rotation = pj >= 0 ? sinew__model_rotation(&run->model[pj]) : (sinew_quat){0, 0, 0, 1};
+        c->scale = pj >= 0 ? uniform_scale(&run->model[pj], c->rotation) : 1.0f;
     }
-    return c->rotation;
+    return c;
 }
 
-/* Group k's parent matrices and rotations into half k of parent and wp. */
-static void load_parents(const sinew__springs_run *run, const sinew__spring_chain *ch, int k, m34 *parent, q4 *wp)
+/* What the walk down a group's path carries from a joint to its child:
+ * the joint's rotation (its parent's sinew__model_rotation times the
+ * path's local rotations, scale left out, as spring.c's step_path keeps
+ * it), its position, and the one scale of its matrix, which is then
+ * `scale` times the rotation's matrix: a uniform scale commutes with the
+ * rotations, so that form holds down a path of such scales, and a joint's
+ * matrix and position cost a rotation, not a matrix product. */
+typedef struct frame {
+    q4 rotation;
+    v3 at;
+    V scale;
+} frame;
+
+/* The frame of parent joint pj in frame's order: rotation x y z w,
+ * position x y z, scale. */
+static void parent_fields(const sinew__springs_run *run, int pj, float out[8])
 {
+    const sinew__spring_parent *pf = parent_frame(run, pj);
+    const float *at = pj >= 0 ? &run->model[pj].m[12] : (const float[3]){0, 0, 0};
+    out[0] = pf->rotation.x, out[1] = pf->rotation.y, out[2] = pf->rotation.z, out[3] = pf->rotation.w;
+    out[4] = at[0], out[5] = at[1], out[6] = at[2], out[7] = pf->scale;
+}
+
+/* Group k's parents' frames into half k of f, a scale NaN where a parent
+ * has none. */
+static void load_parents(const sinew__springs_run *run, const sinew__spring_chain *ch, int k, frame *f)
+{
+    __m256 v[8];
     if (ch[0].lanes_share & SINEW__SHARE_PARENT) {
-        int pj = run->parents[run->path[ch[0].path_start]];
-        /* chains of a group mostly hang from one joint: its matrix once */
-        sinew_mat4 pm = pj >= 0 ? run->model[pj] : sinew_mat4_identity();
-        sinew_quat wq = parent_rotation(run, pj);
-        for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 3; ++r) *half(&parent->m[c * 3 + r], k) = _mm256_set1_ps(pm.m[c * 4 + r]);
-        *half(&wp->x, k) = _mm256_set1_ps(wq.x), *half(&wp->y, k) = _mm256_set1_ps(wq.y);
-        *half(&wp->z, k) = _mm256_set1_ps(wq.z), *half(&wp->w, k) = _mm256_set1_ps(wq.w);
-        return;
+        /* chains of a group mostly hang from one joint: its frame once */
+        float one[8];
+        parent_fields(run, run->parents[run->path[ch[0].path_start]], one);
+        for (int i = 0; i < 8; ++i) v[i] = _mm256_set1_ps(one[i]);
+    } else {
+        float lane[L][8], field[8][L];
+        for (int l = 0; l < L; ++l) parent_fields(run, run->parents[run->path[ch[l].path_start]], lane[l]);
+        for (int i = 0; i < 8; ++i) {
+            for (int l = 0; l < L; ++l) field[i][l] = lane[l][i];
+            v[i] = _mm256_loadu_ps(field[i]);
+        }
     }
-    float tmp[16][L];
-    for (int l = 0; l < L; ++l) {
-        int lj = run->parents[run->path[ch[l].path_start]];
-        sinew_mat4 pm = lj >= 0 ? run->model[lj] : sinew_mat4_identity();
-        sinew_quat wq = parent_rotation(run, lj);
-        for (int c = 0; c < 4; ++c)
-            for (int r = 0; r < 3; ++r) tmp[c * 3 + r][l] = pm.m[c * 4 + r];
-        tmp[12][l] = wq.x, tmp[13][l] = wq.y, tmp[14][l] = wq.z, tmp[15][l] = wq.w;
-    }
-    for (int i = 0; i < 12; ++i) *half(&parent->m[i], k) = _mm256_loadu_ps(tmp[i]);
-    *half(&wp->x, k) = _mm256_loadu_ps(tmp[12]), *half(&wp->y, k) = _mm256_loadu_ps(tmp[13]);
-    *half(&wp->z, k) = _mm256_loadu_ps(tmp[14]), *half(&wp->w, k) = _mm256_loadu_ps(tmp[15]);
+    *half(&f->rotation.x, k) = v[0], *half(&f->rotation.y, k) = v[1];
+    *half(&f->rotation.z, k) = v[2], *half(&f->rotation.w, k) = v[3];
+    *half(&f->at.x, k) = v[4], *half(&f->at.y, k) = v[5], *half(&f->at.z, k) = v[6];
+    *half(&f->scale, k) = v[7];
 }
 
 /* Four vectors (lanes 0 .. 7) stored as four consecutive floats at each
@@ -371,15 +407,14 @@ static inline float *model_row(char *model, const int *joint, int e, int l) { re
 #define SINEW__SPRINGS_KERNEL sinew__springs_avx2
 #endif
 
-void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
+int SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second, sinew_quat above[2 * L])
 {
     /* in locals: stores of vectors may alias anything, so the run's fields
      * would otherwise be read again after each */
     char *const local = (char *)run->local, *const model = (char *)run->model;
     const sinew__spring_chain *ch[H] = {&run->chains[first], &run->chains[second]};
     int max_colliders = 0;
-    m34 parent;
-    q4 wp;
+    frame f;
     const int *joint[H];
     float *pa[H], *t[H], *a[H];
     for (int k = 0; k < H; ++k) {
@@ -389,7 +424,7 @@ void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
             for (int l = 0; l < L; ++l)
                 if (ch[k][l].collider_count > max_colliders) max_colliders = ch[k][l].collider_count;
         }
-        load_parents(run, ch[k], k, &parent, &wp);
+        load_parents(run, ch[k], k, &f);
         size_t block = (size_t)(ch[k][0].first_bone >> 3);
         joint[k] = run->lane_path + 2 * ch[k][0].path_start;
         pa[k] = (float *)run->params + block * 8 * SINEW__SPRING_PARAMS;
@@ -419,7 +454,13 @@ void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
         spheres |= (unsigned)sphere << i;
     }
     V dt = splat(run->dt);
-    for (int e = 0; e <= bone_count; ++e) {
+    q4 wp = f.rotation;
+    v3 pp = f.at;
+    V ps = f.scale;
+    /* a parent without one scale (NaN) leaves the whole path to spring.c */
+    int e = 0;
+    if (_mm256_movemask_ps(_mm256_cmp_ps(ps.a, ps.b, _CMP_UNORD_Q))) return 0;
+    for (; e <= bone_count; ++e) {
         /* the lanes' transforms and matrices PREFETCH joints on, past the
          * tail the next call's first ones: each lane is its own stream
          * through memory, more of them than the hardware's prefetchers
@@ -439,16 +480,18 @@ void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
             for (int l = 0; l < L; ++l) rows[l] = local_row(local, joint[k], e, l);
             __m256 v[10];
             sinew__load_rows(rows, v);
-            for (int f = 0; f < 10; ++f) *half(&tv[f], k) = v[f];
+            for (int i = 0; i < 10; ++i) *half(&tv[i], k) = v[i];
         }
         v3 tr = {tv[0], tv[1], tv[2]}, sc = {tv[7], tv[8], tv[9]};
         q4 rot = {tv[3], tv[4], tv[5], tv[6]};
+        /* a scale that differs between axes (or a NaN) in some lane: the
+         * path goes on in spring.c from here */
+        if (any(vor(neq(sc.x, sc.y), neq(sc.y, sc.z)))) break;
         /* spring.c: the joint's position, the translation column of
-         * parent * TRS, which is also the model matrix's */
-        v3 p = {fmadd(parent.m[6], tr.z, fmadd(parent.m[3], tr.y, mul(parent.m[0], tr.x))),
-                fmadd(parent.m[7], tr.z, fmadd(parent.m[4], tr.y, mul(parent.m[1], tr.x))),
-                fmadd(parent.m[8], tr.z, fmadd(parent.m[5], tr.y, mul(parent.m[2], tr.x)))};
-        p = (v3){add(p.x, parent.m[9]), add(p.y, parent.m[10]), add(p.z, parent.m[11])};
+         * parent * TRS (the parent's scale times its rotation of the
+         * translation, plus its position), which is also the model
+         * matrix's */
+        v3 p = madd3(qrotate(wp, tr), ps, pp);
         if (e < bone_count) {
             size_t b = (size_t)e;
             /* the first substep's animated rotation is local's; it is kept
@@ -492,13 +535,20 @@ void SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second)
                 store4(part(rot.x, k), part(rot.y, k), part(rot.z, k), part(rot.w, k), qrows);
             }
         }
-        m34 lm = from_trs(tr, rot, sc);
-        parent = mul_affine(&parent, &lm, p);
-        wp = qmul(wp, rot);
+        wp = qmul(wp, rot), pp = p, ps = mul(ps, sc.x);
+        m34 m = from_qs(wp, ps, p);
         for (int k = 0; k < H; ++k) {
             float *out[L];
             for (int l = 0; l < L; ++l) out[l] = model_row(model, joint[k], e, l);
-            store_matrices(&parent, k, out);
+            store_matrices(&m, k, out);
         }
     }
+    if (e <= bone_count)
+        for (int k = 0; k < H; ++k) {
+            float q[4][L];
+            _mm256_storeu_ps(q[0], part(wp.x, k)), _mm256_storeu_ps(q[1], part(wp.y, k));
+            _mm256_storeu_ps(q[2], part(wp.z, k)), _mm256_storeu_ps(q[3], part(wp.w, k));
+            for (int l = 0; l < L; ++l) above[k * L + l] = (sinew_quat){q[0][l], q[1][l], q[2][l], q[3][l]};
+        }
+    return e;
 }
