@@ -306,6 +306,42 @@ int main(void)
     CHECK(sinew_additive_apply(pa, delta, n, INFINITY, NULL, out, &err) == SINEW_ERROR_INVALID_ARGUMENT,
           "an infinite additive weight");
 
+    /* the SoA blend's errors: each found, with its sentence, the caller named */
+    float *soa = malloc(sizeof(float) * SINEW_POSE_FLOATS(n) * 2), *soa_out = soa + SINEW_POSE_FLOATS(n);
+    if (soa) {
+        sinew_pose_from_transforms(rest, n, soa, NULL);
+        float nan_mask[256];
+        for (int j = 0; j < n && j < 256; ++j) nan_mask[j] = j == n / 2 ? NAN : 1.0f;
+        const struct {
+            sinew_pose_layer layer;
+            const float *rest;
+            float threshold;
+            int count;
+            sinew_result want;
+            const char *says;
+        } cases[] = {
+            {{soa, 0.5f, NULL}, NULL, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "rest pose"},
+            {{NULL, 0.5f, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
+            {{soa, -1.0f, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
+            {{soa, NAN, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
+            {{soa, INFINITY, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
+            {{soa, 0.5f, nan_mask}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "mask weight"},
+            {{soa, 0.5f, NULL}, soa, NAN, n, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose"},
+            {{soa, 0.5f, NULL}, soa, INFINITY, n, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose"},
+            {{soa, 0.5f, NULL}, soa, 0.0f, n - 1, SINEW_ERROR_SIZE_MISMATCH, "lanes"},
+        };
+        for (size_t i = 0; n <= 256 && i < sizeof cases / sizeof *cases; ++i) {
+            sinew_result r = sinew_blend_pose(sk, cases[i].rest, &cases[i].layer, 1, cases[i].threshold, soa_out,
+                                              cases[i].count, &err);
+            CHECK(r == cases[i].want && strstr(err.description, cases[i].says) &&
+                      strncmp(err.description, "sinew_blend_pose: ", 18) == 0,
+                  "SoA blend error case %zu: %d, %s", i, (int)r, err.description);
+        }
+        sinew_pose_layer fine = {soa, 0.5f, NULL};
+        CHECK(sinew_blend_pose(sk, soa, &fine, 1, 0.0f, soa_out, n, &err) == SINEW_OK, "SoA blend: %s", err.description);
+        free(soa);
+    }
+
     sinew_asset_free(a);
     check_simd_blend();
     return check_finish("test_blend");

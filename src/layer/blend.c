@@ -100,8 +100,10 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
     return SINEW_OK;
 }
 
-sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
-                              int layer_count, float threshold, float *out, int count, sinew_error *err)
+/* sinew_blend_pose's checks, each with its sentence: run where the quick
+ * test in sinew_blend_pose finds something wrong, or cannot tell. */
+static sinew_result blend_pose_checks(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
+                                      int layer_count, float threshold, const float *out, int count, sinew_error *err)
 {
     sinew_result r = check_blend("sinew_blend_pose", sk, layers != NULL, layer_count, threshold, out, count,
                                  sinew_skeleton_pose_order(sk, NULL), err);
@@ -110,7 +112,22 @@ sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const
     for (int i = 0; r == SINEW_OK && i < layer_count; ++i)
         r = check_layer("sinew_blend_pose", i, layers[i].pose != NULL, layers[i].weight, layers[i].joint_weights,
                         count, err);
-    if (r != SINEW_OK) return r;
+    return r;
+}
+
+sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
+                              int layer_count, float threshold, float *out, int count, sinew_error *err)
+{
+    /* the common call (arguments given, layers without masks) passes one
+     * quick test; anything else goes through every check */
+    bool quick = sk && rest && out && layers && layer_count > 0 && threshold >= 0.0f && threshold < INFINITY &&
+                 (count == sk->joint_count || count == sinew__skeleton_of(sk)->schedule_length);
+    for (int i = 0; quick && i < layer_count; ++i)
+        quick = layers[i].pose && !layers[i].joint_weights && layers[i].weight >= 0.0f && layers[i].weight < INFINITY;
+    if (!quick) {
+        sinew_result r = blend_pose_checks(sk, rest, layers, layer_count, threshold, out, count, err);
+        if (r != SINEW_OK) return r;
+    }
     if (threshold == 0.0f) threshold = 0.1f;
     sinew__blend_pose_kernel kernel = sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd);
     if (kernel) {

@@ -47,19 +47,19 @@ INLINE __m256 layer_weight(float weight, const float *mask, int first, int valid
     return _mm256_mul_ps(w, _mm256_maskload_ps(mask + first, in));
 }
 
-/* w where the rotations q are on the side of rr (dot product not below
- * 0), neg_w (-w) where not. The dot product is summed in sinew__q_dot's
- * order (a sign near 0 picks a side, so it must be the scalar one), its
- * first product by a fused multiply-add onto +0: the product's rounding,
- * but never -0, so no sum of the four is -0 and the sign bit alone says
- * "below 0": one blend picks the weight, no compare. */
-INLINE __m256 side_weight(__m256 w, __m256 neg_w, const __m256 q[4], const __m256 rr[4])
+/* w (not negative) where the rotations q are on the side of rr (dot
+ * product not below 0), -w where not. The dot product is summed in
+ * sinew__q_dot's order (a sign near 0 picks a side, so it must be the
+ * scalar one), its first product by a fused multiply-add onto +0: the
+ * product's rounding, but never -0, so no sum of the four is -0 and the
+ * sign bit alone says "below 0": it is moved onto w, no compare. */
+INLINE __m256 side_weight(__m256 w, const __m256 q[4], const __m256 rr[4])
 {
     __m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_fmadd_ps(q[0], rr[0], _mm256_setzero_ps()),
                                                            _mm256_mul_ps(q[1], rr[1])),
                                              _mm256_mul_ps(q[2], rr[2])),
                                _mm256_mul_ps(q[3], rr[3]));
-    return _mm256_blendv_ps(w, neg_w, dot);
+    return _mm256_xor_ps(w, _mm256_and_ps(dot, _mm256_set1_ps(-0.0f)));
 }
 
 /* The rotation pass's sums. */
@@ -72,7 +72,7 @@ typedef struct rot_sums {
  * bits `lanes`), put on the side of the rest rotations rr. */
 INLINE void rot_add(rot_sums *s, __m256 w, __m256 counts, int lanes, const __m256 q[4], const __m256 rr[4])
 {
-    __m256 wq = side_weight(w, _mm256_xor_ps(w, _mm256_set1_ps(-0.0f)), q, rr);
+    __m256 wq = side_weight(w, q, rr);
     if (lanes == 0xff) {
         for (int c = 0; c < 4; ++c) s->q[c] = _mm256_fmadd_ps(wq, q[c], s->q[c]);
         s->total = _mm256_add_ps(s->total, w);
@@ -182,7 +182,7 @@ static bool uniform_weights(const float *weight_of, const float *const *mask_of,
 /* The rotation pass's sums with a uniform weight w: as rot_add. */
 INLINE void rot_add_uniform(__m256 sum[4], float w, const __m256 q[4], const __m256 rr[4])
 {
-    __m256 wq = side_weight(_mm256_set1_ps(w), _mm256_set1_ps(-w), q, rr);
+    __m256 wq = side_weight(_mm256_set1_ps(w), q, rr);
     for (int c = 0; c < 4; ++c) sum[c] = _mm256_fmadd_ps(wq, q[c], sum[c]);
 }
 
@@ -217,17 +217,15 @@ INLINE void blend_uniform_aos(const sinew_transform *const *pose, const float *w
                               const sinew_transform *rest_pose, float total_inv, sinew_transform *out, int count)
 {
     int blocks = (count + 7) / 8;
-    __m256 w[4], neg_w[4], mean_w[4]; /* mean_w: weight / total, for the weighted means */
-    for (int k = 0; k < n; ++k)
-        w[k] = _mm256_set1_ps(weight[k]), neg_w[k] = _mm256_set1_ps(-weight[k]),
-        mean_w[k] = _mm256_set1_ps(weight[k] * total_inv);
+    __m256 w[4], mean_w[4]; /* mean_w: weight / total, for the weighted means */
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(weight[k]), mean_w[k] = _mm256_set1_ps(weight[k] * total_inv);
     for (int b = 0; b < blocks; ++b) {
         int first = block_first(b, count);
         __m256 rr[4], q[4], r[4], v[10], m[6];
         load8(rest_pose + first, 3, rr);
         for (int k = 0; k < n; ++k) {
             load8(pose[k] + first, 3, q);
-            __m256 wq = side_weight(w[k], neg_w[k], q, rr);
+            __m256 wq = side_weight(w[k], q, rr);
             for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
         }
         normalize(r, v + 3);
@@ -379,19 +377,20 @@ typedef struct contributor {
  * the loops over them unroll): the rotations of every block, then the
  * translations and scales. Each block's rotation chain (dot products,
  * sums, the reciprocal square root) is long and short of work, so the
- * processor overlaps consecutive blocks of one pass. */
+ * processor overlaps consecutive blocks of one pass (a pass over both in
+ * turn is a third slower). */
 INLINE void blend_uniform(const contributor *list, int n, const float *rest, float total_inv, float *out, int count)
 {
     int blocks = (count + 7) / 8;
-    __m256 w[4], neg_w[4];
-    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight), neg_w[k] = _mm256_set1_ps(-list[k].weight);
+    __m256 w[4];
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight);
     for (int b = 0; b < blocks; ++b) {
         size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
         __m256 rr[4], q[4], r[4];
         load_soa(rest + at, 3, 4, rr);
         for (int k = 0; k < n; ++k) {
             load_soa(list[k].pose + at, 3, 4, q);
-            __m256 wq = side_weight(w[k], neg_w[k], q, rr);
+            __m256 wq = side_weight(w[k], q, rr);
             for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
         }
         normalize(r, q);
@@ -402,18 +401,15 @@ INLINE void blend_uniform(const contributor *list, int n, const float *rest, flo
     for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight * total_inv);
     for (int b = 0; b < blocks; ++b) {
         size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-        __m256 v[10], m[6];
+        __m256 v[6], m[6];
         for (int k = 0; k < n; ++k) {
             load_soa_moves(list[k].pose + at, m);
-            for (int c = 0; c < 6; ++c) {
-                int to = c < 3 ? c : c + 4;
-                v[to] = k ? _mm256_fmadd_ps(w[k], m[c], v[to]) : _mm256_mul_ps(w[k], m[c]);
-            }
+            for (int c = 0; c < 6; ++c) v[c] = k ? _mm256_fmadd_ps(w[k], m[c], v[c]) : _mm256_mul_ps(w[k], m[c]);
         }
-        if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 7, 7, 3, count);
+        if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 3, 7, 3, count);
         for (int c = 0; c < 3; ++c) {
             _mm256_storeu_ps(out + at + 8 * c, v[c]);
-            _mm256_storeu_ps(out + at + 8 * (7 + c), v[7 + c]);
+            _mm256_storeu_ps(out + at + 8 * (7 + c), v[3 + c]);
         }
     }
 }
