@@ -326,10 +326,11 @@ int main(void)
             {{soa, NAN, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
             {{soa, INFINITY, NULL}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "layer 0"},
             {{soa, 0.5f, nan_mask}, soa, 0.0f, n, SINEW_ERROR_INVALID_ARGUMENT, "mask weight"},
-            {{soa, 0.5f, NULL}, soa, NAN, n, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose"},
-            {{soa, 0.5f, NULL}, soa, INFINITY, n, SINEW_ERROR_INVALID_ARGUMENT, "sinew_blend_pose"},
+            {{soa, 0.5f, NULL}, soa, NAN, n, SINEW_ERROR_INVALID_ARGUMENT, "a skeleton, layers and an output"},
+            {{soa, 0.5f, NULL}, soa, INFINITY, n, SINEW_ERROR_INVALID_ARGUMENT, "a skeleton, layers and an output"},
             {{soa, 0.5f, NULL}, soa, 0.0f, n - 1, SINEW_ERROR_SIZE_MISMATCH, "lanes"},
         };
+        CHECK(n <= 256, "the mask case's %d joints fit its 256", n);
         for (size_t i = 0; n <= 256 && i < sizeof cases / sizeof *cases; ++i) {
             sinew_result r = sinew_blend_pose(sk, cases[i].rest, &cases[i].layer, 1, cases[i].threshold, soa_out,
                                               cases[i].count, &err);

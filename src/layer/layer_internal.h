@@ -70,7 +70,8 @@ enum { SINEW__SPRING_COLLIDER_FLOATS = 8 };
 
 /* The parent joint whose frame a kernel took last, its rotation
  * (sinew__model_rotation) and the one scale of its matrix (NaN where the
- * scale differs between axes): the chains of many groups hang from one
+ * scale differs between axes, or the matrix is skewed or mirrored): the
+ * chains of many groups hang from one
  * joint, and no chain run moves a group's parent (it hangs below no
  * chain), so a step keeps it from group to group. `joint` below -1 holds
  * none. */
@@ -121,11 +122,13 @@ sinew_quat sinew__model_rotation(const sinew_mat4 *m);
  * no joint between chain joints, no center), one substep. The two have the
  * same bone count and do not touch each other's joints; second may be
  * first, which runs that group alone. A kernel takes the paths whose
- * joints' scales (and their parents') are the same on every axis, the
- * common case: it returns the path position where that stops for some
- * lane, before touching it, with lane i's rotation of the joint above it
- * (as spring.c's step_path carries it) in above[i], lanes of first then of
- * second; bone_count + 1 where the paths are done. */
+ * parents' matrices are one positive scale times a rotation and whose
+ * joints' scales are the same, not negative, on every axis, the common
+ * case: it returns the path position where that stops for some lane,
+ * before touching it, and where that position is above 0, lane i's
+ * rotation of the joint above it (as spring.c's step_path carries it) in
+ * above[i], lanes of first then of second; bone_count + 1 where the paths
+ * are done. */
 typedef int (*sinew__springs_kernel)(const sinew__springs_run *run, int first, int second, sinew_quat above[16]);
 
 /* The spring kernel of a SIMD level, or NULL where the scalar reference
@@ -135,8 +138,10 @@ sinew__springs_kernel sinew__springs_kernel_for(int level);
 /* src/layer/simd/spring_avx2.c: the scalar reference's formulas eight lanes
  * wide, two groups side by side, with fused multiply-adds and a bone's
  * length and a rotation's normalization by an approximate reciprocal square
- * root and a Newton step, so the lanes agree with it to rounding, not to the
- * bit (tests/test_spring.c's test_simd bounds the difference). */
+ * root and a Newton step, and a parent's matrix taken as one scale times
+ * its rotation to 2^-20 of the scale, so the lanes agree with it to
+ * rounding, not to the bit (tests/test_spring.c's test_simd bounds the
+ * difference). */
 int sinew__springs_avx2(const sinew__springs_run *run, int first, int second, sinew_quat above[16]);
 /* src/layer/simd/spring_avx512.c: the same kernel with AVX-512's 32 vector
  * registers. */

@@ -15,9 +15,9 @@
  * own stream through memory, more streams than the hardware prefetchers
  * follow. In between, every lane runs spring.c's step_path formulas, its
  * matrices as one scale times a rotation (the kernel leaves a path to
- * spring.c where a scale differs between axes), with fused multiply-adds
- * where a product meets a sum
- * (fewer instructions; the build otherwise turns contraction off), exact
+ * spring.c where a scale differs between axes or mirrors), with fused
+ * multiply-adds where a product meets a sum (fewer instructions; the
+ * build otherwise turns contraction off), exact
  * division and square root but for a bone's length and a rotation's
  * normalization (an approximate reciprocal square root and a Newton step),
  * and branches become selects of both sides. So a lane's result is the
@@ -288,20 +288,26 @@ static inline bool is_sphere(const float *cw)
 }
 
 /* The one scale s of a model matrix whose rotation part is s R(q), q its
- * rotation (sinew__model_rotation), to within 2^-18 of s in every element
- * (the roundings of a long chain of unit rotations); NaN where there is
- * none: a scale that differs between axes, a skew, a mirror. */
+ * rotation (sinew__model_rotation): its columns' lengths within 2^-20 of
+ * each other's and every element within 2^-20 s of s R(q) (the roundings
+ * of a long chain of rotations, far below a scale meant to differ); NaN
+ * where there is none: a scale that differs between axes, a skew, a
+ * mirror, a length that is not finite. */
 static float uniform_scale(const sinew_mat4 *m, sinew_quat q)
 {
     sinew_mat4 r;
     sinew__mat4_from_trs(&r, (sinew_vec3){0, 0, 0}, q, (sinew_vec3){1, 1, 1});
-    float s = 0.0f;
-    for (int c = 0; c < 3; ++c)
-        s += sqrtf(m->m[c * 4] * m->m[c * 4] + m->m[c * 4 + 1] * m->m[c * 4 + 1] + m->m[c * 4 + 2] * m->m[c * 4 + 2]);
-    s /= 3.0f;
+    float length[3];
+    for (int c = 0; c < 3; ++c) {
+        const float *col = &m->m[c * 4];
+        length[c] = sqrtf(col[0] * col[0] + col[1] * col[1] + col[2] * col[2]);
+    }
+    float lo = fminf(length[0], fminf(length[1], length[2])), hi = fmaxf(length[0], fmaxf(length[1], length[2]));
+    float s = (length[0] + length[1] + length[2]) / 3.0f, tolerance = 0x1p-20f * s;
+    if (!(hi - lo <= tolerance && s < INFINITY)) return NAN;
     for (int c = 0; c < 3; ++c)
         for (int row = 0; row < 3; ++row)
-            if (!(fabsf(m->m[c * 4 + row] - s * r.m[c * 4 + row]) <= 0x1p-18f * s)) return NAN;
+            if (!(fabsf(m->m[c * 4 + row] - s * r.m[c * 4 + row]) <= tolerance)) return NAN;
     return s;
 }
 
@@ -484,9 +490,10 @@ int SINEW__SPRINGS_KERNEL(const sinew__springs_run *run, int first, int second, 
         }
         v3 tr = {tv[0], tv[1], tv[2]}, sc = {tv[7], tv[8], tv[9]};
         q4 rot = {tv[3], tv[4], tv[5], tv[6]};
-        /* a scale that differs between axes (or a NaN) in some lane: the
-         * path goes on in spring.c from here */
-        if (any(vor(neq(sc.x, sc.y), neq(sc.y, sc.z)))) break;
+        /* a scale that differs between axes, a negative one (a mirror, as
+         * a parent's is) or a NaN in some lane: the path goes on in
+         * spring.c from here */
+        if (any(vor(vor(neq(sc.x, sc.y), neq(sc.y, sc.z)), lt(sc.x, splat(0.0f))))) break;
         /* spring.c: the joint's position, the translation column of
          * parent * TRS (the parent's scale times its rotation of the
          * translation, plus its position), which is also the model
