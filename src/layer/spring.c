@@ -767,7 +767,8 @@ sinew_result sinew_springs_step(const sinew_springs *sp, sinew_spring_state *st,
                 for (int i = 0; i < n; ++i) {
                     const sinew__spring_chain *ch = &sp->chains[c + i];
                     /* where the kernel stops (a scale that differs between
-                     * axes), the path goes on here from the joint above */
+                     * axes or mirrors, here or in the parent's matrix),
+                     * the path goes on here from the joint above */
                     if (stop == 0)
                         step_chain(sp, st, ch, h, run.first, run.keep, local, model);
                     else if (stop < ch->path_count)
