@@ -374,11 +374,14 @@ typedef struct contributor {
 } contributor;
 
 /* A blend of n uniform contributors (n a constant where inlined, so that
- * the loops over them unroll): the rotations of every block, then the
- * translations and scales. Each block's rotation chain (dot products,
- * sums, the reciprocal square root) is long and short of work, so the
- * processor overlaps consecutive blocks of one pass (a pass over both in
- * turn is a third slower). */
+ * the loops over them unroll), in two passes over the blocks. The first
+ * sums the rotations and stores the sums in `out` (which aliases no
+ * input); the second normalizes them and sums the translations and
+ * scales. A block's rotation chain (dot products, sums, the reciprocal
+ * square root and its Newton step) is long and short of work: cut in two,
+ * each half overlaps the blocks around it and the independent sums of the
+ * second pass (one pass over all of it is a third slower, the
+ * normalization in the first pass a tenth). */
 INLINE void blend_uniform(const contributor *list, int n, const float *rest, float total_inv, float *out, int count)
 {
     int blocks = (count + 7) / 8;
@@ -393,20 +396,21 @@ INLINE void blend_uniform(const contributor *list, int n, const float *rest, flo
             __m256 wq = side_weight(w[k], q, rr);
             for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
         }
-        normalize(r, q);
-        if (b == blocks - 1) pad_block(q, 3, 4, count);
-        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), r[c]);
     }
     /* the weighted means as sums of the poses times weight / total */
     for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight * total_inv);
     for (int b = 0; b < blocks; ++b) {
         size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-        __m256 v[6], m[6];
+        __m256 q[4], r[4], v[6], m[6];
+        load_soa(out + at, 3, 4, r);
+        normalize(r, q);
         for (int k = 0; k < n; ++k) {
             load_soa_moves(list[k].pose + at, m);
             for (int c = 0; c < 6; ++c) v[c] = k ? _mm256_fmadd_ps(w[k], m[c], v[c]) : _mm256_mul_ps(w[k], m[c]);
         }
-        if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 3, 7, 3, count);
+        if (b == blocks - 1) pad_block(q, 3, 4, count), pad_block(v, 0, 3, count), pad_block(v + 3, 7, 3, count);
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
         for (int c = 0; c < 3; ++c) {
             _mm256_storeu_ps(out + at + 8 * c, v[c]);
             _mm256_storeu_ps(out + at + 8 * (7 + c), v[3 + c]);
