@@ -247,7 +247,8 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     float tol = 1e-4f * fmaxf(1.0f, reach);
     unsigned seed = 3;
     float worst_reach = 0.0f, worst_extension = 0.0f, worst_pole = 1.0f;
-    int reached = 0, nan = 0;
+    float worst_correction = 0.0f;
+    int reached = 0, nan = 0, wrong_side = 0;
     for (int k = 0; k < 200; ++k) {
         sinew_vec3 dir = sinew_vec3_normalize(sinew_vec3_make(check_rand(&seed) - 0.5f, check_rand(&seed) - 0.5f,
                                                              check_rand(&seed) - 0.5f));
@@ -255,7 +256,11 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
         float d = out_of_reach ? reach * (1.05f + 2.0f * check_rand(&seed))
                                : fold + 0.02f * reach + (reach - fold - 0.04f * reach) * check_rand(&seed);
         sinew_vec3 target = sinew_vec3_add(a, sinew_vec3_scale(dir, d));
-        sinew_vec3 pole = sinew_vec3_normalize(sinew_vec3_cross(dir, sinew_vec3_make(0.3f, 1.0f, 0.2f)));
+        /* every other target with no pole: the start joint's turn is then
+         * applied without being normalized first (see ik.c) */
+        bool poled = k % 2 == 0;
+        sinew_vec3 pole = poled ? sinew_vec3_normalize(sinew_vec3_cross(dir, sinew_vec3_make(0.3f, 1.0f, 0.2f)))
+                                : sinew_vec3_make(0.0f, 0.0f, 0.0f);
         memcpy(local, pose, sizeof *local * (size_t)n);
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = n, .start_joint = s,
                                      .mid_joint = m, .end_joint = e, .target = target, .pole = pole, .weight = 1.0f};
@@ -264,6 +269,18 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
             return;
         }
         nan += !finite_pose(local, n);
+        /* the corrections returned are unit, on the identity's side, and
+         * what was applied: local = rest-of-call local x correction */
+        const sinew_quat *corr[2] = {&job.start_correction, &job.mid_correction};
+        const int joint[2] = {s, m};
+        for (int i = 0; i < 2; ++i) {
+            sinew_quat want = sinew_quat_normalize(sinew_quat_mul(pose[joint[i]].rotation, *corr[i]));
+            sinew_quat got = local[joint[i]].rotation;
+            float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
+            float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
+            worst_correction = fmaxf(worst_correction, fmaxf(1.0f - fabsf(dot), fabsf(len - 1.0f)));
+            wrong_side += corr[i]->w < 0.0f;
+        }
         sinew_local_to_model(sk, local, NULL, after, n, &err);
         sinew_vec3 end = pos(&after[e]), knee = pos(&after[m]);
         if (!out_of_reach) {
@@ -275,7 +292,7 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
             worst_extension = fmaxf(worst_extension, off);
             reached += !job.reached;
         }
-        if (!out_of_reach && d < 0.9f * reach) {
+        if (poled && !out_of_reach && d < 0.9f * reach) {
             /* the knee bends toward the pole */
             sinew_vec3 ak = sinew_vec3_sub(knee, a);
             sinew_vec3 side = sinew_vec3_sub(ak, sinew_vec3_scale(dir, sinew_vec3_dot(ak, dir)));
@@ -283,6 +300,9 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
         }
     }
     CHECK(nan == 0, "%s: %d poses with NaN", rig, nan);
+    CHECK(worst_correction <= 1e-6f && wrong_side == 0,
+          "%s: corrections off unit or off what was applied by %g; %d with w < 0", rig, (double)worst_correction,
+          wrong_side);
     CHECK(worst_reach <= tol, "%s: reachable targets missed by up to %g (tolerance %g)", rig, (double)worst_reach,
           (double)tol);
     /* the header's promise: within 1e-5 of the chain's length */

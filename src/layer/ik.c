@@ -17,9 +17,10 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
 }
 
 /* The shortest-arc rotation turning direction a onto direction b, given
- * the product of their lengths `ab` (> 0): the half-way quaternion
- * (|a||b| + a.b, a x b), normalized once, so that neither direction is. */
-static sinew_quat from_to_lengths(sinew_vec3 a, sinew_vec3 b, float ab)
+ * the product of their lengths `ab` (> 0), not normalized: the half-way
+ * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
+ * that neither direction need be normalized (half a turn: unit). */
+static sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
 {
     float d = sinew__v3_dot(a, b);
     if (d < -0.999999f * ab) {
@@ -27,7 +28,13 @@ static sinew_quat from_to_lengths(sinew_vec3 a, sinew_vec3 b, float ab)
         return sinew__q(p.x, p.y, p.z, 0.0f);
     }
     sinew_vec3 c = sinew__v3_cross(a, b);
-    return sinew__q_normalize(sinew__q(c.x, c.y, c.z, ab + d));
+    return sinew__q(c.x, c.y, c.z, ab + d);
+}
+
+/* from_to_unnormalized, normalized. */
+static sinew_quat from_to_lengths(sinew_vec3 a, sinew_vec3 b, float ab)
+{
+    return sinew__q_normalize(from_to_unnormalized(a, b, ab));
 }
 
 /* from_to_lengths for directions of any length (the identity when either
@@ -127,6 +134,25 @@ static inline sinew_quat correct_in(sinew_transform *local, int j, const sinew_m
     sinew_quat c = weighted(sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w), weight);
     if (weight > 0.0f) local[j].rotation = renormalize(sinew__q_mul(local[j].rotation, c));
     return c;
+}
+
+/* correct_in at weight 1 for a g of any length L well inside the floats'
+ * range: the correction comes out L times too long, and the product with
+ * the local rotation is normalized in full, which takes L out. Where g is
+ * normalized first, a square root and a division sit between the solve
+ * and the product, on the chain of dependent operations that sets the
+ * call's time; here they sit beside it, for the correction returned. */
+static inline sinew_quat correct_whole(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f,
+                                       sinew_quat g)
+{
+    const float *m = model[j].m;
+    float vx = (m[0] * g.x + m[1] * g.y + m[2] * g.z) * f.inv[0];
+    float vy = (m[4] * g.x + m[5] * g.y + m[6] * g.z) * f.inv[1];
+    float vz = (m[8] * g.x + m[9] * g.y + m[10] * g.z) * f.inv[2];
+    sinew_quat c = sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w);
+    if (c.w < 0.0f) c = sinew__q(-c.x, -c.y, -c.z, -c.w); /* on the identity's side, as weighted() puts it */
+    local[j].rotation = sinew__q_normalize(sinew__q_mul(local[j].rotation, c));
+    return sinew__q_normalize(c);
 }
 
 static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
@@ -282,13 +308,14 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
 
     /* 2. the start joint turns the end onto the target's direction; the
      * end is `want` from the start now */
-    sinew_quat g_start = want > 0.0f && dist > 0.0f ? from_to_lengths(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
+    sinew_quat g_start = want > 0.0f && dist > 0.0f ? from_to_unnormalized(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
 
     /* 3. and twists about that direction to bring the mid joint toward the pole */
     sinew_vec3 axis = sinew__v3(0, 0, 0);
     if (sinew__v3_dot(pole, pole) > 0.0f)
         axis = dist > 0.0f ? sinew__v3_scale(at, 1.0f / dist) : sinew__v3_normalize(ac1);
     if (sinew__v3_dot(axis, axis) > 0.0f) {
+        g_start = sinew__q_normalize(g_start);
         sinew_vec3 mid_dir = sinew__q_rotate(g_start, ab);
         sinew_vec3 off = sinew__v3_sub(mid_dir, sinew__v3_scale(axis, sinew__v3_dot(axis, mid_dir)));
         sinew_vec3 pole_off = sinew__v3_sub(pole, sinew__v3_scale(axis, sinew__v3_dot(axis, pole)));
@@ -298,7 +325,11 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
 
     float w = job->weight;
     job->mid_correction = correct_in(job->local, jm, job->model, fm, g_mid, w);
-    job->start_correction = correct_in(job->local, js, job->model, fs, g_start, w);
+    float g2 = sinew__q_dot(g_start, g_start); /* g_start not normalized: see correct_whole */
+    if (w >= 1.0f && g2 > 1e-30f && g2 < 1e30f)
+        job->start_correction = correct_whole(job->local, js, job->model, fs, g_start);
+    else
+        job->start_correction = correct_in(job->local, js, job->model, fs, sinew__q_normalize(g_start), w);
     /* the end lands `want` from the start on the ray to the target (the
      * twist turns about that ray) */
     job->reached = fabsf(want - dist) <= 1e-4f * (reach > 0.0f ? reach : 1.0f);
