@@ -213,6 +213,101 @@ static void check_simd_blend(void)
     }
 }
 
+/* sinew_additive_apply_pose against sinew_additive_apply, bit for bit, on
+ * skeletons made at the scalar level and at the best one, in joint order
+ * and in the pose order (masks per lane), for joint counts below, at and
+ * off multiples of 8: random bases and deltas, delta rotations with w
+ * below 0, -0 and 0, a zero delta rotation (its nlerp has no length at
+ * weight 1: the identity), delta translations near the float range
+ * (infinite sums), weights 0, fractions, 1 and above, masks with zeros. */
+static void check_additive_pose(void)
+{
+    enum { MAX = 61, LANES = 2 * MAX + 8 };
+    static const int counts[] = {5, 8, 16, 23, 61};
+    static const float weights[] = {0.0f, 0.37f, 1.0f, 2.5f};
+    unsigned state = 777u;
+    int cases = 0, differ = 0;
+    for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ++ci) {
+        int n = counts[ci], parents[MAX];
+        static sinew_transform rest[MAX], base[MAX], delta[MAX], want[MAX];
+        static float mask[MAX], lane_mask[LANES], soa_base[SINEW_POSE_FLOATS(LANES)],
+            soa_delta[SINEW_POSE_FLOATS(LANES)], soa_want[SINEW_POSE_FLOATS(LANES)], soa_got[SINEW_POSE_FLOATS(LANES)];
+        for (int j = 0; j < n; ++j) parents[j] = j - 1, random_transform(&state, &rest[j]);
+        sinew_skeleton_desc d = {n, parents, NULL, rest};
+        sinew_error err;
+        sinew_skeleton *sks[2] = {sinew_skeleton_create(&d, NULL, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &err),
+                                  sinew_skeleton_create(&d, NULL, NULL, &err)};
+        CHECK(sks[0] && sks[1], "skeletons of %d joints: %s", n, err.description);
+        for (int round = 0; sks[0] && sks[1] && round < 16; ++round) {
+            for (int j = 0; j < n; ++j) {
+                random_transform(&state, &base[j]), random_transform(&state, &delta[j]);
+                mask[j] = j % 5 == 1 ? 0.0f : rnd(&state, 0, 1.5f);
+            }
+            delta[1 % n].rotation.w = -0.0f;
+            delta[2 % n].rotation = (sinew_quat){0, 0, 0, 0};
+            delta[3 % n].rotation.w = 0.0f;
+            if (round % 4 == 3) delta[4 % n].translation.x = 3e38f, base[4 % n].translation.x = 3e38f;
+            float weight = weights[round % 4];
+            const float *m = round % 2 ? mask : NULL;
+            sinew_additive_apply(base, delta, n, weight, m, want, &err);
+            for (int k = 0; k < 2; ++k) {
+                const sinew_skeleton *sk = sks[k];
+                /* joint order */
+                sinew_pose_from_transforms(base, n, soa_base, &err);
+                sinew_pose_from_transforms(delta, n, soa_delta, &err);
+                sinew_pose_from_transforms(want, n, soa_want, &err);
+                CHECK(sinew_additive_apply_pose(sk, soa_base, soa_delta, n, weight, m, soa_got, &err) == SINEW_OK,
+                      "additive SoA: %s", err.description);
+                differ += memcmp(soa_got, soa_want, sizeof(float) * SINEW_POSE_FLOATS(n)) != 0;
+                /* in place */
+                CHECK(sinew_additive_apply_pose(sk, soa_base, soa_delta, n, weight, m, soa_base, &err) == SINEW_OK,
+                      "additive SoA in place: %s", err.description);
+                differ += memcmp(soa_base, soa_want, sizeof(float) * SINEW_POSE_FLOATS(n)) != 0;
+                /* pose order, masks per lane */
+                const int16_t *lane_joint;
+                int lanes = sinew_skeleton_pose_order(sk, &lane_joint);
+                CHECK(lanes <= LANES, "%d joints: %d lanes", n, lanes);
+                if (lanes > LANES) continue;
+                for (int l = 0; l < lanes; ++l) lane_mask[l] = mask[lane_joint[l]];
+                sinew_pose_order_from_transforms(sk, base, n, soa_base, &err);
+                sinew_pose_order_from_transforms(sk, delta, n, soa_delta, &err);
+                sinew_pose_order_from_transforms(sk, want, n, soa_want, &err);
+                CHECK(sinew_additive_apply_pose(sk, soa_base, soa_delta, lanes, weight, m ? lane_mask : NULL, soa_got,
+                                                &err) == SINEW_OK,
+                      "additive SoA in pose order: %s", err.description);
+                differ += memcmp(soa_got, soa_want, sizeof(float) * SINEW_POSE_FLOATS(lanes)) != 0;
+                cases += 3;
+            }
+        }
+        /* errors, each with its sentence, the caller named */
+        if (sks[0]) {
+            const sinew_skeleton *sk = sks[0];
+            struct {
+                const float *base;
+                int count;
+                float weight;
+                const float *mask;
+                sinew_result want;
+            } bad[] = {{NULL, n, 1.0f, NULL, SINEW_ERROR_INVALID_ARGUMENT},
+                       {soa_base, n + 1, 1.0f, NULL, SINEW_ERROR_SIZE_MISMATCH},
+                       {soa_base, n, -1.0f, NULL, SINEW_ERROR_INVALID_ARGUMENT},
+                       {soa_base, n, INFINITY, NULL, SINEW_ERROR_INVALID_ARGUMENT},
+                       {soa_base, n, 1.0f, lane_mask, SINEW_ERROR_INVALID_ARGUMENT}};
+            lane_mask[n - 1] = NAN;
+            for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+                sinew_result r = sinew_additive_apply_pose(sk, bad[i].base, soa_delta, bad[i].count, bad[i].weight,
+                                                           bad[i].mask, soa_got, &err);
+                CHECK(r == bad[i].want && strncmp(err.description, "sinew_additive_apply_pose: ", 27) == 0,
+                      "additive SoA error case %zu: %s (%s)", i, sinew_result_name(r), err.description);
+            }
+        }
+        sinew_skeleton_free(sks[0]), sinew_skeleton_free(sks[1]);
+    }
+    CHECK(differ == 0, "sinew_additive_apply_pose differs from sinew_additive_apply in %d of %d cases", differ, cases);
+    printf("test_blend: sinew_additive_apply_pose at scalar and %s: %d cases bit for bit\n",
+           sinew_simd_name(sinew_simd_supported()), cases);
+}
+
 int main(void)
 {
     sinew_error err = {0};
@@ -345,5 +440,6 @@ int main(void)
 
     sinew_asset_free(a);
     check_simd_blend();
+    check_additive_pose();
     return check_finish("test_blend");
 }

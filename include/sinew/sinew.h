@@ -48,6 +48,7 @@
  *                sinew_skeleton_pose_order sinew_clip_sample_pose sinew_pose_order_from_transforms
  *                sinew_pose_order_to_transforms sinew_local_to_model_pose
  *   Layer        sinew_blend sinew_blend_pose sinew_additive_delta sinew_additive_apply
+ *                sinew_additive_apply_pose
  *                sinew_playback_start sinew_playback_advance sinew_playback_phase
  *                sinew_playback_advance_synced sinew_crossfade_start
  *                sinew_crossfade_advance sinew_crossfade_weight
@@ -1032,6 +1033,20 @@ SINEW_API sinew_result sinew_additive_delta(const sinew_transform *reference, co
 SINEW_API sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_transform *delta,
                                             int count, float weight, const float *joint_weights,
                                             sinew_transform *out, sinew_error *err);
+
+/* sinew_additive_apply() on SoA poses ("SoA poses" above), lane by lane:
+ * `base` and `delta` (an additive clip's sample, sinew_clip_sample_pose())
+ * both in joint order (count: the joint count) or both in the skeleton's
+ * pose order (count: its lane count, `lane_weights` per lane, as
+ * sinew_blend_pose() takes them). `out` (which may alias base, not delta)
+ * gets the identity in its padding lanes. The result is
+ * sinew_additive_apply()'s bit for bit at every SIMD level. Errors:
+ * SINEW_ERROR_INVALID_ARGUMENT (NULL pointers, weights negative or not
+ * finite), SINEW_ERROR_SIZE_MISMATCH (count neither the joint count nor
+ * the pose order's). */
+SINEW_API sinew_result sinew_additive_apply_pose(const sinew_skeleton *skeleton, const float *base,
+                                                 const float *delta, int count, float weight,
+                                                 const float *lane_weights, float *out, sinew_error *err);
 
 /* ======================================================================== */
 /* Playback, crossfades and blend spaces                                     */

@@ -166,30 +166,75 @@ sinew_result sinew_additive_delta(const sinew_transform *reference, const sinew_
     return SINEW_OK;
 }
 
+/* One joint of sinew_additive_apply: the scalar reference, which the SoA
+ * kernels follow operation for operation. */
+static sinew_transform additive_joint(const sinew_transform *b, const sinew_transform *d, float w)
+{
+    /* nlerp from identity, on the identity's side */
+    sinew_quat dq = d->rotation.w < 0.0f ? sinew__q(-d->rotation.x, -d->rotation.y, -d->rotation.z, -d->rotation.w)
+                                         : d->rotation;
+    sinew_quat part = sinew__q_normalize(sinew__q(w * dq.x, w * dq.y, w * dq.z, 1.0f - w + w * dq.w));
+    sinew_transform o;
+    o.translation = sinew__v3(b->translation.x + w * d->translation.x, b->translation.y + w * d->translation.y,
+                              b->translation.z + w * d->translation.z);
+    o.rotation = sinew__q_normalize(sinew__q_mul(b->rotation, part));
+    o.scale = sinew__v3(b->scale.x * (1.0f + w * (d->scale.x - 1.0f)), b->scale.y * (1.0f + w * (d->scale.y - 1.0f)),
+                        b->scale.z * (1.0f + w * (d->scale.z - 1.0f)));
+    return o;
+}
+
+/* The weight and the mask's weights: finite and not negative. */
+static sinew_result check_additive_weights(const char *name, float weight, const float *mask, int count,
+                                           sinew_error *err)
+{
+    if (!valid_weight(weight))
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not finite and >= 0", name,
+                           (double)weight);
+    for (int j = 0; mask && j < count; ++j)
+        if (!valid_weight(mask[j]))
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: joint %d's mask weight %g", name, j,
+                               (double)mask[j]);
+    return SINEW_OK;
+}
+
 sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_transform *delta, int count, float weight,
                                   const float *joint_weights, sinew_transform *out, sinew_error *err)
 {
-    if (!base || !delta || !out || count < 0 || !valid_weight(weight))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: a base, a delta, a weight >= 0");
-    for (int j = 0; joint_weights && j < count; ++j)
-        if (!valid_weight(joint_weights[j]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: joint %d's mask weight %g", j,
-                               (double)joint_weights[j]);
-    for (int j = 0; j < count; ++j) {
-        float w = weight * (joint_weights ? joint_weights[j] : 1.0f);
-        const sinew_transform *b = &base[j], *d = &delta[j];
-        /* nlerp from identity, on the identity's side */
-        sinew_quat dq = d->rotation.w < 0.0f ? sinew__q(-d->rotation.x, -d->rotation.y, -d->rotation.z, -d->rotation.w)
-                                             : d->rotation;
-        sinew_quat part = sinew__q_normalize(sinew__q(w * dq.x, w * dq.y, w * dq.z, 1.0f - w + w * dq.w));
-        sinew_transform o;
-        o.translation = sinew__v3(b->translation.x + w * d->translation.x, b->translation.y + w * d->translation.y,
-                                  b->translation.z + w * d->translation.z);
-        o.rotation = sinew__q_normalize(sinew__q_mul(b->rotation, part));
-        o.scale = sinew__v3(b->scale.x * (1.0f + w * (d->scale.x - 1.0f)), b->scale.y * (1.0f + w * (d->scale.y - 1.0f)),
-                            b->scale.z * (1.0f + w * (d->scale.z - 1.0f)));
-        out[j] = o;
+    if (!base || !delta || !out || count < 0)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: a base, a delta, an output");
+    sinew_result r = check_additive_weights("sinew_additive_apply", weight, joint_weights, count, err);
+    if (r != SINEW_OK) return r;
+    for (int j = 0; j < count; ++j)
+        out[j] = additive_joint(&base[j], &delta[j], weight * (joint_weights ? joint_weights[j] : 1.0f));
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_additive_apply_pose(const sinew_skeleton *sk, const float *base, const float *delta, int count,
+                                       float weight, const float *lane_weights, float *out, sinew_error *err)
+{
+    static const char what[] = "sinew_additive_apply_pose";
+    if (!sk || !base || !delta || !out)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: a skeleton, a base, a delta, an output", what);
+    int lanes = sinew_skeleton_pose_order(sk, NULL);
+    if (count != sk->joint_count && count != lanes)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d lanes for %d joints (or %d lanes in the pose order)",
+                           what, count, sk->joint_count, lanes);
+    sinew_result r = check_additive_weights(what, weight, lane_weights, count, err);
+    if (r != SINEW_OK) return r;
+    sinew__additive_pose_kernel kernel = sinew__additive_pose_kernel_for(sinew__skeleton_of(sk)->simd);
+    if (kernel) {
+        kernel(base, delta, count, weight, lane_weights, out);
+    } else {
+        for (int j = 0; j < count; ++j) {
+            sinew_transform b = pose_joint(base, j), d = pose_joint(delta, j);
+            sinew_transform o = additive_joint(&b, &d, weight * (lane_weights ? lane_weights[j] : 1.0f));
+            const float f[10] = {o.translation.x, o.translation.y, o.translation.z, o.rotation.x, o.rotation.y,
+                                 o.rotation.z,    o.rotation.w,    o.scale.x,       o.scale.y,    o.scale.z};
+            for (int c = 0; c < 10; ++c) out[sinew__pose_at(j, c)] = f[c];
+        }
     }
+    sinew__pose_pad(out, count);
     sinew__ok(err);
     return SINEW_OK;
 }

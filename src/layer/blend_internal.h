@@ -38,4 +38,20 @@ sinew__blend_pose_kernel sinew__blend_pose_kernel_for(int level);
 void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
                             float *out, int count);
 
+/* A SoA additive kernel: sinew_additive_apply_pose over every block but
+ * the padding, its arguments checked (mask NULL or `count` weights). */
+typedef void (*sinew__additive_pose_kernel)(const float *base, const float *delta, int count, float weight,
+                                            const float *mask, float *out);
+
+/* The SoA additive kernel of a SIMD level, or NULL where the scalar
+ * reference runs (layer/simd/dispatch.c). */
+sinew__additive_pose_kernel sinew__additive_pose_kernel_for(int level);
+
+/* src/layer/simd/blend_avx2.c: blend.c's additive_joint eight lanes at a
+ * time, the same operations in the same order (no fused multiply-adds,
+ * the square roots and divisions exact), so its lanes are the scalar
+ * reference's bit for bit. */
+void sinew__additive_pose_avx2(const float *base, const float *delta, int count, float weight, const float *mask,
+                               float *out);
+
 #endif /* SINEW_BLEND_INTERNAL_H */

@@ -531,3 +531,62 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         }
     }
 }
+
+/* ---- sinew_additive_apply_pose ---------------------------------------------- */
+
+/* q / |q| as sinew__q_normalize (the identity where |q|^2 is 0 or not
+ * finite): the same sum of squares, the exact square root and division. */
+INLINE void normalize_exact(__m256 q[4])
+{
+    __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
+                                              _mm256_mul_ps(q[2], q[2])),
+                                _mm256_mul_ps(q[3], q[3]));
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+    __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    for (int c = 0; c < 4; ++c)
+        q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(q[c], inv), sane);
+}
+
+void sinew__additive_pose_avx2(const float *base, const float *delta, int count, float weight, const float *mask,
+                               float *out)
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    int blocks = (count + 7) / 8;
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
+        /* weight * mask, as the reference: times 1 without a mask */
+        __m256 w = _mm256_mul_ps(_mm256_set1_ps(weight), mask ? layer_weight(1.0f, mask, first, valid) : one);
+        __m256 bv[10], d[10];
+        load_soa(base + at, 0, 10, bv), load_soa(delta + at, 0, 10, d);
+        /* the delta rotation on the identity's side (w below 0: flipped) */
+        __m256 flip = _mm256_and_ps(_mm256_cmp_ps(d[6], _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(-0.0f));
+        __m256 part[4];
+        for (int c = 0; c < 3; ++c) part[c] = _mm256_mul_ps(w, _mm256_xor_ps(d[3 + c], flip));
+        part[3] = _mm256_add_ps(_mm256_sub_ps(one, w), _mm256_mul_ps(w, _mm256_xor_ps(d[6], flip)));
+        normalize_exact(part);
+        /* base rotation times part, in sinew__q_mul's order */
+        const __m256 ax = bv[3], ay = bv[4], az = bv[5], aw = bv[6];
+        __m256 r[4];
+        r[0] = _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[0]), _mm256_mul_ps(ax, part[3])),
+                                           _mm256_mul_ps(ay, part[2])),
+                             _mm256_mul_ps(az, part[1]));
+        r[1] = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[1]), _mm256_mul_ps(ax, part[2])),
+                                           _mm256_mul_ps(ay, part[3])),
+                             _mm256_mul_ps(az, part[0]));
+        r[2] = _mm256_add_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[2]), _mm256_mul_ps(ax, part[1])),
+                                           _mm256_mul_ps(ay, part[0])),
+                             _mm256_mul_ps(az, part[3]));
+        r[3] = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[3]), _mm256_mul_ps(ax, part[0])),
+                                           _mm256_mul_ps(ay, part[1])),
+                             _mm256_mul_ps(az, part[2]));
+        normalize_exact(r);
+        for (int c = 0; c < 3; ++c) {
+            _mm256_storeu_ps(out + at + 8 * c, _mm256_add_ps(bv[c], _mm256_mul_ps(w, d[c])));
+            _mm256_storeu_ps(out + at + 8 * (7 + c),
+                             _mm256_mul_ps(bv[7 + c], _mm256_add_ps(one, _mm256_mul_ps(w, _mm256_sub_ps(d[7 + c], one)))));
+        }
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), r[c]);
+    }
+}
