@@ -74,7 +74,8 @@
  * deepest joint and the two above it: the unit is the chain joint, 3)
  * toward a target a little closer to the hip than the foot, writing the
  * local pose, the model matrices left as they were before the row (each
- * call solves the same chain again); ik_then_local_to_model_from follows
+ * call solves the same chain again); ik_two_bone_pose does the same on a
+ * SoA pose in the skeleton's pose order; ik_then_local_to_model_from follows
  * each solve with sinew_local_to_model_from the thigh, making the leg's
  * matrices anew, as ozz's two-bone IK sample does after its job. */
 #define _POSIX_C_SOURCE 200809L
@@ -248,7 +249,7 @@ static const kernel kernels[] = {
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
     {"blend3", OP_BLEND3, 0}, {"blend2_pose", OP_BLEND2_POSE, 0}, {"blend3_pose", OP_BLEND3_POSE, 0},
     {"additive", OP_ADDITIVE, 0}, {"additive_pose", OP_ADDITIVE_POSE, 0},
-    {"ik_two_bone", OP_IK, 0},
+    {"ik_two_bone", OP_IK, 0}, {"ik_two_bone_pose", OP_IK, POSE},
     {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"sample_pose", OP_SAMPLE_POSE, 0},
     {"frame_blend2", OP_FRAME2, 0}, {"frame_blend2_pose", OP_FRAME2, POSE}, {"skin_lbs_pos_nrm_scalar", OP_LBS_PN, SCALAR},
     {"skin_lbs_pos_scalar", OP_LBS_P, SCALAR}, {"skin_dqs_pos_nrm_scalar", OP_DQS_PN, SCALAR},
@@ -293,6 +294,7 @@ typedef struct bench {
     float *pose_layers, *pose_rest, *pose_out; /* the SoA blends' three poses, rest pose, output */
     sinew_transform *delta;   /* the additive rows' delta: the second pose over the rest pose */
     float *pose_delta;        /* the same, SoA */
+    float *pose_ik;           /* ik_two_bone_pose's local pose: SoA in the pose order */
     float *pose_order;        /* the first blend pose in the skeleton's pose order (local_to_model_pose) */
     sinew_mat4 *model, *palette;
     sinew_dq_transform *dq;
@@ -524,7 +526,9 @@ static void run_kernel(bench *b, const kernel *k)
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = b->model, .local = b->local, .count = n,
                                      .start_joint = b->ik[0], .mid_joint = b->ik[1], .end_joint = b->ik[2],
                                      .target = b->ik_target, .weight = 1.0f};
-        sinew_ik_two_bone(&job, NULL);
+        if (k->is & POSE) job.count = b->lanes;
+        if (k->is & POSE) sinew_ik_two_bone_pose(&job, b->pose_ik, NULL);
+        else sinew_ik_two_bone(&job, NULL);
         if (k->op == OP_IK_FROM) sinew_local_to_model_from(sk, b->local, NULL, b->model, n, b->ik[0], NULL);
         break;
     }
@@ -704,6 +708,7 @@ int cli_bench(int argc, char **argv)
     b.pose_delta = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
     b.pose_out = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
     b.pose_order = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(sinew_skeleton_pose_order(b.sk, NULL)));
+    b.pose_ik = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(b.lanes));
     b.model = cache_aligned(sizeof *b.model * (size_t)n);
     b.palette = cache_aligned(sizeof *b.palette * ((size_t)np + 1));
     b.dq = cache_aligned(sizeof *b.dq * ((size_t)np + 1));
@@ -715,7 +720,7 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.delta || !b.pose_delta || !b.pose_out || !b.pose_order || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.delta || !b.pose_delta || !b.pose_out || !b.pose_order || !b.pose_ik || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
         status = EXIT_FAILED;
         goto done;
@@ -883,6 +888,7 @@ int cli_bench(int argc, char **argv)
         if ((k->is & PACKED) && !b.packed_clip) continue;
         if ((k->is & COMPRESSED) && !b.compressed_clip) continue;
         if (ik) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        if (ik && (k->is & POSE)) sinew_pose_order_from_transforms(b.sk, b.local, n, b.pose_ik, NULL);
         cli_progress_show(&progress, "bench", "row %d of %d: %s", i + 1, KERNEL_COUNT, k->name);
         result r = measure(&b, k);
         cli_progress_clear(&progress); /* before the row, where stdout is the same terminal */
@@ -926,7 +932,7 @@ done:
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
-    free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order), free(b.model), free(b.palette), free(b.dq);
+    free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order), free(b.pose_ik), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);

@@ -232,6 +232,60 @@ static void test_blend_spaces(void)
 
 /* ---- IK ---------------------------------------------------------------------- */
 
+/* An IK job's _pose form: `run` gives the job `count` and runs it on
+ * `pose`. */
+typedef sinew_result (*soa_run)(const void *job, float *pose, int count, sinew_error *err);
+
+static sinew_result run_two_bone(const void *job, float *pose, int count, sinew_error *err)
+{
+    sinew_ik_two_bone_job j = *(const sinew_ik_two_bone_job *)job;
+    j.count = count;
+    return sinew_ik_two_bone_pose(&j, pose, err);
+}
+
+static sinew_result run_chain(const void *job, float *pose, int count, sinew_error *err)
+{
+    sinew_ik_chain_job j = *(const sinew_ik_chain_job *)job;
+    j.count = count;
+    return sinew_ik_chain_pose(&j, pose, err);
+}
+
+static sinew_result run_aim(const void *job, float *pose, int count, sinew_error *err)
+{
+    sinew_ik_aim_job j = *(const sinew_ik_aim_job *)job;
+    j.count = count;
+    return sinew_ik_aim_pose(&j, pose, err);
+}
+
+/* The job that corrected `before` into `after` (transform arrays), run on
+ * SoA copies of `before` in joint order and in the skeleton's pose order:
+ * they come out as SoA copies of `after`, bit for bit, every lane that
+ * holds a joint included. No pose, and a count that fits neither order,
+ * are refused. */
+static void check_soa_ik(const char *what, const sinew_skeleton *sk, const sinew_transform *before,
+                         const sinew_transform *after, const void *job, soa_run run)
+{
+    enum { FLOATS = SINEW_POSE_FLOATS(2 * MAX_JOINTS + 8) };
+    static float soa[FLOATS], want[FLOATS];
+    int n = sk->joint_count, lanes = sinew_skeleton_pose_order(sk, NULL);
+    sinew_error err = {0};
+    CHECK(SINEW_POSE_FLOATS(lanes) <= FLOATS, "%s: %d lanes", what, lanes);
+    if (SINEW_POSE_FLOATS(lanes) > FLOATS) return;
+    sinew_pose_from_transforms(before, n, soa, &err);
+    sinew_pose_from_transforms(after, n, want, &err);
+    CHECK(run(job, soa, n, &err) == SINEW_OK, "%s on a SoA pose: %s", what, err.description);
+    CHECK(memcmp(soa, want, sizeof(float) * SINEW_POSE_FLOATS(n)) == 0, "%s on a SoA pose: not the transforms' bits",
+          what);
+    sinew_pose_order_from_transforms(sk, before, n, soa, &err);
+    sinew_pose_order_from_transforms(sk, after, n, want, &err);
+    CHECK(run(job, soa, lanes, &err) == SINEW_OK, "%s on a SoA pose in the pose order: %s", what, err.description);
+    CHECK(memcmp(soa, want, sizeof(float) * SINEW_POSE_FLOATS(lanes)) == 0,
+          "%s on a SoA pose in the pose order: not the transforms' bits in every lane", what);
+    CHECK(run(job, soa, lanes + 1, &err) == SINEW_ERROR_SIZE_MISMATCH, "%s: a SoA pose of %d lanes refused", what,
+          lanes + 1);
+    CHECK(run(job, NULL, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: no pose at all refused", what);
+}
+
 /* Two-bone IK on one chain of a rig at many targets. `scale` is the rig's
  * unit (1 for metres, 100 for centimetres). */
 static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew_transform *pose, int s, int m, int e)
@@ -269,6 +323,7 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
             return;
         }
         nan += !finite_pose(local, n);
+        if (k < 8) check_soa_ik(rig, sk, pose, local, &job, run_two_bone);
         /* the corrections returned are unit, on the identity's side, and
          * what was applied: local = rest-of-call local x correction */
         const sinew_quat *corr[2] = {&job.start_correction, &job.mid_correction};
@@ -400,6 +455,14 @@ static void test_fabrik(void)
             CHECK(false, "FABRIK: %s", err.description);
             break;
         }
+        if (k < 10) {
+            sinew_transform before[N];
+            for (int j = 0; j < N; ++j) {
+                before[j] = rest[j];
+                before[j].rotation = sinew_quat_from_axis_angle(sinew_vec3_make(0.2f, 0.3f, 1.0f), 0.2f);
+            }
+            check_soa_ik("FABRIK", sk, before, local, &job, run_chain);
+        }
         sinew_local_to_model(sk, local, NULL, after, N, &err);
         bool lengths = true;
         for (int j = 1; j < N; ++j) lengths &= fabsf(dist(pos(&after[j]), pos(&after[j - 1])) - 1.0f) < 1e-4f;
@@ -448,6 +511,7 @@ static void test_aim(const sinew_skeleton *sk, const sinew_transform *pose, int 
             CHECK(false, "aim: %s", err.description);
             return;
         }
+        if (k < 8) check_soa_ik("aim", sk, pose, local, &job, run_aim);
         sinew_local_to_model(sk, local, NULL, after, n, &err);
         sinew_vec3 f = sinew_vec3_normalize(sinew_mat4_transform_vector(&after[head], sinew_vec3_make(0, 0, 1)));
         sinew_vec3 u = sinew_vec3_normalize(sinew_mat4_transform_vector(&after[head], sinew_vec3_make(0, 1, 0)));

@@ -57,7 +57,8 @@
  *                sinew_timeline_track_offset sinew_user_track_sample sinew_timeline_sample
  *                sinew_timeline_compress sinew_playback_span sinew_crossfade_spans
  *                sinew_events_crossed
- *                sinew_ik_two_bone sinew_ik_chain sinew_ik_aim sinew_root_motion
+ *                sinew_ik_two_bone sinew_ik_two_bone_pose sinew_ik_chain sinew_ik_chain_pose
+ *                sinew_ik_aim sinew_ik_aim_pose sinew_root_motion
  *   Springs      sinew_spring_joint_default sinew_springs_create sinew_springs_free
  *                sinew_spring_state_create sinew_spring_state_free sinew_spring_state_copy
  *                sinew_springs_reset sinew_springs_step
@@ -1345,14 +1346,20 @@ SINEW_API sinew_result sinew_blend_space_2d(const float *points, int count, floa
  * out: uniform scale anywhere is exact, non-uniform scale inside a chain is
  * approximate. Weights in [0, 1] blend each correction from the identity
  * (nlerp); 0 leaves the pose as it was. A job checks the model matrices it
- * reads (the chain's joints'), not the rest of the skeleton's. */
+ * reads (the chain's joints'), not the rest of the skeleton's.
+ * Each job's _pose form corrects a SoA pose ("SoA poses") in place of
+ * `local`: in joint order (count: the joint count) or in the skeleton's
+ * pose order (count: its lane count; every lane holding a joint is
+ * corrected), with the model matrices sinew_local_to_model_pose() makes
+ * from it. Its results are the transform array's, bit for bit; its errors
+ * the same, and SINEW_ERROR_SIZE_MISMATCH for a count that is neither. */
 
 /* Two-bone IK (thigh, shin, foot; upper arm, forearm, hand). */
 typedef struct sinew_ik_two_bone_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
-    sinew_transform *local;      /* corrected in place */
-    int count;                   /* the skeleton's joint count */
+    sinew_transform *local;      /* corrected in place (not read by the _pose form) */
+    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
     int start_joint, mid_joint, end_joint; /* each an ancestor of the next */
     sinew_vec3 target;           /* where the end joint should be, model space */
     sinew_vec3 pole;             /* model-space direction the mid joint bends toward;
@@ -1384,6 +1391,9 @@ typedef struct sinew_ik_two_bone_job {
  * solve reads: the start and mid joints', the end joint's translation). */
 SINEW_API sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err);
 
+/* sinew_ik_two_bone() correcting the SoA pose `pose` (see above). */
+SINEW_API sinew_result sinew_ik_two_bone_pose(sinew_ik_two_bone_job *job, float *pose, sinew_error *err);
+
 /* Most joints in one FABRIK chain. */
 #define SINEW_IK_MAX_CHAIN 64
 
@@ -1391,8 +1401,8 @@ SINEW_API sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error
 typedef struct sinew_ik_chain_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
-    sinew_transform *local;      /* corrected in place */
-    int count;                   /* the skeleton's joint count */
+    sinew_transform *local;      /* corrected in place (not read by the _pose form) */
+    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
     const int *joints;           /* root to tip, each an ancestor of the next */
     int joint_count;             /* 2 .. SINEW_IK_MAX_CHAIN */
     sinew_vec3 target;           /* where the tip should be, model space */
@@ -1415,13 +1425,16 @@ typedef struct sinew_ik_chain_job {
  * SINEW_IK_MAX_CHAIN joints. */
 SINEW_API sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err);
 
+/* sinew_ik_chain() correcting the SoA pose `pose` (see above). */
+SINEW_API sinew_result sinew_ik_chain_pose(sinew_ik_chain_job *job, float *pose, sinew_error *err);
+
 /* Aim (look-at): turns one joint so that its forward axis points at a
  * target and its up axis leans toward a pole. */
 typedef struct sinew_ik_aim_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
-    sinew_transform *local;      /* corrected in place */
-    int count;                   /* the skeleton's joint count */
+    sinew_transform *local;      /* corrected in place (not read by the _pose form) */
+    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
     int joint;
     sinew_vec3 target;           /* model-space point to look at */
     sinew_vec3 forward;          /* the joint's aiming axis, in its own space (unit) */
@@ -1439,6 +1452,9 @@ typedef struct sinew_ik_aim_job {
  * leaves it as it is. Errors as sinew_ik_two_bone(), and
  * SINEW_ERROR_INVALID_ARGUMENT for a zero forward or an up along forward. */
 SINEW_API sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err);
+
+/* sinew_ik_aim() correcting the SoA pose `pose` (see above). */
+SINEW_API sinew_result sinew_ik_aim_pose(sinew_ik_aim_job *job, float *pose, sinew_error *err);
 
 /* ======================================================================== */
 /* Root motion                                                               */

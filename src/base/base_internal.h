@@ -47,6 +47,16 @@
 #define SINEW__SHARED
 #endif
 
+/* A function the compiler is to inline wherever it is called: a hot body
+ * shared by two entry points, where a call costs more than the copy. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SINEW__ALWAYS_INLINE inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define SINEW__ALWAYS_INLINE __forceinline
+#else
+#define SINEW__ALWAYS_INLINE inline
+#endif
+
 /* ---- errors and warnings ------------------------------------------------ */
 
 /* Fills `err` (when not NULL) and returns `result`. */

@@ -19,8 +19,10 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
 /* The shortest-arc rotation turning direction a onto direction b, given
  * the product of their lengths `ab` (> 0), not normalized: the half-way
  * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
- * that neither direction need be normalized (half a turn: unit). */
-static sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
+ * that neither direction need be normalized (half a turn: unit). Inlined
+ * into both forms of the two-bone solve: a call there would sit on the
+ * solve's chain of dependent operations. */
+static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
 {
     float d = sinew__v3_dot(a, b);
     if (d < -0.999999f * ab) {
@@ -117,6 +119,52 @@ static inline frame_scale frame_scale_of(const sinew_mat4 *model)
     return f;
 }
 
+/* The local pose a job corrects: a transform array, or a SoA pose (sinew.h,
+ * "SoA poses") in joint order or in the skeleton's pose order, where every
+ * lane holding a joint is written (they lie in one block of eight). */
+typedef struct locals {
+    sinew_transform *local; /* or NULL, and: */
+    float *pose;
+    const sinew__skeleton *order; /* the pose order's skeleton, NULL for joint order */
+} locals;
+
+static locals locals_of(const sinew_skeleton *sk, sinew_transform *local, float *pose, int count)
+{
+    return (locals){local, pose, !local && count != sk->joint_count ? sinew__skeleton_of(sk) : NULL};
+}
+
+/* Float c of lane i of a SoA pose. */
+static inline size_t lane_at(int i, int c)
+{
+    return (size_t)(i >> 3) * SINEW_POSE_BLOCK_FLOATS + (size_t)(8 * c + (i & 7));
+}
+
+/* Joint j's local rotation, read for a correction that put_back() writes
+ * back. */
+static inline sinew_quat rotation_of(const locals *l, int j)
+{
+    if (l->local) return l->local[j].rotation;
+    int i = l->order ? l->order->first_lane[j] : j;
+    const float *p = l->pose;
+    return sinew__q(p[lane_at(i, 3)], p[lane_at(i, 4)], p[lane_at(i, 5)], p[lane_at(i, 6)]);
+}
+
+static void write_lanes(const locals *l, int j, sinew_quat q)
+{
+    int first = l->order ? l->order->first_lane[j] : j, end = l->order ? (first | 7) + 1 : first + 1;
+    for (int i = first; i < end; ++i) {
+        if (l->order && (i >= l->order->schedule_length || l->order->schedule[i] != j)) continue;
+        float *p = l->pose;
+        p[lane_at(i, 3)] = q.x, p[lane_at(i, 4)] = q.y, p[lane_at(i, 5)] = q.z, p[lane_at(i, 6)] = q.w;
+    }
+}
+
+static inline void put_back(const locals *l, int j, sinew_quat q)
+{
+    if (l->local) l->local[j].rotation = q;
+    else write_lanes(l, j, q);
+}
+
 /* Turns the model-space rotation `g` (unit; applied to joint j and
  * everything it carries) into j's local correction, weights it and applies
  * it. The correction is r^-1 g r for j's model rotation r: the same angle
@@ -124,7 +172,7 @@ static inline frame_scale frame_scale_of(const sinew_mat4 *model)
  * along j's unit columns, so no quaternion of r is made. It is unit where
  * the columns are orthogonal (non-uniform scale above j skews them; the
  * normalization of the product absorbs that). */
-static inline sinew_quat correct_in(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f,
+static inline sinew_quat correct_in(sinew_quat *rotation, int j, const sinew_mat4 *model, frame_scale f,
                                     sinew_quat g, float weight)
 {
     const float *m = model[j].m;
@@ -132,7 +180,7 @@ static inline sinew_quat correct_in(sinew_transform *local, int j, const sinew_m
     float vy = (m[4] * g.x + m[5] * g.y + m[6] * g.z) * f.inv[1];
     float vz = (m[8] * g.x + m[9] * g.y + m[10] * g.z) * f.inv[2];
     sinew_quat c = weighted(sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w), weight);
-    if (weight > 0.0f) local[j].rotation = renormalize(sinew__q_mul(local[j].rotation, c));
+    if (weight > 0.0f) *rotation = renormalize(sinew__q_mul(*rotation, c));
     return c;
 }
 
@@ -142,7 +190,7 @@ static inline sinew_quat correct_in(sinew_transform *local, int j, const sinew_m
  * normalized first, a square root and a division sit between the solve
  * and the product, on the chain of dependent operations that sets the
  * call's time; here they sit beside it, for the correction returned. */
-static inline sinew_quat correct_whole(sinew_transform *local, int j, const sinew_mat4 *model, frame_scale f,
+static inline sinew_quat correct_whole(sinew_quat *rotation, int j, const sinew_mat4 *model, frame_scale f,
                                        sinew_quat g)
 {
     const float *m = model[j].m;
@@ -151,13 +199,16 @@ static inline sinew_quat correct_whole(sinew_transform *local, int j, const sine
     float vz = (m[8] * g.x + m[9] * g.y + m[10] * g.z) * f.inv[2];
     sinew_quat c = sinew__q(vx, vy, f.mirrored ? -vz : vz, g.w);
     if (c.w < 0.0f) c = sinew__q(-c.x, -c.y, -c.z, -c.w); /* on the identity's side, as weighted() puts it */
-    local[j].rotation = sinew__q_normalize(sinew__q_mul(local[j].rotation, c));
+    *rotation = sinew__q_normalize(sinew__q_mul(*rotation, c));
     return sinew__q_normalize(c);
 }
 
-static sinew_quat correct(sinew_transform *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
+static sinew_quat correct(const locals *local, int j, const sinew_mat4 *model, sinew_quat g, float weight)
 {
-    return correct_in(local, j, model, frame_scale_of(&model[j]), g, weight);
+    sinew_quat rotation = rotation_of(local, j);
+    sinew_quat c = correct_in(&rotation, j, model, frame_scale_of(&model[j]), g, weight);
+    put_back(local, j, rotation);
+    return c;
 }
 
 static bool finite3(sinew_vec3 v) { return isfinite(v.x) && isfinite(v.y) && isfinite(v.z); }
@@ -191,13 +242,19 @@ static bool is_ancestor(const sinew_skeleton *sk, int ancestor, int j)
 
 /* What every IK job checks: pointers, sizes, the weight. */
 static sinew_result check_common(const char *what, const sinew_skeleton *sk, const sinew_mat4 *model,
-                                 const sinew_transform *local, int count, float weight, sinew_error *err)
+                                 const sinew_transform *local, const float *pose, int count, float weight,
+                                 sinew_error *err)
 {
-    if (!sk || !model || !local)
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: a skeleton, model matrices and a local pose", what);
-    if (count != sk->joint_count)
+    if (!sk || !model || !local == !pose)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
+                           "%s: a skeleton, model matrices and one local pose (transforms or SoA)", what);
+    if (local && count != sk->joint_count)
         return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d transforms for %d joints", what, count,
                            sk->joint_count);
+    int lanes = pose ? sinew_skeleton_pose_order(sk, NULL) : 0;
+    if (pose && count != sk->joint_count && count != lanes)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d lanes for %d joints (or %d lanes in the pose order)",
+                           what, count, sk->joint_count, lanes);
     if (!(weight >= 0.0f && weight <= 1.0f))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not in [0, 1]", what, (double)weight);
     return SINEW_OK;
@@ -227,11 +284,12 @@ static sinew_result check_joint(const char *what, const sinew_skeleton *sk, cons
 
 /* ---- two-bone --------------------------------------------------------------- */
 
-sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
+/* The two-bone job's checks, for `local` or `pose`. */
+static SINEW__ALWAYS_INLINE sinew_result two_bone_checks(const sinew_ik_two_bone_job *job,
+                                                         const sinew_transform *local, const float *pose,
+                                                         const char *what, sinew_error *err)
 {
-    static const char what[] = "sinew_ik_two_bone";
-    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
-    sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
+    sinew_result r = check_common(what, job->skeleton, job->model, local, pose, job->count, job->weight, err);
     if (r != SINEW_OK) return r;
     const sinew_skeleton *sk = job->skeleton;
     const int js = job->start_joint, jm = job->mid_joint, je = job->end_joint;
@@ -253,7 +311,17 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     if (!(job->softness >= 0.0f && job->softness <= 1.0f))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: softness %g is not in [0, 1]", what,
                            (double)job->softness);
+    return SINEW_OK;
+}
 
+/* The two-bone solve of a checked job, correcting job->local. The pose
+ * form runs it on copies of the chain's three joints. Inlined into both
+ * callers: as a function of its own, the transform array's call takes a
+ * few percent longer. */
+static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
+{
+    const int js = job->start_joint, jm = job->mid_joint, je = job->end_joint;
+    const sinew_mat4 *ms = &job->model[js], *mm = &job->model[jm], *me = &job->model[je];
     frame_scale fs = frame_scale_of(ms), fm = frame_scale_of(mm);
     sinew_vec3 a = position_of(ms), b = position_of(mm), c = position_of(me);
     sinew_vec3 t = job->target, pole = job->pole;
@@ -324,26 +392,25 @@ sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
     }
 
     float w = job->weight;
-    job->mid_correction = correct_in(job->local, jm, job->model, fm, g_mid, w);
+    job->mid_correction = correct_in(&job->local[jm].rotation, jm, job->model, fm, g_mid, w);
     float g2 = sinew__q_dot(g_start, g_start); /* g_start not normalized: see correct_whole */
     if (w >= 1.0f && g2 > 1e-30f && g2 < 1e30f)
-        job->start_correction = correct_whole(job->local, js, job->model, fs, g_start);
+        job->start_correction = correct_whole(&job->local[js].rotation, js, job->model, fs, g_start);
     else
-        job->start_correction = correct_in(job->local, js, job->model, fs, sinew__q_normalize(g_start), w);
+        job->start_correction =
+            correct_in(&job->local[js].rotation, js, job->model, fs, sinew__q_normalize(g_start), w);
     /* the end lands `want` from the start on the ray to the target (the
      * twist turns about that ray) */
     job->reached = fabsf(want - dist) <= 1e-4f * (reach > 0.0f ? reach : 1.0f);
-    sinew__ok(err);
-    return SINEW_OK;
 }
 
 /* ---- FABRIK ------------------------------------------------------------------ */
 
-sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
+/* sinew_ik_chain and sinew_ik_chain_pose: the job correcting `local_in` or `pose`. */
+static sinew_result chain(sinew_ik_chain_job *job, sinew_transform *local_in, float *pose, const char *what,
+                          sinew_error *err)
 {
-    static const char what[] = "sinew_ik_chain";
-    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
-    sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
+    sinew_result r = check_common(what, job->skeleton, job->model, local_in, pose, job->count, job->weight, err);
     if (r != SINEW_OK) return r;
     const sinew_skeleton *sk = job->skeleton;
     const int n = job->joint_count;
@@ -398,6 +465,7 @@ sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
 
     /* positions to rotations, root first: `moved` is the model-space
      * rotation already applied to joint i by the joints above it */
+    const locals local = locals_of(sk, local_in, pose, job->count);
     sinew_quat moved = sinew__q(0, 0, 0, 1);
     for (int i = 0; i + 1 < n; ++i) {
         sinew_vec3 bone = sinew__q_rotate(moved, sinew__v3_sub(p0[i + 1], p0[i]));
@@ -406,7 +474,7 @@ sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
         /* joint i's own part of the motion, in model space: moved^-1 * after,
          * seen in the frame its ancestors have already turned */
         sinew_quat own = sinew__q_normalize(sinew__q_mul(conjugate(moved), after));
-        correct(job->local, job->joints[i], job->model, own, job->weight);
+        correct(&local, job->joints[i], job->model, own, job->weight);
         moved = after;
     }
     sinew_vec3 miss = sinew__v3_sub(p[n - 1], t);
@@ -419,11 +487,11 @@ sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
 
 /* ---- aim --------------------------------------------------------------------- */
 
-sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
+/* sinew_ik_aim and sinew_ik_aim_pose: the job correcting `local_in` or `pose`. */
+static sinew_result aim(sinew_ik_aim_job *job, sinew_transform *local_in, float *pose, const char *what,
+                        sinew_error *err)
 {
-    static const char what[] = "sinew_ik_aim";
-    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: job is NULL", what);
-    sinew_result r = check_common(what, job->skeleton, job->model, job->local, job->count, job->weight, err);
+    sinew_result r = check_common(what, job->skeleton, job->model, local_in, pose, job->count, job->weight, err);
     if (r != SINEW_OK) return r;
     if ((r = check_joint(what, job->skeleton, job->model, job->joint, err)) != SINEW_OK) return r;
     if (!finite3(job->target) || !finite3(job->forward) || !finite3(job->up) || !finite3(job->pole))
@@ -448,7 +516,71 @@ sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
                 g = sinew__q_normalize(sinew__q_mul(twist_about(axis, up_now, pole), g));
         }
     }
-    job->correction = correct(job->local, job->joint, job->model, g, job->weight);
+    const locals local = locals_of(job->skeleton, local_in, pose, job->count);
+    job->correction = correct(&local, job->joint, job->model, g, job->weight);
     sinew__ok(err);
     return SINEW_OK;
+}
+
+/* ---- the public jobs ------------------------------------------------------------ */
+
+sinew_result sinew_ik_two_bone(sinew_ik_two_bone_job *job, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_two_bone: job is NULL");
+    sinew_result r = two_bone_checks(job, job->local, NULL, "sinew_ik_two_bone", err);
+    if (r != SINEW_OK) return r;
+    two_bone_solve(job);
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+/* The pose form solves the job on copies of the chain's three joints (their
+ * model matrices and local rotations: all the solve reads), as joints 0, 1
+ * and 2, and puts the two corrected rotations back in the pose. */
+sinew_result sinew_ik_two_bone_pose(sinew_ik_two_bone_job *job, float *pose, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_two_bone_pose: job is NULL");
+    sinew_result r = two_bone_checks(job, NULL, pose, "sinew_ik_two_bone_pose", err);
+    if (r != SINEW_OK) return r;
+    const locals local = locals_of(job->skeleton, NULL, pose, job->count);
+    const int joints[3] = {job->start_joint, job->mid_joint, job->end_joint};
+    sinew_mat4 model[3];
+    sinew_transform chain[3];
+    for (int i = 0; i < 3; ++i) {
+        model[i] = job->model[joints[i]];
+        chain[i] = sinew_transform_identity();
+        chain[i].rotation = rotation_of(&local, joints[i]);
+    }
+    sinew_ik_two_bone_job three = *job;
+    three.model = model, three.local = chain, three.start_joint = 0, three.mid_joint = 1, three.end_joint = 2;
+    two_bone_solve(&three);
+    put_back(&local, joints[0], chain[0].rotation), put_back(&local, joints[1], chain[1].rotation);
+    job->start_correction = three.start_correction, job->mid_correction = three.mid_correction;
+    job->reached = three.reached;
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_ik_chain(sinew_ik_chain_job *job, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_chain: job is NULL");
+    return chain(job, job->local, NULL, "sinew_ik_chain", err);
+}
+
+sinew_result sinew_ik_chain_pose(sinew_ik_chain_job *job, float *pose, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_chain_pose: job is NULL");
+    return chain(job, NULL, pose, "sinew_ik_chain_pose", err);
+}
+
+sinew_result sinew_ik_aim(sinew_ik_aim_job *job, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_aim: job is NULL");
+    return aim(job, job->local, NULL, "sinew_ik_aim", err);
+}
+
+sinew_result sinew_ik_aim_pose(sinew_ik_aim_job *job, float *pose, sinew_error *err)
+{
+    if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_aim_pose: job is NULL");
+    return aim(job, NULL, pose, "sinew_ik_aim_pose", err);
 }
