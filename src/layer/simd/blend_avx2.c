@@ -584,8 +584,8 @@ void sinew__additive_pose_avx2(const float *base, const float *delta, int count,
         normalize_exact(r);
         for (int c = 0; c < 3; ++c) {
             _mm256_storeu_ps(out + at + 8 * c, _mm256_add_ps(bv[c], _mm256_mul_ps(w, d[c])));
-            _mm256_storeu_ps(out + at + 8 * (7 + c),
-                             _mm256_mul_ps(bv[7 + c], _mm256_add_ps(one, _mm256_mul_ps(w, _mm256_sub_ps(d[7 + c], one)))));
+            __m256 grow = _mm256_add_ps(one, _mm256_mul_ps(w, _mm256_sub_ps(d[7 + c], one)));
+            _mm256_storeu_ps(out + at + 8 * (7 + c), _mm256_mul_ps(bv[7 + c], grow));
         }
         for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), r[c]);
     }
