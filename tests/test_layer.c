@@ -16,6 +16,7 @@
 #include "shared_asset.h"
 #endif
 
+#include <stddef.h>
 #include <stdlib.h>
 
 enum { MAX_JOINTS = 128 };
@@ -232,58 +233,61 @@ static void test_blend_spaces(void)
 
 /* ---- IK ---------------------------------------------------------------------- */
 
-/* An IK job's _pose form: `run` gives the job `count` and runs it on
- * `pose`. */
-typedef sinew_result (*soa_run)(const void *job, float *pose, int count, sinew_error *err);
+/* An IK job's _pose form: `run` copies the job to `outputs`, gives the
+ * copy `count` and runs it on `pose`. */
+typedef sinew_result (*soa_run)(const void *job, void *outputs, float *pose, int count, sinew_error *err);
 
-static sinew_result run_two_bone(const void *job, float *pose, int count, sinew_error *err)
+static sinew_result run_two_bone(const void *job, void *outputs, float *pose, int count, sinew_error *err)
 {
-    sinew_ik_two_bone_job j = *(const sinew_ik_two_bone_job *)job;
-    j.count = count;
-    return sinew_ik_two_bone_pose(&j, pose, err);
+    sinew_ik_two_bone_job *j = outputs;
+    *j = *(const sinew_ik_two_bone_job *)job;
+    j->count = count;
+    return sinew_ik_two_bone_pose(j, pose, err);
 }
 
-static sinew_result run_chain(const void *job, float *pose, int count, sinew_error *err)
+static sinew_result run_chain(const void *job, void *outputs, float *pose, int count, sinew_error *err)
 {
-    sinew_ik_chain_job j = *(const sinew_ik_chain_job *)job;
-    j.count = count;
-    return sinew_ik_chain_pose(&j, pose, err);
+    sinew_ik_chain_job *j = outputs;
+    *j = *(const sinew_ik_chain_job *)job;
+    j->count = count;
+    return sinew_ik_chain_pose(j, pose, err);
 }
 
-static sinew_result run_aim(const void *job, float *pose, int count, sinew_error *err)
+static sinew_result run_aim(const void *job, void *outputs, float *pose, int count, sinew_error *err)
 {
-    sinew_ik_aim_job j = *(const sinew_ik_aim_job *)job;
-    j.count = count;
-    return sinew_ik_aim_pose(&j, pose, err);
+    sinew_ik_aim_job *j = outputs;
+    *j = *(const sinew_ik_aim_job *)job;
+    j->count = count;
+    return sinew_ik_aim_pose(j, pose, err);
 }
 
 /* The job that corrected `before` into `after` (transform arrays), run on
- * SoA copies of `before` in joint order and in the skeleton's pose order:
- * they come out as SoA copies of `after`, bit for bit, every lane that
- * holds a joint included. No pose, and a count that fits neither order,
- * are refused. */
+ * a SoA copy of `before` in the skeleton's pose order: it comes out as the
+ * SoA copy of `after`, bit for bit, every lane that holds a joint
+ * included, and the job's outputs (its bytes from `outputs_from` to
+ * `outputs_to`) are the same. No pose, and a count other than the joint count, are
+ * refused. */
 static void check_soa_ik(const char *what, const sinew_skeleton *sk, const sinew_transform *before,
-                         const sinew_transform *after, const void *job, soa_run run)
+                         const sinew_transform *after, const void *job, size_t outputs_from, size_t outputs_to,
+                         soa_run run)
 {
     enum { FLOATS = SINEW_POSE_FLOATS(2 * MAX_JOINTS + 8) };
     static float soa[FLOATS], want[FLOATS];
+    unsigned char copy[512];
     int n = sk->joint_count, lanes = sinew_skeleton_pose_order(sk, NULL);
     sinew_error err = {0};
-    CHECK(SINEW_POSE_FLOATS(lanes) <= FLOATS, "%s: %d lanes", what, lanes);
-    if (SINEW_POSE_FLOATS(lanes) > FLOATS) return;
-    sinew_pose_from_transforms(before, n, soa, &err);
-    sinew_pose_from_transforms(after, n, want, &err);
-    CHECK(run(job, soa, n, &err) == SINEW_OK, "%s on a SoA pose: %s", what, err.description);
-    CHECK(memcmp(soa, want, sizeof(float) * SINEW_POSE_FLOATS(n)) == 0, "%s on a SoA pose: not the transforms' bits",
-          what);
+    CHECK(SINEW_POSE_FLOATS(lanes) <= FLOATS && outputs_to <= sizeof copy, "%s: %d lanes", what, lanes);
+    if (SINEW_POSE_FLOATS(lanes) > FLOATS || outputs_to > sizeof copy) return;
     sinew_pose_order_from_transforms(sk, before, n, soa, &err);
     sinew_pose_order_from_transforms(sk, after, n, want, &err);
-    CHECK(run(job, soa, lanes, &err) == SINEW_OK, "%s on a SoA pose in the pose order: %s", what, err.description);
+    CHECK(run(job, copy, soa, n, &err) == SINEW_OK, "%s on a SoA pose: %s", what, err.description);
     CHECK(memcmp(soa, want, sizeof(float) * SINEW_POSE_FLOATS(lanes)) == 0,
-          "%s on a SoA pose in the pose order: not the transforms' bits in every lane", what);
-    CHECK(run(job, soa, lanes + 1, &err) == SINEW_ERROR_SIZE_MISMATCH, "%s: a SoA pose of %d lanes refused", what,
+          "%s on a SoA pose: not the transforms' bits in every lane", what);
+    CHECK(memcmp(copy + outputs_from, (const unsigned char *)job + outputs_from, outputs_to - outputs_from) == 0,
+          "%s on a SoA pose: outputs differ from the transform form's", what);
+    CHECK(run(job, copy, soa, lanes + 1, &err) == SINEW_ERROR_SIZE_MISMATCH, "%s: a count of %d refused", what,
           lanes + 1);
-    CHECK(run(job, NULL, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: no pose at all refused", what);
+    CHECK(run(job, copy, NULL, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: no pose at all refused", what);
 }
 
 /* Two-bone IK on one chain of a rig at many targets. `scale` is the rig's
@@ -323,7 +327,9 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
             return;
         }
         nan += !finite_pose(local, n);
-        if (k < 8) check_soa_ik(rig, sk, pose, local, &job, run_two_bone);
+        if (k < 8)
+            check_soa_ik(rig, sk, pose, local, &job, offsetof(sinew_ik_two_bone_job, start_correction),
+                         offsetof(sinew_ik_two_bone_job, reached) + sizeof job.reached, run_two_bone);
         /* the corrections returned are unit, on the identity's side, and
          * what was applied: local = rest-of-call local x correction */
         const sinew_quat *corr[2] = {&job.start_correction, &job.mid_correction};
@@ -333,7 +339,7 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
             sinew_quat got = local[joint[i]].rotation;
             float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
             float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
-            worst_correction = fmaxf(worst_correction, fmaxf(1.0f - fabsf(dot), fabsf(len - 1.0f)));
+            worst_correction = fmaxf(worst_correction, fmaxf(1.0f - dot, fabsf(len - 1.0f)));
             wrong_side += corr[i]->w < 0.0f;
         }
         sinew_local_to_model(sk, local, NULL, after, n, &err);
@@ -366,6 +372,30 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK(worst_extension <= tol, "%s: unreachable targets: off full extension by %g", rig, (double)worst_extension);
     CHECK(reached == 200, "%s: `reached` right for %d of 200", rig, reached);
     CHECK(worst_pole > 0.99f, "%s: knee toward the pole, worst cosine %g", rig, (double)worst_pole);
+
+    /* half weight: each correction is weighted from the identity, unit, and
+     * applied as returned; the SoA form agrees */
+    {
+        memcpy(local, pose, sizeof *local * (size_t)n);
+        sinew_vec3 target = sinew_vec3_add(a, sinew_vec3_scale(sinew_vec3_normalize(sinew_vec3_make(0.3f, -1.0f, 0.2f)),
+                                                              0.7f * reach));
+        sinew_ik_two_bone_job half = {.skeleton = sk, .model = model, .local = local, .count = n, .start_joint = s,
+                                      .mid_joint = m, .end_joint = e, .target = target, .weight = 0.5f};
+        CHECK(sinew_ik_two_bone(&half, &err) == SINEW_OK, "%s: half weight: %s", rig, err.description);
+        const sinew_quat *corr[2] = {&half.start_correction, &half.mid_correction};
+        const int joint[2] = {s, m};
+        for (int i = 0; i < 2; ++i) {
+            sinew_quat want = sinew_quat_normalize(sinew_quat_mul(pose[joint[i]].rotation, *corr[i]));
+            sinew_quat got = local[joint[i]].rotation;
+            float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
+            float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
+            CHECK(1.0f - dot <= 1e-6f && fabsf(len - 1.0f) <= 1e-6f && corr[i]->w >= 0.0f,
+                  "%s: half weight: correction %d off (dot %g, length %g, w %g)", rig, i, (double)dot, (double)len,
+                  (double)corr[i]->w);
+        }
+        check_soa_ik(rig, sk, pose, local, &half, offsetof(sinew_ik_two_bone_job, start_correction),
+                     offsetof(sinew_ik_two_bone_job, reached) + sizeof half.reached, run_two_bone);
+    }
 
     /* weight 0 changes nothing; softness keeps a target at full reach short of straight */
     memcpy(local, pose, sizeof *local * (size_t)n);
@@ -461,7 +491,8 @@ static void test_fabrik(void)
                 before[j] = rest[j];
                 before[j].rotation = sinew_quat_from_axis_angle(sinew_vec3_make(0.2f, 0.3f, 1.0f), 0.2f);
             }
-            check_soa_ik("FABRIK", sk, before, local, &job, run_chain);
+            check_soa_ik("FABRIK", sk, before, local, &job, offsetof(sinew_ik_chain_job, iterations),
+                         offsetof(sinew_ik_chain_job, reached) + sizeof job.reached, run_chain);
         }
         sinew_local_to_model(sk, local, NULL, after, N, &err);
         bool lengths = true;
@@ -511,7 +542,9 @@ static void test_aim(const sinew_skeleton *sk, const sinew_transform *pose, int 
             CHECK(false, "aim: %s", err.description);
             return;
         }
-        if (k < 8) check_soa_ik("aim", sk, pose, local, &job, run_aim);
+        if (k < 8)
+            check_soa_ik("aim", sk, pose, local, &job, offsetof(sinew_ik_aim_job, correction),
+                         offsetof(sinew_ik_aim_job, correction) + sizeof job.correction, run_aim);
         sinew_local_to_model(sk, local, NULL, after, n, &err);
         sinew_vec3 f = sinew_vec3_normalize(sinew_mat4_transform_vector(&after[head], sinew_vec3_make(0, 0, 1)));
         sinew_vec3 u = sinew_vec3_normalize(sinew_mat4_transform_vector(&after[head], sinew_vec3_make(0, 1, 0)));

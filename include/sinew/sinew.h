@@ -1036,8 +1036,9 @@ SINEW_API sinew_result sinew_additive_apply(const sinew_transform *base, const s
                                             sinew_transform *out, sinew_error *err);
 
 /* sinew_additive_apply() on SoA poses ("SoA poses" above), lane by lane:
- * `base` and `delta` (an additive clip's sample, sinew_clip_sample_pose())
- * both in joint order (count: the joint count) or both in the skeleton's
+ * `base` and `delta` (an additive clip's sample: sinew_clip_sample_pose()
+ * in the pose order, sinew_pose_from_transforms() in joint order) both in
+ * joint order (count: the joint count) or both in the skeleton's
  * pose order (count: its lane count, `lane_weights` per lane, as
  * sinew_blend_pose() takes them). `out` (which may alias base, not delta)
  * gets the identity in its padding lanes. The result is
@@ -1347,19 +1348,21 @@ SINEW_API sinew_result sinew_blend_space_2d(const float *points, int count, floa
  * approximate. Weights in [0, 1] blend each correction from the identity
  * (nlerp); 0 leaves the pose as it was. A job checks the model matrices it
  * reads (the chain's joints'), not the rest of the skeleton's.
- * Each job's _pose form corrects a SoA pose ("SoA poses") in place of
- * `local`: in joint order (count: the joint count) or in the skeleton's
- * pose order (count: its lane count; every lane holding a joint is
- * corrected), with the model matrices sinew_local_to_model_pose() makes
- * from it. Its results are the transform array's, bit for bit; its errors
- * the same, and SINEW_ERROR_SIZE_MISMATCH for a count that is neither. */
+ * Each job's _pose form corrects a SoA pose in the skeleton's pose order
+ * ("SoA poses": SINEW_POSE_FLOATS(lanes) floats) in place of `local`,
+ * with the model matrices sinew_local_to_model_pose() makes from it
+ * (`count` still the joint count, theirs). It reads a joint's rotation
+ * where sinew_pose_order_to_transforms() does and writes every lane that
+ * holds the joint. Its results are the transform form's on
+ * sinew_pose_order_to_transforms() of the pose, bit for bit; its errors
+ * the same. */
 
 /* Two-bone IK (thigh, shin, foot; upper arm, forearm, hand). */
 typedef struct sinew_ik_two_bone_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
     sinew_transform *local;      /* corrected in place (not read by the _pose form) */
-    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
+    int count;                   /* the skeleton's joint count */
     int start_joint, mid_joint, end_joint; /* each an ancestor of the next */
     sinew_vec3 target;           /* where the end joint should be, model space */
     sinew_vec3 pole;             /* model-space direction the mid joint bends toward;
@@ -1402,7 +1405,7 @@ typedef struct sinew_ik_chain_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
     sinew_transform *local;      /* corrected in place (not read by the _pose form) */
-    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
+    int count;                   /* the skeleton's joint count */
     const int *joints;           /* root to tip, each an ancestor of the next */
     int joint_count;             /* 2 .. SINEW_IK_MAX_CHAIN */
     sinew_vec3 target;           /* where the tip should be, model space */
@@ -1434,7 +1437,7 @@ typedef struct sinew_ik_aim_job {
     const sinew_skeleton *skeleton;
     const sinew_mat4 *model;     /* model-space matrices of `local` */
     sinew_transform *local;      /* corrected in place (not read by the _pose form) */
-    int count;                   /* the skeleton's joint count (the _pose form: or the pose order's lanes) */
+    int count;                   /* the skeleton's joint count */
     int joint;
     sinew_vec3 target;           /* model-space point to look at */
     sinew_vec3 forward;          /* the joint's aiming axis, in its own space (unit) */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Inverse kinematics: two-bone (analytic), FABRIK chains and aim. Each
  * solves in model space and hands back local-space corrections. */
-#include "layer/layer_internal.h"
+#include "layer/blend_internal.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -119,43 +119,40 @@ static inline frame_scale frame_scale_of(const sinew_mat4 *model)
     return f;
 }
 
-/* The local pose a job corrects: a transform array, or a SoA pose (sinew.h,
- * "SoA poses") in joint order or in the skeleton's pose order, where every
- * lane holding a joint is written (they lie in one block of eight). */
+/* The local pose a job corrects: a transform array, or a SoA pose in the
+ * skeleton's pose order (sinew.h, "SoA poses"), where every lane holding a
+ * joint is written (they lie in one block of eight). */
 typedef struct locals {
     sinew_transform *local; /* or NULL, and: */
     float *pose;
-    const sinew__skeleton *order; /* the pose order's skeleton, NULL for joint order */
+    const sinew__skeleton *order; /* the pose's skeleton */
 } locals;
 
-static locals locals_of(const sinew_skeleton *sk, sinew_transform *local, float *pose, int count)
+static locals locals_of(const sinew_skeleton *sk, sinew_transform *local, float *pose)
 {
-    return (locals){local, pose, !local && count != sk->joint_count ? sinew__skeleton_of(sk) : NULL};
+    return (locals){local, pose, sinew__skeleton_of(sk)};
 }
 
-/* Float c of lane i of a SoA pose. */
-static inline size_t lane_at(int i, int c)
-{
-    return (size_t)(i >> 3) * SINEW_POSE_BLOCK_FLOATS + (size_t)(8 * c + (i & 7));
-}
-
-/* Joint j's local rotation, read for a correction that put_back() writes
- * back. */
+/* Joint j's local rotation (in a SoA pose, from the lane
+ * sinew_pose_order_to_transforms reads), for a correction that put_back()
+ * writes back. */
 static inline sinew_quat rotation_of(const locals *l, int j)
 {
     if (l->local) return l->local[j].rotation;
-    int i = l->order ? l->order->first_lane[j] : j;
+    int i = l->order->last_lane[j];
     const float *p = l->pose;
-    return sinew__q(p[lane_at(i, 3)], p[lane_at(i, 4)], p[lane_at(i, 5)], p[lane_at(i, 6)]);
+    return sinew__q(p[sinew__pose_at(i, 3)], p[sinew__pose_at(i, 4)], p[sinew__pose_at(i, 5)], p[sinew__pose_at(i, 6)]);
 }
 
 static void write_lanes(const locals *l, int j, sinew_quat q)
 {
-    int first = l->order ? l->order->first_lane[j] : j, end = l->order ? (first | 7) + 1 : first + 1;
+    int first = l->order->last_lane[j] & ~7, end = first + 8;
+    if (end > l->order->schedule_length) end = l->order->schedule_length;
     for (int i = first; i < end; ++i) {
-        if (l->order && (i >= l->order->schedule_length || l->order->schedule[i] != j)) continue;
+        if (l->order->schedule[i] != j) continue;
         float *p = l->pose;
-        p[lane_at(i, 3)] = q.x, p[lane_at(i, 4)] = q.y, p[lane_at(i, 5)] = q.z, p[lane_at(i, 6)] = q.w;
+        p[sinew__pose_at(i, 3)] = q.x, p[sinew__pose_at(i, 4)] = q.y, p[sinew__pose_at(i, 5)] = q.z,
+        p[sinew__pose_at(i, 6)] = q.w;
     }
 }
 
@@ -248,13 +245,9 @@ static sinew_result check_common(const char *what, const sinew_skeleton *sk, con
     if (!sk || !model || !local == !pose)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "%s: a skeleton, model matrices and one local pose (transforms or SoA)", what);
-    if (local && count != sk->joint_count)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d transforms for %d joints", what, count,
-                           sk->joint_count);
-    int lanes = pose ? sinew_skeleton_pose_order(sk, NULL) : 0;
-    if (pose && count != sk->joint_count && count != lanes)
-        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d lanes for %d joints (or %d lanes in the pose order)",
-                           what, count, sk->joint_count, lanes);
+    if (count != sk->joint_count)
+        return sinew__fail(err, SINEW_ERROR_SIZE_MISMATCH, "%s: %d %s for %d joints", what, count,
+                           local ? "transforms" : "joints' model matrices", sk->joint_count);
     if (!(weight >= 0.0f && weight <= 1.0f))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not in [0, 1]", what, (double)weight);
     return SINEW_OK;
@@ -316,8 +309,8 @@ static SINEW__ALWAYS_INLINE sinew_result two_bone_checks(const sinew_ik_two_bone
 
 /* The two-bone solve of a checked job, correcting job->local. The pose
  * form runs it on copies of the chain's three joints. Inlined into both
- * callers: as a function of its own, the transform array's call takes a
- * few percent longer. */
+ * callers: as a function of its own, the transform array's call is
+ * slower. */
 static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
 {
     const int js = job->start_joint, jm = job->mid_joint, je = job->end_joint;
@@ -465,7 +458,7 @@ static sinew_result chain(sinew_ik_chain_job *job, sinew_transform *local_in, fl
 
     /* positions to rotations, root first: `moved` is the model-space
      * rotation already applied to joint i by the joints above it */
-    const locals local = locals_of(sk, local_in, pose, job->count);
+    const locals local = locals_of(sk, local_in, pose);
     sinew_quat moved = sinew__q(0, 0, 0, 1);
     for (int i = 0; i + 1 < n; ++i) {
         sinew_vec3 bone = sinew__q_rotate(moved, sinew__v3_sub(p0[i + 1], p0[i]));
@@ -516,7 +509,7 @@ static sinew_result aim(sinew_ik_aim_job *job, sinew_transform *local_in, float 
                 g = sinew__q_normalize(sinew__q_mul(twist_about(axis, up_now, pole), g));
         }
     }
-    const locals local = locals_of(job->skeleton, local_in, pose, job->count);
+    const locals local = locals_of(job->skeleton, local_in, pose);
     job->correction = correct(&local, job->joint, job->model, g, job->weight);
     sinew__ok(err);
     return SINEW_OK;
@@ -542,7 +535,7 @@ sinew_result sinew_ik_two_bone_pose(sinew_ik_two_bone_job *job, float *pose, sin
     if (!job) return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_ik_two_bone_pose: job is NULL");
     sinew_result r = two_bone_checks(job, NULL, pose, "sinew_ik_two_bone_pose", err);
     if (r != SINEW_OK) return r;
-    const locals local = locals_of(job->skeleton, NULL, pose, job->count);
+    const locals local = locals_of(job->skeleton, NULL, pose);
     const int joints[3] = {job->start_joint, job->mid_joint, job->end_joint};
     sinew_mat4 model[3];
     sinew_transform chain[3];

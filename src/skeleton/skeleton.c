@@ -210,7 +210,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     size_t off_lookup = sinew__layout_add(&l, cap, sizeof(int32_t), 8);
     int simd = sinew__simd_level(options);
     size_t off_schedule = sinew__layout_add(&l, sinew__schedule_capacity(n), sizeof(int16_t), 8);
-    size_t off_first_lane = sinew__layout_add(&l, (size_t)n, sizeof(int32_t), 8);
+    size_t off_last_lane = sinew__layout_add(&l, (size_t)n, sizeof(int32_t), 8);
     size_t off_strings = sinew__layout_add(&l, string_bytes, 1, 8);
     unsigned char *block = l.overflow ? NULL : sinew__alloc(&alloc, l.total);
     if (!block) {
@@ -227,7 +227,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     sinew_transform *rest = (sinew_transform *)(block + off_rest);
     int32_t *lookup = (int32_t *)(block + off_lookup);
     int16_t *schedule = (int16_t *)(block + off_schedule);
-    int32_t *first_lane = (int32_t *)(block + off_first_lane);
+    int32_t *last_lane = (int32_t *)(block + off_last_lane);
     char *strings = (char *)(block + off_strings);
 
     int renormalized = 0;
@@ -259,7 +259,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
         if (parents[j] >= 0) leaf[parents[j]] = 0;
     int schedule_length =
         sinew__make_schedule(parents, n, leaf, scratch + 2 * (size_t)n, scratch + 4 * (size_t)n, schedule);
-    for (int i = schedule_length - 1; i >= 0; --i) first_lane[schedule[i]] = i;
+    for (int i = 0; i < schedule_length; ++i) last_lane[schedule[i]] = i;
 
     if (renormalized)
         sinew__warn(options, "skeleton: %d rest rotation(s) were not unit length and were normalized",
@@ -295,7 +295,7 @@ sinew_skeleton *sinew_skeleton_create(const sinew_skeleton_desc *d, int *remap,
     made->lookup_mask = cap - 1;
     made->schedule = schedule;
     made->schedule_length = schedule_length;
-    made->first_lane = first_lane;
+    made->last_lane = last_lane;
     made->simd = simd;
     made->local_to_model = sinew__local_to_model_kernel_for(simd);
     made->local_to_model_pose = sinew__local_to_model_pose_kernel_for(simd);

@@ -35,9 +35,10 @@ typedef struct sinew__skeleton {
     uint32_t lookup_mask;
     const int16_t *schedule;   /* local to model's order (sinew__make_schedule) */
     int schedule_length;
-    const int32_t *first_lane; /* per joint, its first entry in `schedule`; a joint's other entries
-                                  (a pair with one joint, the last block's fill) lie in that
-                                  entry's block of eight */
+    const int32_t *last_lane;  /* per joint, its last entry in `schedule` (the one
+                                  sinew_pose_order_to_transforms reads); a joint's other
+                                  entries (a pair with one joint, the last block's fill) lie in
+                                  that entry's block of eight */
     int simd;                  /* the sinew_simd it runs */
     sinew__local_to_model_kernel local_to_model; /* its kernel, NULL for the scalar reference */
     sinew__local_to_model_pose_kernel local_to_model_pose; /* the same on SoA poses */
