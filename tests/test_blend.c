@@ -294,6 +294,13 @@ static void check_additive_pose(void)
                        {soa_base, n, INFINITY, NULL, SINEW_ERROR_INVALID_ARGUMENT},
                        {soa_base, n, 1.0f, lane_mask, SINEW_ERROR_INVALID_ARGUMENT}};
             lane_mask[n - 1] = NAN;
+            CHECK(sinew_additive_apply_pose(NULL, soa_base, soa_delta, n, 1.0f, NULL, soa_got, &err) ==
+                          SINEW_ERROR_INVALID_ARGUMENT &&
+                      sinew_additive_apply_pose(sk, soa_base, NULL, n, 1.0f, NULL, soa_got, &err) ==
+                          SINEW_ERROR_INVALID_ARGUMENT &&
+                      sinew_additive_apply_pose(sk, soa_base, soa_delta, n, 1.0f, NULL, NULL, &err) ==
+                          SINEW_ERROR_INVALID_ARGUMENT,
+                  "additive SoA: no skeleton, delta or output refused");
             for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
                 sinew_result r = sinew_additive_apply_pose(sk, bad[i].base, soa_delta, bad[i].count, bad[i].weight,
                                                            bad[i].mask, soa_got, &err);

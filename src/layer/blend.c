@@ -188,12 +188,12 @@ static sinew_result check_additive_weights(const char *name, float weight, const
                                            sinew_error *err)
 {
     if (!valid_weight(weight))
-        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not finite and >= 0", name,
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not a finite value >= 0", name,
                            (double)weight);
     for (int j = 0; mask && j < count; ++j)
         if (!valid_weight(mask[j]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: joint %d's mask weight %g", name, j,
-                               (double)mask[j]);
+            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: mask weight %d, %g, is not a finite value >= 0",
+                               name, j, (double)mask[j]);
     return SINEW_OK;
 }
 

@@ -38,8 +38,9 @@ sinew__blend_pose_kernel sinew__blend_pose_kernel_for(int level);
 void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
                             float *out, int count);
 
-/* A SoA additive kernel: sinew_additive_apply_pose over every block but
- * the padding, its arguments checked (mask NULL or `count` weights). */
+/* A SoA additive kernel: sinew_additive_apply_pose over every block, its
+ * arguments checked (mask NULL or `count` weights); the caller then sets
+ * the padding lanes. */
 typedef void (*sinew__additive_pose_kernel)(const float *base, const float *delta, int count, float weight,
                                             const float *mask, float *out);
 

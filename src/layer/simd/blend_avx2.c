@@ -380,8 +380,8 @@ typedef struct contributor {
  * scales. A block's rotation chain (dot products, sums, the reciprocal
  * square root and its Newton step) is long and short of work: cut in two,
  * each half overlaps the blocks around it and the independent sums of the
- * second pass (one pass over all of it is a third slower, the
- * normalization in the first pass a tenth). */
+ * second pass (docs/BENCHMARKS.md: one pass over all of it, or the
+ * normalization in the first pass, is slower). */
 INLINE void blend_uniform(const contributor *list, int n, const float *rest, float total_inv, float *out, int count)
 {
     int blocks = (count + 7) / 8;
