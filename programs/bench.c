@@ -73,8 +73,9 @@
  * the left leg (thigh, shin, foot; without a foot by a known name, the
  * deepest joint and the two above it: the unit is the chain joint, 3)
  * toward a target a little closer to the hip than the foot, writing the
- * local pose, the model matrices left as they were before the row (each
- * call solves the same chain again); ik_two_bone_pose does the same on a
+ * local pose (the first of the sampled poses when the row starts), the
+ * model matrices left as they were before the row (each call solves the
+ * same chain again); ik_two_bone_pose does the same on a
  * SoA pose in the skeleton's pose order; ik_then_local_to_model_from follows
  * each solve with sinew_local_to_model_from the thigh, making the leg's
  * matrices anew, as ozz's two-bone IK sample does after its job. */
@@ -526,7 +527,6 @@ static void run_kernel(bench *b, const kernel *k)
         sinew_ik_two_bone_job job = {.skeleton = sk, .model = b->model, .local = b->local, .count = n,
                                      .start_joint = b->ik[0], .mid_joint = b->ik[1], .end_joint = b->ik[2],
                                      .target = b->ik_target, .weight = 1.0f};
-        if (k->is & POSE) job.count = b->lanes;
         if (k->is & POSE) sinew_ik_two_bone_pose(&job, b->pose_ik, NULL);
         else sinew_ik_two_bone(&job, NULL);
         if (k->op == OP_IK_FROM) sinew_local_to_model_from(sk, b->local, NULL, b->model, n, b->ik[0], NULL);
@@ -720,7 +720,9 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers || !b.pose_rest || !b.delta || !b.pose_delta || !b.pose_out || !b.pose_order || !b.pose_ik || !b.model || !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
+    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers ||
+        !b.pose_rest || !b.delta || !b.pose_delta || !b.pose_out || !b.pose_order || !b.pose_ik || !b.model ||
+        !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
         status = EXIT_FAILED;
         goto done;
@@ -887,7 +889,10 @@ int cli_bench(int argc, char **argv)
         if (k->op == OP_SPRINGS && !b.spring_state[1][SPRING_CROWD - 1]) continue;
         if ((k->is & PACKED) && !b.packed_clip) continue;
         if ((k->is & COMPRESSED) && !b.compressed_clip) continue;
-        if (ik) sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        if (ik) { /* from the first sampled pose: rows before (blends, additive) write b.local */
+            memcpy(b.local, b.poses, sizeof *b.local * (size_t)n);
+            sinew_local_to_model(b.sk, b.local, NULL, b.model, n, NULL);
+        }
         if (ik && (k->is & POSE)) sinew_pose_order_from_transforms(b.sk, b.local, n, b.pose_ik, NULL);
         cli_progress_show(&progress, "bench", "row %d of %d: %s", i + 1, KERNEL_COUNT, k->name);
         result r = measure(&b, k);
@@ -932,7 +937,9 @@ done:
     sinew_skeleton_free(b.level_sk), sinew_skeleton_free(b.scalar_sk);
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
-    free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses), free(b.pose_layers), free(b.pose_rest), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order), free(b.pose_ik), free(b.model), free(b.palette), free(b.dq);
+    free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses);
+    free(b.pose_layers), free(b.pose_rest), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order);
+    free(b.pose_ik), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
     sinew_skin_inputs_free(b.inputs);
