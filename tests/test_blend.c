@@ -214,7 +214,8 @@ static void check_simd_blend(void)
 }
 
 /* sinew_additive_apply_pose against sinew_additive_apply, bit for bit, on
- * skeletons made at the scalar level and at the best one, in joint order
+ * skeletons made at the scalar level (the reference, joint by joint, for
+ * both forms' kernels) and at the best one, in joint order
  * and in the pose order (masks per lane), for joint counts below, at and
  * off multiples of 8: random bases and deltas, delta rotations with w
  * below 0, -0 and 0, a zero delta rotation (its nlerp has no length at

@@ -204,7 +204,11 @@ sinew_result sinew_additive_apply(const sinew_transform *base, const sinew_trans
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "sinew_additive_apply: a base, a delta, an output");
     sinew_result r = check_additive_weights("sinew_additive_apply", weight, joint_weights, count, err);
     if (r != SINEW_OK) return r;
-    for (int j = 0; j < count; ++j)
+    /* the kernel gives the reference's bits, so the best level the CPU
+     * runs serves, with no object to have chosen it */
+    sinew__additive_kernel kernel = sinew__additive_kernel_for(sinew__simd_level(NULL));
+    int done = kernel ? kernel(base, delta, count, weight, joint_weights, out) : 0;
+    for (int j = done; j < count; ++j)
         out[j] = additive_joint(&base[j], &delta[j], weight * (joint_weights ? joint_weights[j] : 1.0f));
     sinew__ok(err);
     return SINEW_OK;

@@ -55,4 +55,15 @@ sinew__additive_pose_kernel sinew__additive_pose_kernel_for(int level);
 void sinew__additive_pose_avx2(const float *base, const float *delta, int count, float weight, const float *mask,
                                float *out);
 
+/* The same on transform arrays (sinew_additive_apply), the blocks turned
+ * into columns and back as sinew_blend's kernel does: joints 0 to a
+ * multiple of 8, whose count it returns (blend.c does the rest). */
+int sinew__additive_avx2(const sinew_transform *base, const sinew_transform *delta, int count, float weight,
+                         const float *mask, sinew_transform *out);
+
+/* sinew_additive_apply's kernel for a SIMD level, or NULL. */
+typedef int (*sinew__additive_kernel)(const sinew_transform *base, const sinew_transform *delta, int count,
+                                      float weight, const float *mask, sinew_transform *out);
+sinew__additive_kernel sinew__additive_kernel_for(int level);
+
 #endif /* SINEW_BLEND_INTERNAL_H */

@@ -548,45 +548,75 @@ INLINE void normalize_exact(__m256 q[4])
         q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(q[c], inv), sane);
 }
 
+/* blend.c's additive_joint for the eight lanes of bv (base) and d (delta)
+ * at weights w, into o. */
+INLINE void additive_block(const __m256 bv[10], const __m256 d[10], __m256 w, __m256 o[10])
+{
+    const __m256 one = _mm256_set1_ps(1.0f);
+    /* the delta rotation on the identity's side (w below 0: flipped) */
+    __m256 flip = _mm256_and_ps(_mm256_cmp_ps(d[6], _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(-0.0f));
+    __m256 part[4];
+    for (int c = 0; c < 3; ++c) part[c] = _mm256_mul_ps(w, _mm256_xor_ps(d[3 + c], flip));
+    part[3] = _mm256_add_ps(_mm256_sub_ps(one, w), _mm256_mul_ps(w, _mm256_xor_ps(d[6], flip)));
+    normalize_exact(part);
+    /* base rotation times part, in sinew__q_mul's order */
+    const __m256 ax = bv[3], ay = bv[4], az = bv[5], aw = bv[6];
+    __m256 *r = o + 3;
+    r[0] = _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[0]), _mm256_mul_ps(ax, part[3])),
+                                       _mm256_mul_ps(ay, part[2])),
+                         _mm256_mul_ps(az, part[1]));
+    r[1] = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[1]), _mm256_mul_ps(ax, part[2])),
+                                       _mm256_mul_ps(ay, part[3])),
+                         _mm256_mul_ps(az, part[0]));
+    r[2] = _mm256_add_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[2]), _mm256_mul_ps(ax, part[1])),
+                                       _mm256_mul_ps(ay, part[0])),
+                         _mm256_mul_ps(az, part[3]));
+    r[3] = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[3]), _mm256_mul_ps(ax, part[0])),
+                                       _mm256_mul_ps(ay, part[1])),
+                         _mm256_mul_ps(az, part[2]));
+    normalize_exact(r);
+    for (int c = 0; c < 3; ++c) {
+        o[c] = _mm256_add_ps(bv[c], _mm256_mul_ps(w, d[c]));
+        o[7 + c] = _mm256_mul_ps(bv[7 + c], _mm256_add_ps(one, _mm256_mul_ps(w, _mm256_sub_ps(d[7 + c], one))));
+    }
+}
+
+/* weight * mask for the eight joints from `first` (`valid` of them read),
+ * as the reference: times 1 without a mask. */
+INLINE __m256 additive_weight(float weight, const float *mask, int first, int valid)
+{
+    return _mm256_mul_ps(_mm256_set1_ps(weight), mask ? layer_weight(1.0f, mask, first, valid) : _mm256_set1_ps(1.0f));
+}
+
 void sinew__additive_pose_avx2(const float *base, const float *delta, int count, float weight, const float *mask,
                                float *out)
 {
-    const __m256 one = _mm256_set1_ps(1.0f);
     int blocks = (count + 7) / 8;
     for (int b = 0; b < blocks; ++b) {
         size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
         int first = 8 * b, valid = count - first < 8 ? count - first : 8;
-        /* weight * mask, as the reference: times 1 without a mask */
-        __m256 w = _mm256_mul_ps(_mm256_set1_ps(weight), mask ? layer_weight(1.0f, mask, first, valid) : one);
-        __m256 bv[10], d[10];
+        __m256 bv[10], d[10], o[10];
         load_soa(base + at, 0, 10, bv), load_soa(delta + at, 0, 10, d);
-        /* the delta rotation on the identity's side (w below 0: flipped) */
-        __m256 flip = _mm256_and_ps(_mm256_cmp_ps(d[6], _mm256_setzero_ps(), _CMP_LT_OQ), _mm256_set1_ps(-0.0f));
-        __m256 part[4];
-        for (int c = 0; c < 3; ++c) part[c] = _mm256_mul_ps(w, _mm256_xor_ps(d[3 + c], flip));
-        part[3] = _mm256_add_ps(_mm256_sub_ps(one, w), _mm256_mul_ps(w, _mm256_xor_ps(d[6], flip)));
-        normalize_exact(part);
-        /* base rotation times part, in sinew__q_mul's order */
-        const __m256 ax = bv[3], ay = bv[4], az = bv[5], aw = bv[6];
-        __m256 r[4];
-        r[0] = _mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[0]), _mm256_mul_ps(ax, part[3])),
-                                           _mm256_mul_ps(ay, part[2])),
-                             _mm256_mul_ps(az, part[1]));
-        r[1] = _mm256_add_ps(_mm256_add_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[1]), _mm256_mul_ps(ax, part[2])),
-                                           _mm256_mul_ps(ay, part[3])),
-                             _mm256_mul_ps(az, part[0]));
-        r[2] = _mm256_add_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(aw, part[2]), _mm256_mul_ps(ax, part[1])),
-                                           _mm256_mul_ps(ay, part[0])),
-                             _mm256_mul_ps(az, part[3]));
-        r[3] = _mm256_sub_ps(_mm256_sub_ps(_mm256_sub_ps(_mm256_mul_ps(aw, part[3]), _mm256_mul_ps(ax, part[0])),
-                                           _mm256_mul_ps(ay, part[1])),
-                             _mm256_mul_ps(az, part[2]));
-        normalize_exact(r);
-        for (int c = 0; c < 3; ++c) {
-            _mm256_storeu_ps(out + at + 8 * c, _mm256_add_ps(bv[c], _mm256_mul_ps(w, d[c])));
-            __m256 grow = _mm256_add_ps(one, _mm256_mul_ps(w, _mm256_sub_ps(d[7 + c], one)));
-            _mm256_storeu_ps(out + at + 8 * (7 + c), _mm256_mul_ps(bv[7 + c], grow));
-        }
-        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), r[c]);
+        additive_block(bv, d, additive_weight(weight, mask, first, valid), o);
+        for (int c = 0; c < 10; ++c) _mm256_storeu_ps(out + at + 8 * c, o[c]);
     }
+}
+
+int sinew__additive_avx2(const sinew_transform *base, const sinew_transform *delta, int count, float weight,
+                         const float *mask, sinew_transform *out)
+{
+    int blocks = count / 8;
+    for (int b = 0; b < blocks; ++b) {
+        const float *base_rows[8], *delta_rows[8];
+        float *out_rows[8];
+        for (int i = 0; i < 8; ++i) {
+            base_rows[i] = &base[8 * b + i].translation.x, delta_rows[i] = &delta[8 * b + i].translation.x;
+            out_rows[i] = &out[8 * b + i].translation.x;
+        }
+        __m256 bv[10], d[10], o[10];
+        sinew__load_rows(base_rows, bv), sinew__load_rows(delta_rows, d);
+        additive_block(bv, d, additive_weight(weight, mask, 8 * b, 8), o);
+        sinew__store_rows(o, out_rows);
+    }
+    return 8 * blocks;
 }

@@ -31,6 +31,15 @@ sinew__additive_pose_kernel sinew__additive_pose_kernel_for(int level)
     return NULL;
 }
 
+sinew__additive_kernel sinew__additive_kernel_for(int level)
+{
+#if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX2) return sinew__additive_avx2;
+#endif
+    (void)level;
+    return NULL;
+}
+
 sinew__springs_kernel sinew__springs_kernel_for(int level)
 {
 #if defined(SINEW_X86_SIMD)
