@@ -71,7 +71,8 @@ int main(void)
                                     .mid_joint = leg[1], .end_joint = leg[2],
                                     .target = sinew_vec3_make(ankle[0], ankle[1] + 0.05f, ankle[2]),
                                     .pole = sinew_vec3_make(0.0f, 0.0f, 1.0f), .weight = 1.0f};
-        if (sinew_ik_two_bone_pose(&ik, blended, &err) || sinew_local_to_model_pose(sk, blended, NULL, model, n, &err)) {
+        if (sinew_ik_two_bone_pose(&ik, blended, &err) ||
+            sinew_local_to_model_pose(sk, blended, NULL, model, n, &err)) {
             fprintf(stderr, "frame %d: %s\n", frame, err.description);
             return 1;
         }

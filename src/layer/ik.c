@@ -369,7 +369,8 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
 
     /* 2. the start joint turns the end onto the target's direction; the
      * end is `want` from the start now */
-    sinew_quat g_start = want > 0.0f && dist > 0.0f ? from_to_unnormalized(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
+    sinew_quat g_start =
+        want > 0.0f && dist > 0.0f ? from_to_unnormalized(ac1, at, want * dist) : sinew__q(0, 0, 0, 1);
 
     /* 3. and twists about that direction to bring the mid joint toward the pole */
     sinew_vec3 axis = sinew__v3(0, 0, 0);
