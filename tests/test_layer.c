@@ -290,6 +290,27 @@ static void check_soa_ik(const char *what, const sinew_skeleton *sk, const sinew
     CHECK(run(job, copy, NULL, n, &err) == SINEW_ERROR_INVALID_ARGUMENT, "%s: no pose at all refused", what);
 }
 
+/* How far a two-bone job's corrections are from unit, or from what it
+ * applied (local = the local before times the correction, the sign
+ * included); corrections with w below 0 (off the identity's side) are
+ * counted in `wrong_side`. */
+static float correction_error(const sinew_ik_two_bone_job *job, const sinew_transform *before,
+                              const sinew_transform *local, int *wrong_side)
+{
+    const sinew_quat *corr[2] = {&job->start_correction, &job->mid_correction};
+    const int joint[2] = {job->start_joint, job->mid_joint};
+    float worst = 0.0f;
+    for (int i = 0; i < 2; ++i) {
+        sinew_quat want = sinew_quat_normalize(sinew_quat_mul(before[joint[i]].rotation, *corr[i]));
+        sinew_quat got = local[joint[i]].rotation;
+        float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
+        float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
+        worst = fmaxf(worst, fmaxf(1.0f - dot, fabsf(len - 1.0f)));
+        *wrong_side += corr[i]->w < 0.0f;
+    }
+    return worst;
+}
+
 /* Two-bone IK on one chain of a rig at many targets. `scale` is the rig's
  * unit (1 for metres, 100 for centimetres). */
 static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew_transform *pose, int s, int m, int e)
@@ -330,18 +351,7 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
         if (k < 8)
             check_soa_ik(rig, sk, pose, local, &job, offsetof(sinew_ik_two_bone_job, start_correction),
                          offsetof(sinew_ik_two_bone_job, reached) + sizeof job.reached, run_two_bone);
-        /* the corrections returned are unit, on the identity's side, and
-         * what was applied: local = rest-of-call local x correction */
-        const sinew_quat *corr[2] = {&job.start_correction, &job.mid_correction};
-        const int joint[2] = {s, m};
-        for (int i = 0; i < 2; ++i) {
-            sinew_quat want = sinew_quat_normalize(sinew_quat_mul(pose[joint[i]].rotation, *corr[i]));
-            sinew_quat got = local[joint[i]].rotation;
-            float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
-            float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
-            worst_correction = fmaxf(worst_correction, fmaxf(1.0f - dot, fabsf(len - 1.0f)));
-            wrong_side += corr[i]->w < 0.0f;
-        }
+        worst_correction = fmaxf(worst_correction, correction_error(&job, pose, local, &wrong_side));
         sinew_local_to_model(sk, local, NULL, after, n, &err);
         sinew_vec3 end = pos(&after[e]), knee = pos(&after[m]);
         if (!out_of_reach) {
@@ -382,17 +392,10 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
         sinew_ik_two_bone_job half = {.skeleton = sk, .model = model, .local = local, .count = n, .start_joint = s,
                                       .mid_joint = m, .end_joint = e, .target = target, .weight = 0.5f};
         CHECK(sinew_ik_two_bone(&half, &err) == SINEW_OK, "%s: half weight: %s", rig, err.description);
-        const sinew_quat *corr[2] = {&half.start_correction, &half.mid_correction};
-        const int joint[2] = {s, m};
-        for (int i = 0; i < 2; ++i) {
-            sinew_quat want = sinew_quat_normalize(sinew_quat_mul(pose[joint[i]].rotation, *corr[i]));
-            sinew_quat got = local[joint[i]].rotation;
-            float dot = want.x * got.x + want.y * got.y + want.z * got.z + want.w * got.w;
-            float len = sqrtf(sinew_quat_dot(*corr[i], *corr[i]));
-            CHECK(1.0f - dot <= 1e-6f && fabsf(len - 1.0f) <= 1e-6f && corr[i]->w >= 0.0f,
-                  "%s: half weight: correction %d off (dot %g, length %g, w %g)", rig, i, (double)dot, (double)len,
-                  (double)corr[i]->w);
-        }
+        int half_wrong_side = 0;
+        float off = correction_error(&half, pose, local, &half_wrong_side);
+        CHECK(off <= 1e-6f && half_wrong_side == 0, "%s: half weight: corrections off by %g, %d with w < 0", rig,
+              (double)off, half_wrong_side);
         check_soa_ik(rig, sk, pose, local, &half, offsetof(sinew_ik_two_bone_job, start_correction),
                      offsetof(sinew_ik_two_bone_job, reached) + sizeof half.reached, run_two_bone);
     }
