@@ -5,14 +5,6 @@
 
 static bool valid_weight(float w) { return isfinite(w) && w >= 0.0f; }
 
-/* Joint j of a SoA pose. */
-static sinew_transform pose_joint(const float *pose, int j)
-{
-    float f[10];
-    for (int c = 0; c < 10; ++c) f[c] = pose[sinew__pose_at(j, c)];
-    return (sinew_transform){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}, {f[7], f[8], f[9]}};
-}
-
 /* The scalar reference for one joint, for both blends: layers either
  * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),
  * `rest` its rest transform. */
@@ -31,7 +23,7 @@ static sinew_transform blend_joint(const sinew_blend_layer *layers, const sinew_
             const float *mask = layers ? layers[i].joint_weights : pose_layers[i].joint_weights;
             w = weight * (mask ? mask[j] : 1.0f);
             if (!(w > 0.0f)) continue;
-            p = layers ? layers[i].pose[j] : pose_joint(pose_layers[i].pose, j);
+            p = layers ? layers[i].pose[j] : sinew__pose_joint(pose_layers[i].pose, j);
         } else { /* the rest pose fills in below the threshold */
             w = threshold - total;
             if (!(w > 0.0f)) continue;
@@ -134,10 +126,9 @@ sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const
         kernel(rest, layers, layer_count, threshold, out, count);
     } else {
         for (int j = 0; j < count; ++j) {
-            sinew_transform rj = pose_joint(rest, j), o = blend_joint(NULL, layers, layer_count, &rj, threshold, j);
-            const float f[10] = {o.translation.x, o.translation.y, o.translation.z, o.rotation.x, o.rotation.y,
-                                 o.rotation.z,    o.rotation.w,    o.scale.x,       o.scale.y,    o.scale.z};
-            for (int c = 0; c < 10; ++c) out[sinew__pose_at(j, c)] = f[c];
+            sinew_transform rj = sinew__pose_joint(rest, j);
+            sinew_transform o = blend_joint(NULL, layers, layer_count, &rj, threshold, j);
+            sinew__pose_set_joint(out, j, &o);
         }
         sinew__pose_pad(out, count);
     }
@@ -231,11 +222,9 @@ sinew_result sinew_additive_apply_pose(const sinew_skeleton *sk, const float *ba
         kernel(base, delta, count, weight, lane_weights, out);
     } else {
         for (int j = 0; j < count; ++j) {
-            sinew_transform b = pose_joint(base, j), d = pose_joint(delta, j);
+            sinew_transform b = sinew__pose_joint(base, j), d = sinew__pose_joint(delta, j);
             sinew_transform o = additive_joint(&b, &d, weight * (lane_weights ? lane_weights[j] : 1.0f));
-            const float f[10] = {o.translation.x, o.translation.y, o.translation.z, o.rotation.x, o.rotation.y,
-                                 o.rotation.z,    o.rotation.w,    o.scale.x,       o.scale.y,    o.scale.z};
-            for (int c = 0; c < 10; ++c) out[sinew__pose_at(j, c)] = f[c];
+            sinew__pose_set_joint(out, j, &o);
         }
     }
     sinew__pose_pad(out, count);

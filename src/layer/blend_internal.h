@@ -15,6 +15,21 @@ static inline size_t sinew__pose_at(int j, int component)
     return (size_t)(j >> 3) * SINEW_POSE_BLOCK_FLOATS + (size_t)component * 8 + (size_t)(j & 7);
 }
 
+/* Joint j of a SoA pose, read and written. */
+static inline sinew_transform sinew__pose_joint(const float *pose, int j)
+{
+    float f[10];
+    for (int c = 0; c < 10; ++c) f[c] = pose[sinew__pose_at(j, c)];
+    return (sinew_transform){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}, {f[7], f[8], f[9]}};
+}
+
+static inline void sinew__pose_set_joint(float *pose, int j, const sinew_transform *t)
+{
+    const float f[10] = {t->translation.x, t->translation.y, t->translation.z, t->rotation.x, t->rotation.y,
+                         t->rotation.z,    t->rotation.w,    t->scale.x,       t->scale.y,    t->scale.z};
+    for (int c = 0; c < 10; ++c) pose[sinew__pose_at(j, c)] = f[c];
+}
+
 /* The identity transform in the padding lanes of a SoA pose of `count`
  * joints (pose.c). */
 void sinew__pose_pad(float *pose, int count);

@@ -144,11 +144,12 @@ static inline sinew_quat rotation_of(const locals *l, int j)
     return sinew__q(p[sinew__pose_at(i, 3)], p[sinew__pose_at(i, 4)], p[sinew__pose_at(i, 5)], p[sinew__pose_at(i, 6)]);
 }
 
+/* Every lane of joint j's block that holds it: the schedule comes in
+ * whole blocks of eight. */
 static void write_lanes(const locals *l, int j, sinew_quat q)
 {
-    int first = l->order->last_lane[j] & ~7, end = first + 8;
-    if (end > l->order->schedule_length) end = l->order->schedule_length;
-    for (int i = first; i < end; ++i) {
+    int first = l->order->last_lane[j] & ~7;
+    for (int i = first; i < first + 8; ++i) {
         if (l->order->schedule[i] != j) continue;
         float *p = l->pose;
         p[sinew__pose_at(i, 3)] = q.x, p[sinew__pose_at(i, 4)] = q.y, p[sinew__pose_at(i, 5)] = q.z,

@@ -16,12 +16,7 @@ sinew_result sinew_pose_from_transforms(const sinew_transform *transforms, int c
     if (!transforms || !pose || count < 0)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "sinew_pose_from_transforms: transforms, a pose and a count >= 0");
-    for (int j = 0; j < count; ++j) {
-        const sinew_transform *t = &transforms[j];
-        const float f[10] = {t->translation.x, t->translation.y, t->translation.z, t->rotation.x, t->rotation.y,
-                             t->rotation.z,    t->rotation.w,    t->scale.x,       t->scale.y,    t->scale.z};
-        for (int c = 0; c < 10; ++c) pose[sinew__pose_at(j, c)] = f[c];
-    }
+    for (int j = 0; j < count; ++j) sinew__pose_set_joint(pose, j, &transforms[j]);
     sinew__pose_pad(pose, count);
     sinew__ok(err);
     return SINEW_OK;
@@ -32,11 +27,7 @@ sinew_result sinew_pose_to_transforms(const float *pose, int count, sinew_transf
     if (!pose || !out || count < 0)
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT,
                            "sinew_pose_to_transforms: a pose, transforms and a count >= 0");
-    for (int j = 0; j < count; ++j) {
-        float f[10];
-        for (int c = 0; c < 10; ++c) f[c] = pose[sinew__pose_at(j, c)];
-        out[j] = (sinew_transform){{f[0], f[1], f[2]}, {f[3], f[4], f[5], f[6]}, {f[7], f[8], f[9]}};
-    }
+    for (int j = 0; j < count; ++j) out[j] = sinew__pose_joint(pose, j);
     sinew__ok(err);
     return SINEW_OK;
 }
