@@ -213,8 +213,10 @@ typedef enum sinew_simd {
     SINEW_SIMD_SCALAR = 1,  /* the scalar reference (SSE2 code on x86-64) */
     SINEW_SIMD_AVX2 = 2,    /* AVX2 (and FMA in skinning) */
     SINEW_SIMD_AVX512 = 3,  /* AVX-512 F, DQ and VL (skinning: 8 lanes, with
-                               masks and embedded broadcasts; springs: AVX2's
-                               kernel with 32 vector registers) */
+                               masks and embedded broadcasts; local to model:
+                               a joint per 512-bit vector, AVX2's bits;
+                               springs: AVX2's kernel with 32 vector
+                               registers) */
     SINEW_SIMD_NEON = 4     /* Arm Advanced SIMD (AArch64): LBS's blend; local
                                to model runs NEON at every level there */
 } sinew_simd;

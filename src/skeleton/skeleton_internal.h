@@ -57,10 +57,8 @@ static inline sinew__skeleton *sinew__skeleton_of(const sinew_skeleton *sk)
  * joints: a pair per joint at most, in whole blocks of four pairs. */
 size_t sinew__schedule_capacity(int n);
 
-/* Local to model's schedule (skeleton/simd/local_to_model_avx2.c, which
- * also serves the AVX-512 level, where a kernel taking four joints at a
- * time in 512-bit vectors is slower: docs/BENCHMARKS.md; and the sampler's
- * block layout): joints in pairs that it computes side by side, each joint's
+/* Local to model's schedule (skeleton/simd/local_to_model_avx2.c and
+ * local_to_model_avx512.c, and the sampler's block layout): joints in pairs that it computes side by side, each joint's
  * parent in an earlier pair. Joints are taken first in, first out as their
  * parent is scheduled (roots first), so that a joint comes long after its
  * parent wherever the tree allows; joints marked in `late` (optional; a
@@ -101,5 +99,12 @@ void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16
  * (sinew_local_to_model_pose): each block's ten components, one load each. */
 void sinew__local_to_model_pose_avx2(const int16_t *schedule, int length, const int16_t *parents, const float *pose,
                                      const sinew_mat4 *root, sinew_mat4 *model);
+
+/* The two with AVX-512 F and DQ (src/skeleton/simd/local_to_model_avx512.c;
+ * only where the CPU runs them): the same bits. */
+void sinew__local_to_model_avx512(const int16_t *schedule, int length, const int16_t *parents,
+                                  const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model);
+void sinew__local_to_model_pose_avx512(const int16_t *schedule, int length, const int16_t *parents,
+                                       const float *pose, const sinew_mat4 *root, sinew_mat4 *model);
 
 #endif /* SINEW_SKELETON_INTERNAL_H */

@@ -6,7 +6,7 @@
 sinew__local_to_model_kernel sinew__local_to_model_kernel_for(int level)
 {
 #if defined(SINEW_X86_SIMD)
-    /* the AVX2 kernel serves the AVX-512 level too (docs/BENCHMARKS.md) */
+    if (level >= SINEW_SIMD_AVX512) return sinew__local_to_model_avx512;
     if (level >= SINEW_SIMD_AVX2) return sinew__local_to_model_avx2;
 #endif
     (void)level;
@@ -16,6 +16,7 @@ sinew__local_to_model_kernel sinew__local_to_model_kernel_for(int level)
 sinew__local_to_model_pose_kernel sinew__local_to_model_pose_kernel_for(int level)
 {
 #if defined(SINEW_X86_SIMD)
+    if (level >= SINEW_SIMD_AVX512) return sinew__local_to_model_pose_avx512;
     if (level >= SINEW_SIMD_AVX2) return sinew__local_to_model_pose_avx2;
 #endif
     (void)level;

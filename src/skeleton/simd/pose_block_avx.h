@@ -3,7 +3,9 @@
  * and FMA, shared by sinew_local_to_model (local_to_model_avx2.c) and the fused
  * sampling of sinew_clip_sample_model (plan_avx2.c), and the loads and
  * stores of eight transforms as columns (also blend_avx2.c's); include
- * only from files compiled for AVX2 and FMA.
+ * only from files compiled for AVX2 and FMA. With AVX-512 F and DQ also
+ * enabled (local_to_model_avx512.c), sinew__model_block_512 does the same
+ * multiplications a joint per 512-bit vector.
  *
  * A block is eight joints of the schedule (sinew__skeleton.schedule, made in
  * skeleton.c), four pairs: joints i and i + 4 of the block, each one's
@@ -103,34 +105,48 @@ static inline void sinew__store_block(const __m256 v[10], const int16_t *joint, 
     sinew__store_rows(v, rows);
 }
 
-/* Model matrices of the block's joints `joint` (eight schedule entries) from
- * their transforms v (as sinew__load_block gives them); a root's parent is
- * `top`. */
-static inline __attribute__((always_inline)) void sinew__model_block(const __m256 v[10], const int16_t *joint, const int16_t *parents,
-                                      const sinew_mat4 *top, sinew_mat4 *model)
+/* The rotation-scale matrices and translations of the block's transforms v
+ * (as sinew__load_block gives them), in eight lanes: e[c][r] is row r of
+ * column c (column 3: the translation), with sinew__mat4_from_trs's sums
+ * (the same roundings). */
+static inline __attribute__((always_inline)) void sinew__block_entries(const __m256 v[10], __m256 e[4][3])
 {
     const __m256 *t = v, *q = v + 3, *s = v + 7;
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f);
+    const __m256 one = _mm256_set1_ps(1.0f);
     __m256 x = q[0], y = q[1], z = q[2], w = q[3];
     __m256 x2 = _mm256_add_ps(x, x), y2 = _mm256_add_ps(y, y), z2 = _mm256_add_ps(z, z);
     __m256 xx = _mm256_mul_ps(x, x2), xy = _mm256_mul_ps(x, y2), xz = _mm256_mul_ps(x, z2);
     __m256 yy = _mm256_mul_ps(y, y2), yz = _mm256_mul_ps(y, z2), zz = _mm256_mul_ps(z, z2);
     __m256 wx = _mm256_mul_ps(w, x2), wy = _mm256_mul_ps(w, y2), wz = _mm256_mul_ps(w, z2);
-    /* e[c][r]: row r of column c of the block's local matrices */
-    __m256 e[4][3] = {
-        {_mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), s[0]), _mm256_mul_ps(_mm256_add_ps(xy, wz), s[0]),
-         _mm256_mul_ps(_mm256_sub_ps(xz, wy), s[0])},
-        {_mm256_mul_ps(_mm256_sub_ps(xy, wz), s[1]), _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), s[1]),
-         _mm256_mul_ps(_mm256_add_ps(yz, wx), s[1])},
-        {_mm256_mul_ps(_mm256_add_ps(xz, wy), s[2]), _mm256_mul_ps(_mm256_sub_ps(yz, wx), s[2]),
-         _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), s[2])},
-        {t[0], t[1], t[2]}};
+    e[0][0] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(yy, zz)), s[0]);
+    e[0][1] = _mm256_mul_ps(_mm256_add_ps(xy, wz), s[0]);
+    e[0][2] = _mm256_mul_ps(_mm256_sub_ps(xz, wy), s[0]);
+    e[1][0] = _mm256_mul_ps(_mm256_sub_ps(xy, wz), s[1]);
+    e[1][1] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, zz)), s[1]);
+    e[1][2] = _mm256_mul_ps(_mm256_add_ps(yz, wx), s[1]);
+    e[2][0] = _mm256_mul_ps(_mm256_add_ps(xz, wy), s[2]);
+    e[2][1] = _mm256_mul_ps(_mm256_sub_ps(yz, wx), s[2]);
+    e[2][2] = _mm256_mul_ps(_mm256_sub_ps(one, _mm256_add_ps(xx, yy)), s[2]);
+    for (int r = 0; r < 3; ++r) e[3][r] = t[r];
+}
+
+/* Model matrices of the block's joints `joint` (eight schedule entries) from
+ * their transforms v (as sinew__load_block gives them); a root's parent is
+ * `top`. */
+static inline __attribute__((always_inline)) void sinew__model_block(const __m256 v[10], const int16_t *joint,
+                                                                     const int16_t *parents, const sinew_mat4 *top,
+                                                                     sinew_mat4 *model)
+{
+    const __m256 zero = _mm256_setzero_ps();
+    __m256 e[4][3];
+    sinew__block_entries(v, e);
     /* f[h][k]: row k of columns 0 and 1 (f[h][k]) and of columns 2 and 3
      * (f[h][3 + k]) of joints 4h to 4h + 3, one column per half: an in-lane
      * broadcast of lane i then spreads joint 4h + i's over each half */
     __m256 f[2][6];
     for (int k = 0; k < 3; ++k) {
-        f[0][k] = _mm256_permute2f128_ps(e[0][k], e[1][k], 0x20), f[1][k] = _mm256_permute2f128_ps(e[0][k], e[1][k], 0x31);
+        f[0][k] = _mm256_permute2f128_ps(e[0][k], e[1][k], 0x20);
+        f[1][k] = _mm256_permute2f128_ps(e[0][k], e[1][k], 0x31);
         f[0][3 + k] = _mm256_permute2f128_ps(e[2][k], e[3][k], 0x20);
         f[1][3 + k] = _mm256_permute2f128_ps(e[2][k], e[3][k], 0x31);
     }
@@ -167,6 +183,46 @@ static inline __attribute__((always_inline)) void sinew__model_block(const __m25
     SINEW__JOINT(1, 3);
 #undef SINEW__JOINT
 }
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+/* sinew__model_block with AVX-512: each joint's four columns in one 512-bit
+ * vector, its parent's columns broadcast to the four 128-bit lanes, the
+ * entries of row k of its four columns spread over them by one two-source
+ * permute of the block's rows k (columns 0 and 1 in one vector, 2 and 3 in
+ * the other). The same products in the same order as sinew__model_block:
+ * the same bits, in three shuffles a joint where that one takes six and a
+ * half (the shuffle port bounds both). A matrix is stored as two 256-bit
+ * halves: one 512-bit store crosses a cache line wherever the array is not
+ * 64-byte aligned, and took longer even where it is. */
+static inline __attribute__((always_inline)) void sinew__model_block_512(const __m256 v[10], const int16_t *joint,
+                                                                         const int16_t *parents, const sinew_mat4 *top,
+                                                                         sinew_mat4 *model)
+{
+    __m256 e[4][3];
+    sinew__block_entries(v, e);
+    __m512 lo[3], hi[3]; /* lo[k]: row k of columns 0 (low half) and 1; hi[k]: of columns 2 and 3 */
+    for (int k = 0; k < 3; ++k) {
+        lo[k] = _mm512_insertf32x8(_mm512_castps256_ps512(e[0][k]), e[1][k], 1);
+        hi[k] = _mm512_insertf32x8(_mm512_castps256_ps512(e[2][k]), e[3][k], 1);
+    }
+    /* joints in pair order (0, 4, 1, 5, ...), as sinew__model_block */
+    for (int p = 0; p < 8; ++p) {
+        int i = (p >> 1) + 4 * (p & 1);
+        const __m512i spread = _mm512_set_epi32(24 + i, 24 + i, 24 + i, 24 + i, 16 + i, 16 + i, 16 + i, 16 + i,
+                                                8 + i, 8 + i, 8 + i, 8 + i, i, i, i, i);
+        int jo = joint[i], pj = parents[jo];
+        const float *m = (pj >= 0 ? &model[pj] : top)->m;
+        __m512 c = _mm512_maskz_broadcast_f32x4(0xf000, _mm_loadu_ps(m + 12));
+        c = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(m)), _mm512_permutex2var_ps(lo[0], spread, hi[0]), c);
+        c = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(m + 4)), _mm512_permutex2var_ps(lo[1], spread, hi[1]),
+                            c);
+        c = _mm512_fmadd_ps(_mm512_broadcast_f32x4(_mm_loadu_ps(m + 8)), _mm512_permutex2var_ps(lo[2], spread, hi[2]),
+                            c);
+        _mm256_storeu_ps(model[jo].m, _mm512_castps512_ps256(c));
+        _mm256_storeu_ps(model[jo].m + 8, _mm512_extractf32x8_ps(c, 1));
+    }
+}
+#endif
 
 /* The identity, the parent of roots when there is no root matrix. */
 static const sinew_mat4 sinew__identity_mat4 = {{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}};
