@@ -8,24 +8,31 @@
  * component is one load. */
 #include "pose_block_avx.h"
 
-void sinew__local_to_model_avx2(const int16_t *schedule, int length, const int16_t *parents,
-                                const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model)
+/* local_to_model_avx512.c compiles this file again with its own names and
+ * block */
+#ifndef SINEW__L2M_KERNEL
+#define SINEW__L2M_KERNEL(name) sinew__##name##_avx2
+#define SINEW__L2M_BLOCK sinew__model_block
+#endif
+
+void SINEW__L2M_KERNEL(local_to_model)(const int16_t *schedule, int length, const int16_t *parents,
+                                       const sinew_transform *local, const sinew_mat4 *root, sinew_mat4 *model)
 {
     const sinew_mat4 *top = root ? root : &sinew__identity_mat4;
     for (int b = 0; b < length; b += 8) {
         __m256 v[10];
         sinew__load_block(local, schedule + b, v);
-        sinew__model_block(v, schedule + b, parents, top, model);
+        SINEW__L2M_BLOCK(v, schedule + b, parents, top, model);
     }
 }
 
-void sinew__local_to_model_pose_avx2(const int16_t *schedule, int length, const int16_t *parents, const float *pose,
-                                     const sinew_mat4 *root, sinew_mat4 *model)
+void SINEW__L2M_KERNEL(local_to_model_pose)(const int16_t *schedule, int length, const int16_t *parents,
+                                            const float *pose, const sinew_mat4 *root, sinew_mat4 *model)
 {
     const sinew_mat4 *top = root ? root : &sinew__identity_mat4;
     for (int b = 0; b < length; b += 8, pose += SINEW_POSE_BLOCK_FLOATS) {
         __m256 v[10];
         for (int c = 0; c < 10; ++c) v[c] = _mm256_loadu_ps(pose + 8 * c);
-        sinew__model_block(v, schedule + b, parents, top, model);
+        SINEW__L2M_BLOCK(v, schedule + b, parents, top, model);
     }
 }
