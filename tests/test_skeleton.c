@@ -417,10 +417,10 @@ static void test_local_to_model_pose(void)
 }
 
 /* The AVX-512 level's local to model (its own kernels) gives the AVX2
- * level's matrices bit for bit, from transforms and from the pose order,
- * under no root and an affine one whose zeros are -0, on a random forest
- * with scales from 0.5 to 1.5; skipped, saying so, where the CPU runs no
- * AVX-512. */
+ * level's matrices bit for bit, from transforms, from the pose order and
+ * from a joint down, under no root and an affine one whose zeros are -0, on
+ * a random forest with scales from 0.5 to 1.5; skipped, saying so, where
+ * the CPU runs no AVX-512. */
 static void test_local_to_model_levels(void)
 {
     if (sinew_simd_supported() != SINEW_SIMD_AVX512) {
@@ -431,7 +431,7 @@ static void test_local_to_model_levels(void)
     int parents[N];
     uint32_t seed = 23;
     sinew_transform *local = malloc(sizeof *local * N);
-    sinew_mat4 *got[2][2];
+    sinew_mat4 *got[2][3];
     float *pose = malloc(sizeof(float) * SINEW_POSE_FLOATS(2 * N));
     for (int j = 0; j < N; ++j) {
         seed = seed * 1664525u + 1013904223u;
@@ -446,7 +446,8 @@ static void test_local_to_model_levels(void)
             {4 * r[4], r[5], r[6]}, q, {1.0f + 0.5f * r[7], 1.0f + 0.5f * r[8], 1.0f + 0.5f * r[9]}};
     }
     sinew_mat4 affine = sinew_mat4_identity();
-    affine.m[12] = 0.25f, affine.m[13] = -2.0f, affine.m[0] = 0.5f, affine.m[3] = affine.m[7] = -0.0f;
+    affine.m[12] = 0.25f, affine.m[13] = -2.0f, affine.m[0] = 0.5f;
+    affine.m[3] = affine.m[7] = affine.m[11] = -0.0f;
     const sinew_mat4 *roots[2] = {NULL, &affine};
     int bad = 0, cases = 0;
     sinew_skeleton *sk[2];
@@ -454,25 +455,33 @@ static void test_local_to_model_levels(void)
         sk[l] = sinew_skeleton_create(&(sinew_skeleton_desc){N, parents, NULL, NULL}, NULL,
                                       &(sinew_options){.simd = l ? SINEW_SIMD_AVX512 : SINEW_SIMD_AVX2}, NULL);
         CHECK(sk[l] != NULL, "a skeleton of %d joints at %s", N, l ? "avx512" : "avx2");
-        for (int form = 0; form < 2; ++form) got[l][form] = malloc(sizeof(sinew_mat4) * N);
+        for (int form = 0; form < 3; ++form) got[l][form] = malloc(sizeof(sinew_mat4) * N);
     }
     if (sk[0] && sk[1]) {
+        CHECK(sinew__skeleton_of(sk[1])->local_to_model != sinew__skeleton_of(sk[0])->local_to_model &&
+                  sinew__skeleton_of(sk[1])->local_to_model_pose != sinew__skeleton_of(sk[0])->local_to_model_pose,
+              "the AVX-512 level runs kernels of its own");
         CHECK(sinew_pose_order_from_transforms(sk[0], local, N, pose, NULL) == SINEW_OK, "to the pose order");
         for (int r = 0; r < 2; ++r) {
             for (int l = 0; l < 2; ++l) {
-                memset(got[l][0], 0xff, sizeof(sinew_mat4) * N), memset(got[l][1], 0xff, sizeof(sinew_mat4) * N);
+                for (int form = 0; form < 3; ++form) memset(got[l][form], 0xff, sizeof(sinew_mat4) * N);
+                /* from the first root down (joints in batches, run by the
+                 * level's kernel), over the AVX2 level's full pass, so that
+                 * only the subtree's matrices can differ */
+                sinew_local_to_model(sk[0], local, roots[r], got[l][2], N, NULL);
                 CHECK(sinew_local_to_model(sk[l], local, roots[r], got[l][0], N, NULL) == SINEW_OK &&
-                          sinew_local_to_model_pose(sk[l], pose, roots[r], got[l][1], N, NULL) == SINEW_OK,
+                          sinew_local_to_model_pose(sk[l], pose, roots[r], got[l][1], N, NULL) == SINEW_OK &&
+                          sinew_local_to_model_from(sk[l], local, roots[r], got[l][2], N, 0, NULL) == SINEW_OK,
                       "local to model at level %d", l);
             }
-            for (int form = 0; form < 2; ++form, ++cases)
+            for (int form = 0; form < 3; ++form, ++cases)
                 bad += memcmp(got[0][form], got[1][form], sizeof(sinew_mat4) * N) != 0;
         }
     }
     CHECK(bad == 0, "local to model: %d of %d cases at avx512 differ from avx2", bad, cases);
     for (int l = 0; l < 2; ++l) {
         sinew_skeleton_free(sk[l]);
-        for (int form = 0; form < 2; ++form) free(got[l][form]);
+        for (int form = 0; form < 3; ++form) free(got[l][form]);
     }
     free(local), free(pose);
 }

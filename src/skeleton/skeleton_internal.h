@@ -58,8 +58,8 @@ static inline sinew__skeleton *sinew__skeleton_of(const sinew_skeleton *sk)
 size_t sinew__schedule_capacity(int n);
 
 /* Local to model's schedule (skeleton/simd/local_to_model_avx2.c and
- * local_to_model_avx512.c, and the sampler's block layout): joints in pairs that it computes side by side, each joint's
- * parent in an earlier pair. Joints are taken first in, first out as their
+ * local_to_model_avx512.c, and the sampler's block layout): joints in pairs
+ * that it computes side by side, each joint's parent in an earlier pair. Joints are taken first in, first out as their
  * parent is scheduled (roots first), so that a joint comes long after its
  * parent wherever the tree allows; joints marked in `late` (optional; a
  * marked joint's children must be marked too) wait until every unmarked

@@ -190,10 +190,11 @@ static inline __attribute__((always_inline)) void sinew__model_block(const __m25
  * entries of row k of its four columns spread over them by one two-source
  * permute of the block's rows k (columns 0 and 1 in one vector, 2 and 3 in
  * the other). The same products in the same order as sinew__model_block:
- * the same bits, in three shuffles a joint where that one takes six and a
- * half (the shuffle port bounds both). A matrix is stored as two 256-bit
- * halves: one 512-bit store crosses a cache line wherever the array is not
- * 64-byte aligned, and took longer even where it is. */
+ * the same bits, in three shuffles a joint and six a block where that one
+ * takes six a joint and twelve a block (the shuffle port bounds both). A
+ * matrix is stored as two 256-bit halves: one 512-bit store crosses a cache
+ * line wherever the array is not 64-byte aligned, and is slower even where
+ * it is (docs/BENCHMARKS.md). */
 static inline __attribute__((always_inline)) void sinew__model_block_512(const __m256 v[10], const int16_t *joint,
                                                                          const int16_t *parents, const sinew_mat4 *top,
                                                                          sinew_mat4 *model)
