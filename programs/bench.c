@@ -20,10 +20,12 @@
  * sinew_blend does at its edges: the layers and the rest pose are
  * converted from the sampled transforms once, outside the timed calls (as
  * ozz's BlendingJob reads the SoA poses its sampler wrote), and the output
- * is not converted back. additive adds the second of those poses' delta
- * over the rest pose (sinew_additive_delta, once) onto the first at weight
- * 0.7 (sinew_additive_apply); additive_pose does the same on the SoA
- * poses (sinew_additive_apply_pose). local_to_model_pose is sinew_local_to_model_pose
+ * is not converted back. blend2_pose_masked is blend2_pose with the second
+ * layer masked per joint (weight 0 on every third joint, 1 on the others:
+ * joints of one contributor and of two). additive adds the second of those
+ * poses' delta over the rest pose (sinew_additive_delta, once) onto the
+ * first at weight 0.7 (sinew_additive_apply); additive_pose does the same
+ * on the SoA poses (sinew_additive_apply_pose). local_to_model_pose is sinew_local_to_model_pose
  * on the first of those poses in the skeleton's pose order (SoA in, model
  * matrices out: ozz's LocalToModelJob's work); it skips the conversion from
  * transforms (sinew_pose_order_from_transforms, once, outside the timed
@@ -208,6 +210,7 @@ typedef enum operation {
     OP_SAMPLE_THEN_L2M, /* sinew_clip_sample then sinew_local_to_model: what sinew_clip_sample_model saves */
     OP_PALETTE, OP_LBS_PN, OP_LBS_P, OP_DQS_PN, OP_BLEND2, OP_BLEND3, OP_IK,
     OP_BLEND2_POSE, OP_BLEND3_POSE, /* sinew_blend_pose: SoA poses converted outside the timed calls */
+    OP_BLEND2_POSE_MASKED,          /* the same, the second layer masked per joint */
     OP_ADDITIVE, OP_ADDITIVE_POSE, /* sinew_additive_apply; sinew_additive_apply_pose on SoA poses */
     OP_IK_FROM, /* two-bone IK, then sinew_local_to_model_from its start joint */
     OP_L2M_POSE, /* sinew_local_to_model_pose: a SoA pose in the skeleton's order, converted outside the timed calls */
@@ -249,6 +252,7 @@ static const kernel kernels[] = {
     {"local_to_model_pose", OP_L2M_POSE, 0}, {"sample_local_to_model", OP_SAMPLE_MODEL, 0}, {"palette", OP_PALETTE, 0}, {"skin_lbs_pos_nrm", OP_LBS_PN, 0},
     {"skin_lbs_pos", OP_LBS_P, 0}, {"skin_dqs_pos_nrm", OP_DQS_PN, 0}, {"blend2", OP_BLEND2, 0},
     {"blend3", OP_BLEND3, 0}, {"blend2_pose", OP_BLEND2_POSE, 0}, {"blend3_pose", OP_BLEND3_POSE, 0},
+    {"blend2_pose_masked", OP_BLEND2_POSE_MASKED, 0},
     {"additive", OP_ADDITIVE, 0}, {"additive_pose", OP_ADDITIVE_POSE, 0},
     {"ik_two_bone", OP_IK, 0}, {"ik_two_bone_pose", OP_IK, POSE},
     {"ik_then_local_to_model_from", OP_IK_FROM, 0}, {"sample_pose", OP_SAMPLE_POSE, 0},
@@ -293,6 +297,7 @@ typedef struct bench {
     int seek;
     sinew_transform *local, *poses;  /* poses: three for the blends */
     float *pose_layers, *pose_rest, *pose_out; /* the SoA blends' three poses, rest pose, output */
+    float *mask;                               /* blend2_pose_masked's second layer's, a float per joint */
     sinew_transform *delta;   /* the additive rows' delta: the second pose over the rest pose */
     float *pose_delta;        /* the same, SoA */
     float *pose_ik;           /* ik_two_bone_pose's local pose: SoA in the pose order */
@@ -494,6 +499,12 @@ static void run_kernel(bench *b, const kernel *k)
         sinew_pose_layer layers[3] = {{b->pose_layers, 0.5f, NULL}, {b->pose_layers + floats, 0.3f, NULL},
                                       {b->pose_layers + 2 * floats, 0.2f, NULL}};
         sinew_blend_pose(sk, b->pose_rest, layers, k->op == OP_BLEND2_POSE ? 2 : 3, 0.0f, b->pose_out, n, NULL);
+        break;
+    }
+    case OP_BLEND2_POSE_MASKED: {
+        sinew_pose_layer layers[2] = {{b->pose_layers, 0.5f, NULL},
+                                      {b->pose_layers + SINEW_POSE_FLOATS(n), 0.3f, b->mask}};
+        sinew_blend_pose(sk, b->pose_rest, layers, 2, 0.0f, b->pose_out, n, NULL);
         break;
     }
     case OP_ADDITIVE: sinew_additive_apply(b->poses, b->delta, n, 0.7f, NULL, b->local, NULL); break;
@@ -704,6 +715,7 @@ int cli_bench(int argc, char **argv)
     b.poses = cache_aligned(sizeof *b.poses * (size_t)n * 3);
     b.pose_layers = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n) * 3);
     b.pose_rest = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
+    b.mask = cache_aligned(sizeof(float) * (size_t)n);
     b.delta = cache_aligned(sizeof *b.delta * (size_t)n);
     b.pose_delta = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
     b.pose_out = cache_aligned(sizeof(float) * SINEW_POSE_FLOATS(n));
@@ -720,7 +732,7 @@ int cli_bench(int argc, char **argv)
         status = EXIT_FAILED;
         goto done;
     }
-    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers ||
+    if (!b.cursor.keys || !b.cursor2.keys || !b.frame_poses || !b.local || !b.poses || !b.pose_layers || !b.mask ||
         !b.pose_rest || !b.delta || !b.pose_delta || !b.pose_out || !b.pose_order || !b.pose_ik || !b.model ||
         !b.palette || !b.dq || !b.out_pos || !b.out_nrm) {
         fprintf(stderr, "sinew: bench: out of memory\n");
@@ -776,6 +788,7 @@ int cli_bench(int argc, char **argv)
     for (int p = 0; p < 3; ++p)
         sinew_pose_from_transforms(b.poses + p * n, n, b.pose_layers + (size_t)p * SINEW_POSE_FLOATS(n), NULL);
     sinew_pose_from_transforms(b.sk->rest_pose, n, b.pose_rest, NULL);
+    for (int j = 0; j < n; ++j) b.mask[j] = j % 3 ? 1.0f : 0.0f;
     sinew_additive_delta(b.sk->rest_pose, b.poses + n, n, b.delta, NULL);
     sinew_pose_from_transforms(b.delta, n, b.pose_delta, NULL);
     sinew_pose_order_from_transforms(b.sk, b.poses, n, b.pose_order, NULL);
@@ -938,7 +951,7 @@ done:
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
     free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses);
-    free(b.pose_layers), free(b.pose_rest), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order);
+    free(b.pose_layers), free(b.pose_rest), free(b.mask), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order);
     free(b.pose_ik), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);
