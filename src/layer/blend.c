@@ -3,6 +3,8 @@
  * deltas and their application. */
 #include "layer/blend_internal.h"
 
+#include <float.h>
+
 static bool valid_weight(float w) { return isfinite(w) && w >= 0.0f; }
 
 /* The scalar reference for one joint, for both blends: layers either
@@ -66,7 +68,12 @@ static sinew_result check_layer(const char *name, int i, bool pose, float weight
 {
     if (!pose || !valid_weight(weight))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: a pose and a weight >= 0", name, i);
-    for (int j = 0; mask && j < count; ++j)
+    if (!mask) return SINEW_OK;
+    /* one pass without branches (vectorized: masks are checked on every
+     * call), then the joint to name, only where one is bad */
+    int ok = 1;
+    for (int j = 0; j < count; ++j) ok &= (mask[j] >= 0.0f) & (mask[j] <= FLT_MAX);
+    for (int j = 0; !ok && j < count; ++j)
         if (!valid_weight(mask[j]))
             return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: joint %d's mask weight %g", name, i,
                                j, (double)mask[j]);
