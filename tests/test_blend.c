@@ -83,7 +83,8 @@ static void compare_joint(const sinew_blend_layer *layers, int layer_count, floa
 /* sinew_blend and sinew_blend_pose on a skeleton made at the best SIMD
  * level against the same skeleton made at the scalar level, for joint
  * counts below, at and off multiples of the kernels' 8: random rest poses
- * and layers (rotations on either side of the rest's), masks of zeros,
+ * and one to six layers (rotations on either side of the rest's; the
+ * kernels unroll up to four), masks of zeros,
  * ones and fractions (joints with one contributor, joints the rest pose
  * fills in), weights of 0, thresholds 0 (0.1), 0.5 and 3 (the rest pose
  * in every joint), weights near 1e-18 and 1e18, a -0 coordinate, a
@@ -96,7 +97,7 @@ static void compare_joint(const sinew_blend_layer *layers, int layer_count, floa
  * skeleton's pose order (masks per lane) within the same tolerances. */
 static void check_simd_blend(void)
 {
-    enum { MAX = 61, LAYERS = 4, FLOATS = SINEW_POSE_FLOATS(MAX), LANES = 2 * MAX + 8 };
+    enum { MAX = 61, LAYERS = 6, FLOATS = SINEW_POSE_FLOATS(MAX), LANES = 2 * MAX + 8 };
     bool simd_runs = sinew_simd_supported() >= SINEW_SIMD_AVX2;
     if (!simd_runs) printf("test_blend: SIMD blend not checked: this CPU runs no AVX2\n");
     static const int counts[] = {5, 8, 16, 23, 61};
@@ -126,10 +127,12 @@ static void check_simd_blend(void)
         CHECK(lanes <= LANES, "%d joints: %d lanes", n, lanes);
         if (lanes > LANES) goto next;
         sinew_pose_order_from_transforms(simd, rest, n, order_rest, &err);
-        for (int round = 0; round < 40; ++round) {
+        for (int round = 0; round < 54; ++round) {
             sinew_blend_layer layers[LAYERS];
             sinew_pose_layer pose_layers[LAYERS];
-            int layer_count = 1 + round % LAYERS;
+            /* 1 to 6 layers (the kernels unroll up to four), each count
+             * with and without masks (round % 3) */
+            int layer_count = 1 + round / 3 % LAYERS;
             /* weights far from 1 (with a threshold to match): sums whose
              * reciprocals leave the range of the kernels' estimates */
             float scale = round % 7 == 3 ? 1e-18f : round % 7 == 5 ? 1e18f : 1.0f;

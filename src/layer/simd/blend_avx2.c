@@ -456,6 +456,101 @@ INLINE void blend_uniform(const contributor *list, int n, const float *rest, flo
     }
 }
 
+/* sinew__blend_pose_avx2 with masks, over layers[0 .. n - 1] (n a constant
+ * where inlined, so that the loops over them unroll), in two passes as
+ * blend_uniform: the first sums each block's rotations and weights and
+ * keeps them in the block's output (rotation sums, the total weight in the
+ * x translations, the rest pose's weight in the y translations, the lane
+ * bits of contributors in the x scale's first float); the second finishes
+ * the block. */
+INLINE void blend_masked(const sinew_pose_layer *layers, int n, const float *rest, float threshold, float *out,
+                         int count)
+{
+    int blocks = (count + 7) / 8;
+    const __m256 zero = _mm256_setzero_ps();
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
+        float *o = out + at;
+        HIDE(o);
+        __m256 rr[4];
+        load_soa(block_at(rest, at), 3, 4, rr);
+        rot_sums s = {{zero, zero, zero, zero}, zero, 0, 0};
+        for (int i = 0; i < n; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            __m256 q[4];
+            load_soa(block_at(layers[i].pose, at), 3, 4, q);
+            rot_add(&s, w, counts, lanes, q, rr);
+        }
+        __m256 rest_w = _mm256_sub_ps(_mm256_set1_ps(threshold), s.total);
+        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
+        int rest_lanes = _mm256_movemask_ps(rest_counts);
+        if (rest_lanes) rot_add(&s, rest_w, rest_counts, rest_lanes, rr, rr);
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(o + 8 * (3 + c), s.q[c]);
+        _mm256_storeu_ps(o, s.total);
+        _mm256_storeu_ps(o + 8, rest_w);
+        int32_t bits = s.any | s.multi << 8;
+        memcpy(o + 8 * 7, &bits, sizeof bits);
+    }
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
+        const float *rest_block = block_at(rest, at);
+        float *o = out + at;
+        HIDE(o);
+        rot_sums s;
+        load_soa(o, 3, 4, s.q);
+        s.total = _mm256_loadu_ps(o);
+        __m256 rest_w = _mm256_loadu_ps(o + 8), v[10];
+        int32_t bits;
+        memcpy(&bits, o + 8 * 7, sizeof bits);
+        __m256 inv = rot_finish(&s, v + 3);
+        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
+        int rest_lanes = _mm256_movemask_ps(rest_counts);
+        __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+        for (int i = 0; i < n; ++i) {
+            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
+            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
+            int lanes = _mm256_movemask_ps(counts);
+            if (!lanes) continue;
+            load_soa_moves(block_at(layers[i].pose, at), m);
+            move_add(sum, w, counts, lanes, m);
+        }
+        if (rest_lanes) {
+            load_soa_moves(rest_block, m);
+            move_add(sum, rest_w, rest_counts, rest_lanes, m);
+        }
+        for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+        /* joints of one contributor take its transform as it is: the
+         * contributors' floats where they count, or'ed together, are that
+         * one's bits in those lanes */
+        int single = (bits & 0xff) & ~(bits >> 8) & ((1 << valid) - 1);
+        if (single) {
+            __m256 only[10] = {zero, zero, zero, zero, zero, zero, zero, zero, zero, zero};
+            for (int i = 0; i <= n; ++i) {
+                __m256 counts = rest_counts;
+                const float *src = rest_block;
+                if (i < n) {
+                    __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
+                    counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ), src = block_at(layers[i].pose, at);
+                }
+                if (!_mm256_movemask_ps(counts)) continue;
+                for (int c = 0; c < 10; ++c)
+                    only[c] = _mm256_or_ps(only[c], _mm256_and_ps(_mm256_loadu_ps(src + 8 * c), counts));
+            }
+            __m256 pick = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
+                _mm256_and_si256(_mm256_set1_epi32(single), _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)),
+                _mm256_setzero_si256()));
+            for (int c = 0; c < 10; ++c) v[c] = _mm256_blendv_ps(v[c], only[c], pick);
+        }
+        if (b == blocks - 1) pad_block(v, 0, 10, count);
+        for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, v[c]);
+    }
+}
+
 void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
                             float *out, int count)
 {
@@ -520,91 +615,21 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         }
         return;
     }
-    /* With masks, in two passes as blend_uniform: the first sums each
-     * block's rotations and weights and keeps them in the block's output
-     * (rotation sums, the total weight in the x translations, the rest
-     * pose's weight in the y translations, the lane bits of contributors
-     * in the x scale's first float); the second finishes the block. */
-    for (int b = 0; b < blocks; ++b) {
-        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
-        float *o = out + at;
-        HIDE(o);
-        __m256 rr[4];
-        load_soa(block_at(rest, at), 3, 4, rr);
-        rot_sums s = {{zero, zero, zero, zero}, zero, 0, 0};
-        for (int i = 0; i < layer_count; ++i) {
-            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
-            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
-            int lanes = _mm256_movemask_ps(counts);
-            if (!lanes) continue;
-            __m256 q[4];
-            load_soa(block_at(layers[i].pose, at), 3, 4, q);
-            rot_add(&s, w, counts, lanes, q, rr);
-        }
-        __m256 rest_w = _mm256_sub_ps(_mm256_set1_ps(threshold), s.total);
-        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
-        int rest_lanes = _mm256_movemask_ps(rest_counts);
-        if (rest_lanes) rot_add(&s, rest_w, rest_counts, rest_lanes, rr, rr);
-        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(o + 8 * (3 + c), s.q[c]);
-        _mm256_storeu_ps(o, s.total);
-        _mm256_storeu_ps(o + 8, rest_w);
-        int32_t bits = s.any | s.multi << 8;
-        memcpy(o + 8 * 7, &bits, sizeof bits);
+    /* with masks: the layers that count somewhere in a short list, few of
+     * them (the common case) unrolled */
+    sinew_pose_layer list[4];
+    int n = 0;
+    for (int i = 0; i < layer_count && n <= 4; ++i) {
+        if (!(layers[i].weight > 0.0f)) continue; /* counts nowhere */
+        if (n < 4) list[n] = layers[i];
+        ++n;
     }
-    for (int b = 0; b < blocks; ++b) {
-        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-        int first = 8 * b, valid = count - first < 8 ? count - first : 8;
-        const float *rest_block = block_at(rest, at);
-        float *o = out + at;
-        HIDE(o);
-        rot_sums s;
-        load_soa(o, 3, 4, s.q);
-        s.total = _mm256_loadu_ps(o);
-        __m256 rest_w = _mm256_loadu_ps(o + 8), v[10];
-        int32_t bits;
-        memcpy(&bits, o + 8 * 7, sizeof bits);
-        __m256 inv = rot_finish(&s, v + 3);
-        __m256 rest_counts = _mm256_cmp_ps(rest_w, zero, _CMP_GT_OQ);
-        int rest_lanes = _mm256_movemask_ps(rest_counts);
-        __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
-        for (int i = 0; i < layer_count; ++i) {
-            __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
-            __m256 counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ);
-            int lanes = _mm256_movemask_ps(counts);
-            if (!lanes) continue;
-            load_soa_moves(block_at(layers[i].pose, at), m);
-            move_add(sum, w, counts, lanes, m);
-        }
-        if (rest_lanes) {
-            load_soa_moves(rest_block, m);
-            move_add(sum, rest_w, rest_counts, rest_lanes, m);
-        }
-        for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
-        /* joints of one contributor take its transform as it is: the
-         * contributors' floats where they count, or'ed together, are that
-         * one's bits in those lanes */
-        int single = (bits & 0xff) & ~(bits >> 8) & ((1 << valid) - 1);
-        if (single) {
-            __m256 only[10] = {zero, zero, zero, zero, zero, zero, zero, zero, zero, zero};
-            for (int i = 0; i <= layer_count; ++i) {
-                __m256 counts = rest_counts;
-                const float *src = rest_block;
-                if (i < layer_count) {
-                    __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
-                    counts = _mm256_cmp_ps(w, zero, _CMP_GT_OQ), src = block_at(layers[i].pose, at);
-                }
-                if (!_mm256_movemask_ps(counts)) continue;
-                for (int c = 0; c < 10; ++c)
-                    only[c] = _mm256_or_ps(only[c], _mm256_and_ps(_mm256_loadu_ps(src + 8 * c), counts));
-            }
-            __m256 pick = _mm256_castsi256_ps(_mm256_cmpgt_epi32(
-                _mm256_and_si256(_mm256_set1_epi32(single), _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128)),
-                _mm256_setzero_si256()));
-            for (int c = 0; c < 10; ++c) v[c] = _mm256_blendv_ps(v[c], only[c], pick);
-        }
-        if (b == blocks - 1) pad_block(v, 0, 10, count);
-        for (int c = 0; c < 10; ++c) _mm256_storeu_ps(o + 8 * c, v[c]);
+    switch (n) {
+    case 1: blend_masked(list, 1, rest, threshold, out, count); break;
+    case 2: blend_masked(list, 2, rest, threshold, out, count); break;
+    case 3: blend_masked(list, 3, rest, threshold, out, count); break;
+    case 4: blend_masked(list, 4, rest, threshold, out, count); break;
+    default: blend_masked(layers, layer_count, rest, threshold, out, count); /* none, or more than four */
     }
 }
 
