@@ -7,6 +7,18 @@
 
 static bool valid_weight(float w) { return isfinite(w) && w >= 0.0f; }
 
+/* The first joint whose mask weight is not valid_weight, or -1: one pass
+ * without branches (vectorized: masks are checked on every call), then a
+ * search for the joint to name only where one is bad. */
+static int bad_mask_weight(const float *mask, int count)
+{
+    int ok = 1;
+    for (int j = 0; j < count; ++j) ok &= (mask[j] >= 0.0f) & (mask[j] <= FLT_MAX);
+    for (int j = 0; !ok && j < count; ++j)
+        if (!valid_weight(mask[j])) return j;
+    return -1;
+}
+
 /* The scalar reference for one joint, for both blends: layers either
  * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),
  * `rest` its rest transform. */
@@ -68,15 +80,10 @@ static sinew_result check_layer(const char *name, int i, bool pose, float weight
 {
     if (!pose || !valid_weight(weight))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: a pose and a weight >= 0", name, i);
-    if (!mask) return SINEW_OK;
-    /* one pass without branches (vectorized: masks are checked on every
-     * call), then the joint to name, only where one is bad */
-    int ok = 1;
-    for (int j = 0; j < count; ++j) ok &= (mask[j] >= 0.0f) & (mask[j] <= FLT_MAX);
-    for (int j = 0; !ok && j < count; ++j)
-        if (!valid_weight(mask[j]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: joint %d's mask weight %g", name, i,
-                               j, (double)mask[j]);
+    int j = mask ? bad_mask_weight(mask, count) : -1;
+    if (j >= 0)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: layer %d: joint %d's mask weight %g", name, i, j,
+                           (double)mask[j]);
     return SINEW_OK;
 }
 
@@ -188,10 +195,10 @@ static sinew_result check_additive_weights(const char *name, float weight, const
     if (!valid_weight(weight))
         return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: weight %g is not a finite value >= 0", name,
                            (double)weight);
-    for (int j = 0; mask && j < count; ++j)
-        if (!valid_weight(mask[j]))
-            return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: mask weight %d, %g, is not a finite value >= 0",
-                               name, j, (double)mask[j]);
+    int j = mask ? bad_mask_weight(mask, count) : -1;
+    if (j >= 0)
+        return sinew__fail(err, SINEW_ERROR_INVALID_ARGUMENT, "%s: mask weight %d, %g, is not a finite value >= 0",
+                           name, j, (double)mask[j]);
     return SINEW_OK;
 }
 
