@@ -131,7 +131,8 @@ static void check_simd_blend(void)
             sinew_blend_layer layers[LAYERS];
             sinew_pose_layer pose_layers[LAYERS];
             /* 1 to 6 layers (the kernels unroll up to four), each count
-             * with and without masks (round % 3) */
+             * without masks, with masks, and masked and unmasked layers
+             * mixed (round % 3) */
             int layer_count = 1 + round / 3 % LAYERS;
             /* weights far from 1 (with a threshold to match): sums whose
              * reciprocals leave the range of the kernels' estimates */
@@ -147,7 +148,7 @@ static void check_simd_blend(void)
                 if (i % 2) poses[i][3 % n].rotation = (sinew_quat){-0.6f, -0.8f, -0.0f, -0.0f};
                 float pick = rnd(&state, 0, 1);
                 layers[i] = (sinew_blend_layer){poses[i], pick < 0.15f ? 0.0f : scale * rnd(&state, 0, 1.5f),
-                                                round % 3 ? masks[i] : NULL};
+                                                round % 3 == 0 || (round % 3 == 2 && i % 2) ? NULL : masks[i]};
                 if (!layers[i].joint_weights) /* NaNs only where a mask keeps them out */
                     for (int j = 0; j < n; ++j)
                         if (isnan(poses[i][j].scale.y)) poses[i][j].scale.y = 1.0f;

@@ -379,9 +379,9 @@ typedef struct contributor {
 /* Pointer p's value hidden from the compiler, so that the loads through it
  * are addressed by p alone: pointers that move in step, or a block's offset
  * added to several layers' poses, would otherwise become one shared index
- * added to each base, and Intel cores split a load addressed by base plus
- * index from the multiply or add it feeds (unlamination), which costs the
- * blends' first pass a fifth more micro-ops. */
+ * added to each base, and many Intel cores split a load addressed by base
+ * plus index from the multiply or add it feeds (unlamination), which costs
+ * the blends' first pass a fifth more micro-ops. */
 #define HIDE(p) __asm__("" : "+r"(p))
 
 /* The SoA blocks of pose[0 .. n - 1] (n at most 4), the rest pose and the
@@ -625,11 +625,12 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         ++n;
     }
     switch (n) {
+    case 0: blend_masked(list, 0, rest, threshold, out, count); break; /* the rest pose in every joint */
     case 1: blend_masked(list, 1, rest, threshold, out, count); break;
     case 2: blend_masked(list, 2, rest, threshold, out, count); break;
     case 3: blend_masked(list, 3, rest, threshold, out, count); break;
     case 4: blend_masked(list, 4, rest, threshold, out, count); break;
-    default: blend_masked(layers, layer_count, rest, threshold, out, count); /* none, or more than four */
+    default: blend_masked(layers, layer_count, rest, threshold, out, count); /* more than four */
     }
 }
 
