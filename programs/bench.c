@@ -951,7 +951,8 @@ done:
     sinew_clip_free(b.level_clip), sinew_clip_free(b.scalar_clip), sinew_clip_free(b.optimized_clip);
     sinew_clip_free(b.packed_clip), sinew_clip_free(b.compressed_clip);
     free(b.cursor.keys), free(b.cursor2.keys), free(b.frame_poses), free(b.local), free(b.poses);
-    free(b.pose_layers), free(b.pose_rest), free(b.mask), free(b.delta), free(b.pose_delta), free(b.pose_out), free(b.pose_order);
+    free(b.pose_layers), free(b.pose_rest), free(b.mask), free(b.delta), free(b.pose_delta), free(b.pose_out);
+    free(b.pose_order);
     free(b.pose_ik), free(b.model), free(b.palette), free(b.dq);
     free(b.out_pos), free(b.out_nrm);
     sinew_skin_free(b.one_joint);

@@ -67,8 +67,8 @@ static void check_run(const char *bin, const char *work, int threads)
     CHECK(cJSON_GetNumberValue(cJSON_GetObjectItem(json, "threads")) == threads, "threads is %d", threads);
     static const char *const required[] = {"sample", "sample_seek", "local_to_model", "sample_local_to_model",
                                            "palette", "skin_lbs_pos_nrm", "skin_lbs_pos", "skin_dqs_pos_nrm",
-                                           "blend2", "blend3", "blend2_pose", "blend3_pose", "blend2_pose_masked", "additive",
-                                           "additive_pose", "ik_two_bone", "ik_two_bone_pose",
+                                           "blend2", "blend3", "blend2_pose", "blend3_pose", "blend2_pose_masked",
+                                           "additive", "additive_pose", "ik_two_bone", "ik_two_bone_pose",
                                            "ik_then_local_to_model_from", "local_to_model_pose", "sample_optimized",
                                            "sample_local_to_model_optimized", "skin_lbs_pos_nrm_one_joint",
                                            "skin_lbs_pos_nrm_raw", "skin_lbs_pos_nrm_raw_scalar",
