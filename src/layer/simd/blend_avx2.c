@@ -99,6 +99,17 @@ INLINE void move_add(__m256 sum[6], __m256 w, __m256 counts, int lanes, const __
     }
 }
 
+/* r / sqrt(len2) into q by the exact square root and division, the
+ * identity where len2 is 0 or not finite (sinew__q_normalize's rule). */
+INLINE void divide_by_length(const __m256 r[4], __m256 len2, __m256 q[4])
+{
+    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
+    __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
+                                _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
+    for (int c = 0; c < 4; ++c)
+        q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(r[c], inv), sane);
+}
+
 /* Rotation sums normalized as sinew__q_normalize (the identity where the
  * length is 0 or not finite). The estimate y of 1 / sqrt(len2) is refined
  * by y (1.5 - 0.5 len2 y^2); where len2 is 0, too small for the estimate
@@ -110,11 +121,7 @@ INLINE void normalize(const __m256 r[4], __m256 q[4])
                                 _mm256_fmadd_ps(r[3], r[3], _mm256_mul_ps(r[2], r[2])));
     __m256 y = _mm256_rsqrt_ps(len2), len2_y = _mm256_mul_ps(len2, y);
     if (__builtin_expect(_mm256_movemask_ps(_mm256_cmp_ps(len2_y, _mm256_set1_ps(FLT_MAX), _CMP_NLE_UQ)) != 0, 0)) {
-        __m256 inv_len = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
-        __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
-                                    _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-        for (int c = 0; c < 4; ++c)
-            q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(r[c], inv_len), sane);
+        divide_by_length(r, len2, q);
         return;
     }
     __m256 inv_len = _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), y),
@@ -643,11 +650,7 @@ INLINE void normalize_exact(__m256 q[4])
     __m256 len2 = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], q[0]), _mm256_mul_ps(q[1], q[1])),
                                               _mm256_mul_ps(q[2], q[2])),
                                 _mm256_mul_ps(q[3], q[3]));
-    __m256 inv = _mm256_div_ps(_mm256_set1_ps(1.0f), _mm256_sqrt_ps(len2));
-    __m256 sane = _mm256_and_ps(_mm256_cmp_ps(len2, _mm256_setzero_ps(), _CMP_GT_OQ),
-                                _mm256_cmp_ps(len2, _mm256_set1_ps(INFINITY), _CMP_LT_OQ));
-    for (int c = 0; c < 4; ++c)
-        q[c] = _mm256_blendv_ps(_mm256_set1_ps(c == 3 ? 1.0f : 0.0f), _mm256_mul_ps(q[c], inv), sane);
+    divide_by_length(q, len2, q);
 }
 
 /* blend.c's additive_joint for the eight lanes of bv (base) and d (delta)
