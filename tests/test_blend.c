@@ -87,8 +87,9 @@ static void compare_joint(const sinew_blend_layer *layers, int layer_count, floa
  * kernels unroll up to four), masks of zeros,
  * ones and fractions (joints with one contributor, joints the rest pose
  * fills in), weights of 0, thresholds 0 (0.1), 0.5 and 3 (the rest pose
- * in every joint), weights near 1e-18 and 1e18, a -0 coordinate, a
- * rotation whose dot product with the rest's is -0 (on its side), NaNs
+ * in every joint), weights near 1e-18 and 1e18, a -0 coordinate,
+ * rotations whose dot product with the rest's is -0 (the other side), one
+ * of them with a first product that underflows to -0, NaNs
  * in layers that do not count for their joint (the scalar loop skips
  * them; the lanes must too). The SoA blend at the scalar level is
  * sinew_blend's scalar result bit for bit; the SIMD ones within sinew.h's
@@ -111,6 +112,9 @@ static void check_simd_blend(void)
             soa_got[FLOATS];
         for (int j = 0; j < n; ++j) parents[j] = j - 1, random_transform(&state, &rest[j]);
         rest[3 % n].rotation = (sinew_quat){0, 0, 0, 1}; /* with the layers' joint 3 below: a dot product of -0 */
+        /* with the layers' joint 4 below: a first product that underflows
+         * to -0 and three of -0, a sum of -0 */
+        rest[4 % n].rotation = (sinew_quat){1e-20f, 1, 0, 0};
         sinew_skeleton_desc d = {n, parents, NULL, rest};
         sinew_error err;
         sinew_skeleton *scalar = sinew_skeleton_create(&d, NULL, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &err);
@@ -146,6 +150,7 @@ static void check_simd_blend(void)
                 }
                 poses[i][0].translation.x = -0.0f;
                 if (i % 2) poses[i][3 % n].rotation = (sinew_quat){-0.6f, -0.8f, -0.0f, -0.0f};
+                if (i % 2) poses[i][4 % n].rotation = (sinew_quat){-1e-30f, -0.0f, -0.6f, -0.8f};
                 float pick = rnd(&state, 0, 1);
                 layers[i] = (sinew_blend_layer){poses[i], pick < 0.15f ? 0.0f : scale * rnd(&state, 0, 1.5f),
                                                 round % 3 == 0 || (round % 3 == 2 && i % 2) ? NULL : masks[i]};
@@ -215,6 +220,80 @@ static void check_simd_blend(void)
                "(rotation) of the scalar blend; %d one-contributor joints bit for bit\n",
                what, sinew_simd_name(sinew_simd_supported()), e[k]->joints, e[k]->move, e[k]->turn, e[k]->singles);
     }
+}
+
+/* Rotations whose dot product with the rest rotation is 0 but for
+ * rounding: every level must put them on the side sinew.h names (the sign
+ * bit of the dot product summed in x, y, z, w order). Each joint's first
+ * layer is made perpendicular to its rest rotation (in double, then
+ * rounded), its second is random, both at weight 1. The SIMD blends, on
+ * transforms and on SoA poses, without masks and with masks of ones (the
+ * masked kernels), must agree with the scalar one, which a rotation on
+ * the other side breaks by far more than rounding. Some of those dot
+ * products must change sign when summed in another order (x + y and z + w
+ * first), so that a kernel that sums otherwise fails here. */
+static void check_near_tie_sides(void)
+{
+    enum { N = 16, ROUNDS = 64 };
+    if (sinew_simd_supported() < SINEW_SIMD_AVX2) {
+        printf("test_blend: near-tie sides not compared across levels: this CPU runs no AVX2\n");
+        return;
+    }
+    unsigned state = 777u;
+    int parents[N], cases = 0, order_decides = 0;
+    sinew_transform rest[N], a[N], b[N], want[N], got[N];
+    static float soa_rest[SINEW_POSE_FLOATS(N)], soa_a[SINEW_POSE_FLOATS(N)], soa_b[SINEW_POSE_FLOATS(N)],
+        soa_got[SINEW_POSE_FLOATS(N)], ones[N];
+    for (int j = 0; j < N; ++j) ones[j] = 1.0f;
+    double worst = 0.0;
+    sinew_error err;
+    for (int round = 0; round < ROUNDS; ++round) {
+        for (int j = 0; j < N; ++j) {
+            parents[j] = j - 1;
+            random_transform(&state, &rest[j]), random_transform(&state, &a[j]), random_transform(&state, &b[j]);
+            const sinew_quat r = rest[j].rotation;
+            sinew_quat *q = &a[j].rotation;
+            double d = (double)q->x * r.x + (double)q->y * r.y + (double)q->z * r.z + (double)q->w * r.w;
+            double v[4] = {q->x - d * r.x, q->y - d * r.y, q->z - d * r.z, q->w - d * r.w};
+            double len = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+            *q = (sinew_quat){(float)(v[0] / len), (float)(v[1] / len), (float)(v[2] / len), (float)(v[3] / len)};
+            float x = q->x * r.x, y = q->y * r.y, z = q->z * r.z, w = q->w * r.w;
+            order_decides += signbit(((x + y) + z) + w) != signbit((x + y) + (z + w));
+            ++cases;
+        }
+        sinew_skeleton_desc desc = {N, parents, NULL, rest};
+        sinew_skeleton *scalar = sinew_skeleton_create(&desc, NULL, &(sinew_options){.simd = SINEW_SIMD_SCALAR}, &err);
+        sinew_skeleton *simd = sinew_skeleton_create(&desc, NULL, NULL, &err);
+        CHECK(scalar && simd, "near-tie skeletons: %s", err.description);
+        if (!scalar || !simd) {
+            sinew_skeleton_free(scalar), sinew_skeleton_free(simd);
+            return;
+        }
+        sinew_blend_layer layers[2] = {{a, 1.0f, NULL}, {b, 1.0f, NULL}};
+        CHECK(sinew_blend(scalar, layers, 2, 0.0f, want, N, &err) == SINEW_OK, "scalar blend: %s", err.description);
+        sinew_pose_from_transforms(rest, N, soa_rest, &err);
+        sinew_pose_from_transforms(a, N, soa_a, &err), sinew_pose_from_transforms(b, N, soa_b, &err);
+        /* without masks and with masks of ones (the masked kernels) */
+        for (int masked = 0; masked < 2; ++masked) {
+            const float *mask = masked ? ones : NULL;
+            sinew_blend_layer simd_layers[2] = {{a, 1.0f, mask}, {b, 1.0f, mask}};
+            CHECK(sinew_blend(simd, simd_layers, 2, 0.0f, got, N, &err) == SINEW_OK, "SIMD blend: %s",
+                  err.description);
+            for (int j = 0; j < N; ++j) worst = fmax(worst, quat_angle(want[j].rotation, got[j].rotation));
+            sinew_pose_layer pose_layers[2] = {{soa_a, 1.0f, mask}, {soa_b, 1.0f, mask}};
+            CHECK(sinew_blend_pose(simd, soa_rest, pose_layers, 2, 0.0f, soa_got, N, &err) == SINEW_OK,
+                  "SIMD SoA blend: %s", err.description);
+            sinew_pose_to_transforms(soa_got, N, got, &err);
+            for (int j = 0; j < N; ++j) worst = fmax(worst, quat_angle(want[j].rotation, got[j].rotation));
+        }
+        sinew_skeleton_free(scalar), sinew_skeleton_free(simd);
+    }
+    CHECK(order_decides > 0, "near-tie sides: none of %d dot products changes sign with the order of its sum", cases);
+    CHECK(worst <= 1e-4, "near-tie sides: a SIMD blend %.3g rad from the scalar one (a rotation on the other side)",
+          worst);
+    printf("test_blend: near-tie sides: %d dot products near 0 (%d whose sign the order of the sum decides), SIMD "
+           "blends within %.2g rad of the scalar one\n",
+           cases, order_decides, worst);
 }
 
 /* sinew_additive_apply_pose against sinew_additive_apply, bit for bit, on
@@ -452,6 +531,7 @@ int main(void)
 
     sinew_asset_free(a);
     check_simd_blend();
+    check_near_tie_sides();
     check_additive_pose();
     return check_finish("test_blend");
 }

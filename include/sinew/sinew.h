@@ -972,7 +972,10 @@ typedef struct sinew_blend_layer {
 /* N-way blend in local space. Per joint, layer i counts with w_i =
  * weight * joint_weights[j]; translations and scales are the weighted
  * means; rotations are accumulated as w_i * q_i with each q_i first put on
- * the side of the rest rotation (dot >= 0), then normalized: a sign-aligned
+ * the side of the rest rotation (negated where the sign bit of their dot
+ * product is set, its products rounded and summed in x, y, z, w order at
+ * every SIMD level, so that a sum of products that all round to -0 is -0
+ * and sends q_i to the other side), then normalized: a sign-aligned
  * nlerp, so the order of the layers does not change the result. Where a
  * joint's total weight is below `threshold`, the rest pose fills in with
  * weight threshold - total (a joint no layer drives takes its rest pose,
@@ -1008,10 +1011,11 @@ typedef struct sinew_pose_layer {
  * a SoA pose out (out's padding lanes: the identity). `rest` is the
  * skeleton's rest pose in SoA form, made once
  * (sinew_pose_from_transforms(skeleton->rest_pose, ...)); it gives the
- * rotations' side and fills in below the threshold. The blend goes lane
- * by lane, so the poses may be in joint order (count: the joint count) or
- * all in the skeleton's pose order (count: its lane count, `rest` from
- * sinew_pose_order_from_transforms(), masks per lane), as
+ * rotations' side and fills in below the threshold (a NaN in it picks
+ * sides by its sign bit, which the levels need not share). The blend goes
+ * lane by lane, so the poses may be in joint order (count: the joint
+ * count) or all in the skeleton's pose order (count: its lane count,
+ * `rest` from sinew_pose_order_from_transforms(), masks per lane), as
  * sinew_clip_sample_pose() writes them and sinew_local_to_model_pose()
  * reads them. Outputs may alias no input. Errors as sinew_blend(). */
 SINEW_API sinew_result sinew_blend_pose(const sinew_skeleton *skeleton, const float *rest,

@@ -19,6 +19,15 @@ static int bad_mask_weight(const float *mask, int count)
     return -1;
 }
 
+/* Whether rotation q goes to the other side of the rest rotation r: the
+ * sign bit of their dot product, the products summed in x, y, z, w order
+ * as the SIMD kernels sum them (a dot product near 0 picks a side, and
+ * every level must pick the same one). */
+static bool other_side(sinew_quat q, sinew_quat r)
+{
+    return signbit(((q.x * r.x + q.y * r.y) + q.z * r.z) + q.w * r.w);
+}
+
 /* The scalar reference for one joint, for both blends: layers either
  * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),
  * `rest` its rest transform. */
@@ -48,7 +57,7 @@ static sinew_transform blend_joint(const sinew_blend_layer *layers, const sinew_
         only = p;
         t.x += w * p.translation.x, t.y += w * p.translation.y, t.z += w * p.translation.z;
         s.x += w * p.scale.x, s.y += w * p.scale.y, s.z += w * p.scale.z;
-        float wq = sinew__q_dot(p.rotation, rest->rotation) < 0.0f ? -w : w;
+        float wq = other_side(p.rotation, rest->rotation) ? -w : w;
         q.x += wq * p.rotation.x, q.y += wq * p.rotation.y, q.z += wq * p.rotation.z, q.w += wq * p.rotation.w;
     }
     if (contributors == 1) return only; /* one pose: itself, bit for bit */

@@ -291,8 +291,12 @@ __device__ __forceinline__ void blend2(const float *a, float wa, const float *b,
         ++contributors;
         only = i;
         for (int x = 0; x < 3; ++x) acc[x] += w * p[x], acc[7 + x] += w * p[7 + x];
-        float dot = p[3] * rest[3] + p[4] * rest[4] + p[5] * rest[5] + p[6] * rest[6];
-        float wq = dot < 0.0f ? -w : w;
+        /* blend.c's side test exactly, its products and sums kept apart
+         * (a dot product near 0 picks a side) */
+        float dot = __fadd_rn(__fadd_rn(__fadd_rn(__fmul_rn(p[3], rest[3]), __fmul_rn(p[4], rest[4])),
+                                        __fmul_rn(p[5], rest[5])),
+                              __fmul_rn(p[6], rest[6]));
+        float wq = signbit(dot) ? -w : w;
         for (int x = 0; x < 4; ++x) acc[3 + x] += wq * p[3 + x];
     }
     if (contributors == 1) {

@@ -50,16 +50,14 @@ INLINE __m256 layer_weight(float weight, const float *mask, int first, int valid
     return _mm256_mul_ps(w, _mm256_maskload_ps(mask + first, in));
 }
 
-/* w (not negative) where the rotations q are on the side of rr (dot
- * product not below 0), -w where not. The dot product is summed in
- * sinew__q_dot's order (a sign near 0 picks a side, so it must be the
- * scalar one), its first product by a fused multiply-add onto +0: the
- * product's rounding, but never -0, so no sum of the four is -0 and the
- * sign bit alone says "below 0": it is moved onto w, no compare. */
+/* w (not negative) where the rotations q are on the side of rr, -w where
+ * not: blend.c's other_side, the same products and sums in the same order
+ * (a dot product near 0 picks a side, so it must be the scalar one; the
+ * build keeps them unfused, -ffp-contract=off), its sign bit moved onto
+ * w. */
 INLINE __m256 side_weight(__m256 w, const __m256 q[4], const __m256 rr[4])
 {
-    __m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_fmadd_ps(q[0], rr[0], _mm256_setzero_ps()),
-                                                           _mm256_mul_ps(q[1], rr[1])),
+    __m256 dot = _mm256_add_ps(_mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(q[0], rr[0]), _mm256_mul_ps(q[1], rr[1])),
                                              _mm256_mul_ps(q[2], rr[2])),
                                _mm256_mul_ps(q[3], rr[3]));
     return _mm256_xor_ps(w, _mm256_and_ps(dot, _mm256_set1_ps(-0.0f)));
