@@ -370,6 +370,18 @@ INLINE void load_soa(const float *block, int from, int n, __m256 *v)
     for (int c = 0; c < n; ++c) v[c] = _mm256_loadu_ps(block + 8 * (from + c));
 }
 
+/* load_soa with each float loaded once: GCC otherwise folds a load into
+ * every use of its value as a memory operand, so a rotation read by its
+ * side test and by its sum is loaded twice, and the rotation pass is bound
+ * by its loads. */
+INLINE void load_soa_once(const float *block, int from, int n, __m256 *v)
+{
+    for (int c = 0; c < n; ++c) {
+        v[c] = _mm256_loadu_ps(block + 8 * (from + c));
+        __asm__("" : "+x"(v[c]));
+    }
+}
+
 INLINE void load_soa_moves(const float *block, __m256 v[6])
 {
     load_soa(block, 0, 3, v), load_soa(block, 7, 3, v + 3);
@@ -433,9 +445,9 @@ INLINE void blend_uniform(const contributor *list, int n, const float *rest, flo
     wk = start;
     for (int b = 0; b < blocks; ++b, walk_next(&wk, n)) {
         __m256 rr[4], q[4], r[4];
-        load_soa(wk.rest, 3, 4, rr);
+        load_soa_once(wk.rest, 3, 4, rr);
         for (int k = 0; k < n; ++k) {
-            load_soa(wk.pose[k], 3, 4, q);
+            load_soa_once(wk.pose[k], 3, 4, q);
             __m256 wq = side_weight(w[k], q, rr);
             for (int c = 0; c < 4; ++c) r[c] = k ? _mm256_fmadd_ps(wq, q[c], r[c]) : _mm256_mul_ps(wq, q[c]);
         }
@@ -479,7 +491,7 @@ INLINE void blend_masked(const sinew_pose_layer *layers, int n, const float *res
         float *o = out + at;
         HIDE(o);
         __m256 rr[4];
-        load_soa(block_at(rest, at), 3, 4, rr);
+        load_soa_once(block_at(rest, at), 3, 4, rr);
         rot_sums s = {{zero, zero, zero, zero}, zero, 0, 0};
         for (int i = 0; i < n; ++i) {
             __m256 w = layer_weight(layers[i].weight, layers[i].joint_weights, first, valid);
@@ -487,7 +499,7 @@ INLINE void blend_masked(const sinew_pose_layer *layers, int n, const float *res
             int lanes = _mm256_movemask_ps(counts);
             if (!lanes) continue;
             __m256 q[4];
-            load_soa(block_at(layers[i].pose, at), 3, 4, q);
+            load_soa_once(block_at(layers[i].pose, at), 3, 4, q);
             rot_add(&s, w, counts, lanes, q, rr);
         }
         __m256 rest_w = _mm256_sub_ps(_mm256_set1_ps(threshold), s.total);
@@ -586,10 +598,10 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         for (int b = 0; b < blocks; ++b) {
             size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
             __m256 rr[4], q[4], r[4] = {zero, zero, zero, zero};
-            load_soa(block_at(rest, at), 3, 4, rr);
+            load_soa_once(block_at(rest, at), 3, 4, rr);
             for (int i = 0; i < layer_count; ++i) {
                 if (!(layers[i].weight > 0.0f)) continue;
-                load_soa(block_at(layers[i].pose, at), 3, 4, q);
+                load_soa_once(block_at(layers[i].pose, at), 3, 4, q);
                 rot_add_uniform(r, layers[i].weight, q, rr);
             }
             if (u.rest_counts) rot_add_uniform(r, u.rest_weight, rr, rr);
