@@ -57,6 +57,16 @@
 #define SINEW__ALWAYS_INLINE inline
 #endif
 
+/* A function kept out of its callers: a cold path whose inlined body would
+ * cost a hot caller a larger frame and the registers it saves. */
+#if defined(__GNUC__) || defined(__clang__)
+#define SINEW__NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define SINEW__NOINLINE __declspec(noinline)
+#else
+#define SINEW__NOINLINE
+#endif
+
 /* ---- errors and warnings ------------------------------------------------ */
 
 /* Fills `err` (when not NULL) and returns `result`. */

@@ -31,8 +31,9 @@ static bool other_side(sinew_quat q, sinew_quat r)
 /* The scalar reference for one joint, for both blends: layers either
  * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),
  * `rest` its rest transform. */
-static sinew_transform blend_joint(const sinew_blend_layer *layers, const sinew_pose_layer *pose_layers,
-                                   int layer_count, const sinew_transform *rest, float threshold, int j)
+static SINEW__ALWAYS_INLINE sinew_transform blend_joint(const sinew_blend_layer *layers,
+                                                       const sinew_pose_layer *pose_layers, int layer_count,
+                                                       const sinew_transform *rest, float threshold, int j)
 {
     float total = 0.0f;
     int contributors = 0;
@@ -115,8 +116,7 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
     return SINEW_OK;
 }
 
-/* sinew_blend_pose's checks, each with its sentence: run where the quick
- * test in sinew_blend_pose finds something wrong, or cannot tell. */
+/* sinew_blend_pose's checks, each with its sentence. */
 static sinew_result blend_pose_checks(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
                                       int layer_count, float threshold, const float *out, int count, sinew_error *err)
 {
@@ -130,19 +130,15 @@ static sinew_result blend_pose_checks(const sinew_skeleton *sk, const float *res
     return r;
 }
 
-sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
-                              int layer_count, float threshold, float *out, int count, sinew_error *err)
+/* sinew_blend_pose for every call the quick test does not send straight
+ * to a kernel: the checks, then the kernel or the scalar reference. Out
+ * of line, so that the common call's frame stays small. */
+static SINEW__NOINLINE sinew_result blend_pose_in_full(const sinew_skeleton *sk, const float *rest,
+                                                       const sinew_pose_layer *layers, int layer_count,
+                                                       float threshold, float *out, int count, sinew_error *err)
 {
-    /* the common call (arguments given, layers without masks) passes one
-     * quick test; anything else goes through every check */
-    bool quick = sk && rest && out && layers && layer_count > 0 && threshold >= 0.0f && threshold < INFINITY &&
-                 (count == sk->joint_count || count == sinew__skeleton_of(sk)->schedule_length);
-    for (int i = 0; quick && i < layer_count; ++i)
-        quick = layers[i].pose && !layers[i].joint_weights && layers[i].weight >= 0.0f && layers[i].weight < INFINITY;
-    if (!quick) {
-        sinew_result r = blend_pose_checks(sk, rest, layers, layer_count, threshold, out, count, err);
-        if (r != SINEW_OK) return r;
-    }
+    sinew_result r = blend_pose_checks(sk, rest, layers, layer_count, threshold, out, count, err);
+    if (r != SINEW_OK) return r;
     if (threshold == 0.0f) threshold = 0.1f;
     sinew__blend_pose_kernel kernel = sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd);
     if (kernel) {
@@ -155,6 +151,22 @@ sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const
         }
         sinew__pose_pad(out, count);
     }
+    sinew__ok(err);
+    return SINEW_OK;
+}
+
+sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const sinew_pose_layer *layers,
+                              int layer_count, float threshold, float *out, int count, sinew_error *err)
+{
+    /* the common call (arguments given, layers without masks, a kernel at
+     * the skeleton's level) passes one quick test and goes to the kernel */
+    bool quick = sk && rest && out && layers && layer_count > 0 && threshold >= 0.0f && threshold < INFINITY &&
+                 (count == sk->joint_count || count == sinew__skeleton_of(sk)->schedule_length);
+    for (int i = 0; quick && i < layer_count; ++i)
+        quick = layers[i].pose && !layers[i].joint_weights && layers[i].weight >= 0.0f && layers[i].weight < INFINITY;
+    sinew__blend_pose_kernel kernel = quick ? sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd) : NULL;
+    if (!kernel) return blend_pose_in_full(sk, rest, layers, layer_count, threshold, out, count, err);
+    kernel(rest, layers, layer_count, threshold == 0.0f ? 0.1f : threshold, out, count);
     sinew__ok(err);
     return SINEW_OK;
 }

@@ -14,7 +14,9 @@
  * scalar reference's for every joint, so they are worked out once per
  * call, the total's reciprocal by an exact division folded into the
  * weights of the means. The contributors, the rest pose among them when
- * it fills in, go in a short list, unrolled for up to four.
+ * it fills in, go in a short list, unrolled for up to four (a SoA call
+ * whose layers all count, with no rest pose to fill in, reads the layers
+ * as they lie).
  *
  * With masks, weights differ from lane to lane: the total's reciprocal
  * comes from the estimate and a Newton step, and a layer that does not
@@ -387,12 +389,6 @@ INLINE void load_soa_moves(const float *block, __m256 v[6])
     load_soa(block, 0, 3, v), load_soa(block, 7, 3, v + 3);
 }
 
-/* A pose that counts with the same weight in every joint. */
-typedef struct contributor {
-    const float *pose;
-    float weight;
-} contributor;
-
 /* Pointer p's value hidden from the compiler, so that the loads through it
  * are addressed by p alone: pointers that move in step, or a block's offset
  * added to several layers' poses, would otherwise become one shared index
@@ -427,8 +423,10 @@ INLINE const float *block_at(const float *pose, size_t at)
     return p;
 }
 
-/* A blend of n uniform contributors (n a constant where inlined, so that
- * the loops over them unroll), in two passes over the blocks. The first
+/* A blend of n contributors few[0 .. n - 1] that each count in every joint
+ * with their weight (masks not read; n a constant where inlined, so that
+ * the loops over them unroll), their total summed in their order as
+ * uniform_weights sums it, in two passes over the blocks. The first
  * sums the rotations and stores the sums in `out` (which aliases no
  * input); the second normalizes them and sums the translations and
  * scales. A block's rotation chain (dot products, sums, the reciprocal
@@ -436,12 +434,15 @@ INLINE const float *block_at(const float *pose, size_t at)
  * each half overlaps the blocks around it and the independent sums of the
  * second pass (docs/BENCHMARKS.md: one pass over all of it, or the
  * normalization in the first pass, is slower). */
-INLINE void blend_uniform(const contributor *list, int n, const float *rest, float total_inv, float *out, int count)
+INLINE void blend_uniform(const sinew_pose_layer *few, int n, const float *rest, float *out, int count)
 {
     int blocks = (count + 7) / 8;
+    float total = 0.0f;
     __m256 w[4];
     block_walk start = {.rest = rest, .out = out}, wk;
-    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight), start.pose[k] = list[k].pose;
+    for (int k = 0; k < n; ++k)
+        w[k] = _mm256_set1_ps(few[k].weight), start.pose[k] = few[k].pose, total += few[k].weight;
+    const float total_inv = 1.0f / total;
     wk = start;
     for (int b = 0; b < blocks; ++b, walk_next(&wk, n)) {
         __m256 rr[4], q[4], r[4];
@@ -454,7 +455,7 @@ INLINE void blend_uniform(const contributor *list, int n, const float *rest, flo
         for (int c = 0; c < 4; ++c) _mm256_storeu_ps(wk.out + 8 * (3 + c), r[c]);
     }
     /* the weighted means as sums of the poses times weight / total */
-    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(list[k].weight * total_inv);
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(few[k].weight * total_inv);
     wk = start;
     for (int b = 0; b < blocks; ++b, walk_next(&wk, n)) {
         __m256 q[4], r[4], v[6], m[6];
@@ -568,72 +569,55 @@ INLINE void blend_masked(const sinew_pose_layer *layers, int n, const float *res
     }
 }
 
-void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
-                            float *out, int count)
+/* sinew__blend_pose_avx2 for more than four uniform contributors: the
+ * same sums, a layer at a time. */
+static void blend_many(const float *rest, const sinew_pose_layer *layers, int layer_count, const uniform *u,
+                       float *out, int count)
 {
     int blocks = (count + 7) / 8;
     const __m256 zero = _mm256_setzero_ps();
-    uniform u;
-    if (uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
-        if (u.contributors == 1) { /* one pose: itself, bit for bit */
-            memcpy(out, u.only < layer_count ? layers[u.only].pose : rest, sizeof *out * SINEW_POSE_FLOATS(count));
-            sinew__pose_pad(out, count);
-            return;
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        __m256 rr[4], q[4], r[4] = {zero, zero, zero, zero};
+        load_soa_once(block_at(rest, at), 3, 4, rr);
+        for (int i = 0; i < layer_count; ++i) {
+            if (!(layers[i].weight > 0.0f)) continue;
+            load_soa_once(block_at(layers[i].pose, at), 3, 4, q);
+            rot_add_uniform(r, layers[i].weight, q, rr);
         }
-        /* the contributors in a list, the rest pose an ordinary one (on its
-         * own side); few of them (the common case) unrolled */
-        enum { FEW = 4 };
-        if (u.contributors <= FEW) {
-            contributor list[FEW] = {{NULL, 0}};
-            int n = 0;
-            for (int i = 0; i < layer_count; ++i)
-                if (layers[i].weight > 0.0f) list[n++] = (contributor){layers[i].pose, layers[i].weight};
-            if (u.rest_counts) list[n++] = (contributor){rest, u.rest_weight};
-            if (n == 2) blend_uniform(list, 2, rest, u.total_inv, out, count);
-            else if (n == 3) blend_uniform(list, 3, rest, u.total_inv, out, count);
-            else blend_uniform(list, 4, rest, u.total_inv, out, count);
-            return;
-        }
-        /* more: the same, a layer at a time */
-        for (int b = 0; b < blocks; ++b) {
-            size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-            __m256 rr[4], q[4], r[4] = {zero, zero, zero, zero};
-            load_soa_once(block_at(rest, at), 3, 4, rr);
-            for (int i = 0; i < layer_count; ++i) {
-                if (!(layers[i].weight > 0.0f)) continue;
-                load_soa_once(block_at(layers[i].pose, at), 3, 4, q);
-                rot_add_uniform(r, layers[i].weight, q, rr);
-            }
-            if (u.rest_counts) rot_add_uniform(r, u.rest_weight, rr, rr);
-            normalize(r, q);
-            if (b == blocks - 1) pad_block(q, 3, 4, count);
-            for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
-        }
-        const __m256 inv = _mm256_set1_ps(u.total_inv);
-        for (int b = 0; b < blocks; ++b) {
-            size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
-            __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
-            for (int i = 0; i < layer_count; ++i) {
-                if (!(layers[i].weight > 0.0f)) continue;
-                load_soa_moves(block_at(layers[i].pose, at), m);
-                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(layers[i].weight), m[c], sum[c]);
-            }
-            if (u.rest_counts) {
-                load_soa_moves(block_at(rest, at), m);
-                for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(u.rest_weight), m[c], sum[c]);
-            }
-            __m256 v[10];
-            for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
-            if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 7, 7, 3, count);
-            for (int c = 0; c < 3; ++c) {
-                _mm256_storeu_ps(out + at + 8 * c, v[c]);
-                _mm256_storeu_ps(out + at + 8 * (7 + c), v[7 + c]);
-            }
-        }
-        return;
+        if (u->rest_counts) rot_add_uniform(r, u->rest_weight, rr, rr);
+        normalize(r, q);
+        if (b == blocks - 1) pad_block(q, 3, 4, count);
+        for (int c = 0; c < 4; ++c) _mm256_storeu_ps(out + at + 8 * (3 + c), q[c]);
     }
-    /* with masks: the layers that count somewhere in a short list, few of
-     * them (the common case) unrolled */
+    const __m256 inv = _mm256_set1_ps(u->total_inv);
+    for (int b = 0; b < blocks; ++b) {
+        size_t at = (size_t)b * SINEW_POSE_BLOCK_FLOATS;
+        __m256 sum[6] = {zero, zero, zero, zero, zero, zero}, m[6];
+        for (int i = 0; i < layer_count; ++i) {
+            if (!(layers[i].weight > 0.0f)) continue;
+            load_soa_moves(block_at(layers[i].pose, at), m);
+            for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(layers[i].weight), m[c], sum[c]);
+        }
+        if (u->rest_counts) {
+            load_soa_moves(block_at(rest, at), m);
+            for (int c = 0; c < 6; ++c) sum[c] = _mm256_fmadd_ps(_mm256_set1_ps(u->rest_weight), m[c], sum[c]);
+        }
+        __m256 v[10];
+        for (int c = 0; c < 3; ++c) v[c] = _mm256_mul_ps(sum[c], inv), v[7 + c] = _mm256_mul_ps(sum[3 + c], inv);
+        if (b == blocks - 1) pad_block(v, 0, 3, count), pad_block(v + 7, 7, 3, count);
+        for (int c = 0; c < 3; ++c) {
+            _mm256_storeu_ps(out + at + 8 * c, v[c]);
+            _mm256_storeu_ps(out + at + 8 * (7 + c), v[7 + c]);
+        }
+    }
+}
+
+/* sinew__blend_pose_avx2 with masks: the layers that count somewhere in a
+ * short list, few of them (the common case) unrolled. */
+INLINE void blend_pose_masked(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
+                              float *out, int count)
+{
     sinew_pose_layer list[4];
     int n = 0;
     for (int i = 0; i < layer_count && n <= 4; ++i) {
@@ -649,6 +633,51 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
     case 4: blend_masked(list, 4, rest, threshold, out, count); break;
     default: blend_masked(layers, layer_count, rest, threshold, out, count); /* more than four */
     }
+}
+
+void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, int layer_count, float threshold,
+                            float *out, int count)
+{
+    /* The common call: two to four layers that each count in every joint
+     * (no mask, weight above 0) with a total that reaches the threshold (no
+     * rest pose fills in). Its contributors are the layers as they lie:
+     * the list the other calls build costs a short call its stores and
+     * loads. */
+    enum { FEW = 4 };
+    float total = 0.0f;
+    bool plain = layer_count >= 2 && layer_count <= FEW;
+    for (int i = 0; plain && i < layer_count; ++i)
+        plain = !layers[i].joint_weights && layers[i].weight > 0.0f, total += layers[i].weight;
+    const sinew_pose_layer *few = layers;
+    int n = layer_count;
+    sinew_pose_layer list[FEW];
+    if (!plain || threshold - total > 0.0f) {
+        uniform u;
+        if (!uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
+            blend_pose_masked(rest, layers, layer_count, threshold, out, count);
+            return;
+        }
+        if (u.contributors == 1) { /* one pose: itself, bit for bit */
+            memcpy(out, u.only < layer_count ? layers[u.only].pose : rest, sizeof *out * SINEW_POSE_FLOATS(count));
+            sinew__pose_pad(out, count);
+            return;
+        }
+        if (u.contributors > FEW) {
+            blend_many(rest, layers, layer_count, &u, out, count);
+            return;
+        }
+        /* the contributors in a list, the rest pose an ordinary one (on its
+         * own side) */
+        n = 0;
+        for (int i = 0; i < layer_count; ++i)
+            if (layers[i].weight > 0.0f) list[n++] = (sinew_pose_layer){layers[i].pose, layers[i].weight, NULL};
+        if (u.rest_counts) list[n++] = (sinew_pose_layer){rest, u.rest_weight, NULL};
+        few = list;
+    }
+    /* few contributors, unrolled */
+    if (n == 2) blend_uniform(few, 2, rest, out, count);
+    else if (n == 3) blend_uniform(few, 3, rest, out, count);
+    else blend_uniform(few, 4, rest, out, count);
 }
 
 /* ---- sinew_additive_apply_pose ---------------------------------------------- */
