@@ -7,6 +7,9 @@
 
 static bool valid_weight(float w) { return isfinite(w) && w >= 0.0f; }
 
+/* The threshold a blend runs with: 0 means 0.1 (sinew.h). */
+static float blend_threshold(float threshold) { return threshold == 0.0f ? 0.1f : threshold; }
+
 /* The first joint whose mask weight is not valid_weight, or -1: one pass
  * without branches (vectorized: masks are checked on every call), then a
  * search for the joint to name only where one is bad. */
@@ -105,7 +108,7 @@ sinew_result sinew_blend(const sinew_skeleton *sk, const sinew_blend_layer *laye
         r = check_layer("sinew_blend", i, layers[i].pose != NULL, layers[i].weight, layers[i].joint_weights, count,
                         err);
     if (r != SINEW_OK) return r;
-    if (threshold == 0.0f) threshold = 0.1f;
+    threshold = blend_threshold(threshold);
     int done = 0;
     sinew__blend_kernel kernel = sinew__blend_kernel_for(sinew__skeleton_of(sk)->simd);
     if (kernel) /* the loop below, vectorized; it may leave a tail of joints */
@@ -139,7 +142,7 @@ static SINEW__NOINLINE sinew_result blend_pose_in_full(const sinew_skeleton *sk,
 {
     sinew_result r = blend_pose_checks(sk, rest, layers, layer_count, threshold, out, count, err);
     if (r != SINEW_OK) return r;
-    if (threshold == 0.0f) threshold = 0.1f;
+    threshold = blend_threshold(threshold);
     sinew__blend_pose_kernel kernel = sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd);
     if (kernel) {
         kernel(rest, layers, layer_count, threshold, out, count);
@@ -166,7 +169,7 @@ sinew_result sinew_blend_pose(const sinew_skeleton *sk, const float *rest, const
         quick = layers[i].pose && !layers[i].joint_weights && layers[i].weight >= 0.0f && layers[i].weight < INFINITY;
     sinew__blend_pose_kernel kernel = quick ? sinew__blend_pose_kernel_for(sinew__skeleton_of(sk)->simd) : NULL;
     if (!kernel) return blend_pose_in_full(sk, rest, layers, layer_count, threshold, out, count, err);
-    kernel(rest, layers, layer_count, threshold == 0.0f ? 0.1f : threshold, out, count);
+    kernel(rest, layers, layer_count, blend_threshold(threshold), out, count);
     sinew__ok(err);
     return SINEW_OK;
 }

@@ -425,8 +425,8 @@ INLINE const float *block_at(const float *pose, size_t at)
 
 /* A blend of n contributors few[0 .. n - 1] that each count in every joint
  * with their weight (masks not read; n a constant where inlined, so that
- * the loops over them unroll), their total summed in their order as
- * uniform_weights sums it, in two passes over the blocks. The first
+ * the loops over them unroll), total_inv the reciprocal of their total as
+ * uniform_weights finds it, in two passes over the blocks. The first
  * sums the rotations and stores the sums in `out` (which aliases no
  * input); the second normalizes them and sums the translations and
  * scales. A block's rotation chain (dot products, sums, the reciprocal
@@ -434,15 +434,13 @@ INLINE const float *block_at(const float *pose, size_t at)
  * each half overlaps the blocks around it and the independent sums of the
  * second pass (docs/BENCHMARKS.md: one pass over all of it, or the
  * normalization in the first pass, is slower). */
-INLINE void blend_uniform(const sinew_pose_layer *few, int n, const float *rest, float *out, int count)
+INLINE void blend_uniform(const sinew_pose_layer *few, int n, const float *rest, float total_inv, float *out,
+                          int count)
 {
     int blocks = (count + 7) / 8;
-    float total = 0.0f;
     __m256 w[4];
     block_walk start = {.rest = rest, .out = out}, wk;
-    for (int k = 0; k < n; ++k)
-        w[k] = _mm256_set1_ps(few[k].weight), start.pose[k] = few[k].pose, total += few[k].weight;
-    const float total_inv = 1.0f / total;
+    for (int k = 0; k < n; ++k) w[k] = _mm256_set1_ps(few[k].weight), start.pose[k] = few[k].pose;
     wk = start;
     for (int b = 0; b < blocks; ++b, walk_next(&wk, n)) {
         __m256 rr[4], q[4], r[4];
@@ -650,6 +648,7 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         plain = !layers[i].joint_weights && layers[i].weight > 0.0f, total += layers[i].weight;
     const sinew_pose_layer *few = layers;
     int n = layer_count;
+    float total_inv = 1.0f / total; /* uniform_weights' sum, in its order */
     sinew_pose_layer list[FEW];
     if (!plain || threshold - total > 0.0f) {
         uniform u;
@@ -672,12 +671,12 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         for (int i = 0; i < layer_count; ++i)
             if (layers[i].weight > 0.0f) list[n++] = (sinew_pose_layer){layers[i].pose, layers[i].weight, NULL};
         if (u.rest_counts) list[n++] = (sinew_pose_layer){rest, u.rest_weight, NULL};
-        few = list;
+        few = list, total_inv = u.total_inv;
     }
     /* few contributors, unrolled */
-    if (n == 2) blend_uniform(few, 2, rest, out, count);
-    else if (n == 3) blend_uniform(few, 3, rest, out, count);
-    else blend_uniform(few, 4, rest, out, count);
+    if (n == 2) blend_uniform(few, 2, rest, total_inv, out, count);
+    else if (n == 3) blend_uniform(few, 3, rest, total_inv, out, count);
+    else blend_uniform(few, 4, rest, total_inv, out, count);
 }
 
 /* ---- sinew_additive_apply_pose ---------------------------------------------- */
