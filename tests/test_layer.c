@@ -450,6 +450,52 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "model matrix is not finite");
 }
 
+/* Two-bone chains all but straight (knee bent by 3e-6 to 3e-2 radians)
+ * folded toward targets near their root and stretched toward far ones: the
+ * bend's axis comes from the bones' cross product, whose direction is least
+ * certain there, yet every reachable target is met within 1e-5 of the
+ * chain's length. */
+static void test_two_bone_nearly_straight(void)
+{
+    const int parents[4] = {-1, 0, 1, 2};
+    sinew_error err = {0};
+    const float bends[] = {3e-6f, 5e-6f, 1e-5f, 3e-5f, 1e-4f, 1e-3f, 3e-2f}, reaches[] = {1.02f, 1.5f, 3.0f, 5.5f};
+    float worst = 0.0f;
+    for (int b = 0; b < 7; ++b) {
+        sinew_transform rest[4];
+        for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
+        rest[1].translation = sinew_vec3_make(10.0f, 90.0f, 5.0f); /* a hip in centimetres */
+        rest[1].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(0.3f, 0.2f, 1.0f)), 2.0f);
+        rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
+        rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(1.0f, 0.1f, 0.4f)), bends[b]);
+        rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
+        sinew_skeleton_desc desc = {4, parents, NULL, rest};
+        sinew_skeleton *sk = sinew_skeleton_create(&desc, NULL, NULL, &err);
+        CHECK(sk != NULL, "nearly straight: %s", err.description);
+        if (!sk) return;
+        sinew_mat4 model[4], after[4];
+        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        sinew_vec3 a = pos(&model[1]);
+        for (int t = 0; t < 4 * 6; ++t) { /* from just beyond the fold, 12, to near the reach, 68 */
+            sinew_vec3 dir = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 1.0f, 0.5f - (float)(t % 2),
+                                                                (float)(t % 5) * 0.3f - 0.6f));
+            sinew_vec3 target = sinew_vec3_add(a, sinew_vec3_scale(dir, 12.0f * reaches[t / 6]));
+            for (int poled = 0; poled < 2; ++poled) {
+                sinew_transform local[4];
+                memcpy(local, rest, sizeof local);
+                sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = 4,
+                                             .start_joint = 1, .mid_joint = 2, .end_joint = 3, .target = target,
+                                             .pole = sinew_vec3_make(0.0f, 0.0f, (float)poled), .weight = 1.0f};
+                CHECK(sinew_ik_two_bone(&job, &err) == SINEW_OK, "nearly straight: %s", err.description);
+                sinew_local_to_model(sk, local, NULL, after, 4, &err);
+                worst = fmaxf(worst, dist(pos(&after[3]), target) / 68.0f);
+            }
+        }
+        sinew_skeleton_free(sk);
+    }
+    CHECK(worst <= 1e-5f, "nearly straight chains: targets missed by up to %g of the chain's length", (double)worst);
+}
+
 /* FABRIK on a straight chain of 8 unit bones along +x. */
 static void test_fabrik(void)
 {
@@ -735,6 +781,7 @@ int main(void)
                   sinew_skeleton_find_joint(sk, "shin_l"), sinew_skeleton_find_joint(sk, "foot_l"));
     test_two_bone("built-in right arm", sk, pose, sinew_skeleton_find_joint(sk, "upperarm_r"),
                   sinew_skeleton_find_joint(sk, "forearm_r"), sinew_skeleton_find_joint(sk, "hand_r"));
+    test_two_bone_nearly_straight();
     /* the chain skipping a joint (clavicle to hand over upper arm and forearm) */
     test_fabrik();
     test_aim(sk, pose, sinew_skeleton_find_joint(sk, "head"));

@@ -342,8 +342,16 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
     float p = lab * lbc, d = -sinew__v3_dot(ab, bc);
     sinew_vec3 n = sinew__v3_cross(ab, bc); /* bc x ba */
     float s = sqrtf(sinew__v3_dot(n, n));
+    if (s < 0.05f * p) {
+        /* the bones nearly in line: their cross product is off the bones'
+         * normal by the rounding over the sine of their angle, so it is
+         * taken again with bc's part across ab, which keeps it across both */
+        n = sinew__v3_cross(ab, sinew__v3_add(bc, sinew__v3_scale(ab, d / (lab * lab))));
+        s = sqrtf(sinew__v3_dot(n, n));
+    }
     float ca = d >= 0.0f ? p + d : s, sa = d >= 0.0f ? s : p - d; /* alpha/2, in proportion */
-    float la = ca * ca + sa * sa;
+    /* their squares' sum, with s^2 + d^2 = p^2: known before s */
+    float la = 2.0f * p * (p + fabsf(d));
     /* beta/2, squared, times 4 lab lbc (their sum): the scale comes from
      * the bones alone, so that only the square roots wait on the target */
     float u = (reach - want) * (reach + want), v = (want - fold) * (want + fold);
