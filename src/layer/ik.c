@@ -374,7 +374,16 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
     }
     float half_cos = ca * cb + sa * sb, half_sin = sa * cb - ca * sb;
     sinew_quat g_mid = sinew__q(hinge.x * half_sin, hinge.y * half_sin, hinge.z * half_sin, half_cos);
-    sinew_vec3 ac1 = sinew__v3_add(ab, sinew__q_rotate(g_mid, bc)); /* start to end, after */
+    /* start to end, after: bc turned by g_mid's angle phi about the hinge
+     * (Rodrigues), bc' = par + perp cos phi + (hinge x bc) sin phi, for par
+     * and perp its parts along and across the hinge. They wait only on the
+     * bones, so the target's chain runs through phi's sine and cosine and
+     * one sum, where rotating bc by g_mid runs through two cross products */
+    sinew_vec3 par = sinew__v3_scale(hinge, sinew__v3_dot(hinge, bc)), across = sinew__v3_cross(hinge, bc);
+    sinew_vec3 perp = sinew__v3_sub(bc, par), base = sinew__v3_add(ab, par);
+    float cos_phi = half_cos * half_cos - half_sin * half_sin, sin_phi = 2.0f * half_cos * half_sin;
+    sinew_vec3 ac1 =
+        sinew__v3_add(base, sinew__v3_add(sinew__v3_scale(perp, cos_phi), sinew__v3_scale(across, sin_phi)));
 
     /* 2. the start joint turns the end onto the target's direction; the
      * end is `want` from the start now */
