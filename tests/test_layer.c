@@ -450,17 +450,21 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "model matrix is not finite");
 }
 
-/* Two-bone chains all but straight (knee bent by 3e-6 to 3e-2 radians)
- * folded toward targets near their root and stretched toward far ones: the
- * bend's axis comes from the bones' cross product, whose direction is least
- * certain there, yet every reachable target is met within 1e-5 of the
- * chain's length. */
-static void test_two_bone_nearly_straight(void)
+/* Two-bone chains where the solve's products are least certain, and
+ * every reachable target is still met within 1e-5 of the chain's length:
+ * chains all but straight (knee bent by 3e-6 to 3e-2 radians) folded
+ * toward targets near their root and stretched toward far ones, where the
+ * bend's axis comes from the bones' cross product; and targets nearly
+ * behind the start joint at the end's own distance (no bend; 1e-4 to
+ * 4e-2 radians off the opposite of the end's direction), where the start
+ * joint's turn comes from the cross product of nearly opposite directions
+ * and the quaternion's w from a sum that cancels. */
+static void test_two_bone_ill_conditioned(void)
 {
     const int parents[4] = {-1, 0, 1, 2};
     sinew_error err = {0};
     const float bends[] = {3e-6f, 5e-6f, 1e-5f, 3e-5f, 1e-4f, 1e-3f, 3e-2f}, reaches[] = {1.02f, 1.5f, 3.0f, 5.5f};
-    float worst = 0.0f;
+    float worst = 0.0f, worst_behind = 0.0f;
     for (int b = 0; b < 7; ++b) {
         sinew_transform rest[4];
         for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
@@ -491,9 +495,27 @@ static void test_two_bone_nearly_straight(void)
                 worst = fmaxf(worst, dist(pos(&after[3]), target) / 68.0f);
             }
         }
+        /* nearly behind: the end's direction reversed and tipped */
+        sinew_vec3 ac = sinew_vec3_sub(pos(&model[3]), a);
+        const float tips[] = {1e-4f, 1e-3f, 1e-2f, 4e-2f};
+        for (int t = 0; t < 4 * 3; ++t) {
+            sinew_vec3 axis = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 0.7f, 1.0f, 0.3f * (float)t));
+            sinew_quat tip = sinew_quat_from_axis_angle(axis, tips[t / 3]);
+            sinew_vec3 target = sinew_vec3_sub(a, sinew_quat_rotate(tip, ac));
+            sinew_transform local[4];
+            memcpy(local, rest, sizeof local);
+            sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = 4,
+                                         .start_joint = 1, .mid_joint = 2, .end_joint = 3, .target = target,
+                                         .weight = 1.0f};
+            CHECK(sinew_ik_two_bone(&job, &err) == SINEW_OK, "nearly behind: %s", err.description);
+            sinew_local_to_model(sk, local, NULL, after, 4, &err);
+            worst_behind = fmaxf(worst_behind, dist(pos(&after[3]), target) / 68.0f);
+        }
         sinew_skeleton_free(sk);
     }
     CHECK(worst <= 1e-5f, "nearly straight chains: targets missed by up to %g of the chain's length", (double)worst);
+    CHECK(worst_behind <= 1e-5f, "targets nearly behind: missed by up to %g of the chain's length",
+          (double)worst_behind);
 }
 
 /* FABRIK on a straight chain of 8 unit bones along +x. */
@@ -781,7 +803,7 @@ int main(void)
                   sinew_skeleton_find_joint(sk, "shin_l"), sinew_skeleton_find_joint(sk, "foot_l"));
     test_two_bone("built-in right arm", sk, pose, sinew_skeleton_find_joint(sk, "upperarm_r"),
                   sinew_skeleton_find_joint(sk, "forearm_r"), sinew_skeleton_find_joint(sk, "hand_r"));
-    test_two_bone_nearly_straight();
+    test_two_bone_ill_conditioned();
     /* the chain skipping a joint (clavicle to hand over upper arm and forearm) */
     test_fabrik();
     test_aim(sk, pose, sinew_skeleton_find_joint(sk, "head"));

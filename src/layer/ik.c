@@ -19,18 +19,30 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
 /* The shortest-arc rotation turning direction a onto direction b, given
  * the product of their lengths `ab` (> 0), not normalized: the half-way
  * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
- * that neither direction need be normalized (half a turn: unit). Inlined
- * into both forms of the two-bone solve: a call there would sit on the
- * solve's chain of dependent operations. */
+ * that neither direction need be normalized. Where the directions are more
+ * than a quarter turn apart, ab + a.b cancels: it is |a x b|^2 / (ab - a.b)
+ * there, which neither cancels nor leans on `ab` being the lengths'
+ * product to the last bit; where they are nearly opposite, the cross
+ * product is taken with b's part across a, as a direct one is off their
+ * normal by the rounding over the sine of their angle. Only directions
+ * opposite to within 1e-12 radians take half a turn about some
+ * perpendicular (unit). Inlined into both forms of the two-bone solve: a
+ * call there would sit on the solve's chain of dependent operations. */
 static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
 {
     float d = sinew__v3_dot(a, b);
-    if (d < -0.999999f * ab) {
-        sinew_vec3 p = any_perpendicular(a); /* half a turn */
-        return sinew__q(p.x, p.y, p.z, 0.0f);
-    }
     sinew_vec3 c = sinew__v3_cross(a, b);
-    return sinew__q(c.x, c.y, c.z, ab + d);
+    if (d >= 0.0f) return sinew__q(c.x, c.y, c.z, ab + d);
+    float c2 = sinew__v3_dot(c, c);
+    if (c2 < 0.0025f * ab * ab) {
+        c = sinew__v3_cross(a, sinew__v3_sub(b, sinew__v3_scale(a, d / sinew__v3_dot(a, a))));
+        c2 = sinew__v3_dot(c, c);
+        if (!(c2 > 1e-24f * ab * ab)) {
+            sinew_vec3 p = any_perpendicular(a);
+            return sinew__q(p.x, p.y, p.z, 0.0f);
+        }
+    }
+    return sinew__q(c.x, c.y, c.z, c2 / (ab - d));
 }
 
 /* from_to_unnormalized, normalized. */
