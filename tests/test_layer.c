@@ -450,6 +450,37 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "model matrix is not finite");
 }
 
+/* A skeleton of four joints in a line, root first, posed `rest`. */
+static sinew_skeleton *chain_of_four(const sinew_transform rest[4])
+{
+    static const int parents[4] = {-1, 0, 1, 2};
+    sinew_error err = {0};
+    sinew_skeleton_desc desc = {4, parents, NULL, rest};
+    sinew_skeleton *sk = sinew_skeleton_create(&desc, NULL, NULL, &err);
+    CHECK(sk != NULL, "a chain of four joints: %s", err.description);
+    return sk;
+}
+
+/* How far the end of a chain of four (joints 1, 2, 3 the two-bone chain)
+ * lands from `target` after sinew_ik_two_bone at weight 1 on `rest`, whose
+ * model matrices are `model`. */
+static float two_bone_miss(const sinew_skeleton *sk, const sinew_transform rest[4], const sinew_mat4 model[4],
+                           sinew_vec3 target, sinew_vec3 pole)
+{
+    sinew_error err = {0};
+    sinew_transform local[4];
+    sinew_mat4 after[4];
+    memcpy(local, rest, sizeof local);
+    sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = 4, .start_joint = 1,
+                                 .mid_joint = 2, .end_joint = 3, .target = target, .pole = pole, .weight = 1.0f};
+    if (sinew_ik_two_bone(&job, &err) != SINEW_OK) {
+        CHECK(false, "two-bone chain of four: %s", err.description);
+        return INFINITY;
+    }
+    sinew_local_to_model(sk, local, NULL, after, 4, &err);
+    return dist(pos(&after[3]), target);
+}
+
 /* Two-bone chains where the solve's products are least certain, and
  * every reachable target is still met within 1e-5 of the chain's length:
  * chains all but straight (knee bent by 3e-6 to 3e-2 radians) folded
@@ -461,9 +492,9 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
  * and the quaternion's w from a sum that cancels. */
 static void test_two_bone_ill_conditioned(void)
 {
-    const int parents[4] = {-1, 0, 1, 2};
-    sinew_error err = {0};
     const float bends[] = {3e-6f, 5e-6f, 1e-5f, 3e-5f, 1e-4f, 1e-3f, 3e-2f}, reaches[] = {1.02f, 1.5f, 3.0f, 5.5f};
+    const float tips[] = {1e-4f, 1e-3f, 1e-2f, 4e-2f};
+    const float reach = 68.0f; /* bones of 40 and 28: the fold is 12 */
     float worst = 0.0f, worst_behind = 0.0f;
     for (int b = 0; b < 7; ++b) {
         sinew_transform rest[4];
@@ -473,49 +504,74 @@ static void test_two_bone_ill_conditioned(void)
         rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
         rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(1.0f, 0.1f, 0.4f)), bends[b]);
         rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
-        sinew_skeleton_desc desc = {4, parents, NULL, rest};
-        sinew_skeleton *sk = sinew_skeleton_create(&desc, NULL, NULL, &err);
-        CHECK(sk != NULL, "nearly straight: %s", err.description);
+        sinew_skeleton *sk = chain_of_four(rest);
         if (!sk) return;
-        sinew_mat4 model[4], after[4];
+        sinew_error err = {0};
+        sinew_mat4 model[4];
         sinew_local_to_model(sk, rest, NULL, model, 4, &err);
         sinew_vec3 a = pos(&model[1]);
-        for (int t = 0; t < 4 * 6; ++t) { /* from just beyond the fold, 12, to near the reach, 68 */
+        for (int t = 0; t < 4 * 6; ++t) { /* from just beyond the fold to near the reach */
             sinew_vec3 dir = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 1.0f, 0.5f - (float)(t % 2),
                                                                 (float)(t % 5) * 0.3f - 0.6f));
             sinew_vec3 target = sinew_vec3_add(a, sinew_vec3_scale(dir, 12.0f * reaches[t / 6]));
-            for (int poled = 0; poled < 2; ++poled) {
-                sinew_transform local[4];
-                memcpy(local, rest, sizeof local);
-                sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = 4,
-                                             .start_joint = 1, .mid_joint = 2, .end_joint = 3, .target = target,
-                                             .pole = sinew_vec3_make(0.0f, 0.0f, (float)poled), .weight = 1.0f};
-                CHECK(sinew_ik_two_bone(&job, &err) == SINEW_OK, "nearly straight: %s", err.description);
-                sinew_local_to_model(sk, local, NULL, after, 4, &err);
-                worst = fmaxf(worst, dist(pos(&after[3]), target) / 68.0f);
-            }
+            for (int poled = 0; poled < 2; ++poled)
+                worst = fmaxf(worst, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, (float)poled)));
         }
         /* nearly behind: the end's direction reversed and tipped */
         sinew_vec3 ac = sinew_vec3_sub(pos(&model[3]), a);
-        const float tips[] = {1e-4f, 1e-3f, 1e-2f, 4e-2f};
         for (int t = 0; t < 4 * 3; ++t) {
             sinew_vec3 axis = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 0.7f, 1.0f, 0.3f * (float)t));
-            sinew_quat tip = sinew_quat_from_axis_angle(axis, tips[t / 3]);
-            sinew_vec3 target = sinew_vec3_sub(a, sinew_quat_rotate(tip, ac));
-            sinew_transform local[4];
-            memcpy(local, rest, sizeof local);
-            sinew_ik_two_bone_job job = {.skeleton = sk, .model = model, .local = local, .count = 4,
-                                         .start_joint = 1, .mid_joint = 2, .end_joint = 3, .target = target,
-                                         .weight = 1.0f};
-            CHECK(sinew_ik_two_bone(&job, &err) == SINEW_OK, "nearly behind: %s", err.description);
-            sinew_local_to_model(sk, local, NULL, after, 4, &err);
-            worst_behind = fmaxf(worst_behind, dist(pos(&after[3]), target) / 68.0f);
+            sinew_vec3 target = sinew_vec3_sub(a, sinew_quat_rotate(sinew_quat_from_axis_angle(axis, tips[t / 3]), ac));
+            worst_behind = fmaxf(worst_behind, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, 0)));
         }
         sinew_skeleton_free(sk);
     }
-    CHECK(worst <= 1e-5f, "nearly straight chains: targets missed by up to %g of the chain's length", (double)worst);
-    CHECK(worst_behind <= 1e-5f, "targets nearly behind: missed by up to %g of the chain's length",
-          (double)worst_behind);
+    CHECK(worst <= 1e-5f * reach, "nearly straight chains: targets missed by up to %g of the chain's length",
+          (double)(worst / reach));
+    CHECK(worst_behind <= 1e-5f * reach, "targets nearly behind: missed by up to %g of the chain's length",
+          (double)(worst_behind / reach));
+}
+
+/* Random chains (each joint turned at random, bones 0.2 to 2.2 long, a
+ * third of them all but straight), with and without a pole, toward
+ * targets from near full reach down to just beyond the fold: every one met
+ * within 1e-5 of the chain's length, as sinew.h says. */
+static void test_two_bone_random(void)
+{
+    unsigned seed = 7;
+    float worst = 0.0f;
+    for (int trial = 0; trial < 1000; ++trial) {
+        sinew_transform rest[4];
+        for (int j = 0; j < 4; ++j) {
+            rest[j] = sinew_transform_identity();
+            sinew_vec3 axis = sinew_vec3_normalize(sinew_vec3_make(check_rand(&seed) - 0.5f, check_rand(&seed) - 0.5f,
+                                                                  check_rand(&seed) - 0.5f));
+            rest[j].rotation = sinew_quat_from_axis_angle(axis, 3.0f * check_rand(&seed));
+            if (j > 0) rest[j].translation = sinew_vec3_make(0.0f, 0.2f + 2.0f * check_rand(&seed), 0.0f);
+        }
+        if (trial % 3 == 0)
+            rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_make(1.0f, 0.0f, 0.0f), 1e-4f * check_rand(&seed));
+        sinew_skeleton *sk = chain_of_four(rest);
+        if (!sk) return;
+        sinew_error err = {0};
+        sinew_mat4 model[4];
+        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        sinew_vec3 a = pos(&model[1]), b = pos(&model[2]), c = pos(&model[3]);
+        float lab = dist(a, b), lbc = dist(b, c), reach = lab + lbc, fold = fabsf(lab - lbc);
+        for (int k = 1; k <= 7; ++k) {
+            /* 1 - 10^-k of the reach, or 1 + 10^-(k-4) of a fold that is there */
+            bool near_fold = k > 4 && fold > 0.1f;
+            float off = powf(10.0f, -(float)(near_fold ? k - 4 : k));
+            float d = near_fold ? fold * (1.0f + off) : reach * (1.0f - off);
+            sinew_vec3 dir = sinew_vec3_normalize(sinew_vec3_make(check_rand(&seed) - 0.5f, check_rand(&seed) - 0.5f,
+                                                                 check_rand(&seed) - 0.5f));
+            sinew_vec3 target = sinew_vec3_add(a, sinew_vec3_scale(dir, d));
+            float miss = two_bone_miss(sk, rest, model, target, sinew_vec3_make(0.0f, 0.0f, (float)(trial & 1)));
+            worst = fmaxf(worst, miss / reach);
+        }
+        sinew_skeleton_free(sk);
+    }
+    CHECK(worst <= 1e-5f, "random chains: targets missed by up to %g of the chain's length", (double)worst);
 }
 
 /* FABRIK on a straight chain of 8 unit bones along +x. */
@@ -804,6 +860,7 @@ int main(void)
     test_two_bone("built-in right arm", sk, pose, sinew_skeleton_find_joint(sk, "upperarm_r"),
                   sinew_skeleton_find_joint(sk, "forearm_r"), sinew_skeleton_find_joint(sk, "hand_r"));
     test_two_bone_ill_conditioned();
+    test_two_bone_random();
     /* the chain skipping a joint (clavicle to hand over upper arm and forearm) */
     test_fabrik();
     test_aim(sk, pose, sinew_skeleton_find_joint(sk, "head"));
