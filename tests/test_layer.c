@@ -463,7 +463,7 @@ static sinew_skeleton *chain_of_four(const sinew_transform rest[4])
 
 /* How far the end of a chain of four (joints 1, 2, 3 the two-bone chain)
  * lands from `target` after sinew_ik_two_bone at weight 1 on `rest`, whose
- * model matrices are `model`. */
+ * model matrices are `model`; infinity for a pose that is not finite. */
 static float two_bone_miss(const sinew_skeleton *sk, const sinew_transform rest[4], const sinew_mat4 model[4],
                            sinew_vec3 target, sinew_vec3 pole)
 {
@@ -478,7 +478,8 @@ static float two_bone_miss(const sinew_skeleton *sk, const sinew_transform rest[
         return INFINITY;
     }
     sinew_local_to_model(sk, local, NULL, after, 4, &err);
-    return dist(pos(&after[3]), target);
+    float miss = dist(pos(&after[3]), target);
+    return isfinite(miss) ? miss : INFINITY;
 }
 
 /* Two-bone chains where the solve's products are least certain, and
@@ -486,14 +487,14 @@ static float two_bone_miss(const sinew_skeleton *sk, const sinew_transform rest[
  * chains all but straight (knee bent by 3e-6 to 3e-2 radians) folded
  * toward targets near their root and stretched toward far ones, where the
  * bend's axis comes from the bones' cross product; and targets nearly
- * behind the start joint at the end's own distance (no bend; 1e-4 to
- * 4e-2 radians off the opposite of the end's direction), where the start
+ * behind the start joint at the end's own distance (no bend; 0 to 4e-2
+ * radians off the opposite of the end's direction), where the start
  * joint's turn comes from the cross product of nearly opposite directions
- * and the quaternion's w from a sum that cancels. */
+ * and where |a||b| + a.b would cancel. */
 static void test_two_bone_ill_conditioned(void)
 {
     const float bends[] = {3e-6f, 5e-6f, 1e-5f, 3e-5f, 1e-4f, 1e-3f, 3e-2f}, reaches[] = {1.02f, 1.5f, 3.0f, 5.5f};
-    const float tips[] = {1e-4f, 1e-3f, 1e-2f, 4e-2f};
+    const float tips[] = {0.0f, 1e-4f, 1e-3f, 1e-2f, 4e-2f};
     const float reach = 68.0f; /* bones of 40 and 28: the fold is 12 */
     float worst = 0.0f, worst_behind = 0.0f;
     for (int b = 0; b < 7; ++b) {
@@ -519,11 +520,29 @@ static void test_two_bone_ill_conditioned(void)
         }
         /* nearly behind: the end's direction reversed and tipped */
         sinew_vec3 ac = sinew_vec3_sub(pos(&model[3]), a);
-        for (int t = 0; t < 4 * 3; ++t) {
+        for (int t = 0; t < 5 * 3; ++t) {
             sinew_vec3 axis = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 0.7f, 1.0f, 0.3f * (float)t));
             sinew_vec3 target = sinew_vec3_sub(a, sinew_quat_rotate(sinew_quat_from_axis_angle(axis, tips[t / 3]), ac));
-            worst_behind = fmaxf(worst_behind, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, 0)));
+            for (int poled = 0; poled < 2; ++poled)
+                worst_behind =
+                    fmaxf(worst_behind, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, (float)poled)));
         }
+        sinew_skeleton_free(sk);
+    }
+    /* a straight chain along -y and a target exactly behind it: half a turn */
+    {
+        sinew_transform rest[4];
+        for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
+        rest[1].translation = sinew_vec3_make(10.0f, 90.0f, 5.0f);
+        rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
+        rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
+        sinew_skeleton *sk = chain_of_four(rest);
+        if (!sk) return;
+        sinew_error err = {0};
+        sinew_mat4 model[4];
+        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        sinew_vec3 target = sinew_vec3_make(10.0f, 90.0f + 68.0f, 5.0f);
+        worst_behind = fmaxf(worst_behind, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, 0)));
         sinew_skeleton_free(sk);
     }
     CHECK(worst <= 1e-5f * reach, "nearly straight chains: targets missed by up to %g of the chain's length",
@@ -533,7 +552,8 @@ static void test_two_bone_ill_conditioned(void)
 }
 
 /* Random chains (each joint turned at random, bones 0.2 to 2.2 long, a
- * third of them all but straight), with and without a pole, toward
+ * third of them all but straight and a third all but folded), with and
+ * without a pole, toward
  * targets from near full reach down to just beyond the fold: every one met
  * within 1e-5 of the chain's length, as sinew.h says. */
 static void test_two_bone_random(void)
@@ -549,8 +569,11 @@ static void test_two_bone_random(void)
             rest[j].rotation = sinew_quat_from_axis_angle(axis, 3.0f * check_rand(&seed));
             if (j > 0) rest[j].translation = sinew_vec3_make(0.0f, 0.2f + 2.0f * check_rand(&seed), 0.0f);
         }
-        if (trial % 3 == 0)
-            rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_make(1.0f, 0.0f, 0.0f), 1e-4f * check_rand(&seed));
+        if (trial % 3 < 2) { /* the knee within 1e-4 radians of straight, or of folded */
+            float bend = 1e-4f * check_rand(&seed);
+            rest[2].rotation =
+                sinew_quat_from_axis_angle(sinew_vec3_make(1.0f, 0.0f, 0.0f), trial % 3 ? 3.14159265f - bend : bend);
+        }
         sinew_skeleton *sk = chain_of_four(rest);
         if (!sk) return;
         sinew_error err = {0};

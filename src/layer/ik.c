@@ -16,6 +16,15 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
     return sinew__v3_normalize(sinew__v3_cross(v, other));
 }
 
+/* a x b, taken with b's part across a (a.b and a.a given): the same in
+ * exact arithmetic, and across a to within the rounding where a and b
+ * nearly line up, where a direct cross product is off their normal by the
+ * rounding over the sine of their angle. */
+static inline sinew_vec3 cross_across(sinew_vec3 a, sinew_vec3 b, float a_dot_b, float a_dot_a)
+{
+    return sinew__v3_cross(a, sinew__v3_sub(b, sinew__v3_scale(a, a_dot_b / a_dot_a)));
+}
+
 /* The shortest-arc rotation turning direction a onto direction b, given
  * the product of their lengths `ab` (> 0), not normalized: the half-way
  * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
@@ -23,11 +32,11 @@ static sinew_vec3 any_perpendicular(sinew_vec3 v)
  * than a quarter turn apart, ab + a.b cancels: it is |a x b|^2 / (ab - a.b)
  * there, which neither cancels nor leans on `ab` being the lengths'
  * product to the last bit; where they are nearly opposite, the cross
- * product is taken with b's part across a, as a direct one is off their
- * normal by the rounding over the sine of their angle. Only directions
- * opposite to within 1e-12 radians take half a turn about some
- * perpendicular (unit). Inlined into both forms of the two-bone solve: a
- * call there would sit on the solve's chain of dependent operations. */
+ * product is taken across a (cross_across). Only directions opposite to
+ * within 1e-12 radians take half a turn about some perpendicular (unit),
+ * as does a cross product that is not a number (a.a underflowed). Inlined
+ * into both forms of the two-bone solve: a call there would sit on the
+ * solve's chain of dependent operations. */
 static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
 {
     float d = sinew__v3_dot(a, b);
@@ -35,7 +44,7 @@ static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_
     if (d >= 0.0f) return sinew__q(c.x, c.y, c.z, ab + d);
     float c2 = sinew__v3_dot(c, c);
     if (c2 < 0.0025f * ab * ab) {
-        c = sinew__v3_cross(a, sinew__v3_sub(b, sinew__v3_scale(a, d / sinew__v3_dot(a, a))));
+        c = cross_across(a, b, d, sinew__v3_dot(a, a));
         c2 = sinew__v3_dot(c, c);
         if (!(c2 > 1e-24f * ab * ab)) {
             sinew_vec3 p = any_perpendicular(a);
@@ -332,7 +341,7 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
     sinew_vec3 a = position_of(ms), b = position_of(mm), c = position_of(me);
     sinew_vec3 t = job->target, pole = job->pole;
     sinew_vec3 ab = sinew__v3_sub(b, a), bc = sinew__v3_sub(c, b), at = sinew__v3_sub(t, a);
-    float lab = sqrtf(sinew__v3_dot(ab, ab)), lbc = sqrtf(sinew__v3_dot(bc, bc));
+    float ab2 = sinew__v3_dot(ab, ab), lab = sqrtf(ab2), lbc = sqrtf(sinew__v3_dot(bc, bc));
     float reach = lab + lbc, fold = fabsf(lab - lbc);
     float dist = sqrtf(sinew__v3_dot(at, at));
 
@@ -355,10 +364,9 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
     sinew_vec3 n = sinew__v3_cross(ab, bc); /* bc x ba */
     float s = sqrtf(sinew__v3_dot(n, n));
     if (s < 0.05f * p) {
-        /* the bones nearly in line: their cross product is off the bones'
-         * normal by the rounding over the sine of their angle, so it is
-         * taken again with bc's part across ab, which keeps it across both */
-        n = sinew__v3_cross(ab, sinew__v3_add(bc, sinew__v3_scale(ab, d / (lab * lab))));
+        /* the bones nearly in line: taken again across ab, which keeps it
+         * across both (d is -ab.bc) */
+        n = cross_across(ab, bc, -d, ab2);
         s = sqrtf(sinew__v3_dot(n, n));
     }
     float ca = d >= 0.0f ? p + d : s, sa = d >= 0.0f ? s : p - d; /* alpha/2, in proportion */
@@ -368,7 +376,7 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
      * the bones alone, so that only the square roots wait on the target */
     float u = (reach - want) * (reach + want), v = (want - fold) * (want + fold);
     float cb = 1.0f, sb = 0.0f;
-    if (la > 0.0f && p > 0.0f) {
+    if (la > 0.0f) { /* then p > 0 */
         float ia = 1.0f / sqrtf(la), ib = 0.5f / sqrtf(p);
         ca *= ia, sa *= ia;
         cb = sqrtf(u) * ib, sb = sqrtf(v) * ib;
@@ -389,8 +397,9 @@ static SINEW__ALWAYS_INLINE void two_bone_solve(sinew_ik_two_bone_job *job)
     /* start to end, after: bc turned by g_mid's angle phi about the hinge
      * (Rodrigues), bc' = par + perp cos phi + (hinge x bc) sin phi, for par
      * and perp its parts along and across the hinge. They wait only on the
-     * bones, so the target's chain runs through phi's sine and cosine and
-     * one sum, where rotating bc by g_mid runs through two cross products */
+     * bones, so the target's chain runs through phi's sine and cosine, one
+     * product and two sums, where rotating bc by g_mid runs through two
+     * cross products */
     sinew_vec3 par = sinew__v3_scale(hinge, sinew__v3_dot(hinge, bc)), across = sinew__v3_cross(hinge, bc);
     sinew_vec3 perp = sinew__v3_sub(bc, par), base = sinew__v3_add(ab, par);
     float cos_phi = half_cos * half_cos - half_sin * half_sin, sin_phi = 2.0f * half_cos * half_sin;
