@@ -25,23 +25,16 @@ static inline sinew_vec3 cross_across(sinew_vec3 a, sinew_vec3 b, float a_dot_b,
     return sinew__v3_cross(a, sinew__v3_sub(b, sinew__v3_scale(a, a_dot_b / a_dot_a)));
 }
 
-/* The shortest-arc rotation turning direction a onto direction b, given
- * the product of their lengths `ab` (> 0), not normalized: the half-way
- * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
- * that neither direction need be normalized. Where the directions are more
- * than a quarter turn apart, ab + a.b cancels: it is |a x b|^2 / (ab - a.b)
- * there, which neither cancels nor leans on `ab` being the lengths'
- * product to the last bit; where they are nearly opposite, the cross
- * product is taken across a (cross_across). Only directions opposite to
- * within 1e-12 radians take half a turn about some perpendicular (unit),
- * as does a cross product that is not a number (a.a underflowed). Inlined
- * into both forms of the two-bone solve: a call there would sit on the
- * solve's chain of dependent operations. */
-static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
+/* from_to_unnormalized for directions more than a quarter turn apart (d =
+ * a.b < 0, c = a x b), where ab + d cancels: it is |c|^2 / (ab - d) there,
+ * which neither cancels nor leans on `ab` being the lengths' product to
+ * the last bit; where they are nearly opposite, the cross product is taken
+ * across a (cross_across). Only directions opposite to within 1e-12
+ * radians take half a turn about some perpendicular (unit), as does a
+ * cross product that is not a number (a.a underflowed). Out of line, so
+ * that the common case stays small where it is inlined. */
+static SINEW__NOINLINE sinew_quat from_to_far(sinew_vec3 a, sinew_vec3 b, float ab, float d, sinew_vec3 c)
 {
-    float d = sinew__v3_dot(a, b);
-    sinew_vec3 c = sinew__v3_cross(a, b);
-    if (d >= 0.0f) return sinew__q(c.x, c.y, c.z, ab + d);
     float c2 = sinew__v3_dot(c, c);
     if (c2 < 0.0025f * ab * ab) {
         c = cross_across(a, b, d, sinew__v3_dot(a, a));
@@ -52,6 +45,20 @@ static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_
         }
     }
     return sinew__q(c.x, c.y, c.z, c2 / (ab - d));
+}
+
+/* The shortest-arc rotation turning direction a onto direction b, given
+ * the product of their lengths `ab` (> 0), not normalized: the half-way
+ * quaternion (|a||b| + a.b, a x b), of length sqrt(2 ab (ab + a.b)), so
+ * that neither direction need be normalized; from_to_far past a quarter
+ * turn. Inlined into both forms of the two-bone solve: a call there would
+ * sit on the solve's chain of dependent operations. */
+static SINEW__ALWAYS_INLINE sinew_quat from_to_unnormalized(sinew_vec3 a, sinew_vec3 b, float ab)
+{
+    float d = sinew__v3_dot(a, b);
+    sinew_vec3 c = sinew__v3_cross(a, b);
+    if (d >= 0.0f) return sinew__q(c.x, c.y, c.z, ab + d);
+    return from_to_far(a, b, ab, d, c);
 }
 
 /* from_to_unnormalized, normalized. */
