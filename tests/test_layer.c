@@ -450,15 +450,30 @@ static void test_two_bone(const char *rig, const sinew_skeleton *sk, const sinew
     CHECK_ERROR(err, SINEW_ERROR_NOT_FINITE, "model matrix is not finite");
 }
 
-/* A skeleton of four joints in a line, root first, posed `rest`. */
-static sinew_skeleton *chain_of_four(const sinew_transform rest[4])
+/* A skeleton of four joints in a line, root first, posed `rest`, and the
+ * pose's model matrices. */
+static sinew_skeleton *chain_of_four(const sinew_transform rest[4], sinew_mat4 model[4])
 {
     static const int parents[4] = {-1, 0, 1, 2};
     sinew_error err = {0};
     sinew_skeleton_desc desc = {4, parents, NULL, rest};
     sinew_skeleton *sk = sinew_skeleton_create(&desc, NULL, NULL, &err);
     CHECK(sk != NULL, "a chain of four joints: %s", err.description);
+    if (sk) sinew_local_to_model(sk, rest, NULL, model, 4, &err);
     return sk;
+}
+
+/* A leg in centimetres: the hip at (10, 90, 5) turned by `hip` radians, a
+ * thigh of 40 and a shin of 28 hanging along the hip's -y, the knee bent
+ * by `knee` radians (0 and 0: a straight leg along -y). */
+static void leg_of_four(sinew_transform rest[4], float hip, float knee)
+{
+    for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
+    rest[1].translation = sinew_vec3_make(10.0f, 90.0f, 5.0f);
+    rest[1].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(0.3f, 0.2f, 1.0f)), hip);
+    rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
+    rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(1.0f, 0.1f, 0.4f)), knee);
+    rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
 }
 
 /* How far the end of a chain of four (joints 1, 2, 3 the two-bone chain)
@@ -499,17 +514,10 @@ static void test_two_bone_ill_conditioned(void)
     float worst = 0.0f, worst_behind = 0.0f;
     for (int b = 0; b < 7; ++b) {
         sinew_transform rest[4];
-        for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
-        rest[1].translation = sinew_vec3_make(10.0f, 90.0f, 5.0f); /* a hip in centimetres */
-        rest[1].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(0.3f, 0.2f, 1.0f)), 2.0f);
-        rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
-        rest[2].rotation = sinew_quat_from_axis_angle(sinew_vec3_normalize(sinew_vec3_make(1.0f, 0.1f, 0.4f)), bends[b]);
-        rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
-        sinew_skeleton *sk = chain_of_four(rest);
-        if (!sk) return;
-        sinew_error err = {0};
         sinew_mat4 model[4];
-        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        leg_of_four(rest, 2.0f, bends[b]);
+        sinew_skeleton *sk = chain_of_four(rest, model);
+        if (!sk) return;
         sinew_vec3 a = pos(&model[1]);
         for (int t = 0; t < 4 * 6; ++t) { /* from just beyond the fold to near the reach */
             sinew_vec3 dir = sinew_vec3_normalize(sinew_vec3_make((float)(t % 3) - 1.0f, 0.5f - (float)(t % 2),
@@ -532,15 +540,10 @@ static void test_two_bone_ill_conditioned(void)
     /* a straight chain along -y and a target exactly behind it: half a turn */
     {
         sinew_transform rest[4];
-        for (int j = 0; j < 4; ++j) rest[j] = sinew_transform_identity();
-        rest[1].translation = sinew_vec3_make(10.0f, 90.0f, 5.0f);
-        rest[2].translation = sinew_vec3_make(0.0f, -40.0f, 0.0f);
-        rest[3].translation = sinew_vec3_make(0.0f, -28.0f, 0.0f);
-        sinew_skeleton *sk = chain_of_four(rest);
-        if (!sk) return;
-        sinew_error err = {0};
         sinew_mat4 model[4];
-        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        leg_of_four(rest, 0.0f, 0.0f);
+        sinew_skeleton *sk = chain_of_four(rest, model);
+        if (!sk) return;
         sinew_vec3 target = sinew_vec3_make(10.0f, 90.0f + 68.0f, 5.0f);
         worst_behind = fmaxf(worst_behind, two_bone_miss(sk, rest, model, target, sinew_vec3_make(0, 0, 0)));
         sinew_skeleton_free(sk);
@@ -574,11 +577,9 @@ static void test_two_bone_random(void)
             rest[2].rotation =
                 sinew_quat_from_axis_angle(sinew_vec3_make(1.0f, 0.0f, 0.0f), trial % 3 ? 3.14159265f - bend : bend);
         }
-        sinew_skeleton *sk = chain_of_four(rest);
-        if (!sk) return;
-        sinew_error err = {0};
         sinew_mat4 model[4];
-        sinew_local_to_model(sk, rest, NULL, model, 4, &err);
+        sinew_skeleton *sk = chain_of_four(rest, model);
+        if (!sk) return;
         sinew_vec3 a = pos(&model[1]), b = pos(&model[2]), c = pos(&model[3]);
         float lab = dist(a, b), lbc = dist(b, c), reach = lab + lbc, fold = fabsf(lab - lbc);
         for (int k = 1; k <= 7; ++k) {
