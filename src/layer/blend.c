@@ -23,13 +23,10 @@ static int bad_mask_weight(const float *mask, int count)
 }
 
 /* Whether rotation q goes to the other side of the rest rotation r: the
- * sign bit of their dot product, the products summed in x, y, z, w order
- * as the SIMD kernels sum them (a dot product near 0 picks a side, and
- * every level must pick the same one). */
-static bool other_side(sinew_quat q, sinew_quat r)
-{
-    return signbit(((q.x * r.x + q.y * r.y) + q.z * r.z) + q.w * r.w);
-}
+ * sign bit of their dot product, sinew__q_dot's products summed in x, y,
+ * z, w order as the SIMD kernels sum them (a dot product near 0 picks a
+ * side, and every level must pick the same one). */
+static bool other_side(sinew_quat q, sinew_quat r) { return signbit(sinew__q_dot(q, r)); }
 
 /* The scalar reference for one joint, for both blends: layers either
  * sinew_blend_layer (transform arrays) or sinew_pose_layer (SoA poses),

@@ -648,9 +648,11 @@ void sinew__blend_pose_avx2(const float *rest, const sinew_pose_layer *layers, i
         plain = !layers[i].joint_weights && layers[i].weight > 0.0f, total += layers[i].weight;
     const sinew_pose_layer *few = layers;
     int n = layer_count;
-    float total_inv = 1.0f / total; /* uniform_weights' sum, in its order */
+    float total_inv;
     sinew_pose_layer list[FEW];
-    if (!plain || threshold - total > 0.0f) {
+    if (plain && !(threshold - total > 0.0f)) {
+        total_inv = 1.0f / total; /* uniform_weights' sum, in its order */
+    } else {
         uniform u;
         if (!uniform_weights(&layers[0].weight, &layers[0].joint_weights, sizeof *layers, layer_count, threshold, &u)) {
             blend_pose_masked(rest, layers, layer_count, threshold, out, count);
